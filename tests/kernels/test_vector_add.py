@@ -19,15 +19,18 @@ def rand(shape, dtype, device=DEVICE):
     return torch.randn(shape, dtype=torch.float32, device=device).to(dtype)
 
 
+# --8<-- [start:ragged]
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("shape", [1, 3, 17, 1000, 1024, 1025, 4097, 65_537, (3, 5, 7), (129, 33)])
 def test_matches_torch(shape, dtype):
-    seed = fresh_seed()
+    seed = fresh_seed()                      # fresh random inputs every run
     x, y = rand(shape, dtype), rand(shape, dtype)
-    out = poisoned_like(x)
+    out = poisoned_like(x)                   # NaN everywhere: unwritten elements fail
     result = va.vector_add(x, y, out)
     assert result is out
+    # reference in float64, rounded to the output dtype, compared at that dtype's tolerance
     assert_close_to_reference(out, x.double() + y.double(), f"seed={seed}")
+# --8<-- [end:ragged]
 
 
 @pytest.mark.parametrize("block", [4, 16, 128, 1024, 4096])

@@ -1,0 +1,51 @@
+# The book's commands. Each target creates what it needs; see README.md.
+#   make serve    build the site from committed data and serve it on 127.0.0.1:8000
+#   make site     build the static site into site/ (strict)
+#   make test     every test: kernels (GPU if present, else the Triton interpreter),
+#                 strict build, sources, figure data, links, headless Chromium
+#   make figures  run the GPU benchmarks -> figures/data/<gpu>/*.json (torch+triton only)
+
+PYTHON  ?= python3
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+PIP     := $(VPY) -m pip install -q --disable-pip-version-check -c constraints.txt
+# With a GPU, tests use the system's CUDA torch + triton instead of the CPU wheels.
+HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+TEST_GROUP := $(if $(HAVE_GPU),site,test)
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: serve site test test-site figures chromium constraints
+
+$(VENV)/.created:
+	$(PYTHON) -m venv $(if $(HAVE_GPU),--system-site-packages) $(VENV)
+	$(VPY) -m pip install -q --disable-pip-version-check pip==26.3
+	touch $@
+
+$(VENV)/.docs: $(VENV)/.created pyproject.toml constraints.txt
+	$(PIP) --group docs && touch $@
+
+$(VENV)/.test: $(VENV)/.docs
+	$(PIP) --group $(TEST_GROUP) && touch $@
+
+serve: $(VENV)/.docs
+	$(VPY) -m mkdocs serve -a 127.0.0.1:8000
+
+site: $(VENV)/.docs
+	$(VPY) -m mkdocs build --strict -d site
+
+test: $(VENV)/.test chromium
+	$(VPY) -m pytest -n 2 --dist loadgroup
+
+test-site: $(VENV)/.test chromium
+	$(VPY) -m pytest tests/site
+
+figures:
+	$(PYTHON) scripts/benchmarks.py
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v "$$BOOK_CHROMIUM" >/dev/null 2>&1 || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+constraints: $(VENV)/.test
+	{ sed -n '1,2p' constraints.txt; $(VPY) -m pip freeze --exclude-editable | sed 's/+cpu$$//'; } > constraints.new
+	mv constraints.new constraints.txt

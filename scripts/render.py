@@ -223,14 +223,23 @@ def fig_roofline(docs: Docs) -> dict:
                             f"roof: {bw / 1e12:.2f} TB/s copy, {peak / 1e12:.0f} TFLOP/s {label} matmul",
                             "ceiling" if i == 0 else "ceiling-2", mode="lines", dash=None if i == 0 else "dash",
                             hover="%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s"))
-    pts = roofline_points(docs)
-    if pts:
+    # Kernels with the same intensity and nearly the same rate (one kernel in several
+    # dtypes of one width) share a point and a label, so labels never sit on each other.
+    groups: dict[tuple, list[dict]] = {}
+    for p in roofline_points(docs):
+        key = (round(math.log10(p["flops"] / p["bytes"]), 2), round(math.log10(p["flops"] / p["seconds"]), 1))
+        groups.setdefault(key, []).append(p)
+    if groups:
+        merged = []
+        for ps in groups.values():
+            names = [p["kernel"] for p in ps]
+            label = names[0] if len(names) == 1 else " / ".join(names)
+            merged.append((ps[0]["flops"] / ps[0]["bytes"],
+                           max(p["flops"] / p["seconds"] for p in ps) / 1e12, label))
         traces.append({
-            "type": "scatter", "mode": "markers+text", "name": "the book's kernels",
-            "x": [p["flops"] / p["bytes"] for p in pts],
-            "y": [p["flops"] / p["seconds"] / 1e12 for p in pts],
-            "text": [p["kernel"] for p in pts], "textposition": "middle right",
-            "marker": {"size": 10}, "meta": {"role": "triton"},
+            "type": "scatter", "mode": "markers+text", "name": "the book's kernels (measured)",
+            "x": [m[0] for m in merged], "y": [m[1] for m in merged], "text": [m[2] for m in merged],
+            "textposition": "middle right", "marker": {"size": 10}, "meta": {"role": "triton"},
             "hovertemplate": "%{text}<br>%{x:.3~g} FLOP/B, %{y:.3~g} TFLOP/s<extra></extra>",
         })
     ridge = _matmul(docs, "bfloat16") / bw

@@ -11,7 +11,7 @@
 
   const PALETTES = {
     light: {
-      text: "#1f2430", grid: "rgba(0,0,0,0.10)", line: "rgba(0,0,0,0.35)",
+      text: "#1f2430", grid: "rgba(0,0,0,0.10)", line: "rgba(0,0,0,0.35)", barText: "#ffffff",
       roles: {
         triton: "#3949ab", torch: "#e65100", compile: "#2e7d32", cublas: "#6a1b9a",
         ceiling: "#424242", "ceiling-2": "#8d6e63", marker: "#9e9e9e", graph: "#2e7d32",
@@ -19,7 +19,7 @@
       series: ["#3949ab", "#e65100", "#2e7d32", "#8e24aa", "#00838f", "#6d4c41"],
     },
     dark: {
-      text: "#e2e4ec", grid: "rgba(255,255,255,0.12)", line: "rgba(255,255,255,0.35)",
+      text: "#e2e4ec", grid: "rgba(255,255,255,0.12)", line: "rgba(255,255,255,0.35)", barText: "#15171e",
       roles: {
         triton: "#8c9eff", torch: "#ffab40", compile: "#69f0ae", cublas: "#ea80fc",
         ceiling: "#e0e0e0", "ceiling-2": "#bcaaa4", marker: "#9e9e9e", graph: "#69f0ae",
@@ -52,7 +52,7 @@
         trace.marker = Object.assign({}, trace.marker, {
           color: roles.map(function (r) { return colourFor(r, pal); }),
         });
-        trace.textfont = { color: "#ffffff" };
+        trace.textfont = { color: pal.barText };
       } else {
         const c = colourFor(meta.role, pal);
         trace.line = Object.assign({ width: meta.role === "marker" ? 1 : 2 }, trace.line, { color: c });

@@ -1,0 +1,93 @@
+"""The site builds strictly, every page exists, and a bad placeholder or include fails it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.site.conftest import ROOT, mkdocs_build
+
+
+def nav_pages() -> list[str]:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    pages: list[str] = []
+
+    def walk(node):
+        if isinstance(node, str):
+            pages.append(node)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+
+    walk(config["nav"])
+    return pages
+
+
+def html_for(md: str) -> str:
+    return "index.html" if md == "index.md" else md[: -len(".md")] + "/index.html"
+
+
+def test_nav_has_every_page_of_the_book():
+    pages = nav_pages()
+    # 00 orientation + lessons 01..14 + two appendix pages
+    assert len(pages) == 17, pages
+    numbers = sorted(int(Path(p).name[:2]) for p in pages if Path(p).name[:2].isdigit())
+    assert numbers == list(range(1, 15))
+    assert sorted(str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")) == sorted(pages)
+
+
+def test_every_page_is_built(built_site):
+    for md in nav_pages():
+        assert (built_site / html_for(md)).is_file(), md
+
+
+def test_plotly_is_served_from_the_site(built_site):
+    js = built_site / "assets" / "vendor" / "plotly.min.js"
+    assert js.is_file() and js.stat().st_size > 1_000_000
+
+
+def test_placeholders_are_expanded(built_site):
+    page = (built_site / "building" / "07-vector-add" / "index.html").read_text()
+    assert not re.search(r"\{\{\s*(figure|value)\b", page), "a placeholder was left unexpanded"
+    assert 'class="book-figure"' in page
+    assert "TB/s" in page
+
+
+def _broken_copy(tmp_path: Path, page_text: str) -> Path:
+    """A copy of the book's config and docs with one extra page, built from the repo root."""
+    docs = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", docs)
+    (docs / "broken.md").write_text(page_text)
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    config["docs_dir"] = str(docs)
+    config["hooks"] = [str(ROOT / h) for h in config["hooks"]]
+    config["watch"] = [str(ROOT / w) for w in config["watch"]]
+    config["nav"].append({"Broken": "broken.md"})
+    path = tmp_path / "mkdocs.yml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True))
+    return path
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("# Broken\n\n{{ figure no-such-figure }}\n", "unknown figure"),
+        ("# Broken\n\n{{ value h100 no.such.value }}\n", "unknown value"),
+        ("# Broken\n\n{{ value no-such-gpu device.name }}\n", "matches no device"),
+        ("# Broken\n\n{{ nonsense }}\n", "unknown placeholder"),
+        ('# Broken\n\n```python\n--8<-- "kernels/vector_add.py:no-such-section"\n```\n', "no-such-section"),
+        ('# Broken\n\n```python\n--8<-- "kernels/no_such_file.py:kernel"\n```\n', "no_such_file"),
+    ],
+    ids=["figure", "value", "device", "syntax", "snippet-section", "snippet-file"],
+)
+def test_bad_placeholder_or_include_fails_the_build(tmp_path, text, message):
+    result = mkdocs_build(_broken_copy(tmp_path, text), tmp_path / "out")
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr

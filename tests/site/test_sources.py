@@ -1,0 +1,79 @@
+"""Published text = tested code: listings come from kernels/ via named snippet sections."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.site.conftest import ROOT
+
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
+KERNEL_FILES = sorted(p for p in (ROOT / "kernels").glob("*.py") if p.name != "__init__.py")
+SOURCES = KERNEL_FILES + sorted((ROOT / "tests").rglob("*.py"))
+MARKER = re.compile(r"#\s*--8<--\s*\[(start|end):([A-Za-z0-9_-]+)\]")
+INCLUDE = re.compile(r'--8<--\s*"([^"]+?)(?::([A-Za-z0-9_-]+))?"')
+
+
+def sections(path: Path) -> set[str]:
+    names, open_ = set(), []
+    for line_no, line in enumerate(path.read_text().splitlines(), 1):
+        m = MARKER.search(line)
+        if not m:
+            continue
+        kind, name = m.groups()
+        if kind == "start":
+            assert name not in open_ and name not in names, f"{path}:{line_no}: section {name} starts twice"
+            open_.append(name)
+        else:
+            assert open_ and open_[-1] == name, f"{path}:{line_no}: end:{name} does not close {open_}"
+            open_.pop()
+            names.add(name)
+    assert not open_, f"{path}: sections never closed: {open_}"
+    return names
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_snippet_markers_pair_up(path):
+    sections(path)
+
+
+def includes() -> list[tuple[Path, str, str | None]]:
+    found = []
+    for md in DOCS:
+        for m in INCLUDE.finditer(md.read_text()):
+            found.append((md, m.group(1), m.group(2)))
+    return found
+
+
+def test_every_include_resolves():
+    assert includes(), "no page includes any code"
+    for md, target, section in includes():
+        path = ROOT / target
+        assert path.is_file(), f"{md.relative_to(ROOT)} includes missing file {target}"
+        if section:
+            assert section in sections(path), f"{md.relative_to(ROOT)}: {target} has no section {section!r}"
+
+
+def test_no_kernel_is_pasted_into_markdown():
+    for md in DOCS:
+        assert "@triton.jit" not in md.read_text(), (
+            f"{md.relative_to(ROOT)} mentions @triton.jit: include kernels from kernels/ instead"
+        )
+
+
+@pytest.mark.parametrize("kernel", KERNEL_FILES, ids=lambda p: p.name)
+def test_every_kernel_file_is_used_by_a_page(kernel):
+    users = [md for md, target, _ in includes() if target == f"kernels/{kernel.name}"]
+    assert users, f"no page includes kernels/{kernel.name}"
+
+
+@pytest.mark.parametrize("kernel", KERNEL_FILES, ids=lambda p: p.name)
+def test_kernel_files_import_only_torch_and_triton(kernel):
+    allowed = {"torch", "triton", "triton.language", "math", "__future__"}
+    for line in kernel.read_text().splitlines():
+        m = re.match(r"\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", line)
+        if m:
+            module = m.group(1) or m.group(2)
+            assert module in allowed, f"{kernel.name} imports {module}; kernel files stand alone"

@@ -98,6 +98,20 @@ def host_s_per_call(fn, calls: int, repeats: int = 5) -> float:
     return statistics.median(samples)
 
 
+def warm_up(seconds: float = 1.0) -> None:
+    """Keep host and GPU busy with small launches for a while before timing small sizes.
+
+    Without it, the first small-size measurements after a heavy phase (the matmul
+    ceilings) came out up to twice as slow as the same sizes a second later (seen on an
+    H200, 2026-11-26), which looks like clocks settling, not like the kernel."""
+    t = torch.empty(1 << 16, device="cuda")
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(100):
+            t.add_(1.0)
+        torch.cuda.synchronize()
+
+
 # ---- ceilings -------------------------------------------------------------------------
 
 

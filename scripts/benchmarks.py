@@ -50,6 +50,7 @@ def _adaptive_calls(ms: float, budget_s: float = 0.15) -> int:
 
 def bench_vector_add(prov: dict, ceilings: dict) -> list[Path]:
     rows = []
+    benchlib.warm_up()
     sizes = [1 << p for p in range(8, 29)]  # 256 elements .. 268M elements (3 GiB moved)
     for dtype in (torch.float32, torch.float16, torch.bfloat16):
         dtype_sizes = sizes if dtype == torch.float32 else sizes[-3:]
@@ -98,6 +99,7 @@ def bench_vector_add(prov: dict, ceilings: dict) -> list[Path]:
 def bench_launch_overhead(prov: dict, ceilings: dict) -> list[Path]:
     t = torch.randn(128, device="cuda")
     calls = 5000
+    benchlib.warm_up()
     rows = []
     rows.append({"what": "empty Triton kernel", "key": "triton",
                  "us_per_kernel": host_s_per_call(lambda: launch_empty(t), calls) * 1e6})

@@ -300,9 +300,15 @@ def _small(docs: Docs, impl: str, field: str) -> float:
 
 
 def _flat_until(docs: Docs) -> int:
-    """Largest n whose device time is within 1.5x of the smallest size's: the latency floor."""
+    """Largest n up to which device time stays within 1.5x of the small-size floor."""
+    floor = _small(docs, "triton", "gpu_ms")
     rows = sorted(_rows(docs, "vector_add", impl="triton", dtype="float32"), key=lambda r: r["n"])
-    return max(r["n"] for r in rows if r["gpu_ms"] <= 1.5 * rows[0]["gpu_ms"])
+    flat = 0
+    for r in rows:
+        if r["gpu_ms"] > 1.5 * floor:
+            break
+        flat = r["n"]
+    return flat
 
 
 def _tbps(x: float) -> str:
@@ -339,6 +345,8 @@ VALUES: dict[str, Callable[[Docs], str]] = {
     "launch.triton": lambda d: f"{_rows(d, 'launch_overhead', key='triton')[0]['us_per_kernel']:.1f} µs",
     "launch.torch": lambda d: f"{_rows(d, 'launch_overhead', key='torch')[0]['us_per_kernel']:.1f} µs",
     "launch.graph": lambda d: f"{_rows(d, 'launch_overhead', key='graph')[0]['us_per_kernel']:.2f} µs",
+    "launch.triton_vs_torch": lambda d: _ratio(_rows(d, "launch_overhead", key="triton")[0]["us_per_kernel"]
+                                               / _rows(d, "launch_overhead", key="torch")[0]["us_per_kernel"]),
     "launch.crossover_n": lambda d: f"{crossover_n(d):,}",
     "block_sweep.block4": lambda d: _tbps(max(r["bytes_per_s"] for r in _sweep(d, 4))),
     "block_sweep.best": lambda d: _tbps(max(r["bytes_per_s"] for r in _sweep(d))),

@@ -1,19 +1,13 @@
-"""Shared set-up for kernel tests.
+"""Shared helpers for kernel tests: device, tolerances, fresh inputs, poisoned outputs.
 
-Without a CUDA GPU the kernels run under the Triton interpreter. The variable must be
-set before any module that defines a ``@triton.jit`` function is imported, which is why
-it is set here, at conftest import time, before pytest imports the test modules.
+(TRITON_INTERPRET is set for GPU-less machines in tests/conftest.py, before any kernel
+module is imported.)
 """
 
-import os
 import random
 
+import pytest
 import torch
-
-if not torch.cuda.is_available():
-    os.environ["TRITON_INTERPRET"] = "1"
-
-import pytest  # noqa: E402
 
 ON_GPU = torch.cuda.is_available()
 DEVICE = "cuda" if ON_GPU else "cpu"

@@ -36,11 +36,6 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
 
-def _interpreting() -> bool:
-    # True when TRITON_INTERPRET=1 was set: kernels then run on the CPU with NumPy.
-    return bool(triton.knobs.runtime.interpret)
-
-
 def _is_power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
@@ -72,7 +67,8 @@ def vector_add(
         raise TypeError(f"vector_add: x and y must have the same dtype, got {x.dtype} and {y.dtype}")
     if x.device != y.device:
         raise ValueError(f"vector_add: x and y are on different devices ({x.device}, {y.device})")
-    if x.device.type != "cuda" and not _interpreting():
+    # Under TRITON_INTERPRET=1 kernels run on the CPU with NumPy, so CPU tensors are fine.
+    if x.device.type != "cuda" and not triton.knobs.runtime.interpret:
         raise ValueError(
             f"vector_add: tensors must be on a CUDA device, got {x.device} "
             "(set TRITON_INTERPRET=1 before importing to run on the CPU)"

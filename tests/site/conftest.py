@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,6 +23,28 @@ def mkdocs_build(config: Path, dest: Path) -> subprocess.CompletedProcess:
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(dest)],
         cwd=ROOT, capture_output=True, text=True, env=env, timeout=300,
     )
+
+
+def nav_pages() -> list[str]:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    pages: list[str] = []
+
+    def walk(node):
+        if isinstance(node, str):
+            pages.append(node)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+
+    walk(config["nav"])
+    return pages
+
+
+def html_for(md: str) -> str:
+    return "index.html" if md == "index.md" else md[: -len(".md")] + "/index.html"
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.site.test_build import html_for, nav_pages
+from tests.site.conftest import html_for, nav_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 

@@ -9,29 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.site.conftest import ROOT, mkdocs_build
-
-
-def nav_pages() -> list[str]:
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
-    pages: list[str] = []
-
-    def walk(node):
-        if isinstance(node, str):
-            pages.append(node)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-        elif isinstance(node, dict):
-            for value in node.values():
-                walk(value)
-
-    walk(config["nav"])
-    return pages
-
-
-def html_for(md: str) -> str:
-    return "index.html" if md == "index.md" else md[: -len(".md")] + "/index.html"
+from tests.site.conftest import ROOT, html_for, mkdocs_build, nav_pages
 
 
 def test_nav_has_every_page_of_the_book():

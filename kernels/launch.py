@@ -8,6 +8,7 @@ import torch
 import triton
 import triton.language as tl
 
+
 # --8<-- [start:kernel]
 @triton.jit
 def empty_kernel(ptr, n_elements, BLOCK: tl.constexpr):
@@ -16,11 +17,39 @@ def empty_kernel(ptr, n_elements, BLOCK: tl.constexpr):
     pass
 
 
-def launch_empty(t: torch.Tensor) -> None:
-    """Launch ``empty_kernel`` once, on one program, with ``t`` as its pointer argument."""
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"launch_empty: expected a torch.Tensor, got {type(t).__name__}")
-    if t.device.type != "cuda" and not triton.knobs.runtime.interpret:
-        raise ValueError(f"launch_empty: tensor must be on a CUDA device, got {t.device}")
-    empty_kernel[(1,)](t, t.numel(), BLOCK=128)
 # --8<-- [end:kernel]
+
+
+# --8<-- [start:wrapper]
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
+
+
+def launch_empty(t: torch.Tensor) -> None:
+    """Launch ``empty_kernel`` once, on one program, with ``t`` as its pointer argument.
+
+    ``t``: a dense tensor of any dtype and shape (0-d and empty included) on a CUDA
+    device, which need not be the current one, or on the CPU under the interpreter. The
+    kernel never reads or writes it. The checks are the few that make the launch valid:
+    lesson 03 times this call as the cost of a bare launch.
+    """
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"launch_empty: t must be a torch.Tensor, got {type(t).__name__}")
+    if not t.is_cuda:
+        if t.is_meta:
+            raise ValueError("launch_empty: t is a meta tensor (a shape with no data)")
+        if not _INTERPRET:
+            raise ValueError(f"launch_empty: t must be on a CUDA device, got {t.device}")
+    if t.layout != torch.strided:
+        raise ValueError(f"launch_empty: t must be a dense tensor, got layout {t.layout}")
+    # Triton launches on the current device; if t is on another GPU, switch for the launch.
+    # (get_device() is -1 for the CPU, under the interpreter: nothing to switch.)
+    device = t.get_device()
+    if device < 0 or device == torch.cuda.current_device():
+        empty_kernel[(1,)](t, t.numel(), BLOCK=128)
+    else:
+        with torch.cuda.device(device):
+            empty_kernel[(1,)](t, t.numel(), BLOCK=128)
+
+
+# --8<-- [end:wrapper]

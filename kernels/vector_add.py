@@ -13,6 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
+
 # --8<-- [start:kernel]
 @triton.jit
 def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
@@ -25,19 +26,80 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
     mask = offsets < n_elements
     x = tl.load(x_ptr + offsets, mask=mask)
     y = tl.load(y_ptr + offsets, mask=mask)
-    # Add in float32, store in the output's dtype: the correctly rounded sum for
-    # fp16/bf16, and it keeps the CPU interpreter (which cannot add bf16) honest.
+    # Add in float32 and round once, at the store: for fp16 and bf16 that gives the
+    # correctly rounded sum, the bits torch.add gives. (It also keeps bf16 arithmetic off
+    # the CPU interpreter, which does it on raw bit patterns and gets it wrong; the
+    # interpreter's fp32 -> bf16 conversion truncates instead of rounding, though.)
     total = x.to(tl.float32) + y.to(tl.float32)
     tl.store(out_ptr + offsets, total.to(out_ptr.dtype.element_ty), mask=mask)
+
+
 # --8<-- [end:kernel]
 
 
 # --8<-- [start:wrapper]
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+MIN_BLOCK, MAX_BLOCK = 4, 65536  # elements per program; a power of two
+MAX_NUM_WARPS = 32  # a power of two; 32 warps of 32 threads is the most one program may use
+# Compile time grows with the elements each thread holds, block // (32 * num_warps): at 512
+# it took 2-3 s (triton 3.6), at 2048 (block 65536 on one warp) over six minutes.
+MAX_PER_THREAD = 512
+MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
+
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
-def _is_power_of_two(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
+def _check_knobs(block: object, num_warps: object) -> None:
+    for name, value in (("block", block), ("num_warps", num_warps)):
+        # Exactly int: True passes as 1 and 1024.0 equals 1024, but neither is a tile size.
+        if type(value) is not int:
+            raise TypeError(f"vector_add: {name} must be an int, got {type(value).__name__}")
+    if not (MIN_BLOCK <= block <= MAX_BLOCK and block & (block - 1) == 0):
+        raise ValueError(
+            f"vector_add: block must be a power of two in [{MIN_BLOCK}, {MAX_BLOCK}], got {block}"
+        )
+    if not (1 <= num_warps <= MAX_NUM_WARPS and num_warps & (num_warps - 1) == 0):
+        raise ValueError(
+            f"vector_add: num_warps must be a power of two in [1, {MAX_NUM_WARPS}], got {num_warps}"
+        )
+    if block // (32 * num_warps) > MAX_PER_THREAD:
+        raise ValueError(
+            f"vector_add: block={block} with num_warps={num_warps} gives each thread "
+            f"{block // (32 * num_warps)} elements, more than {MAX_PER_THREAD}; that takes "
+            "the compiler minutes. Lower block or raise num_warps"
+        )
+
+
+def _check_tensor(name: str, t: object) -> None:
+    # What the kernel needs to treat t as one flat run of elements in device memory.
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"vector_add: {name} must be a torch.Tensor, got {type(t).__name__}")
+    if not t.is_cuda:
+        if t.is_meta:
+            raise ValueError(f"vector_add: {name} is a meta tensor (a shape with no data)")
+        if not _INTERPRET:
+            raise ValueError(
+                f"vector_add: {name} must be on a CUDA device, got {t.device} "
+                "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
+            )
+    if t.layout != torch.strided:
+        raise ValueError(f"vector_add: {name} must be a dense tensor, got layout {t.layout}")
+    if not t.is_contiguous():
+        raise ValueError(f"vector_add: {name} must be contiguous (call .contiguous() first)")
+
+
+def _check_overlap(out: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> None:
+    # Judge by address ranges [data_ptr, data_ptr + nbytes), not by storage: DLPack or
+    # from_blob can alias memory through another storage, and one storage can hold
+    # tensors that do not touch. All three have the same nbytes, so two of them share a
+    # byte exactly when their starts are less than nbytes apart.
+    nbytes, start = out.nbytes, out.data_ptr()
+    for name, t in (("x", x), ("y", y)):
+        # Equal starts: out is t, an in-place add. Each element is read before it is
+        # written, by the same program. Any other shared byte is a race between programs.
+        if 0 < abs(t.data_ptr() - start) < nbytes:
+            raise ValueError(f"vector_add: out partially overlaps {name}")
 
 
 def vector_add(
@@ -48,63 +110,94 @@ def vector_add(
     block: int = 1024,
     num_warps: int = 4,
 ) -> torch.Tensor:
-    """Return ``x + y`` computed by ``add_kernel``.
+    """Return ``x + y`` computed by ``add_kernel``, correctly rounded to the dtype.
 
-    ``x`` and ``y`` must be contiguous, non-empty tensors of the same shape,
-    dtype (float32, float16 or bfloat16) and CUDA device. ``out``, if given,
-    receives the result; it may be ``x`` or ``y`` itself (in-place add) but must
-    not otherwise overlap them. ``block`` (elements per program, a power of two
-    from 4 to 65536) and ``num_warps`` (1 to 32, a power of two) are the two
-    knobs lesson 04 sweeps. Raises ``TypeError``/``ValueError`` instead of
-    launching on bad input.
+    ``x`` and ``y``: contiguous dense tensors of the same shape (0-d and empty included),
+    dtype (float32, float16 or bfloat16) and CUDA device, which need not be the current
+    one. Views with the negative bit are read as their values. Neither may require grad
+    while grad mode is on: there is no backward. ``out``, if given, receives the result;
+    it must match ``x`` in shape, dtype and device, be contiguous, not require grad (under
+    grad mode), and either be ``x`` or ``y`` itself (an in-place add) or share no memory
+    with them. Its version counter is bumped, as torch's ``out=`` ops do. ``block``
+    (elements per program, a power of two in [4, 65536]) and ``num_warps`` (a power of two
+    in [1, 32]) are the knobs lesson 04 sweeps; together they may give each thread at most
+    512 elements. Raises ``TypeError``/``ValueError`` naming the argument instead of
+    launching on anything else.
     """
-    for name, t in (("x", x), ("y", y)):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"vector_add: {name} must be a torch.Tensor, got {type(t).__name__}")
+    _check_knobs(block, num_warps)
+    _check_tensor("x", x)
+    _check_tensor("y", y)
+    # (The conj bit exists only on complex tensors, which this check refuses.)
     if x.dtype not in SUPPORTED_DTYPES:
-        raise TypeError(f"vector_add: dtype {x.dtype} is not supported; use one of {SUPPORTED_DTYPES}")
+        raise TypeError(f"vector_add: x has dtype {x.dtype}; supported: {SUPPORTED_DTYPES}")
     if y.dtype != x.dtype:
-        raise TypeError(f"vector_add: x and y must have the same dtype, got {x.dtype} and {y.dtype}")
-    if x.device != y.device:
-        raise ValueError(f"vector_add: x and y are on different devices ({x.device}, {y.device})")
-    # Under TRITON_INTERPRET=1 kernels run on the CPU with NumPy, so CPU tensors are fine.
-    if x.device.type != "cuda" and not triton.knobs.runtime.interpret:
+        raise TypeError(f"vector_add: y has dtype {y.dtype}, but x has {x.dtype}")
+    if y.shape != x.shape:
+        raise ValueError(f"vector_add: y has shape {tuple(y.shape)}, but x has {tuple(x.shape)}")
+    device = x.get_device()  # the CUDA index, or -1 for a CPU tensor (interpreter)
+    if y.get_device() != device:
+        raise ValueError(f"vector_add: y is on {y.device}, but x is on {x.device}")
+    if (x.requires_grad or y.requires_grad) and torch.is_grad_enabled():
+        name = "x" if x.requires_grad else "y"
         raise ValueError(
-            f"vector_add: tensors must be on a CUDA device, got {x.device} "
-            "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
+            f"vector_add: {name} requires grad, but this kernel has no backward; "
+            f"call it under torch.no_grad() or pass {name}.detach()"
         )
-    if x.shape != y.shape:
-        raise ValueError(f"vector_add: shapes differ, {tuple(x.shape)} vs {tuple(y.shape)}")
-    if x.numel() == 0:
-        raise ValueError("vector_add: inputs are empty; there is nothing to launch")
-    if not (x.is_contiguous() and y.is_contiguous()):
-        raise ValueError("vector_add: x and y must be contiguous (call .contiguous() first)")
-    if not _is_power_of_two(block) or not 4 <= block <= 65536:
-        raise ValueError(f"vector_add: block must be a power of two in [4, 65536], got {block}")
-    if not _is_power_of_two(num_warps) or num_warps > 32:
-        raise ValueError(f"vector_add: num_warps must be a power of two in [1, 32], got {num_warps}")
+    # A view with the neg bit (say c.conj().imag) stores -v and reads as v. The kernel
+    # sees only memory, so negate it for real first.
+    if x.is_neg():
+        x = x.resolve_neg()
+    if y.is_neg():
+        y = y.resolve_neg()
 
     if out is None:
         out = torch.empty_like(x)
     else:
-        if not isinstance(out, torch.Tensor):
-            raise TypeError(f"vector_add: out must be a torch.Tensor, got {type(out).__name__}")
-        if out.shape != x.shape or out.dtype != x.dtype or out.device != x.device:
+        _check_tensor("out", out)
+        if out.shape != x.shape or out.dtype != x.dtype or out.get_device() != device:
             raise ValueError(
                 "vector_add: out must match x in shape, dtype and device, got "
                 f"{tuple(out.shape)} {out.dtype} {out.device}"
             )
-        if not out.is_contiguous():
-            raise ValueError("vector_add: out must be contiguous")
-        for name, t in (("x", x), ("y", y)):
-            same_storage = out.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
-            if same_storage and out.data_ptr() != t.data_ptr():
-                raise ValueError(f"vector_add: out partially overlaps {name}")
+        if out.is_neg():
+            raise ValueError("vector_add: out is a view with the negative bit; pass a plain one")
+        if out.requires_grad and torch.is_grad_enabled():
+            raise ValueError(
+                "vector_add: out requires grad, and a write into it cannot be differentiated; "
+                "call it under torch.no_grad() or leave out=None"
+            )
+        _check_overlap(out, x, y)
+        # As torch's out= ops do: tensors saved for a backward that alias out now fail there
+        # ("modified by an inplace operation") instead of giving a wrong gradient.
+        torch.autograd.graph.increment_version(out)
 
     n = x.numel()
-    grid = (triton.cdiv(n, block),)
-    if grid[0] > 2**31 - 1:
-        raise ValueError(f"vector_add: {n} elements need {grid[0]} programs; raise block")
-    add_kernel[grid](x, y, out, n, BLOCK=block, num_warps=num_warps)
+    if n == 0:
+        return out
+    programs = (n + block - 1) // block
+    if programs > MAX_PROGRAMS:
+        raise ValueError(f"vector_add: {n} elements need {programs} programs; raise block")
+    grid = (programs,)
+    # Triton launches on the current device; if x is on another GPU, switch for the launch.
+    # (Device -1 is the CPU, under the interpreter: nothing to switch.)
+    if device < 0 or device == torch.cuda.current_device():
+        add_kernel[grid](x, y, out, n, BLOCK=block, num_warps=num_warps)
+    else:
+        with torch.cuda.device(device):
+            add_kernel[grid](x, y, out, n, BLOCK=block, num_warps=num_warps)
     return out
+
+
 # --8<-- [end:wrapper]
+
+
+# --8<-- [start:reference]
+def reference(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """``x + y`` correctly rounded to ``x``'s dtype, computed by torch alone."""
+    # Exact inputs, a float64 sum, one rounding to the dtype. Rounding twice (to float64,
+    # then to the dtype) cannot differ from rounding the exact sum once, because float64
+    # has 53 significand bits, at least 2p + 2 for fp32 (p = 24), fp16 (11) and bf16 (8).
+    return (x.double() + y.double()).to(x.dtype)
+
+
+# --8<-- [end:reference]

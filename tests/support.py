@@ -1,0 +1,79 @@
+"""Helpers for the kernel tests: device, markers, fresh inputs, poisoned outputs, tolerances.
+
+A plain module, imported by name (``from tests.support import ...``), so that what a test
+uses is visible in its imports. TRITON_INTERPRET is set for GPU-less machines in
+tests/conftest.py, before any kernel module is imported.
+"""
+
+import random
+
+import pytest
+import torch
+
+ON_GPU = torch.cuda.is_available()
+DEVICE = "cuda" if ON_GPU else "cpu"
+
+requires_gpu = pytest.mark.skipif(
+    not ON_GPU, reason="needs a CUDA GPU (too large for the interpreter)"
+)
+requires_two_gpus = pytest.mark.skipif(
+    torch.cuda.device_count() < 2,
+    reason="needs two CUDA GPUs: launches on cuda:1 while cuda:0 is the current device",
+)
+
+# Tolerances per dtype, stated once, for results that are allowed to be off by about one
+# unit in the last place: (rtol, atol) against a float64 reference rounded to the output
+# dtype. A kernel whose result is correctly rounded (vector add) is checked exactly instead.
+TOLERANCES = {
+    torch.float32: (1.3e-6, 1e-6),
+    torch.float16: (1e-3, 1e-3),
+    torch.bfloat16: (8e-3, 8e-3),
+}
+
+
+def fresh_seed() -> int:
+    """A new seed per test: inputs are fresh each run, and the seed goes in failure messages."""
+    seed = random.randrange(2**31)
+    torch.manual_seed(seed)
+    return seed
+
+
+def poisoned_like(t: torch.Tensor) -> torch.Tensor:
+    """An output buffer filled with NaN, so any element the kernel fails to write shows up."""
+    return torch.full_like(t, float("nan"))
+
+
+def assert_close_to_reference(out: torch.Tensor, ref64: torch.Tensor, msg: str = "") -> None:
+    """Compare ``out`` with a float64 reference at ``out.dtype``'s tolerance; NaN never passes."""
+    assert not torch.isnan(out).any(), f"output has NaN (unwritten or wrong elements) {msg}"
+    rtol, atol = TOLERANCES[out.dtype]
+    torch.testing.assert_close(
+        out.double(),
+        ref64.to(out.dtype).double(),
+        rtol=rtol,
+        atol=atol,
+        msg=lambda m: f"{m}\n{msg}",
+    )
+
+
+class LaunchSpy:
+    """Stands in for a ``@triton.jit`` function and records the current CUDA device at each
+    launch (Triton launches on the current device, whatever the tensors' device is).
+
+    Install with ``monkeypatch.setattr(module, "kernel_name", LaunchSpy(module.kernel_name))``.
+    With ``expect_device`` set, a launch on any other device raises before it runs, instead
+    of letting the kernel touch another GPU's memory.
+    """
+
+    def __init__(self, kernel, expect_device: int | None = None):
+        self.kernel, self.expect_device, self.devices = kernel, expect_device, []
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            current = torch.cuda.current_device() if ON_GPU else -1
+            self.devices.append(current)
+            if self.expect_device is not None and current != self.expect_device:
+                raise AssertionError(f"launch on device {current}, not {self.expect_device}")
+            return self.kernel[grid](*args, **kwargs)
+
+        return launch

@@ -1,9 +1,11 @@
 # The book's commands. Each target creates what it needs; see README.md.
 #   make serve    build the site from committed data and serve it on 127.0.0.1:8000
 #   make site     build the static site into site/ (strict)
-#   make test     every test: kernels (GPU if present, else the Triton interpreter),
-#                 strict build, sources, figure data, links, headless Chromium
-#   make figures  run the GPU benchmarks -> figures/data/<gpu>/*.json (torch+triton only)
+#   make test     lint, then every test: kernels (GPU if present, else the Triton
+#                 interpreter), strict build, sources, figure data, links, headless Chromium
+#   make lint     ruff check + ruff format --check
+#   make figures  run the GPU benchmarks -> figures/data/<gpu>/*.json; needs only an
+#                 existing torch + triton + numpy (no venv)
 
 PYTHON  ?= python3
 VENV    := .venv
@@ -14,7 +16,7 @@ HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
 TEST_GROUP := $(if $(HAVE_GPU),site,test)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test test-site figures chromium constraints
+.PHONY: serve site test test-site lint figures chromium constraints
 
 $(VENV)/.created:
 	$(PYTHON) -m venv $(if $(HAVE_GPU),--system-site-packages) $(VENV)
@@ -33,18 +35,22 @@ serve: $(VENV)/.docs
 site: $(VENV)/.docs
 	$(VPY) -m mkdocs build --strict -d site
 
-test: $(VENV)/.test chromium
+test: $(VENV)/.test lint chromium
 	$(VPY) -m pytest -n 2 --dist loadgroup
 
 test-site: $(VENV)/.test chromium
 	$(VPY) -m pytest tests/site
 
-figures:
-	$(PYTHON) scripts/benchmarks.py
+lint: $(VENV)/.test
+	$(VPY) -m ruff check .
+	$(VPY) -m ruff format --check .
 
-chromium:
-	@command -v chromium >/dev/null 2>&1 || command -v "$$BOOK_CHROMIUM" >/dev/null 2>&1 || \
-	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+figures:
+	$(PYTHON) scripts/measure.py $(ONLY)
+
+# An installed Chromium/Chrome, else Debian's (root) or Playwright's: scripts/browser.py.
+chromium: $(VENV)/.test
+	@$(VPY) scripts/browser.py ensure
 
 constraints: $(VENV)/.test
 	{ sed -n '1,2p' constraints.txt; $(VPY) -m pip freeze --exclude-editable | sed 's/+cpu$$//'; } > constraints.new

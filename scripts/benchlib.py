@@ -1,29 +1,60 @@
-"""Shared machinery of the GPU build script: provenance, ceilings, timing, output.
+"""The benchmark harness: what every benchmark module under scripts/benchmarks/ uses.
 
 Needs only torch, triton and numpy, so it runs on a GPU box as it comes.
-Every benchmark file written here has the same envelope (see ``figures/schema.json``):
 
-    {"schema_version", "benchmark", "description", "provenance", "ceilings", "rows", "roofline"?}
+- ``Benchmark``: a name, a description and a function that returns rows. A family's
+  module lists its benchmarks in ``BENCHMARKS``; scripts/measure.py finds the module,
+  runs the benchmarks and stamps every file with provenance and the run's ceilings.
+- ``check_then_time``: poison the output, run once, synchronise, compare with the
+  family's ``reference()``, and only then time. No benchmark repeats that by hand.
+- ``device_time`` / ``host_time``: the spread of a measurement, not just its median:
+  20th, 50th and 80th percentiles over the repetitions, and how many there were.
+  Times are in seconds everywhere.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
 import re
-import statistics
 import subprocess
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable
 
 import torch
 import triton
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = ROOT / "figures" / "data"
+PERCENTILES = (20, 50, 80)
+
+Row = dict
+Spread = dict  # {"p20": s, "p50": s, "p80": s, "reps": int}, seconds
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One data file per device: ``figures/data/<device>/<name>.json``.
+
+    ``run(ceilings)`` returns the rows (``ceilings`` is this run's measured ceilings, for
+    benchmarks that size themselves by them). ``roofline(rows)``, if given, returns the
+    points this benchmark puts on lesson 01's roofline (``kernel``, ``lesson``, ``flops``,
+    ``bytes``, ``seconds``).
+    """
+
+    name: str
+    description: str
+    run: Callable[[dict], list[Row]]
+    roofline: Callable[[list[Row]], list[dict]] | None = None
+
+
+# ---- provenance -------------------------------------------------------------------------
 
 
 def device_slug(name: str) -> str:
@@ -34,7 +65,8 @@ def device_slug(name: str) -> str:
 
 def _run(cmd: list[str]) -> str:
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=20, cwd=ROOT).stdout.strip()
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=20, cwd=ROOT)
+        return out.stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
 
@@ -50,11 +82,50 @@ def git_commit() -> dict:
     return {"commit": commit, "dirty": dirty}
 
 
+CLOCK_FIELDS = {
+    "sm_mhz": "clocks.sm",
+    "sm_max_mhz": "clocks.max.sm",
+    "mem_mhz": "clocks.mem",
+    "mem_max_mhz": "clocks.max.mem",
+    "power_draw_w": "power.draw",
+    "power_limit_w": "power.limit",
+    "temperature_c": "temperature.gpu",
+}
+
+
+def parse_clocks(line: str) -> dict | None:
+    """One line of ``nvidia-smi --query-gpu=<CLOCK_FIELDS> --format=csv,noheader,nounits``."""
+    parts = [p.strip() for p in line.split(",")]
+    if len(parts) != len(CLOCK_FIELDS):
+        return None
+    clocks = {}
+    for key, text in zip(CLOCK_FIELDS, parts, strict=True):
+        try:
+            clocks[key] = float(text)
+        except ValueError:  # "[N/A]" on parts that do not report it
+            clocks[key] = None
+    return clocks
+
+
+def read_clocks(index: int = 0) -> dict | None:
+    """SM and memory clocks, power and temperature now, from nvidia-smi; None without it.
+
+    Read at the start of a run (the GPU is usually idle, so the SM clock is low) and
+    again right after each benchmark (under load): a throttled run shows up as an SM
+    clock well under its maximum in the second reading."""
+    query = ",".join(CLOCK_FIELDS.values())
+    out = _run(
+        ["nvidia-smi", f"--id={index}", f"--query-gpu={query}", "--format=csv,noheader,nounits"]
+    )
+    return parse_clocks(out.splitlines()[0]) if out else None
+
+
 def provenance() -> dict:
-    props = torch.cuda.get_device_properties(0)
-    driver = _run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]).splitlines()
     import numpy
 
+    index = torch.cuda.current_device()
+    props = torch.cuda.get_device_properties(index)
+    driver = _run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
     return {
         "gpu": props.name,
         "device_slug": device_slug(props.name),
@@ -62,29 +133,41 @@ def provenance() -> dict:
         "compute_capability": f"{props.major}.{props.minor}",
         "memory_bytes": props.total_memory,
         "l2_bytes": getattr(props, "L2_cache_size", 0),
-        "driver": driver[0] if driver else "unknown",
+        "driver": driver.splitlines()[0] if driver else "unknown",
         "cuda": torch.version.cuda or "unknown",
         "torch": torch.__version__,
         "triton": triton.__version__,
         "numpy": numpy.__version__,
         "python": platform.python_version(),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "clocks_at_start": read_clocks(index),
         **git_commit(),
     }
 
 
-# ---- timing ---------------------------------------------------------------------------
+# ---- timing -----------------------------------------------------------------------------
 
 
-def gpu_ms(fn, warmup: int = 25, rep: int = 100) -> float:
-    """Median device time of one call, in ms: triton's do_bench (CUDA events, L2 flushed
-    before every call, warm-up first)."""
-    return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+def spread(samples_s: list[float]) -> Spread:
+    """20th, 50th and 80th percentiles (nearest rank) of ``samples_s`` and their count."""
+    if not samples_s:
+        raise ValueError("spread of no samples")
+    s = sorted(samples_s)
+    pick = {p: s[min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))] for p in PERCENTILES}
+    return {"p20": pick[20], "p50": pick[50], "p80": pick[80], "reps": len(s)}
 
 
-def host_s_per_call(fn, calls: int, repeats: int = 5) -> float:
-    """Wall-clock seconds per call for a loop of back-to-back calls, synchronised once at
-    the end; the median over ``repeats`` loops. For tiny kernels this is the launch cost."""
+def device_time(fn: Callable[[], object], warmup_ms: int = 25, rep_ms: int = 100) -> Spread:
+    """Device time of one call: triton's do_bench (CUDA events around each call, the L2
+    flushed before each, a warm-up first), every repetition kept for the spread."""
+    times_ms = triton.testing.do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="all")
+    return spread([t * 1e-3 for t in times_ms])
+
+
+def host_time(fn: Callable[[], object], calls: int, repeats: int = 7) -> Spread:
+    """Host wall time per call: loops of ``calls`` back-to-back calls, each loop
+    synchronised once at its end; one sample per loop. For tiny kernels this is the cost
+    of a launch, since the GPU finishes each kernel before the host issues the next."""
     for _ in range(min(calls, 50)):
         fn()
     torch.cuda.synchronize()
@@ -95,7 +178,65 @@ def host_s_per_call(fn, calls: int, repeats: int = 5) -> float:
             fn()
         torch.cuda.synchronize()
         samples.append((time.perf_counter() - t0) / calls)
-    return statistics.median(samples)
+    return spread(samples)
+
+
+def calls_for(time_s: Spread, budget_s: float = 0.15) -> int:
+    """How many back-to-back calls fit a host-timing loop of about ``budget_s``."""
+    return int(min(2000, max(10, budget_s / time_s["p50"])))
+
+
+def check(
+    got: torch.Tensor,
+    expected: torch.Tensor,
+    what: str,
+    *,
+    exact: bool,
+    rtol: float = 0.0,
+    atol: float = 0.0,
+) -> None:
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        raise AssertionError(
+            f"{what}: got {got.dtype}{tuple(got.shape)}, "
+            f"expected {expected.dtype}{tuple(expected.shape)}"
+        )
+    if exact:
+        if not torch.equal(got, expected):
+            bad = (got != expected).sum().item()
+            raise AssertionError(f"{what}: {bad} elements differ from the reference")
+    else:
+        torch.testing.assert_close(
+            got, expected, rtol=rtol, atol=atol, msg=lambda m: f"{what}: {m}"
+        )
+
+
+def check_then_time(
+    fn: Callable[[], object],
+    expected: torch.Tensor,
+    what: str,
+    *,
+    out: torch.Tensor | None = None,
+    exact: bool = True,
+    rtol: float = 0.0,
+    atol: float = 0.0,
+    host: bool = False,
+    warmup_ms: int = 25,
+    rep_ms: int = 100,
+) -> dict:
+    """Check ``fn`` against ``expected`` (from the family's ``reference()``), then time it.
+
+    ``out``: the buffer ``fn`` writes; it is filled with NaN first so that an element
+    the kernel skips cannot pass. Without ``out``, ``fn``'s return value is checked.
+    Returns ``{"time_s": spread}`` and, with ``host=True``, ``"host_s"`` too."""
+    if out is not None:
+        out.fill_(float("nan"))
+    result = fn()
+    torch.cuda.synchronize()
+    check(out if out is not None else result, expected, what, exact=exact, rtol=rtol, atol=atol)
+    timing = {"time_s": device_time(fn, warmup_ms=warmup_ms, rep_ms=rep_ms)}
+    if host:
+        timing["host_s"] = host_time(fn, calls=calls_for(timing["time_s"]))
+    return timing
 
 
 def warm_up(seconds: float = 1.0) -> None:
@@ -112,19 +253,15 @@ def warm_up(seconds: float = 1.0) -> None:
         torch.cuda.synchronize()
 
 
-# ---- ceilings -------------------------------------------------------------------------
+# ---- ceilings ---------------------------------------------------------------------------
 
 
 def measure_ceilings() -> dict:
-    """The device's own roofs, measured (never quoted): copy bandwidth and dense matmul rate."""
+    """The device's own roofs, measured (never quoted): copy bandwidth and matmul rate."""
     n = 1 << 28  # 1 GiB of fp32 each way: far beyond any L2
     src = torch.randn(n, device="cuda")
     dst = torch.empty_like(src)
-    dst.copy_(src)
-    torch.cuda.synchronize()
-    assert torch.equal(dst, src), "copy check failed"
-    copy_ms = gpu_ms(lambda: dst.copy_(src))
-    copy_bytes = 2 * n * src.element_size()
+    copy = check_then_time(functools.partial(dst.copy_, src), src, "copy ceiling", out=dst)
     del src, dst
 
     matmul = {}
@@ -136,37 +273,41 @@ def measure_ceilings() -> dict:
         ref = a[:64].float() @ b.float()
         err = (c[:64].float() - ref).norm() / ref.norm()
         assert err < 1e-2, f"matmul check failed ({dtype}: rel err {err:.2e})"
-        ms = gpu_ms(lambda: torch.matmul(a, b, out=c), rep=300)
+        t = device_time(functools.partial(torch.matmul, a, b, out=c), rep_ms=300)
         matmul[str(dtype).replace("torch.", "")] = {
-            "m": size, "n": size, "k": size, "ms": ms,
-            "flops_per_s": 2 * size**3 / (ms * 1e-3),
+            "m": size,
+            "n": size,
+            "k": size,
+            "flops": 2 * size**3,
+            "time_s": t,
         }
         del a, b, c
     torch.cuda.empty_cache()
     return {
-        "copy": {"elements": n, "dtype": "float32", "bytes": copy_bytes, "ms": copy_ms,
-                 "bytes_per_s": copy_bytes / (copy_ms * 1e-3)},
+        "copy": {"elements": n, "dtype": "float32", "bytes": 2 * n * 4, **copy},
         "matmul": matmul,
     }
 
 
-# ---- output ---------------------------------------------------------------------------
+# ---- output -----------------------------------------------------------------------------
 
 
-def write(benchmark: str, description: str, prov: dict, ceilings: dict, rows: list[dict],
-          roofline: list[dict] | None = None, out_dir: Path = DATA_DIR) -> Path:
+def write(
+    bench: Benchmark, prov: dict, ceilings: dict, rows: list[Row], out_dir: Path = DATA_DIR
+) -> Path:
+    """Write one benchmark's file: the shared envelope (figures/schema.json) around rows."""
     doc = {
         "schema_version": SCHEMA_VERSION,
-        "benchmark": benchmark,
-        "description": description,
+        "benchmark": bench.name,
+        "description": bench.description,
         "provenance": prov,
         "ceilings": ceilings,
         "rows": rows,
     }
-    if roofline is not None:
-        doc["roofline"] = roofline
+    if bench.roofline is not None:
+        doc["roofline"] = bench.roofline(rows)
     folder = out_dir / prov["device_slug"]
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{benchmark}.json"
-    path.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+    path = folder / f"{bench.name}.json"
+    path.write_text(json.dumps(doc, indent=1) + "\n")
     return path

@@ -3,8 +3,8 @@
 - serves Plotly's JavaScript from the site itself (copied from the plotly package as a
   generated file, so nothing is written into docs/ and `mkdocs serve` does not loop);
 - expands ``{{ figure NAME }}`` and ``{{ value DEVICE KEY }}`` placeholders from the
-  measured data in figures/data (see scripts/render.py); an unknown placeholder fails
-  the build.
+  measured data in figures/data, through the figure modules figures/*.py (see
+  scripts/render.py); an unknown placeholder fails the build.
 """
 
 from __future__ import annotations
@@ -26,13 +26,18 @@ PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 PLOTLY_URI = "assets/vendor/plotly.min.js"
 
 _devices: dict = {}
+_registry: render.Registry | None = None
 
 
 def on_config(config):
-    global _devices
+    global _devices, _registry
     _devices = render.load_devices()
     if not _devices:
         raise PluginError(f"no measured data under {render.DATA_DIR}")
+    try:
+        _registry = render.discover()  # fresh each build: `mkdocs serve` sees edits
+    except render.RenderError as exc:
+        raise PluginError(str(exc)) from exc
     return config
 
 
@@ -45,6 +50,6 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     try:
-        return render.expand(markdown, _devices)
+        return render.expand(markdown, _devices, _registry)
     except render.RenderError as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}") from exc

@@ -1,10 +1,14 @@
-"""The GPU build script's CPU-checkable parts: device folder names, provenance, refusal."""
+"""The GPU build script's CPU-checkable parts: discovery, selection, spread, provenance."""
 
 from __future__ import annotations
 
+import importlib
+import json
+
 import pytest
 
-from scripts import benchlib, benchmarks
+from scripts import benchlib, measure
+from tests.site.support import ROOT
 
 
 @pytest.mark.parametrize(
@@ -28,13 +32,112 @@ def test_commit_can_be_given_by_environment(monkeypatch):
     assert benchlib.git_commit()["dirty"] is False
 
 
+def test_spread_is_nearest_rank_percentiles():
+    samples = [float(i) for i in range(1, 101)]  # 1..100, shuffled order must not matter
+    s = benchlib.spread(samples[::-1])
+    assert (s["p20"], s["p50"], s["p80"], s["reps"]) == (21.0, 51.0, 80.0, 100)
+    assert benchlib.spread([2.5]) == {"p20": 2.5, "p50": 2.5, "p80": 2.5, "reps": 1}
+    with pytest.raises(ValueError):
+        benchlib.spread([])
+
+
+def test_clocks_are_parsed_and_missing_parts_are_null():
+    line = "1980, 1980, 2619, 2619, 312.55, 700.00, 41"
+    assert benchlib.parse_clocks(line) == {
+        "sm_mhz": 1980.0,
+        "sm_max_mhz": 1980.0,
+        "mem_mhz": 2619.0,
+        "mem_max_mhz": 2619.0,
+        "power_draw_w": 312.55,
+        "power_limit_w": 700.0,
+        "temperature_c": 41.0,
+    }
+    assert benchlib.parse_clocks("345, 1980, 2619, 2619, [N/A], 700.00, 30")["power_draw_w"] is None
+    assert benchlib.parse_clocks("garbage") is None
+
+
+def test_every_family_is_discovered_with_a_row_schema():
+    families = measure.discover()
+    assert {"vector_add", "launch"} <= set(families)
+    for family, benches in families.items():
+        for b in benches:
+            assert b.name == family or b.name.startswith(family + "_")
+            assert (ROOT / "figures" / "schemas" / f"{b.name}.json").is_file(), b.name
+            assert len(b.description) >= 20
+
+
+def test_select_by_family_or_benchmark():
+    families = measure.discover()
+    names = [b.name for b in measure.select(families, ["vector_add"])]
+    assert names == ["vector_add", "vector_add_block_sweep"]
+    assert [b.name for b in measure.select(families, ["launch_overhead"])] == ["launch_overhead"]
+    assert len(measure.select(families, [])) == sum(len(b) for b in families.values())
+    with pytest.raises(KeyError):
+        measure.select(families, ["no_such"])
+
+
+def _fake_benchmarks(tmp_path, monkeypatch, module: str, names: list[str]):
+    package = f"fakebench_{tmp_path.name}"  # a fresh package per test: no import cache
+    pkg = tmp_path / package
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / f"{module}.py").write_text(
+        "from scripts.benchlib import Benchmark\n"
+        f"BENCHMARKS = [Benchmark(n, 'a description long enough', list) for n in {names!r}]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(measure, "benchmarks_pkg", importlib.import_module(package))
+
+
+@pytest.mark.parametrize(
+    "module, names, message",
+    [
+        ("toy", ["other"], "must be named 'toy' or start with 'toy_'"),
+        ("toy", ["toy_a", "toy_a"], "defined twice"),
+        ("ceilings", ["ceilings"], "defined twice"),
+        ("toy", [], "defines no BENCHMARKS"),
+    ],
+    ids=["prefix", "duplicate", "reserved", "empty"],
+)
+def test_badly_named_benchmark_is_refused(tmp_path, monkeypatch, module, names, message):
+    _fake_benchmarks(tmp_path, monkeypatch, module, names)
+    with pytest.raises(measure.RegistryError, match=message):
+        measure.discover()
+
+
+def test_a_benchmark_module_is_found_by_being_there(tmp_path, monkeypatch):
+    _fake_benchmarks(tmp_path, monkeypatch, "toy", ["toy", "toy_more"])
+    assert [b.name for b in measure.discover()["toy"]] == ["toy", "toy_more"]
+
+
 def test_unknown_benchmark_is_refused():
     with pytest.raises(SystemExit) as exc:
-        benchmarks.main(["no_such_benchmark"])
+        measure.main(["no_such_benchmark"])
     assert exc.value.code == 2
 
 
+def test_list_needs_no_gpu(capsys):
+    assert measure.main(["--list"]) == 0
+    assert "vector_add: vector_add, vector_add_block_sweep" in capsys.readouterr().out
+
+
 def test_refuses_to_run_without_a_gpu(monkeypatch, capsys):
-    monkeypatch.setattr(benchmarks.torch.cuda, "is_available", lambda: False)
-    assert benchmarks.main([]) == 2
+    monkeypatch.setattr(measure.torch.cuda, "is_available", lambda: False)
+    assert measure.main([]) == 2
     assert "needs a CUDA GPU" in capsys.readouterr().err
+
+
+def test_write_puts_the_envelope_around_rows(tmp_path):
+    bench = benchlib.Benchmark(
+        "toy_rows",
+        "a description long enough",
+        lambda c: [],
+        roofline=lambda rows: [{"kernel": "k", "n": len(rows)}],
+    )
+    prov = {"device_slug": "fake-gpu"}
+    path = benchlib.write(bench, prov, {"copy": {}}, [{"a": 1}], out_dir=tmp_path)
+    doc = json.loads(path.read_text())
+    assert path == tmp_path / "fake-gpu" / "toy_rows.json"
+    assert doc["benchmark"] == "toy_rows" and doc["rows"] == [{"a": 1}]
+    assert doc["roofline"] == [{"kernel": "k", "n": 1}]
+    assert doc["schema_version"] == benchlib.SCHEMA_VERSION

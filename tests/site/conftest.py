@@ -1,50 +1,19 @@
-"""Fixtures for the site tests: one strict build per session, a loopback server, Chromium."""
+"""Fixtures for the site tests: one strict build per session, a loopback server, Chromium.
+
+(Helpers live in tests/site/support.py.)
+"""
 
 from __future__ import annotations
 
 import functools
 import http.server
-import os
-import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
-import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def mkdocs_build(config: Path, dest: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(dest)],
-        cwd=ROOT, capture_output=True, text=True, env=env, timeout=300,
-    )
-
-
-def nav_pages() -> list[str]:
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
-    pages: list[str] = []
-
-    def walk(node):
-        if isinstance(node, str):
-            pages.append(node)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-        elif isinstance(node, dict):
-            for value in node.values():
-                walk(value)
-
-    walk(config["nav"])
-    return pages
-
-
-def html_for(md: str) -> str:
-    return "index.html" if md == "index.md" else md[: -len(".md")] + "/index.html"
+from scripts.browser import find_installed
+from tests.site.support import ROOT, mkdocs_build
 
 
 @pytest.fixture(scope="session")
@@ -70,22 +39,24 @@ def site_url(built_site):
     server.shutdown()
 
 
-def chromium_path() -> str:
-    for candidate in (os.environ.get("BOOK_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        if candidate and shutil.which(candidate):
-            return shutil.which(candidate)
-    pytest.fail("no Chromium found: `make test` installs Debian's chromium, or set BOOK_CHROMIUM")
-
-
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
 
+    # An installed Chromium/Chrome (scripts/browser.py's order), else None: Playwright's
+    # own managed Chromium, which `make test` installs where there is no other.
     with sync_playwright() as p:
         b = p.chromium.launch(
-            executable_path=chromium_path(),
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+            executable_path=find_installed(),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
         )
         yield b
         b.close()

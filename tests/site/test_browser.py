@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.site.conftest import html_for, nav_pages
+from tests.site.support import figure_pages, html_for, nav_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -22,7 +22,10 @@ def page(browser, site_url):
     pg = context.new_page()
     pg.errors = []
     pg.requests = []
-    pg.on("console", lambda m: pg.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+    pg.on(
+        "console",
+        lambda m: pg.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None,
+    )
     pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
     pg.on("requestfailed", lambda r: pg.errors.append(f"request failed: {r.url}"))
     pg.on("request", lambda r: pg.requests.append(r.url))
@@ -53,15 +56,15 @@ def test_page_loads_clean_and_local(page, site_url, md):
     wait_for_figures(page)
     page.wait_for_timeout(200)
     assert not page.errors, page.errors
-    outside = [u for u in page.requests if not (u.startswith(site_url) or u.startswith("data:") or u.startswith("blob:"))]
+    outside = [
+        u
+        for u in page.requests
+        if not (u.startswith(site_url) or u.startswith("data:") or u.startswith("blob:"))
+    ]
     assert not outside, f"requests outside the site: {outside}"
 
 
-FIGURE_PAGES = ["model/01-why-triton.md", "model/03-what-jit-does.md",
-                "dsl/04-loads-stores-masks.md", "building/07-vector-add.md"]
-
-
-@pytest.mark.parametrize("md", FIGURE_PAGES)
+@pytest.mark.parametrize("md", figure_pages())
 def test_figure_pages_draw_their_figures(page, site_url, md):
     page.goto(url_of(site_url, md), wait_until="networkidle")
     assert wait_for_figures(page) >= 1, f"{md} shows no figure"

@@ -1,7 +1,9 @@
-"""Figure data validates against its schema, and every figure and value renders from it."""
+"""Figure data validates against the shared envelope and its benchmark's row schema, and
+every figure and value of every figure module renders from it."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -10,15 +12,28 @@ import jsonschema
 import pytest
 
 from scripts import render
-from tests.site.conftest import ROOT
+from tests.site.support import ROOT
 
-SCHEMA = json.loads((ROOT / "figures" / "schema.json").read_text())
+ENVELOPE = json.loads((ROOT / "figures" / "schema.json").read_text())
+SCHEMAS = ROOT / "figures" / "schemas"
 FILES = sorted((ROOT / "figures" / "data").glob("*/*.json"))
 DEVICES = render.load_devices()
+REGISTRY = render.discover()
 
 
-def test_schema_is_valid():
-    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+def schema_for(benchmark: str) -> dict:
+    """The envelope with ``rows`` replaced by figures/schemas/<benchmark>.json."""
+    path = SCHEMAS / f"{benchmark}.json"
+    assert path.is_file(), f"no row schema figures/schemas/{benchmark}.json"
+    full = copy.deepcopy(ENVELOPE)
+    full["properties"]["rows"] = json.loads(path.read_text())
+    return full
+
+
+def test_schemas_are_valid():
+    jsonschema.Draft202012Validator.check_schema(ENVELOPE)
+    for path in sorted(SCHEMAS.glob("*.json")):
+        jsonschema.Draft202012Validator.check_schema(schema_for(path.stem))
 
 
 def test_there_is_data():
@@ -28,25 +43,39 @@ def test_there_is_data():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_file_validates_and_sits_where_it_says(path: Path):
     doc = json.loads(path.read_text())
-    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    jsonschema.Draft202012Validator(schema_for(doc["benchmark"])).validate(doc)
     assert path.stem == doc["benchmark"]
     assert path.parent.name == doc["provenance"]["device_slug"]
 
 
-def test_a_device_folder_is_one_run():
-    """Every file of a device carries the ceilings and provenance of the same run."""
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_spreads_are_ordered(path: Path):
+    """p20 <= p50 <= p80 wherever a spread is stored."""
+
+    def walk(node):
+        if isinstance(node, dict):
+            if {"p20", "p50", "p80"} <= node.keys():
+                assert node["p20"] <= node["p50"] <= node["p80"], node
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(json.loads(path.read_text()))
+
+
+def test_every_device_has_ceilings():
     for slug, docs in DEVICES.items():
-        ceilings = {json.dumps(d["ceilings"], sort_keys=True) for d in docs.values()}
-        commits = {d["provenance"]["commit"] for d in docs.values()}
-        assert len(ceilings) == 1, f"{slug}: files come from different runs"
-        assert len(commits) == 1, f"{slug}: files come from different commits {commits}"
         assert "ceilings" in docs, f"{slug}: no ceilings.json"
 
 
-@pytest.mark.parametrize("name", sorted(render.FIGURES))
+@pytest.mark.parametrize("name", sorted(REGISTRY.figures))
 def test_every_figure_renders(name):
-    html = render.figure_html(name, DEVICES)
-    blob = re.search(r'<script type="application/json" class="book-figure__data">(.*?)</script>', html, re.S)
+    html = render.figure_html(name, DEVICES, REGISTRY)
+    blob = re.search(
+        r'<script type="application/json" class="book-figure__data">(.*?)</script>', html, re.S
+    )
     payload = json.loads(blob.group(1))
     assert payload["devices"], name
     for entry in payload["devices"]:
@@ -55,10 +84,10 @@ def test_every_figure_renders(name):
         assert entry["caption"].startswith("Measured on ")
 
 
-@pytest.mark.parametrize("key", sorted(render.VALUES))
+@pytest.mark.parametrize("key", sorted(REGISTRY.values))
 def test_every_value_renders_on_every_device(key):
     for slug in DEVICES:
-        text = render.value_text(slug, key, DEVICES)
+        text = render.value_text(slug, key, DEVICES, REGISTRY)
         assert text and "nan" not in text.lower(), (slug, key, text)
 
 
@@ -72,4 +101,54 @@ def test_a_device_can_be_named_by_a_prefix():
 def test_unknown_placeholders_raise():
     for text in ("{{ figure nope }}", "{{ value h100 nope }}", "{{ whatever }}", "{{ value }}"):
         with pytest.raises(render.RenderError):
-            render.expand(text, DEVICES)
+            render.expand(text, DEVICES, REGISTRY)
+
+
+# ---- the registry's rules: one name per family, found by discovery -----------------------
+
+
+def _package(tmp_path: Path, monkeypatch, source: str, name: str = "toy") -> str:
+    pkg = tmp_path / "fakefigs"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / f"{name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "fakefigs"
+
+
+GOOD = '''
+from scripts.render import Figure, Value, count
+def n(docs):
+    """A number."""
+    return 3
+FIGURES = {"toy-plot": Figure("t", (), lambda d: {"data": [], "layout": {}}, "alt")}
+VALUES = {"toy.n": Value(n, count)}
+'''
+
+
+def test_a_figure_module_is_found_by_being_there(tmp_path, monkeypatch):
+    reg = render.discover(_package(tmp_path, monkeypatch, GOOD))
+    assert list(reg.figures) == ["toy-plot"] and list(reg.values) == ["toy.n"]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (('"toy-plot"', '"other-plot"'), "must be 'toy' or start with 'toy-'"),
+        (('"toy.n"', '"other.n"'), "must start with 'toy.'"),
+        (('"""A number."""', "pass"), "docstring"),
+    ],
+    ids=["figure-prefix", "value-prefix", "value-docstring"],
+)
+def test_a_figure_module_that_breaks_the_rules_is_refused(tmp_path, monkeypatch, change, message):
+    source = GOOD.replace(*change)
+    with pytest.raises(render.RenderError, match=message):
+        render.discover(_package(tmp_path, monkeypatch, source))
+
+
+def test_the_book_has_no_orphan_schema_or_data():
+    """Every row schema belongs to data that exists, and every figure's data has a schema."""
+    benchmarks = {p.stem for p in FILES}
+    assert {p.stem for p in SCHEMAS.glob("*.json")} == benchmarks
+    for fig in REGISTRY.figures.values():
+        assert set(fig.needs) <= benchmarks

@@ -48,16 +48,26 @@ def test_local_links_and_assets_resolve(built_site):
                 continue
             if parts.scheme or parts.netloc:
                 # Material's own footer credit is the only outside link a page may show.
-                if not re.match(r"https://(squidfunk\.github\.io/mkdocs-material|www\.mkdocs\.org)", url):
+                if not re.match(
+                    r"https://(squidfunk\.github\.io/mkdocs-material|www\.mkdocs\.org)", url
+                ):
                     problems.append(f"{page.relative_to(built_site)}: off-site link {url}")
                 continue
             if not parts.path:  # same-page anchor
                 if parts.fragment and parts.fragment not in refs.ids:
-                    problems.append(f"{page.relative_to(built_site)}: missing anchor #{parts.fragment}")
+                    problems.append(
+                        f"{page.relative_to(built_site)}: missing anchor #{parts.fragment}"
+                    )
                 continue
             target = target_file(page, url, built_site)
             if not target.exists():
                 problems.append(f"{page.relative_to(built_site)}: broken link {url}")
-            elif parts.fragment and target.suffix == ".html" and parts.fragment not in parse(target).ids:
-                problems.append(f"{page.relative_to(built_site)}: {url} has no anchor #{parts.fragment}")
+            elif (
+                parts.fragment
+                and target.suffix == ".html"
+                and parts.fragment not in parse(target).ids
+            ):
+                problems.append(
+                    f"{page.relative_to(built_site)}: {url} has no anchor #{parts.fragment}"
+                )
     assert not problems, "\n".join(problems)

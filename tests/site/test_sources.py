@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.site.conftest import ROOT
+from tests.site.support import ROOT
 
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
 KERNEL_FILES = sorted(p for p in (ROOT / "kernels").glob("*.py") if p.name != "__init__.py")
@@ -24,10 +25,14 @@ def sections(path: Path) -> set[str]:
             continue
         kind, name = m.groups()
         if kind == "start":
-            assert name not in open_ and name not in names, f"{path}:{line_no}: section {name} starts twice"
+            assert name not in open_ and name not in names, (
+                f"{path}:{line_no}: section {name} starts twice"
+            )
             open_.append(name)
         else:
-            assert open_ and open_[-1] == name, f"{path}:{line_no}: end:{name} does not close {open_}"
+            assert open_ and open_[-1] == name, (
+                f"{path}:{line_no}: end:{name} does not close {open_}"
+            )
             open_.pop()
             names.add(name)
     assert not open_, f"{path}: sections never closed: {open_}"
@@ -53,7 +58,9 @@ def test_every_include_resolves():
         path = ROOT / target
         assert path.is_file(), f"{md.relative_to(ROOT)} includes missing file {target}"
         if section:
-            assert section in sections(path), f"{md.relative_to(ROOT)}: {target} has no section {section!r}"
+            assert section in sections(path), (
+                f"{md.relative_to(ROOT)}: {target} has no section {section!r}"
+            )
 
 
 def test_no_kernel_is_pasted_into_markdown():
@@ -77,3 +84,32 @@ def test_kernel_files_import_only_torch_and_triton(kernel):
         if m:
             module = m.group(1) or m.group(2)
             assert module in allowed, f"{kernel.name} imports {module}; kernel files stand alone"
+
+
+def section_text(path: Path, name: str) -> str:
+    text = path.read_text()
+    start = re.search(rf"#\s*--8<--\s*\[start:{name}\]\n", text)
+    end = re.search(rf"#\s*--8<--\s*\[end:{name}\]", text)
+    return text[start.end() : end.start()]
+
+
+@pytest.mark.parametrize("kernel", KERNEL_FILES, ids=lambda p: p.name)
+def test_sections_mean_the_same_in_every_kernel_file(kernel):
+    """``kernel`` holds only @triton.jit functions (and comments); ``wrapper`` is the host
+    side; ``reference``, where present, is a plain function named ``reference``."""
+    names = sections(kernel)
+    assert {"kernel", "wrapper"} <= names, f"{kernel.name} lacks a kernel or wrapper section"
+    body = ast.parse(section_text(kernel, "kernel")).body
+    assert body, f"{kernel.name}: empty kernel section"
+    for node in body:
+        jit = isinstance(node, ast.FunctionDef) and any(
+            "jit" in ast.unparse(d) or "autotune" in ast.unparse(d) for d in node.decorator_list
+        )
+        assert jit, f"{kernel.name}: the kernel section holds {ast.unparse(node)[:60]!r}"
+    for node in ast.parse(section_text(kernel, "wrapper")).body:
+        assert not any("jit" in ast.unparse(d) for d in getattr(node, "decorator_list", [])), (
+            f"{kernel.name}: a @triton.jit function sits in the wrapper section"
+        )
+    if "reference" in names:
+        defs = [n.name for n in ast.parse(section_text(kernel, "reference")).body]
+        assert defs == ["reference"], f"{kernel.name}: reference section holds {defs}"

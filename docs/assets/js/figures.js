@@ -53,11 +53,14 @@
           color: roles.map(function (r) { return colourFor(r, pal); }),
         });
         trace.textfont = { color: pal.barText };
+        if (trace.error_x) trace.error_x = Object.assign({}, trace.error_x, { color: pal.text });
       } else {
         const c = colourFor(meta.role, pal);
         trace.line = Object.assign({ width: meta.role === "marker" ? 1 : 2 }, trace.line, { color: c });
         trace.marker = Object.assign({ size: 6 }, trace.marker, { color: c });
         if (trace.mode && trace.mode.indexOf("text") >= 0) trace.textfont = { color: pal.text };
+        // Error bars span the 20th to 80th percentile of the repetitions.
+        if (trace.error_y) trace.error_y = Object.assign({}, trace.error_y, { color: c });
       }
       return trace;
     });

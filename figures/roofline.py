@@ -1,0 +1,102 @@
+"""Lesson 01's roofline: the measured ceilings, with every benchmark's roofline points."""
+
+from __future__ import annotations
+
+import math
+
+from scripts.render import Docs, Figure, axis, copy_bw, doc, line, matmul_rate, vline
+
+
+def points(docs: Docs) -> list[dict]:
+    """Every ``roofline`` entry any benchmark of this device wrote."""
+    found = []
+    for name in sorted(docs):
+        found += docs[name].get("roofline", [])
+    return found
+
+
+def build(docs: Docs) -> dict:
+    ceilings = doc(docs, "ceilings")
+    bw = copy_bw(ceilings)
+    x_lo, x_hi = 0.01, 2000.0
+    traces = []
+    for i, (dtype, label) in enumerate((("bfloat16", "bf16"), ("float16", "fp16"))):
+        peak = matmul_rate(ceilings, dtype)
+        ridge = peak / bw
+        traces.append(
+            line(
+                [x_lo, ridge, x_hi],
+                [x_lo * bw / 1e12, peak / 1e12, peak / 1e12],
+                f"roof: {bw / 1e12:.2f} TB/s copy, {peak / 1e12:.0f} TFLOP/s {label} matmul",
+                "ceiling" if i == 0 else "ceiling-2",
+                mode="lines",
+                dash=None if i == 0 else "dash",
+                hover="%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s",
+            )
+        )
+    # Kernels with the same intensity and nearly the same rate (one kernel in several
+    # dtypes of one width) share a point and a label, so labels never sit on each other.
+    groups: dict[tuple, list[dict]] = {}
+    for p in points(docs):
+        key = (
+            round(math.log10(p["flops"] / p["bytes"]), 2),
+            round(math.log10(p["flops"] / p["seconds"]), 1),
+        )
+        groups.setdefault(key, []).append(p)
+    if groups:
+        merged = []
+        for ps in groups.values():
+            label = " / ".join(p["kernel"] for p in ps)
+            merged.append(
+                (
+                    ps[0]["flops"] / ps[0]["bytes"],
+                    max(p["flops"] / p["seconds"] for p in ps) / 1e12,
+                    label,
+                )
+            )
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers+text",
+                "name": "the book's kernels (measured)",
+                "x": [m[0] for m in merged],
+                "y": [m[1] for m in merged],
+                "text": [m[2] for m in merged],
+                "textposition": "middle right",
+                "marker": {"size": 10},
+                "meta": {"role": "triton"},
+                "hovertemplate": "%{text}<br>%{x:.3~g} FLOP/B, %{y:.3~g} TFLOP/s<extra></extra>",
+            }
+        )
+    peak = matmul_rate(ceilings, "bfloat16")
+    ridge = peak / bw
+    traces.append(vline(ridge, x_lo * bw / 1e12, peak / 1e12, "ridge point"))
+    return {
+        "data": traces,
+        "layout": {
+            "xaxis": axis("arithmetic intensity (FLOP per byte of HBM traffic)", log=True),
+            "yaxis": axis("attainable TFLOP/s", log=True),
+            "annotations": [
+                {
+                    "x": math.log10(ridge),
+                    "y": 0.02,
+                    "xref": "x",
+                    "yref": "paper",
+                    "text": f"ridge ≈ {ridge:.0f} FLOP/B",
+                    "showarrow": False,
+                    "xanchor": "left",
+                }
+            ],
+        },
+    }
+
+
+FIGURES = {
+    "roofline": Figure(
+        "Roofline: measured ceilings and the book's kernels",
+        ("ceilings",),
+        build,
+        "Log-log roofline: attainable TFLOP/s against arithmetic intensity, with the measured "
+        "copy-bandwidth slope, the measured matmul roofs, and the book's kernels as points.",
+    ),
+}

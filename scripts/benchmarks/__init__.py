@@ -1,0 +1,1 @@
+"""One module per kernel family, found by scripts/measure.py: ``F.py`` lists ``BENCHMARKS``."""

@@ -1,0 +1,132 @@
+"""Benchmarks of the vector-add family (kernels/vector_add.py): lessons 03, 04 and 07.
+
+- ``vector_add``: time and bandwidth against size, Triton against ``torch.add``, with the
+  host time per call (what a small call really costs).
+- ``vector_add_block_sweep``: bandwidth over BLOCK x num_warps at one large size.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from kernels import vector_add as va
+from scripts import benchlib
+
+DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+SIZES = [1 << p for p in range(8, 29)]  # 256 .. 268M elements (3 GiB moved in fp32)
+SWEEP_N = 1 << 26  # 64M fp32 elements: 768 MiB moved per call, many times the L2
+SWEEP_BLOCKS = [1 << p for p in range(2, 15)]  # 4 .. 16384
+SWEEP_WARPS = [1, 2, 4, 8, 16]
+
+
+def inputs(n: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    # randn in fp32, then rounded: never zeros, which would hide unwritten outputs
+    x = torch.randn(n, device="cuda").to(dtype)
+    y = torch.randn(n, device="cuda").to(dtype)
+    return x, y
+
+
+def run_sizes(ceilings: dict) -> list[dict]:
+    rows = []
+    benchlib.warm_up()
+    for dtype, dname in DTYPES.items():
+        for n in SIZES if dtype == torch.float32 else SIZES[-3:]:
+            x, y = inputs(n, dtype)
+            out = torch.empty_like(x)
+            expected = va.reference(x, y)
+            impls = {
+                "triton": functools.partial(va.vector_add, x, y, out),
+                "torch": functools.partial(torch.add, x, y, out=out),
+            }
+            for impl, fn in impls.items():
+                timing = benchlib.check_then_time(
+                    fn, expected, f"vector_add {impl} n={n} {dname}", out=out, host=True
+                )
+                rows.append(
+                    {
+                        "impl": impl,
+                        "dtype": dname,
+                        "n": n,
+                        "bytes": 3 * n * x.element_size(),
+                        **timing,
+                    }
+                )
+            del x, y, out, expected
+            t, p = rows[-2], rows[-1]
+            print(
+                f"  {dname:>8} n=2^{n.bit_length() - 1}: triton "
+                f"{t['bytes'] / t['time_s']['p50'] / 1e12:.2f} TB/s, torch "
+                f"{p['bytes'] / p['time_s']['p50'] / 1e12:.2f} TB/s"
+            )
+    torch.cuda.empty_cache()
+    return rows
+
+
+def roofline(rows: list[dict]) -> list[dict]:
+    """One point per dtype: the Triton kernel at the largest size (1 FLOP per element)."""
+    largest = max(r["n"] for r in rows)
+    return [
+        {
+            "kernel": f"vector add ({r['dtype']})",
+            "lesson": "07",
+            "flops": r["n"],
+            "bytes": r["bytes"],
+            "seconds": r["time_s"]["p50"],
+        }
+        for r in rows
+        if r["impl"] == "triton" and r["n"] == largest
+    ]
+
+
+def run_block_sweep(ceilings: dict) -> list[dict]:
+    x, y = inputs(SWEEP_N, torch.float32)
+    out = torch.empty_like(x)
+    expected = va.reference(x, y)
+    rows = []
+    for num_warps in SWEEP_WARPS:
+        for block in SWEEP_BLOCKS:
+            fn = functools.partial(va.vector_add, x, y, out, block=block, num_warps=num_warps)
+            timing = benchlib.check_then_time(
+                fn,
+                expected,
+                f"block sweep BLOCK={block} num_warps={num_warps}",
+                out=out,
+                warmup_ms=10,
+                rep_ms=60,
+            )
+            rows.append(
+                {
+                    "block": block,
+                    "num_warps": num_warps,
+                    "n": SWEEP_N,
+                    "dtype": "float32",
+                    "bytes": 3 * SWEEP_N * 4,
+                    **timing,
+                }
+            )
+        best = max(r["bytes"] / r["time_s"]["p50"] for r in rows if r["num_warps"] == num_warps)
+        print(f"  num_warps={num_warps}: best {best / 1e12:.2f} TB/s")
+    del x, y, out, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
+BENCHMARKS = [
+    benchlib.Benchmark(
+        "vector_add",
+        "out = x + y with kernels/vector_add.py (BLOCK=1024, num_warps=4) and "
+        "torch.add(out=), per size and dtype: device time per call (do_bench, L2 flushed; "
+        "percentiles over repetitions) and host wall time per call in back-to-back loops "
+        "(percentiles over loops). Bytes = 3 * n * element size.",
+        run_sizes,
+        roofline,
+    ),
+    benchlib.Benchmark(
+        "vector_add_block_sweep",
+        "Vector add (kernels/vector_add.py), fp32, n = 2^26, for BLOCK = 4..16384 and "
+        "num_warps = 1..16: device time (do_bench, L2 flushed). Bytes = 3 * n * 4.",
+        run_block_sweep,
+    ),
+]

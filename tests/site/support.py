@@ -1,0 +1,53 @@
+"""Helpers for the site tests: the repository root, the nav, strict builds, found pages."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+def mkdocs_build(config: Path, dest: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(dest)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+def nav_pages() -> list[str]:
+    """Every page in mkdocs.yml's nav, in order, as a path under docs/."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    pages: list[str] = []
+
+    def walk(node):
+        if isinstance(node, str):
+            pages.append(node)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+
+    walk(config["nav"])
+    return pages
+
+
+def figure_pages() -> list[str]:
+    """Pages that show at least one measured figure: found from the text, not listed."""
+    return [md for md in nav_pages() if "{{ figure " in (DOCS / md).read_text()]
+
+
+def html_for(md: str) -> str:
+    return "index.html" if md == "index.md" else md[: -len(".md")] + "/index.html"

@@ -108,12 +108,13 @@ def test_unknown_placeholders_raise():
 
 
 def _package(tmp_path: Path, monkeypatch, source: str, name: str = "toy") -> str:
-    pkg = tmp_path / "fakefigs"
+    package = f"fakefigs_{tmp_path.name}"  # a fresh package per test: no import cache
+    pkg = tmp_path / package
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / f"{name}.py").write_text(source)
     monkeypatch.syspath_prepend(str(tmp_path))
-    return "fakefigs"
+    return package
 
 
 GOOD = '''

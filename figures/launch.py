@@ -89,23 +89,24 @@ VALUES = {
 def fig_overhead(docs: Docs) -> dict:
     rs = rows(docs, "launch_overhead")
     points = [duration(r["host_s"], 1e-6) for r in rs]
-    error = error_bars(points)
     return {
         "data": [
             {
                 "type": "bar",
                 "orientation": "h",
-                "y": [r["what"] for r in rs],
+                # Break "label (detail)" over two lines: the labels must fit a phone's width too.
+                "y": [r["what"].replace(" (", "<br>(") for r in rs],
                 "x": [p[0] for p in points],
-                "error_x": {k: v for k, v in error.items()},
+                "error_x": error_bars(points),
                 "text": [f"{p[0]:.2f} µs" for p in points],
                 "textposition": "auto",
+                "textangle": 0,
                 "meta": {"role": "bars", "roles": [r["key"] for r in rs]},
-                "hovertemplate": "%{y}: %{x:.2f} µs per kernel<extra></extra>",
+                "hovertemplate": "%{x:.2f} µs per kernel<extra></extra>",
             }
         ],
         "layout": {
-            "xaxis": axis("host time per kernel launch (µs)", rangemode="tozero"),
+            "xaxis": axis("host µs per launch", rangemode="tozero"),
             "yaxis": {"automargin": True, "autorange": "reversed"},
             "showlegend": False,
         },

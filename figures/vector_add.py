@@ -205,7 +205,7 @@ def fig_bandwidth(docs: Docs) -> dict:
         annotations.append(
             {
                 "x": math.log10(n_l2),
-                "y": bw * 0.2,
+                "y": bw * 0.9,  # above the ramp, left of the marker: clear of the curves
                 "text": "x + y + out = L2 size ",
                 "showarrow": False,
                 "xanchor": "right",

@@ -15,6 +15,7 @@
       roles: {
         triton: "#3949ab", torch: "#e65100", compile: "#2e7d32", cublas: "#6a1b9a",
         ceiling: "#424242", "ceiling-2": "#8d6e63", marker: "#9e9e9e", graph: "#2e7d32",
+        wrapper: "#3949ab", torch_add: "#e65100",
       },
       series: ["#3949ab", "#e65100", "#2e7d32", "#8e24aa", "#00838f", "#6d4c41"],
     },
@@ -23,6 +24,7 @@
       roles: {
         triton: "#8c9eff", torch: "#ffab40", compile: "#69f0ae", cublas: "#ea80fc",
         ceiling: "#e0e0e0", "ceiling-2": "#bcaaa4", marker: "#9e9e9e", graph: "#69f0ae",
+        wrapper: "#8c9eff", torch_add: "#ffab40",
       },
       series: ["#8c9eff", "#ffab40", "#69f0ae", "#ea80fc", "#4dd0e1", "#bcaaa4"],
     },
@@ -52,7 +54,9 @@
         trace.marker = Object.assign({}, trace.marker, {
           color: roles.map(function (r) { return colourFor(r, pal); }),
         });
-        trace.textfont = { color: pal.barText };
+        // A label too long for its bar is drawn beside it, on the page's background.
+        trace.insidetextfont = { color: pal.barText };
+        trace.outsidetextfont = { color: pal.text };
         if (trace.error_x) trace.error_x = Object.assign({}, trace.error_x, { color: pal.text });
       } else {
         const c = colourFor(meta.role, pal);
@@ -69,8 +73,13 @@
       paper_bgcolor: "rgba(0,0,0,0)",
       plot_bgcolor: "rgba(0,0,0,0)",
       font: { color: pal.text, size: 13 },
-      margin: { l: 64, r: 16, t: 16, b: 56 },
-      legend: { orientation: "h", y: -0.22, x: 0, bgcolor: "rgba(0,0,0,0)" },
+      margin: { l: 64, r: 16, t: 16, b: 16 },
+      // Anchored to the bottom of the whole figure (not the plot area), so the legend
+      // takes its own room below the x-axis title however many rows it wraps into.
+      legend: {
+        orientation: "h", x: 0, y: 0, xref: "container", yref: "container", yanchor: "bottom",
+        bgcolor: "rgba(0,0,0,0)",
+      },
       hoverlabel: { namelength: -1 },
       height: 420,
     });

@@ -293,7 +293,7 @@ def measure_ceilings() -> dict:
 
 
 def write(
-    bench: Benchmark, prov: dict, ceilings: dict, rows: list[Row], out_dir: Path = DATA_DIR
+    bench: Benchmark, prov: dict, ceilings: dict, rows: list[Row], out_dir: Path | None = None
 ) -> Path:
     """Write one benchmark's file: the shared envelope (figures/schema.json) around rows."""
     doc = {
@@ -306,7 +306,7 @@ def write(
     }
     if bench.roofline is not None:
         doc["roofline"] = bench.roofline(rows)
-    folder = out_dir / prov["device_slug"]
+    folder = (out_dir or DATA_DIR) / prov["device_slug"]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{bench.name}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 import traceback
@@ -141,7 +142,7 @@ def main(argv=None) -> int:
             traceback.print_exc()
             failed.append(bench.name)
     for p in written:
-        print(f"wrote {p.relative_to(benchlib.ROOT)}")
+        print(f"wrote {os.path.relpath(p, benchlib.ROOT)}")
     if failed:
         print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -141,3 +141,41 @@ def test_write_puts_the_envelope_around_rows(tmp_path):
     assert doc["benchmark"] == "toy_rows" and doc["rows"] == [{"a": 1}]
     assert doc["roofline"] == [{"kernel": "k", "n": 1}]
     assert doc["schema_version"] == benchlib.SCHEMA_VERSION
+
+
+def test_a_subset_run_rewrites_only_its_files(tmp_path, monkeypatch):
+    """`make figures ONLY=toy_a` writes toy_a.json and keeps every other file as it was."""
+    _fake_benchmarks(tmp_path, monkeypatch, "toy", ["toy_a", "toy_b"])
+    data = tmp_path / "data"
+    monkeypatch.setattr(benchlib, "DATA_DIR", data)
+    monkeypatch.setattr(measure.torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(measure.torch.cuda, "current_device", lambda: 0)
+    prov = {
+        "gpu": "Fake GPU",
+        "device_slug": "fake-gpu",
+        "torch": "t",
+        "triton": "t",
+        "cuda": "c",
+        "driver": "d",
+        "commit": "0123456789ab",
+        "clocks_at_start": None,
+    }
+    monkeypatch.setattr(benchlib, "provenance", lambda: dict(prov))
+    monkeypatch.setattr(benchlib, "read_clocks", lambda index=0: None)
+    spread = {"p20": 1.0, "p50": 1.0, "p80": 1.0, "reps": 1}
+    ceilings = {
+        "copy": {"bytes": 8, "time_s": spread},
+        "matmul": {"float16": {"flops": 8, "time_s": spread}},
+    }
+    monkeypatch.setattr(benchlib, "measure_ceilings", lambda: ceilings)
+
+    assert measure.main([]) == 0  # a full run writes ceilings and every benchmark
+    folder = data / "fake-gpu"
+    assert sorted(p.name for p in folder.iterdir()) == ["ceilings.json", "toy_a.json", "toy_b.json"]
+    kept = {p.name: p.read_text() for p in folder.iterdir()}
+
+    prov["commit"] = "fedcba987654"
+    assert measure.main(["toy_a"]) == 0
+    assert json.loads((folder / "toy_a.json").read_text())["provenance"]["commit"] == "fedcba987654"
+    for name in ("ceilings.json", "toy_b.json"):
+        assert (folder / name).read_text() == kept[name], f"{name} was rewritten"

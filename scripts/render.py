@@ -24,6 +24,7 @@ import functools
 import html
 import importlib
 import json
+import os
 import pkgutil
 import re
 import sys
@@ -45,8 +46,16 @@ class RenderError(ValueError):
 # ---- data -------------------------------------------------------------------------------
 
 
-def load_devices(data_dir: Path = DATA_DIR) -> dict[str, Docs]:
+def data_root() -> Path:
+    """Where the site's data is read from: figures/data, or $BOOK_DATA_DIR to preview a
+    folder of your own (say, a run you have not copied into the tree yet)."""
+    override = os.environ.get("BOOK_DATA_DIR")
+    return Path(override) if override else DATA_DIR
+
+
+def load_devices(data_dir: Path | None = None) -> dict[str, Docs]:
     """{device_slug: {benchmark: document}} for every device folder under ``data_dir``."""
+    data_dir = data_dir or data_root()
     devices: dict[str, Docs] = {}
     if not data_dir.is_dir():
         return devices

@@ -33,7 +33,7 @@ def on_config(config):
     global _devices, _registry
     _devices = render.load_devices()
     if not _devices:
-        raise PluginError(f"no measured data under {render.DATA_DIR}")
+        raise PluginError(f"no measured data under {render.data_root()}")
     try:
         _registry = render.discover()  # fresh each build: `mkdocs serve` sees edits
     except render.RenderError as exc:

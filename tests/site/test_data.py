@@ -153,3 +153,12 @@ def test_the_book_has_no_orphan_schema_or_data():
     assert {p.stem for p in SCHEMAS.glob("*.json")} == benchmarks
     for fig in REGISTRY.figures.values():
         assert set(fig.needs) <= benchmarks
+
+
+def test_book_data_dir_previews_another_folder(tmp_path, monkeypatch):
+    """`BOOK_DATA_DIR=... make serve` shows a run that is not in the tree yet."""
+    device = tmp_path / "my-gpu"
+    device.mkdir()
+    (device / "ceilings.json").write_text(FILES[0].read_text())
+    monkeypatch.setenv("BOOK_DATA_DIR", str(tmp_path))
+    assert list(render.load_devices()) == ["my-gpu"]

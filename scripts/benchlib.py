@@ -157,6 +157,7 @@ def spread(samples_s: list[float]) -> Spread:
     return {"p20": pick[20], "p50": pick[50], "p80": pick[80], "reps": len(s)}
 
 
+# --8<-- [start:device_time]
 def device_time(fn: Callable[[], object], warmup_ms: int = 25, rep_ms: int = 100) -> Spread:
     """Device time of one call: triton's do_bench (CUDA events around each call, the L2
     flushed before each, a warm-up first), every repetition kept for the spread."""
@@ -164,6 +165,7 @@ def device_time(fn: Callable[[], object], warmup_ms: int = 25, rep_ms: int = 100
     return spread([t * 1e-3 for t in times_ms])
 
 
+# --8<-- [end:device_time]
 def host_time(fn: Callable[[], object], calls: int, repeats: int = 7) -> Spread:
     """Host wall time per call: loops of ``calls`` back-to-back calls, each loop
     synchronised once at its end; one sample per loop. For tiny kernels this is the cost

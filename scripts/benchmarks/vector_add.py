@@ -2,16 +2,21 @@
 
 - ``vector_add``: time and bandwidth against size, Triton against ``torch.add``, with the
   host time per call (what a small call really costs).
-- ``vector_add_block_sweep``: bandwidth over BLOCK x num_warps at one large size.
+- ``vector_add_block_sweep``: bandwidth over BLOCK x num_warps at one large size, with
+  each compiled kernel's registers and spills, and an empty kernel on the same grid as a
+  control.
+- ``vector_add_ragged``: n divisible by 16 or not, with the load widths in the PTX.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 
 import torch
 
 from kernels import vector_add as va
+from kernels.launch import empty_kernel
 from scripts import benchlib
 
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
@@ -19,6 +24,7 @@ SIZES = [1 << p for p in range(8, 29)]  # 256 .. 268M elements (3 GiB moved in f
 SWEEP_N = 1 << 26  # 64M fp32 elements: 768 MiB moved per call, many times the L2
 SWEEP_BLOCKS = [1 << p for p in range(2, 15)]  # 4 .. 16384
 SWEEP_WARPS = [1, 2, 4, 8, 16]
+RAGGED_N = 1 << 28  # and RAGGED_N - 1: a multiple of 16, and one that is not
 
 
 def inputs(n: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
@@ -33,7 +39,8 @@ def run_sizes(ceilings: dict) -> list[dict]:
     benchlib.warm_up()
     for dtype, dname in DTYPES.items():
         for n in SIZES if dtype == torch.float32 else SIZES[-3:]:
-            x, y = inputs(n, dtype)
+            # --8<-- [start:sizes]
+            x, y = inputs(n, dtype)  # fresh random data, never zeros
             out = torch.empty_like(x)
             expected = va.reference(x, y)
             impls = {
@@ -41,6 +48,8 @@ def run_sizes(ceilings: dict) -> list[dict]:
                 "torch": functools.partial(torch.add, x, y, out=out),
             }
             for impl, fn in impls.items():
+                # NaN-fill out, run once, compare with the reference, then time:
+                # device time per call (spread over repetitions) and host time per call.
                 timing = benchlib.check_then_time(
                     fn, expected, f"vector_add {impl} n={n} {dname}", out=out, host=True
                 )
@@ -49,10 +58,11 @@ def run_sizes(ceilings: dict) -> list[dict]:
                         "impl": impl,
                         "dtype": dname,
                         "n": n,
-                        "bytes": 3 * n * x.element_size(),
+                        "bytes": 3 * n * x.element_size(),  # read x, read y, write out
                         **timing,
                     }
                 )
+            # --8<-- [end:sizes]
             del x, y, out, expected
             t, p = rows[-2], rows[-1]
             print(
@@ -80,6 +90,12 @@ def roofline(rows: list[dict]) -> list[dict]:
     ]
 
 
+def compiled(kernel, grid, *args, **meta):
+    """Launch ``kernel`` once and return Triton's compiled object (registers, spills, PTX).
+    The launch is what fills the cache; the wrapper's own launches then reuse it."""
+    return kernel[grid](*args, **meta)
+
+
 def run_block_sweep(ceilings: dict) -> list[dict]:
     x, y = inputs(SWEEP_N, torch.float32)
     out = torch.empty_like(x)
@@ -96,6 +112,15 @@ def run_block_sweep(ceilings: dict) -> list[dict]:
                 warmup_ms=10,
                 rep_ms=60,
             )
+            grid = ((SWEEP_N + block - 1) // block,)
+            add = compiled(
+                va.add_kernel, grid, x, y, out, SWEEP_N, BLOCK=block, num_warps=num_warps
+            )
+            # Control: a kernel that does nothing, launched with the same grid and warps.
+            # If the add takes as long as this, starting programs is the limit, not memory.
+            empty = functools.partial(
+                empty_kernel[grid], x, SWEEP_N, BLOCK=block, num_warps=num_warps
+            )
             rows.append(
                 {
                     "block": block,
@@ -104,11 +129,52 @@ def run_block_sweep(ceilings: dict) -> list[dict]:
                     "dtype": "float32",
                     "bytes": 3 * SWEEP_N * 4,
                     **timing,
+                    "n_regs": add.n_regs,
+                    "n_spills": add.n_spills,
+                    "empty_time_s": benchlib.device_time(empty, warmup_ms=10, rep_ms=60),
                 }
             )
         best = max(r["bytes"] / r["time_s"]["p50"] for r in rows if r["num_warps"] == num_warps)
         print(f"  num_warps={num_warps}: best {best / 1e12:.2f} TB/s")
     del x, y, out, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
+def ptx_loads(ptx: str) -> dict[str, int]:
+    """How many global loads of each width the PTX holds, e.g. {"ld.global.v4.b32": 2}."""
+    counts: dict[str, int] = {}
+    for op in re.findall(r"\bld\.global[\w.]*", ptx):
+        counts[op] = counts.get(op, 0) + 1
+    return counts
+
+
+def run_ragged(ceilings: dict) -> list[dict]:
+    """Same kernel, n divisible by 16 or not: Triton specialises an integer argument that
+    is a multiple of 16, and only then can it prove whole 16-byte vectors lie inside the
+    mask. The PTX of each compiled version is read for the widths of its loads."""
+    rows = []
+    for n in (RAGGED_N, RAGGED_N - 1):
+        x, y = inputs(n, torch.float32)
+        out = torch.empty_like(x)
+        fn = functools.partial(va.vector_add, x, y, out)
+        timing = benchlib.check_then_time(fn, va.reference(x, y), f"ragged n={n}", out=out)
+        kernel = compiled(va.add_kernel, ((n + 1023) // 1024,), x, y, out, n, BLOCK=1024)
+        rows.append(
+            {
+                "n": n,
+                "dtype": "float32",
+                "bytes": 3 * n * 4,
+                "divisible_by_16": n % 16 == 0,
+                "ptx_loads": ptx_loads(kernel.asm["ptx"]),
+                **timing,
+            }
+        )
+        print(
+            f"  n={n}: {rows[-1]['ptx_loads']}, "
+            f"{rows[-1]['bytes'] / timing['time_s']['p50'] / 1e12:.2f} TB/s"
+        )
+        del x, y, out
     torch.cuda.empty_cache()
     return rows
 
@@ -128,5 +194,12 @@ BENCHMARKS = [
         "Vector add (kernels/vector_add.py), fp32, n = 2^26, for BLOCK = 4..16384 and "
         "num_warps = 1..16: device time (do_bench, L2 flushed). Bytes = 3 * n * 4.",
         run_block_sweep,
+    ),
+    benchlib.Benchmark(
+        "vector_add_ragged",
+        "Vector add (kernels/vector_add.py, BLOCK=1024, num_warps=4), fp32, n = 2^28 and "
+        "2^28 - 1: device time (do_bench, L2 flushed) and the global-load instructions in "
+        "the PTX Triton compiled for each (n divisible by 16 or not). Bytes = 3 * n * 4.",
+        run_ragged,
     ),
 ]

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+import triton
 
 from kernels import vector_add as va
 from tests.support import (
@@ -44,6 +45,18 @@ def test_matches_torch(shape, dtype):
 
 
 # --8<-- [end:ragged]
+
+
+def test_minimal_launch():
+    # --8<-- [start:minimal]
+    x = torch.randn(10_000, device=DEVICE)
+    y = torch.randn(10_000, device=DEVICE)
+    out = torch.empty_like(x)
+    n = x.numel()
+    grid = (triton.cdiv(n, 1024),)  # one program per tile of 1024 elements
+    va.add_kernel[grid](x, y, out, n, BLOCK=1024)  # returns at once: launches are asynchronous
+    assert torch.equal(out, x + y)  # reading out waits for the kernel to finish
+    # --8<-- [end:minimal]
 
 
 @pytest.mark.parametrize(

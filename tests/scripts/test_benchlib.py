@@ -69,7 +69,7 @@ def test_every_family_is_discovered_with_a_row_schema():
 def test_select_by_family_or_benchmark():
     families = measure.discover()
     names = [b.name for b in measure.select(families, ["vector_add"])]
-    assert names == ["vector_add", "vector_add_block_sweep"]
+    assert names == ["vector_add", "vector_add_block_sweep", "vector_add_ragged"]
     assert [b.name for b in measure.select(families, ["launch_overhead"])] == ["launch_overhead"]
     assert len(measure.select(families, [])) == sum(len(b) for b in families.values())
     with pytest.raises(KeyError):
@@ -118,7 +118,8 @@ def test_unknown_benchmark_is_refused():
 
 def test_list_needs_no_gpu(capsys):
     assert measure.main(["--list"]) == 0
-    assert "vector_add: vector_add, vector_add_block_sweep" in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert "vector_add: vector_add, vector_add_block_sweep, vector_add_ragged" in listed
 
 
 def test_refuses_to_run_without_a_gpu(monkeypatch, capsys):

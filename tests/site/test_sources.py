@@ -12,7 +12,9 @@ from tests.site.support import ROOT
 
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
 KERNEL_FILES = sorted(p for p in (ROOT / "kernels").glob("*.py") if p.name != "__init__.py")
-SOURCES = KERNEL_FILES + sorted((ROOT / "tests").rglob("*.py"))
+SOURCES = (
+    KERNEL_FILES + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "scripts").rglob("*.py"))
+)
 MARKER = re.compile(r"#\s*--8<--\s*\[(start|end):([A-Za-z0-9_-]+)\]")
 INCLUDE = re.compile(r'--8<--\s*"([^"]+?)(?::([A-Za-z0-9_-]+))?"')
 

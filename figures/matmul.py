@@ -1,0 +1,766 @@
+"""Figures and values of the matmul family: lesson 09.
+
+Data: ``matmul`` (square sizes, Triton / cuBLAS / torch.compile), ``matmul_llm`` (LLM
+projection shapes), ``matmul_grouped`` (program order) and ``matmul_epilogue`` (fused
+bias + GELU against cuBLAS and an eager epilogue), all written by
+scripts/benchmarks/matmul.py.
+
+It also holds the tile-load model of program order (pure Python, tested in
+tests/kernels/test_matmul.py): which output tile each program id computes, as
+kernels/matmul.py maps it, and how many input tiles the programs that run at the same
+time need between them.
+"""
+
+from __future__ import annotations
+
+from scripts.render import (
+    Docs,
+    Figure,
+    Value,
+    axis,
+    count,
+    duration,
+    error_bars,
+    line,
+    millis,
+    percent,
+    plain,
+    rate,
+    ratio,
+    rows,
+    tbps,
+    tflops,
+)
+
+DTYPES = (("float16", "fp16"), ("bfloat16", "bf16"))
+
+# ---- the tile-load model of program order -------------------------------------------------
+
+
+def program_tiles(num_pid_m: int, num_pid_n: int, group_m: int) -> list[tuple[int, int]]:
+    """(pid_m, pid_n), the output tile, of each program id in launch order, computed as
+    kernels/matmul.py computes it. group_m = 1 is row-major order."""
+    tiles = []
+    for pid in range(num_pid_m * num_pid_n):
+        in_group = group_m * num_pid_n
+        first_m = (pid // in_group) * group_m
+        size_m = min(num_pid_m - first_m, group_m)
+        tiles.append((first_m + (pid % in_group) % size_m, (pid % in_group) // size_m))
+    return tiles
+
+
+def tile_loads(
+    num_pid_m: int,
+    num_pid_n: int,
+    k_tiles: int,
+    group_m: int,
+    wave: int,
+    waves: int | None = None,
+) -> tuple[int, int]:
+    """(a tiles, b tiles) read from memory under the counting convention of lesson 09.
+
+    The programs run in waves of ``wave`` consecutive program ids. Within a wave an
+    input tile is read once, however many programs of the wave use it (they share it
+    through the L2 cache); nothing is kept from one wave to the next. A program for
+    output tile (m, n) uses a tiles (m, 0..k_tiles-1) and b tiles (0..k_tiles-1, n), so
+    a wave reads k_tiles tiles of ``a`` per distinct tile row it touches and k_tiles of
+    ``b`` per distinct tile column. ``waves``: count only the first so many waves
+    (None: all)."""
+    order = program_tiles(num_pid_m, num_pid_n, group_m)
+    a_tiles = b_tiles = 0
+    for i, start in enumerate(range(0, len(order), wave)):
+        if waves is not None and i >= waves:
+            break
+        chunk = order[start : start + wave]
+        a_tiles += k_tiles * len({m for m, _ in chunk})
+        b_tiles += k_tiles * len({n for _, n in chunk})
+    return a_tiles, b_tiles
+
+
+def modelled_bytes(row: dict, wave: int) -> int:
+    """Bytes read from memory at a matmul_grouped row's size, config and order, by the
+    tile-load model with waves of ``wave`` programs (one per SM; 1: no sharing at all)."""
+    bm, bn, bk = row["block_m"], row["block_n"], row["block_k"]
+    tiles_m, tiles_n = -(-row["m"] // bm), -(-row["n"] // bn)
+    a_tiles, b_tiles = tile_loads(tiles_m, tiles_n, -(-row["k"] // bk), row["group_m"], wave)
+    elem = 2  # fp16
+    return a_tiles * bm * bk * elem + b_tiles * bk * bn * elem
+
+
+# ---- helpers ----------------------------------------------------------------------------
+
+
+def flop_rate(row: dict) -> float:
+    """Median FLOP/s of a row."""
+    return row["flops"] / row["time_s"]["p50"]
+
+
+def one(docs: Docs, bench: str, **match) -> dict:
+    found = rows(docs, bench, **match)
+    if len(found) != 1:
+        raise ValueError(f"{bench} has {len(found)} rows matching {match}")
+    return found[0]
+
+
+def square(docs: Docs, impl: str, dtype: str, n: int) -> dict:
+    return one(docs, "matmul", impl=impl, dtype=dtype, m=n)
+
+
+def vs_cublas(docs: Docs, dtype: str, n: int) -> float:
+    return flop_rate(square(docs, "triton", dtype, n)) / flop_rate(square(docs, "cublas", dtype, n))
+
+
+def llm(docs: Docs, impl: str, m: int) -> dict:
+    return one(docs, "matmul_llm", impl=impl, m=m)
+
+
+def llm_vs_cublas(docs: Docs, m: int) -> float:
+    return flop_rate(llm(docs, "triton", m)) / flop_rate(llm(docs, "cublas", m))
+
+
+def grouped(docs: Docs, group_m: int) -> dict:
+    return one(docs, "matmul_grouped", group_m=group_m)
+
+
+def sm_count(docs: Docs) -> int:
+    return docs["matmul_grouped"]["provenance"]["sm_count"]
+
+
+def epilogue(docs: Docs, impl: str, n: int) -> dict:
+    return one(docs, "matmul_epilogue", impl=impl, m=n)
+
+
+def epilogue_speedup(docs: Docs, peer: str, n: int) -> float:
+    """Time of ``peer`` over the fused Triton kernel's at n^3."""
+    fused = epilogue(docs, "triton_fused", n)["time_s"]["p50"]
+    return epilogue(docs, peer, n)["time_s"]["p50"] / fused
+
+
+# ---- values: squares -----------------------------------------------------------------------
+
+
+def triton_fp16_4096(docs: Docs) -> float:
+    """Triton's FLOP/s at 4096^3 fp16."""
+    return flop_rate(square(docs, "triton", "float16", 4096))
+
+
+def cublas_fp16_4096(docs: Docs) -> float:
+    """cuBLAS's FLOP/s at 4096^3 fp16."""
+    return flop_rate(square(docs, "cublas", "float16", 4096))
+
+
+def triton_fp16_8192(docs: Docs) -> float:
+    """Triton's FLOP/s at 8192^3 fp16."""
+    return flop_rate(square(docs, "triton", "float16", 8192))
+
+
+def cublas_fp16_8192(docs: Docs) -> float:
+    """cuBLAS's FLOP/s at 8192^3 fp16."""
+    return flop_rate(square(docs, "cublas", "float16", 8192))
+
+
+def triton_bf16_4096(docs: Docs) -> float:
+    """Triton's FLOP/s at 4096^3 bf16."""
+    return flop_rate(square(docs, "triton", "bfloat16", 4096))
+
+
+def cublas_bf16_4096(docs: Docs) -> float:
+    """cuBLAS's FLOP/s at 4096^3 bf16."""
+    return flop_rate(square(docs, "cublas", "bfloat16", 4096))
+
+
+def triton_bf16_8192(docs: Docs) -> float:
+    """Triton's FLOP/s at 8192^3 bf16."""
+    return flop_rate(square(docs, "triton", "bfloat16", 8192))
+
+
+def cublas_bf16_8192(docs: Docs) -> float:
+    """cuBLAS's FLOP/s at 8192^3 bf16."""
+    return flop_rate(square(docs, "cublas", "bfloat16", 8192))
+
+
+def vs_cublas_fp16_4096(docs: Docs) -> float:
+    """Triton's FLOP/s over cuBLAS's at 4096^3 fp16 (the target is at least 95%)."""
+    return vs_cublas(docs, "float16", 4096)
+
+
+def vs_cublas_fp16_8192(docs: Docs) -> float:
+    """Triton's FLOP/s over cuBLAS's at 8192^3 fp16 (the target is at least 95%)."""
+    return vs_cublas(docs, "float16", 8192)
+
+
+def vs_cublas_bf16_4096(docs: Docs) -> float:
+    """Triton's FLOP/s over cuBLAS's at 4096^3 bf16 (the target is at least 95%)."""
+    return vs_cublas(docs, "bfloat16", 4096)
+
+
+def vs_cublas_bf16_8192(docs: Docs) -> float:
+    """Triton's FLOP/s over cuBLAS's at 8192^3 bf16 (the target is at least 95%)."""
+    return vs_cublas(docs, "bfloat16", 8192)
+
+
+def min_vs_cublas(docs: Docs) -> float:
+    """The lowest Triton / cuBLAS ratio over fp16 and bf16 at 4096^3 and 8192^3."""
+    return min(vs_cublas(docs, d, n) for d, _ in DTYPES for n in (4096, 8192))
+
+
+def vs_cublas_fp16_512(docs: Docs) -> float:
+    """Triton's FLOP/s over cuBLAS's at 512^3 fp16, the smallest size."""
+    return vs_cublas(docs, "float16", 512)
+
+
+def compile_fp16_4096(docs: Docs) -> float:
+    """torch.compile max-autotune (Triton templates) FLOP/s at 4096^3 fp16."""
+    return flop_rate(square(docs, "compile", "float16", 4096))
+
+
+def compile_bf16_4096(docs: Docs) -> float:
+    """torch.compile max-autotune (Triton templates) FLOP/s at 4096^3 bf16."""
+    return flop_rate(square(docs, "compile", "bfloat16", 4096))
+
+
+def vs_compile_fp16_4096(docs: Docs) -> float:
+    """The book's kernel over torch.compile's Triton templates, FLOP/s at 4096^3 fp16."""
+    return triton_fp16_4096(docs) / compile_fp16_4096(docs)
+
+
+def vs_compile_bf16_4096(docs: Docs) -> float:
+    """The book's kernel over torch.compile's Triton templates, FLOP/s at 4096^3 bf16."""
+    return triton_bf16_4096(docs) / compile_bf16_4096(docs)
+
+
+def seconds_4096(docs: Docs) -> float:
+    """Triton's median time for one 4096^3 fp16 matmul, seconds."""
+    return square(docs, "triton", "float16", 4096)["time_s"]["p50"]
+
+
+# ---- values: LLM shapes ------------------------------------------------------------------
+
+
+def llm_vs_cublas_16(docs: Docs) -> float:
+    """Triton over cuBLAS (FLOP/s) at M=16 tokens x 4096 @ 4096 x 14336, bf16."""
+    return llm_vs_cublas(docs, 16)
+
+
+def llm_vs_cublas_128(docs: Docs) -> float:
+    """Triton over cuBLAS (FLOP/s) at M=128 tokens x 4096 @ 4096 x 14336, bf16."""
+    return llm_vs_cublas(docs, 128)
+
+
+def llm_vs_cublas_1024(docs: Docs) -> float:
+    """Triton over cuBLAS (FLOP/s) at M=1024 tokens x 4096 @ 4096 x 14336, bf16."""
+    return llm_vs_cublas(docs, 1024)
+
+
+def llm_vs_cublas_4096(docs: Docs) -> float:
+    """Triton over cuBLAS (FLOP/s) at M=4096 tokens x 4096 @ 4096 x 14336, bf16."""
+    return llm_vs_cublas(docs, 4096)
+
+
+def llm_triton_bw_16(docs: Docs) -> float:
+    """Triton's achieved bandwidth at M=16 (bytes of a, W and out over time)."""
+    r = llm(docs, "triton", 16)
+    return r["bytes"] / r["time_s"]["p50"]
+
+
+def llm_cublas_bw_16(docs: Docs) -> float:
+    """cuBLAS's achieved bandwidth at M=16 (bytes of a, W and out over time)."""
+    r = llm(docs, "cublas", 16)
+    return r["bytes"] / r["time_s"]["p50"]
+
+
+def llm_triton_16_of_copy(docs: Docs) -> float:
+    """Triton's bandwidth at M=16 over the measured copy bandwidth."""
+    d = docs["matmul_llm"]
+    copy = d["ceilings"]["copy"]["bytes"] / d["ceilings"]["copy"]["time_s"]["p50"]
+    return llm_triton_bw_16(docs) / copy
+
+
+def llm_weight_mb(docs: Docs) -> str:
+    """Size of the 14336 x 4096 bf16 weight, MB."""
+    r = llm(docs, "triton", 16)
+    return f"{r['n'] * r['k'] * 2 / 1e6:.0f} MB"
+
+
+# ---- values: program order ---------------------------------------------------------------
+
+
+def example_rowmajor(docs: Docs) -> int:
+    """Tiles the first 9 programs load on a 9 x 9 tile grid (K = 9 tiles), row-major."""
+    return sum(tile_loads(9, 9, 9, 1, 9, waves=1))
+
+
+def example_grouped(docs: Docs) -> int:
+    """Tiles the first 9 programs load on a 9 x 9 tile grid (K = 9 tiles), group_m = 3."""
+    return sum(tile_loads(9, 9, 9, 3, 9, waves=1))
+
+
+def grouped_tflops(docs: Docs) -> float:
+    """FLOP/s at 8192^3 fp16 in grouped order (group_m = 8)."""
+    return flop_rate(grouped(docs, 8))
+
+
+def rowmajor_tflops(docs: Docs) -> float:
+    """FLOP/s at 8192^3 fp16 in row-major order (group_m = 1), same config."""
+    return flop_rate(grouped(docs, 1))
+
+
+def grouped_speedup(docs: Docs) -> float:
+    """Grouped order's FLOP/s over row-major's, same config, 8192^3 fp16."""
+    return grouped_tflops(docs) / rowmajor_tflops(docs)
+
+
+def grouped_config(docs: Docs) -> str:
+    """The config both orders ran with: BLOCK_M x BLOCK_N x BLOCK_K, warps, stages."""
+    r = grouped(docs, 8)
+    return (
+        f"{r['block_m']} × {r['block_n']} × {r['block_k']}, {r['num_warps']} warps, "
+        f"{r['num_stages']} stages"
+    )
+
+
+def grouped_programs(docs: Docs) -> int:
+    """Programs (output tiles) of the 8192^3 grid at the grouped benchmark's config."""
+    r = grouped(docs, 8)
+    return -(-r["m"] // r["block_m"]) * -(-r["n"] // r["block_n"])
+
+
+def grouped_wave(docs: Docs) -> int:
+    """Programs per wave in the model: one per SM."""
+    return sm_count(docs)
+
+
+def model_rowmajor_gb(docs: Docs) -> str:
+    """Modelled bytes read at 8192^3 in row-major order, GB."""
+    return f"{modelled_bytes(grouped(docs, 1), sm_count(docs)) / 1e9:.1f} GB"
+
+
+def model_grouped_gb(docs: Docs) -> str:
+    """Modelled bytes read at 8192^3 in grouped order (group_m = 8), GB."""
+    return f"{modelled_bytes(grouped(docs, 8), sm_count(docs)) / 1e9:.1f} GB"
+
+
+def model_ratio(docs: Docs) -> float:
+    """Modelled bytes read, row-major over grouped, at 8192^3."""
+    wave = sm_count(docs)
+    return modelled_bytes(grouped(docs, 1), wave) / modelled_bytes(grouped(docs, 8), wave)
+
+
+def copy_bw(docs: Docs, bench: str) -> float:
+    """The run's measured copy bandwidth, bytes per second."""
+    c = docs[bench]["ceilings"]["copy"]
+    return c["bytes"] / c["time_s"]["p50"]
+
+
+def model_unshared_gb(docs: Docs) -> str:
+    """Bytes read at 8192^3 if no two programs shared a tile (every program reads its own
+    row of a and column of b from memory), GB."""
+    return f"{modelled_bytes(grouped(docs, 8), 1) / 1e9:.1f} GB"
+
+
+def model_unshared_ms(docs: Docs) -> float:
+    """The unshared bytes at 8192^3 over the measured copy bandwidth, seconds."""
+    return modelled_bytes(grouped(docs, 8), 1) / copy_bw(docs, "matmul_grouped")
+
+
+def model_rowmajor_ms(docs: Docs) -> float:
+    """Modelled row-major bytes at 8192^3 over the measured copy bandwidth, seconds."""
+    return modelled_bytes(grouped(docs, 1), sm_count(docs)) / copy_bw(docs, "matmul_grouped")
+
+
+def model_grouped_ms(docs: Docs) -> float:
+    """Modelled grouped bytes at 8192^3 over the measured copy bandwidth, seconds."""
+    return modelled_bytes(grouped(docs, 8), sm_count(docs)) / copy_bw(docs, "matmul_grouped")
+
+
+def grouped_ms(docs: Docs) -> float:
+    """Measured time of the grouped-order matmul at 8192^3 fp16, seconds."""
+    return grouped(docs, 8)["time_s"]["p50"]
+
+
+def rowmajor_ms(docs: Docs) -> float:
+    """Measured time of the row-major-order matmul at 8192^3 fp16, seconds."""
+    return grouped(docs, 1)["time_s"]["p50"]
+
+
+def compulsory_gb(docs: Docs) -> str:
+    """Bytes of a and b at 8192^3 fp16, each read once: the least any order can read, GB."""
+    r = grouped(docs, 8)
+    return f"{(r['m'] * r['k'] + r['k'] * r['n']) * 2 / 1e9:.2f} GB"
+
+
+# ---- values: fused epilogue --------------------------------------------------------------
+
+
+def fused_ms_8192(docs: Docs) -> float:
+    """Fused Triton matmul + bias + GELU at 8192^3 bf16, seconds."""
+    return epilogue(docs, "triton_fused", 8192)["time_s"]["p50"]
+
+
+def eager_ms_8192(docs: Docs) -> float:
+    """cuBLAS matmul, then bias add and GELU in eager, at 8192^3 bf16, seconds."""
+    return epilogue(docs, "cublas_eager", 8192)["time_s"]["p50"]
+
+
+def addmm_ms_8192(docs: Docs) -> float:
+    """torch.addmm (cuBLAS with the bias), then GELU, at 8192^3 bf16, seconds."""
+    return epilogue(docs, "cublas_addmm", 8192)["time_s"]["p50"]
+
+
+def speedup_vs_eager_4096(docs: Docs) -> float:
+    """cuBLAS + eager epilogue time over the fused kernel's, 4096^3 bf16 (target 1.15x)."""
+    return epilogue_speedup(docs, "cublas_eager", 4096)
+
+
+def speedup_vs_eager_8192(docs: Docs) -> float:
+    """cuBLAS + eager epilogue time over the fused kernel's, 8192^3 bf16 (target 1.15x)."""
+    return epilogue_speedup(docs, "cublas_eager", 8192)
+
+
+def speedup_vs_addmm_4096(docs: Docs) -> float:
+    """addmm + GELU time over the fused kernel's, 4096^3 bf16."""
+    return epilogue_speedup(docs, "cublas_addmm", 4096)
+
+
+def speedup_vs_addmm_8192(docs: Docs) -> float:
+    """addmm + GELU time over the fused kernel's, 8192^3 bf16."""
+    return epilogue_speedup(docs, "cublas_addmm", 8192)
+
+
+def epilogue_cost_fused_8192(docs: Docs) -> float:
+    """Extra time the fused epilogue adds to the Triton matmul at 8192^3, as a fraction."""
+    plain = epilogue(docs, "triton_plain", 8192)["time_s"]["p50"]
+    return fused_ms_8192(docs) / plain - 1
+
+
+def epilogue_cost_eager_8192(docs: Docs) -> float:
+    """Extra time the eager epilogue adds to the cuBLAS matmul at 8192^3, as a fraction."""
+    plain = epilogue(docs, "cublas", 8192)["time_s"]["p50"]
+    return eager_ms_8192(docs) / plain - 1
+
+
+def epilogue_traffic_gb(docs: Docs) -> str:
+    """Bytes the eager epilogue adds at 8192^3 bf16: the bias add reads C and writes C',
+    GELU reads C' and writes the result: 4 passes over the 8192 x 8192 bf16 matrix, GB."""
+    n = 8192
+    return f"{4 * n * n * 2 / 1e9:.2f} GB"
+
+
+def eager_extra_ms(docs: Docs, n: int) -> float:
+    """The eager epilogue's 4 extra passes over the n x n bf16 result at the measured copy
+    bandwidth: the least time it can add, seconds."""
+    return 4 * n * n * 2 / copy_bw(docs, "matmul_epilogue")
+
+
+def eager_extra_ms_8192(docs: Docs) -> float:
+    """The eager epilogue's 4 passes over the 8192^2 bf16 result at copy speed, seconds."""
+    return eager_extra_ms(docs, 8192)
+
+
+def fusion_bound(docs: Docs, n: int) -> float:
+    """Best speed-up fusion can give over cuBLAS + eager epilogue if the fused kernel only
+    matched cuBLAS: (cuBLAS time + the epilogue's passes at copy speed) / cuBLAS time."""
+    cublas = epilogue(docs, "cublas", n)["time_s"]["p50"]
+    return (cublas + eager_extra_ms(docs, n)) / cublas
+
+
+def fusion_bound_4096(docs: Docs) -> float:
+    """(cuBLAS time + 4 passes over C at copy speed) / cuBLAS time, 4096^3 bf16."""
+    return fusion_bound(docs, 4096)
+
+
+def fusion_bound_8192(docs: Docs) -> float:
+    """(cuBLAS time + 4 passes over C at copy speed) / cuBLAS time, 8192^3 bf16."""
+    return fusion_bound(docs, 8192)
+
+
+def resource(docs: Docs, impl: str, field: str) -> int:
+    value = epilogue(docs, impl, 8192).get(field)
+    if value is None:
+        raise ValueError(f"this triton reported no {field} for {impl}")
+    return value
+
+
+def fused_regs_8192(docs: Docs) -> int:
+    """Registers per thread of the fused (bias + GELU) kernel the autotuner chose, 8192^3."""
+    return resource(docs, "triton_fused", "n_regs")
+
+
+def fused_spills_8192(docs: Docs) -> int:
+    """Registers the fused (bias + GELU) kernel spills to local memory, 8192^3."""
+    return resource(docs, "triton_fused", "n_spills")
+
+
+def plain_regs_8192(docs: Docs) -> int:
+    """Registers per thread of the plain matmul kernel the autotuner chose, 8192^3 bf16."""
+    return resource(docs, "triton_plain", "n_regs")
+
+
+def plain_spills_8192(docs: Docs) -> int:
+    """Registers the plain matmul kernel spills to local memory, 8192^3 bf16."""
+    return resource(docs, "triton_plain", "n_spills")
+
+
+def cublas_ms_8192(docs: Docs) -> float:
+    """cuBLAS matmul alone at 8192^3 bf16 in the epilogue benchmark, seconds."""
+    return epilogue(docs, "cublas", 8192)["time_s"]["p50"]
+
+
+VALUES = {
+    "matmul.triton_fp16_4096": Value(triton_fp16_4096, tflops),
+    "matmul.cublas_fp16_4096": Value(cublas_fp16_4096, tflops),
+    "matmul.triton_fp16_8192": Value(triton_fp16_8192, tflops),
+    "matmul.cublas_fp16_8192": Value(cublas_fp16_8192, tflops),
+    "matmul.triton_bf16_4096": Value(triton_bf16_4096, tflops),
+    "matmul.cublas_bf16_4096": Value(cublas_bf16_4096, tflops),
+    "matmul.triton_bf16_8192": Value(triton_bf16_8192, tflops),
+    "matmul.cublas_bf16_8192": Value(cublas_bf16_8192, tflops),
+    "matmul.vs_cublas_fp16_4096": Value(vs_cublas_fp16_4096, percent),
+    "matmul.vs_cublas_fp16_8192": Value(vs_cublas_fp16_8192, percent),
+    "matmul.vs_cublas_bf16_4096": Value(vs_cublas_bf16_4096, percent),
+    "matmul.vs_cublas_bf16_8192": Value(vs_cublas_bf16_8192, percent),
+    "matmul.min_vs_cublas": Value(min_vs_cublas, percent),
+    "matmul.vs_cublas_fp16_512": Value(vs_cublas_fp16_512, percent),
+    "matmul.compile_fp16_4096": Value(compile_fp16_4096, tflops),
+    "matmul.compile_bf16_4096": Value(compile_bf16_4096, tflops),
+    "matmul.vs_compile_fp16_4096": Value(vs_compile_fp16_4096, ratio),
+    "matmul.vs_compile_bf16_4096": Value(vs_compile_bf16_4096, ratio),
+    "matmul.ms_4096": Value(seconds_4096, millis(3)),
+    "matmul.llm_vs_cublas_16": Value(llm_vs_cublas_16, percent),
+    "matmul.llm_vs_cublas_128": Value(llm_vs_cublas_128, percent),
+    "matmul.llm_vs_cublas_1024": Value(llm_vs_cublas_1024, percent),
+    "matmul.llm_vs_cublas_4096": Value(llm_vs_cublas_4096, percent),
+    "matmul.llm_triton_bw_16": Value(llm_triton_bw_16, tbps),
+    "matmul.llm_cublas_bw_16": Value(llm_cublas_bw_16, tbps),
+    "matmul.llm_triton_16_of_copy": Value(llm_triton_16_of_copy, percent),
+    "matmul.llm_weight_mb": Value(llm_weight_mb),
+    "matmul.example_rowmajor": Value(example_rowmajor, count),
+    "matmul.example_grouped": Value(example_grouped, count),
+    "matmul.grouped_tflops": Value(grouped_tflops, tflops),
+    "matmul.rowmajor_tflops": Value(rowmajor_tflops, tflops),
+    "matmul.grouped_speedup": Value(grouped_speedup, ratio),
+    "matmul.grouped_config": Value(grouped_config, plain),
+    "matmul.grouped_programs": Value(grouped_programs, count),
+    "matmul.grouped_wave": Value(grouped_wave, count),
+    "matmul.model_rowmajor_gb": Value(model_rowmajor_gb),
+    "matmul.model_grouped_gb": Value(model_grouped_gb),
+    "matmul.model_ratio": Value(model_ratio, ratio),
+    "matmul.compulsory_gb": Value(compulsory_gb),
+    "matmul.model_unshared_gb": Value(model_unshared_gb),
+    "matmul.model_unshared_ms": Value(model_unshared_ms, millis(2)),
+    "matmul.model_rowmajor_ms": Value(model_rowmajor_ms, millis(2)),
+    "matmul.model_grouped_ms": Value(model_grouped_ms, millis(2)),
+    "matmul.grouped_ms": Value(grouped_ms, millis(2)),
+    "matmul.rowmajor_ms": Value(rowmajor_ms, millis(2)),
+    "matmul.fused_ms_8192": Value(fused_ms_8192, millis(2)),
+    "matmul.eager_ms_8192": Value(eager_ms_8192, millis(2)),
+    "matmul.addmm_ms_8192": Value(addmm_ms_8192, millis(2)),
+    "matmul.speedup_vs_eager_4096": Value(speedup_vs_eager_4096, ratio),
+    "matmul.speedup_vs_eager_8192": Value(speedup_vs_eager_8192, ratio),
+    "matmul.speedup_vs_addmm_4096": Value(speedup_vs_addmm_4096, ratio),
+    "matmul.speedup_vs_addmm_8192": Value(speedup_vs_addmm_8192, ratio),
+    "matmul.epilogue_cost_fused_8192": Value(epilogue_cost_fused_8192, percent),
+    "matmul.epilogue_cost_eager_8192": Value(epilogue_cost_eager_8192, percent),
+    "matmul.epilogue_traffic_gb": Value(epilogue_traffic_gb),
+    "matmul.eager_extra_ms_8192": Value(eager_extra_ms_8192, millis(2)),
+    "matmul.fusion_bound_4096": Value(fusion_bound_4096, ratio),
+    "matmul.fusion_bound_8192": Value(fusion_bound_8192, ratio),
+    "matmul.cublas_ms_8192": Value(cublas_ms_8192, millis(2)),
+    "matmul.fused_regs_8192": Value(fused_regs_8192, count),
+    "matmul.fused_spills_8192": Value(fused_spills_8192, count),
+    "matmul.plain_regs_8192": Value(plain_regs_8192, count),
+    "matmul.plain_spills_8192": Value(plain_spills_8192, count),
+}
+
+
+# ---- figures ----------------------------------------------------------------------------
+
+
+def fig_squares(docs: Docs) -> dict:
+    traces = []
+    for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS")):
+        for dtype, short in DTYPES:
+            rs = sorted(rows(docs, "matmul", impl=impl, dtype=dtype), key=lambda r: r["m"])
+            traces.append(
+                line(
+                    [r["m"] for r in rs],
+                    [rate(r["flops"], r["time_s"], 1e12) for r in rs],
+                    f"{label}, {short}",
+                    impl,
+                    dash="dash" if short == "bf16" else None,
+                    hover="n = %{x}<br>%{y:.0f} TFLOP/s",
+                )
+            )
+    for dtype, short in DTYPES:
+        rs = rows(docs, "matmul", impl="compile", dtype=dtype)
+        if rs:  # a peer that could not run on this device is simply absent
+            traces.append(
+                line(
+                    [r["m"] for r in rs],
+                    [rate(r["flops"], r["time_s"], 1e12) for r in rs],
+                    f"torch.compile max-autotune, {short}",
+                    "compile",
+                    mode="markers",
+                    marker={"symbol": "diamond" if short == "bf16" else "circle", "size": 9},
+                    hover="n = %{x}<br>%{y:.0f} TFLOP/s",
+                )
+            )
+    sizes = sorted({r["m"] for r in rows(docs, "matmul")})
+    return {
+        "data": traces,
+        "layout": {
+            "xaxis": axis(
+                "square size n (M = N = K = n)",
+                log=True,
+                tickvals=sizes,
+                ticktext=[str(n) for n in sizes],
+            ),
+            "yaxis": axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
+        },
+    }
+
+
+def fig_llm(docs: Docs) -> dict:
+    traces = []
+    for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS")):
+        rs = sorted(rows(docs, "matmul_llm", impl=impl), key=lambda r: r["m"])
+        traces.append(
+            line(
+                [r["m"] for r in rs],
+                [rate(r["flops"], r["time_s"], 1e12) for r in rs],
+                label,
+                impl,
+                hover="M = %{x} tokens<br>%{y:.0f} TFLOP/s",
+            )
+        )
+    ms = sorted({r["m"] for r in rows(docs, "matmul_llm")})
+    rates = [flop_rate(r) / 1e12 for r in rows(docs, "matmul_llm")]
+    ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if t <= 2 * max(rates)]
+    return {
+        "data": traces,
+        "layout": {
+            "xaxis": axis("tokens M", log=True, tickvals=ms, ticktext=[str(m) for m in ms]),
+            "yaxis": axis(
+                "TFLOP/s (2·M·N·K per matmul)",
+                log=True,
+                tickvals=ticks,
+                ticktext=[str(t) for t in ticks],
+            ),
+        },
+    }
+
+
+def fig_grouped(docs: Docs) -> dict:
+    wave = sm_count(docs)
+    rs = [grouped(docs, 1), grouped(docs, 8)]
+    cfg = rs[1]
+    points = [rate(r["flops"], r["time_s"], 1e12) for r in rs]
+    labels = ["row-major<br>(group_m = 1)", "grouped<br>(group_m = 8)"]
+    text = [
+        f"{p[0]:.0f} TFLOP/s<br>model: {modelled_bytes(r, wave) / 1e9:.1f} GB read"
+        for p, r in zip(points, rs, strict=True)
+    ]
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "orientation": "h",
+                "y": labels,
+                "x": [p[0] for p in points],
+                "error_x": error_bars(points),
+                "text": text,
+                "textposition": "inside",
+                "insidetextanchor": "middle",
+                "textangle": 0,
+                "meta": {"role": "bars", "roles": ["series-1", "triton"]},
+                "hovertemplate": "%{x:.0f} TFLOP/s<extra></extra>",
+            }
+        ],
+        "layout": {
+            "xaxis": axis(
+                f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
+                f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages",
+                rangemode="tozero",
+            ),
+            "yaxis": {"automargin": True, "autorange": "reversed"},
+            "showlegend": False,
+        },
+    }
+
+
+EPILOGUE_IMPLS = (
+    ("triton_fused", "Triton, bias + GELU fused", "triton"),
+    ("cublas_eager", "cuBLAS, then + bias, then GELU", "torch"),
+    ("cublas_addmm", "addmm (cuBLAS + bias), then GELU", "series-4"),
+    ("cublas", "cuBLAS matmul alone (no epilogue)", "cublas"),
+)
+
+
+def fig_epilogue(docs: Docs) -> dict:
+    sizes = sorted({r["m"] for r in rows(docs, "matmul_epilogue")})
+    traces = []
+    for impl, label, role in EPILOGUE_IMPLS:
+        points = []
+        for n in sizes:
+            base = epilogue(docs, "cublas", n)["time_s"]["p50"]
+            points.append(duration(epilogue(docs, impl, n)["time_s"], base))
+        traces.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": label,
+                "y": [f"{n}³" for n in sizes],
+                "x": [p[0] for p in points],
+                "error_x": error_bars(points),
+                "text": [f"{p[0]:.2f}×" for p in points],
+                "textposition": "auto",
+                "textangle": 0,
+                "meta": {"role": "bars", "roles": [role] * len(sizes)},
+                "hovertemplate": "%{x:.3f}× the cuBLAS matmul's time"
+                "<extra>%{fullData.name}</extra>",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": {
+            "barmode": "group",
+            "xaxis": axis(
+                "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)", rangemode="tozero"
+            ),
+            "yaxis": {"automargin": True, "autorange": "reversed", "title": {"text": "M = N = K"}},
+        },
+    }
+
+
+FIGURES = {
+    "matmul-squares": Figure(
+        "Matmul throughput against size: Triton, cuBLAS, torch.compile",
+        ("matmul",),
+        fig_squares,
+        "TFLOP/s against square size 512 to 8192 for the book's Triton matmul and cuBLAS in "
+        "fp16 (solid) and bf16 (dashed), with torch.compile max-autotune at 4096; error bars "
+        "span the 20th to 80th percentile.",
+    ),
+    "matmul-llm": Figure(
+        "LLM projection shapes: M tokens × 4096 @ 4096 × 14336, bf16",
+        ("matmul_llm",),
+        fig_llm,
+        "Log-log plot of TFLOP/s against the number of tokens M for the Triton matmul and "
+        "cuBLAS on an MLP up-projection shape.",
+    ),
+    "matmul-grouped": Figure(
+        "Program order: row-major against grouped, same config",
+        ("matmul_grouped",),
+        fig_grouped,
+        "Bar chart of TFLOP/s at 8192³ fp16 for row-major and grouped program order, with "
+        "the bytes the tile-load model says each order reads.",
+    ),
+    "matmul-epilogue": Figure(
+        "Matmul + bias + GELU: fused against cuBLAS and an eager epilogue",
+        ("matmul_epilogue",),
+        fig_epilogue,
+        "Grouped bars of time relative to the cuBLAS matmul alone, at 4096³ and 8192³ bf16: "
+        "the fused Triton kernel, cuBLAS followed by an eager bias add and GELU, addmm "
+        "followed by GELU, and the cuBLAS matmul without epilogue.",
+    ),
+}

@@ -1,0 +1,338 @@
+"""Figures and values of the RMSNorm family: lesson 11.
+
+Data: ``rmsnorm`` (forward and backward against hidden size, M = 16384 rows, the book's
+kernels and their peers, bf16 at five widths and fp32 at 4096), written by
+scripts/benchmarks/rmsnorm.py.
+
+Bytes: each row's ``bytes`` is what the operation must move at least (forward: read x and
+weight, write y; backward: read x, dy and weight, write dx and dweight), so every impl's
+"bandwidth" is that count over its own time; an impl that moves more shows as slower.
+Training (forward + backward) adds the two byte counts and the two times.
+"""
+
+from __future__ import annotations
+
+from scripts.render import (
+    Docs,
+    Figure,
+    Value,
+    axis,
+    copy_bw,
+    count,
+    doc,
+    hline,
+    line,
+    micros,
+    percent,
+    plain,
+    rate,
+    ratio,
+    rows,
+    tbps,
+)
+
+BENCH = "rmsnorm"
+IMPLS = (  # key, legend label, colour role
+    ("triton", "Triton (kernels/rmsnorm.py)", "triton"),
+    ("eager", "eager formula (torch ops)", "torch"),
+    ("compile", "torch.compile", "compile"),
+    ("rms_norm", "F.rms_norm", "series-4"),
+    ("liger", "Liger-Kernel", "series-3"),
+)
+LABEL = {key: label for key, label, _ in IMPLS}
+PEERS = ("compile", "rms_norm", "liger")  # the ones the target says to match or beat
+TARGET_WIDTHS = (4096, 8192)  # the widths of the peer numbers in the shared notes
+SHORT = {"forward": "fwd", "backward": "bwd"}
+
+
+# ---- helpers ----------------------------------------------------------------------------
+
+
+def bandwidth(row: dict) -> float:
+    """Median achieved bandwidth of a row (its least byte count over its time), bytes/s."""
+    return row["bytes"] / row["time_s"]["p50"]
+
+
+def series(docs: Docs, impl: str, direction: str, dtype: str = "bfloat16") -> list[dict]:
+    """One impl's rows in one direction and dtype, by hidden size."""
+    found = rows(docs, BENCH, impl=impl, direction=direction, dtype=dtype)
+    return sorted(found, key=lambda r: r["hidden"])
+
+
+def at(docs: Docs, impl: str, direction: str, hidden: int, dtype: str = "bfloat16") -> dict:
+    found = rows(docs, BENCH, impl=impl, direction=direction, dtype=dtype, hidden=hidden)
+    if not found:
+        raise KeyError(f"no {impl} {direction} {dtype} row at H={hidden}")
+    return found[0]
+
+
+def measured(docs: Docs, impl: str, direction: str, hidden: int) -> bool:
+    return bool(rows(docs, BENCH, impl=impl, direction=direction, hidden=hidden))
+
+
+def copy(docs: Docs) -> float:
+    return copy_bw(doc(docs, BENCH))
+
+
+def training(fwd: dict, bwd: dict) -> tuple[int, dict]:
+    """Bytes and time of one forward plus one backward. The spread adds percentiles, a
+    rough band (the percentile of a sum is not the sum of percentiles)."""
+    spread = {p: fwd["time_s"][p] + bwd["time_s"][p] for p in ("p20", "p50", "p80")}
+    return fwd["bytes"] + bwd["bytes"], spread
+
+
+def maybe(fmt):
+    """A format that says so when a peer was not measured (say, Liger-Kernel missing)."""
+
+    def show(v) -> str:
+        return "not measured" if v is None else fmt(v)
+
+    return show
+
+
+def named(name: str, docstring: str, compute):
+    """``compute`` with a name and a docstring, as the value registry wants."""
+    compute.__name__ = compute.__qualname__ = name
+    compute.__doc__ = docstring
+    return compute
+
+
+# ---- value factories: one named function per (direction, impl, width) --------------------
+
+
+def bandwidth_at(direction: str, impl: str, hidden: int, dtype: str = "bfloat16"):
+    def compute(docs: Docs) -> float | None:
+        if not measured(docs, impl, direction, hidden):
+            return None
+        return bandwidth(at(docs, impl, direction, hidden, dtype))
+
+    doc_ = f"{LABEL[impl]}: {direction} bandwidth, {dtype}, H = {hidden}, M = 16384 rows."
+    return named(f"{SHORT[direction]}_{impl}_{hidden}_{dtype}", doc_, compute)
+
+
+def fraction_of_copy_at(direction: str, hidden: int, dtype: str = "bfloat16"):
+    def compute(docs: Docs) -> float:
+        return bandwidth(at(docs, "triton", direction, hidden, dtype)) / copy(docs)
+
+    doc_ = f"The book's {direction} bandwidth over the copy ceiling, {dtype}, H = {hidden}."
+    return named(f"{SHORT[direction]}_fraction_of_copy_{hidden}_{dtype}", doc_, compute)
+
+
+def ratio_at(direction: str, peer: str, hidden: int):
+    def compute(docs: Docs) -> float | None:
+        if not measured(docs, peer, direction, hidden):
+            return None
+        peer_time = at(docs, peer, direction, hidden)["time_s"]["p50"]
+        return peer_time / at(docs, "triton", direction, hidden)["time_s"]["p50"]
+
+    doc_ = f"{LABEL[peer]}'s {direction} time over the book's, bf16, H = {hidden} (>1: faster)."
+    return named(f"{SHORT[direction]}_vs_{peer}_{hidden}", doc_, compute)
+
+
+def training_ratio_at(peer: str, hidden: int):
+    def compute(docs: Docs) -> float | None:
+        if not (
+            measured(docs, peer, "forward", hidden) and measured(docs, peer, "backward", hidden)
+        ):
+            return None
+        _, mine = training(*(at(docs, "triton", d, hidden) for d in ("forward", "backward")))
+        _, theirs = training(*(at(docs, peer, d, hidden) for d in ("forward", "backward")))
+        return theirs["p50"] / mine["p50"]
+
+    doc_ = f"{LABEL[peer]}'s forward + backward time over the book's, bf16, H = {hidden}."
+    return named(f"train_vs_{peer}_{hidden}", doc_, compute)
+
+
+# ---- single values ------------------------------------------------------------------------
+
+
+def n_rows(docs: Docs) -> int:
+    """Rows M of every measurement."""
+    return rows(docs, BENCH, impl="triton")[0]["rows"]
+
+
+def fwd_time_8192(docs: Docs) -> float:
+    """The book's forward time, bf16, H = 8192, seconds."""
+    return at(docs, "triton", "forward", 8192)["time_s"]["p50"]
+
+
+def fwd_floor_8192(docs: Docs) -> float:
+    """Forward bytes at bf16, H = 8192, over the copy bandwidth: the fastest possible, s."""
+    return at(docs, "triton", "forward", 8192)["bytes"] / copy(docs)
+
+
+def bwd_time_8192(docs: Docs) -> float:
+    """The book's backward time, bf16, H = 8192, seconds."""
+    return at(docs, "triton", "backward", 8192)["time_s"]["p50"]
+
+
+def bwd_floor_8192(docs: Docs) -> float:
+    """Backward bytes at bf16, H = 8192, over the copy bandwidth: the fastest possible, s."""
+    return at(docs, "triton", "backward", 8192)["bytes"] / copy(docs)
+
+
+def stage2_time(hidden: int):
+    def compute(docs: Docs) -> float:
+        return at(docs, "triton", "backward", hidden)["dw_time_s"]["p50"]
+
+    doc_ = f"Device time of the backward's second stage alone (summing partials), H = {hidden}."
+    return named(f"dw_time_{hidden}", doc_, compute)
+
+
+def stage2_share(hidden: int):
+    def compute(docs: Docs) -> float:
+        row = at(docs, "triton", "backward", hidden)
+        return row["dw_time_s"]["p50"] / row["time_s"]["p50"]
+
+    doc_ = f"The second stage's share of the whole backward's device time, bf16, H = {hidden}."
+    return named(f"dw_share_{hidden}", doc_, compute)
+
+
+def bwd_programs(docs: Docs) -> int:
+    """Programs of the backward (one per SM): also the number of partial rows of dweight."""
+    return at(docs, "triton", "backward", 8192)["programs"]
+
+
+def registers(direction: str, hidden: int):
+    def compute(docs: Docs) -> int:
+        return at(docs, "triton", direction, hidden)["n_regs"]
+
+    doc_ = f"Registers per thread of the book's compiled {direction} kernel, bf16, H = {hidden}."
+    return named(f"{SHORT[direction]}_regs_{hidden}", doc_, compute)
+
+
+def registers_per_program(direction: str, hidden: int):
+    def compute(docs: Docs) -> int:
+        row = at(docs, "triton", direction, hidden)
+        return row["n_regs"] * 32 * row["num_warps"]
+
+    doc_ = f"Registers one {direction} program takes (per thread x threads), bf16, H = {hidden}."
+    return named(f"{SHORT[direction]}_regs_per_program_{hidden}", doc_, compute)
+
+
+def spills(direction: str, hidden: int):
+    def compute(docs: Docs) -> int:
+        return at(docs, "triton", direction, hidden)["n_spills"]
+
+    doc_ = f"Spilled values per thread (Triton's n_spills) of the {direction} kernel, H = {hidden}."
+    return named(f"{SHORT[direction]}_spills_{hidden}", doc_, compute)
+
+
+VALUES = {
+    "rmsnorm.rows": Value(n_rows, count),
+    "rmsnorm.fwd_us_8192": Value(fwd_time_8192, micros(0)),
+    "rmsnorm.fwd_floor_us_8192": Value(fwd_floor_8192, micros(0)),
+    "rmsnorm.bwd_us_8192": Value(bwd_time_8192, micros(0)),
+    "rmsnorm.bwd_floor_us_8192": Value(bwd_floor_8192, micros(0)),
+    "rmsnorm.bwd_programs": Value(bwd_programs, plain),
+}
+for _d in ("forward", "backward"):
+    _s = SHORT[_d]
+    for _h in (1024, 4096, 8192, 16384):
+        VALUES[f"rmsnorm.{_s}_fraction_of_copy_{_h}"] = Value(fraction_of_copy_at(_d, _h), percent)
+        for _impl, _, _ in IMPLS:
+            VALUES[f"rmsnorm.{_s}_{_impl}_{_h}"] = Value(bandwidth_at(_d, _impl, _h), maybe(tbps))
+    for _h in TARGET_WIDTHS:
+        for _peer in PEERS:
+            VALUES[f"rmsnorm.{_s}_vs_{_peer}_{_h}"] = Value(ratio_at(_d, _peer, _h), maybe(ratio))
+    VALUES[f"rmsnorm.{_s}_fraction_of_copy_fp32_4096"] = Value(
+        fraction_of_copy_at(_d, 4096, "float32"), percent
+    )
+    VALUES[f"rmsnorm.{_s}_regs_8192"] = Value(registers(_d, 8192), plain)
+    VALUES[f"rmsnorm.{_s}_regs_per_program_8192"] = Value(registers_per_program(_d, 8192), count)
+    VALUES[f"rmsnorm.{_s}_spills_16384"] = Value(spills(_d, 16384), plain)
+for _h in (1024, 8192):
+    VALUES[f"rmsnorm.dw_us_{_h}"] = Value(stage2_time(_h), micros(1))
+    VALUES[f"rmsnorm.dw_share_{_h}"] = Value(stage2_share(_h), percent)
+for _peer in PEERS:
+    VALUES[f"rmsnorm.train_vs_{_peer}_8192"] = Value(training_ratio_at(_peer, 8192), maybe(ratio))
+
+
+# ---- figures ------------------------------------------------------------------------------
+
+
+def width_axis(widths: list[int]) -> dict:
+    return axis(
+        "hidden size H (bf16, M = 16,384 rows)",
+        log=True,
+        tickvals=widths,
+        ticktext=[f"{w:,}" for w in widths],
+    )
+
+
+def fig_direction(direction: str):
+    def build(docs: Docs) -> dict:
+        traces, widths = [], set()
+        for impl, label, role in IMPLS:
+            rs = series(docs, impl, direction)
+            if not rs:
+                continue
+            widths |= {r["hidden"] for r in rs}
+            traces.append(
+                line(
+                    [r["hidden"] for r in rs],
+                    [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                    label,
+                    role,
+                    hover="H = %{x:,}<br>%{y:.2f} TB/s",
+                )
+            )
+        bw = copy(docs) / 1e12
+        traces.append(hline(bw, min(widths), max(widths), f"copy ceiling ({bw:.2f} TB/s)"))
+        return {
+            "data": traces,
+            "layout": {
+                "xaxis": width_axis(sorted(widths)),
+                "yaxis": axis(f"{direction}: achieved bandwidth (TB/s)", rangemode="tozero"),
+            },
+        }
+
+    return build
+
+
+def fig_training(docs: Docs) -> dict:
+    traces, widths = [], set()
+    for impl, label, role in IMPLS:
+        fwd = {r["hidden"]: r for r in series(docs, impl, "forward")}
+        bwd = {r["hidden"]: r for r in series(docs, impl, "backward")}
+        both = sorted(set(fwd) & set(bwd))
+        if not both:
+            continue
+        widths |= set(both)
+        points = [rate(*training(fwd[h], bwd[h]), 1e12) for h in both]
+        traces.append(line(both, points, label, role, hover="H = %{x:,}<br>%{y:.2f} TB/s"))
+    bw = copy(docs) / 1e12
+    traces.append(hline(bw, min(widths), max(widths), f"copy ceiling ({bw:.2f} TB/s)"))
+    return {
+        "data": traces,
+        "layout": {
+            "xaxis": width_axis(sorted(widths)),
+            "yaxis": axis("forward + backward: bandwidth (TB/s)", rangemode="tozero"),
+        },
+    }
+
+
+FIGURES = {
+    "rmsnorm-forward": Figure(
+        "RMSNorm forward: achieved bandwidth against hidden size",
+        (BENCH,),
+        fig_direction("forward"),
+        "Forward bandwidth (read x, write y) of the Triton RMSNorm, the eager formula, "
+        "torch.compile, F.rms_norm and Liger-Kernel for hidden sizes 1024 to 16384 in bf16, "
+        "with the measured copy ceiling; error bars span the 20th to 80th percentile.",
+    ),
+    "rmsnorm-backward": Figure(
+        "RMSNorm backward: achieved bandwidth against hidden size",
+        (BENCH,),
+        fig_direction("backward"),
+        "Backward bandwidth (read x and dy, write dx) of the same implementations, timed as "
+        "the backward step alone, with the measured copy ceiling.",
+    ),
+    "rmsnorm-training": Figure(
+        "RMSNorm forward + backward: bandwidth against hidden size",
+        (BENCH,),
+        fig_training,
+        "Bytes of one forward and one backward over the sum of their times, per "
+        "implementation and hidden size, with the measured copy ceiling.",
+    ),
+}

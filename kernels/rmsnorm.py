@@ -1,0 +1,378 @@
+"""RMSNorm, forward and backward: ``y = x / sqrt(mean(x**2) + eps) * weight`` over the
+last dimension, as ``torch.nn.functional.rms_norm(x, (H,), weight, eps)`` computes it.
+
+Three kernels. The forward gives each row to one program, computes the row's statistics
+in float32 and saves ``rstd = 1 / sqrt(mean(x**2) + eps)`` for the backward. The
+backward gives each program a run of rows: it writes ``dx`` row by row and adds up its
+rows' share of ``dweight`` into one float32 partial row; a second kernel sums the
+partial rows in a fixed order. No atomics, so the same inputs give the same bits every
+time. ``RMSNormFunction`` ties them together for autograd; ``rms_norm`` is the checked
+entry point. Lesson 11 of the book walks through this file.
+
+Runs on a CUDA GPU, or on the CPU under the Triton interpreter
+(``TRITON_INTERPRET=1`` set before this module is imported).
+"""
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+
+# --8<-- [start:kernel]
+# --8<-- [start:forward-kernel]
+@triton.jit
+def rmsnorm_fwd_kernel(
+    x_ptr, w_ptr, y_ptr, rstd_ptr, n_cols, x_row_stride, eps, BLOCK: tl.constexpr
+):
+    # One program per row; the whole row is one tile (BLOCK >= n_cols, a power of two).
+    # int64: with more than 2**31 elements, row * x_row_stride would wrap in int32.
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    # other=0.0: masked lanes add nothing to the sum of squares below.
+    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    # Statistics in float32: an fp16 value above 256 has a square above 65504, the
+    # largest fp16 number, so squaring in the input dtype would give inf.
+    mean_square = tl.sum(x * x, axis=0) / n_cols
+    rstd = tl.rsqrt(mean_square + eps)
+    tl.store(rstd_ptr + row, rstd)  # 4 bytes per row, saved for the backward
+    # Round once, at the store (and keep bf16 arithmetic off the CPU interpreter).
+    y = x * rstd * w
+    tl.store(y_ptr + row * n_cols + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+# --8<-- [end:forward-kernel]
+
+
+# --8<-- [start:backward-kernel]
+@triton.jit
+def rmsnorm_bwd_kernel(
+    dy_ptr,
+    x_ptr,
+    w_ptr,
+    rstd_ptr,
+    dx_ptr,
+    partial_ptr,
+    n_rows,
+    n_cols,
+    rows_per_program,
+    dy_row_stride,
+    x_row_stride,
+    BLOCK: tl.constexpr,
+    ROWS: tl.constexpr,
+):
+    # Program p owns rows [first, last) and walks them ROWS at a time: each step is a
+    # (ROWS, BLOCK) tile, one row of the tensor per row of the tile.
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    col_mask = cols < n_cols
+    first = pid.to(tl.int64) * rows_per_program  # int64, like every row offset below
+    last = tl.minimum(first + rows_per_program, n_rows)
+    # This program's share of dweight, the sum of dy * x_hat over its rows, in float32.
+    dw = tl.zeros([ROWS, BLOCK], dtype=tl.float32)
+    # Load the first step before the loop. Each step then asks for the next step's
+    # rows before it works on its own, so those loads are in flight during the work.
+    rows = first + tl.arange(0, ROWS)
+    mask = (rows < last)[:, None] & col_mask[None, :]
+    x_next = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0)
+    dy_next = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0)
+    for start in range(first, last, ROWS):
+        rows = start + tl.arange(0, ROWS)
+        row_mask = rows < last
+        mask = row_mask[:, None] & col_mask[None, :]
+        x = x_next.to(tl.float32)
+        dy = dy_next.to(tl.float32)
+        ahead = rows + ROWS  # the next step's rows; masked off past this program's last
+        ahead_mask = (ahead < last)[:, None] & col_mask[None, :]
+        x_next = tl.load(
+            x_ptr + ahead[:, None] * x_row_stride + cols[None, :], mask=ahead_mask, other=0.0
+        )
+        dy_next = tl.load(
+            dy_ptr + ahead[:, None] * dy_row_stride + cols[None, :], mask=ahead_mask, other=0.0
+        )
+        # w is re-read each step (from cache) rather than held: fewer registers.
+        w = tl.load(w_ptr + cols, mask=col_mask, other=0.0).to(tl.float32)
+        rstd = tl.load(rstd_ptr + rows, mask=row_mask, other=0.0)
+        x_hat = x * rstd[:, None]
+        g = dy * w[None, :]
+        # dx = rstd * (g - x_hat * mean(g * x_hat)): one row reduction per tile row.
+        c = tl.sum(g * x_hat, axis=1) / n_cols
+        dx = (g - x_hat * c[:, None]) * rstd[:, None]
+        tl.store(
+            dx_ptr + rows[:, None] * n_cols + cols[None, :],
+            dx.to(dx_ptr.dtype.element_ty),
+            mask=mask,
+        )
+        dw += dy * x_hat  # masked lanes hold zeros: they add nothing
+    # One float32 partial row per program; rmsnorm_dw_kernel adds the rows up.
+    tl.store(partial_ptr + pid.to(tl.int64) * n_cols + cols, tl.sum(dw, axis=0), mask=col_mask)
+
+
+# --8<-- [end:backward-kernel]
+
+
+# --8<-- [start:dw-kernel]
+@triton.jit
+def rmsnorm_dw_kernel(
+    partial_ptr, dw_ptr, n_partials, n_cols, BLOCK_P: tl.constexpr, BLOCK_N: tl.constexpr
+):
+    # Program j owns BLOCK_N columns and sums them down all n_partials partial rows,
+    # BLOCK_P rows per step, always in the same order: the same bits on every run.
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    col_mask = cols < n_cols
+    acc = tl.zeros([BLOCK_P, BLOCK_N], dtype=tl.float32)
+    for start in range(0, n_partials, BLOCK_P):
+        rows = (start + tl.arange(0, BLOCK_P)).to(tl.int64)
+        mask = (rows < n_partials)[:, None] & col_mask[None, :]
+        acc += tl.load(partial_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask, other=0.0)
+    dw = tl.sum(acc, axis=0)
+    tl.store(dw_ptr + cols, dw.to(dw_ptr.dtype.element_ty), mask=col_mask)
+
+
+# --8<-- [end:dw-kernel]
+# --8<-- [end:kernel]
+
+
+# --8<-- [start:wrapper]
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+# The widest row one program holds: the backward keeps three float32 tiles of the row
+# on chip, and the book measures widths up to 16384 only.
+MAX_HIDDEN = 32768
+MAX_ROWS = 2**31 - 1  # the forward launches one program per row: a 1-D grid's limit
+# Backward: one program per SM, each walking its rows in steps of about BACKWARD_TILE
+# elements (several narrow rows, or one wide row). Compiled for an H100, one such
+# program on 16 warps (32 past 8192 columns) fills the SM's 64K registers (lesson 11).
+BACKWARD_TILE, BACKWARD_MAX_ROWS = 8192, 64
+DW_BLOCK_P, DW_BLOCK_N = 128, 32  # the second stage's tile: partial rows x columns
+INTERPRETER_PROGRAMS = 4  # on the CPU: a few programs, so each walks several rows
+
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
+_SM_COUNT: dict[int, int] = {}  # device index -> SMs, looked up once per device
+
+
+def _block(n_cols: int) -> int:
+    """The row tile: the next power of two >= n_cols (and at least 16)."""
+    return max(16, 1 << (n_cols - 1).bit_length())
+
+
+def _forward_warps(block: int) -> int:
+    # About 8 to 32 elements of the row per thread.
+    return 4 if block <= 1024 else 8 if block <= 4096 else 16 if block <= 16384 else 32
+
+
+def _backward_programs(device: int) -> int:
+    if device < 0:
+        return INTERPRETER_PROGRAMS
+    if device not in _SM_COUNT:
+        _SM_COUNT[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return _SM_COUNT[device]
+
+
+def _backward_config(n_cols: int) -> tuple[int, int, int]:
+    """(BLOCK, ROWS, num_warps) of the backward's step tile for rows of n_cols."""
+    block = _block(n_cols)
+    rows = max(1, min(BACKWARD_MAX_ROWS, BACKWARD_TILE // block))
+    return block, rows, 16 if block <= 8192 else 32
+
+
+def _forward(x2: torch.Tensor, weight: torch.Tensor, eps: float):
+    """y and rstd for x2, a (rows, H) view with unit column stride."""
+    n_rows, n_cols = x2.shape
+    y = torch.empty((n_rows, n_cols), dtype=x2.dtype, device=x2.device)
+    rstd = torch.empty(n_rows, dtype=torch.float32, device=x2.device)
+    if y.numel():
+        block = _block(n_cols)
+        rmsnorm_fwd_kernel[(n_rows,)](
+            x2,
+            weight,
+            y,
+            rstd,
+            n_cols,
+            x2.stride(0),
+            eps,
+            BLOCK=block,
+            num_warps=_forward_warps(block),
+        )
+    return y, rstd
+
+
+def _backward(dy2, x2, weight, rstd, programs: int | None = None):
+    """dx (rows, H) and dweight (H,) from the upstream gradient dy2 (rows, H, unit
+    column stride). ``programs``: how many partial rows of dweight; the default is one
+    per SM. The same count gives the same bits on every run."""
+    n_rows, n_cols = x2.shape
+    dx = torch.empty((n_rows, n_cols), dtype=x2.dtype, device=x2.device)
+    if n_rows == 0 or n_cols == 0:  # no rows: dweight is a sum of nothing
+        return dx, torch.zeros(n_cols, dtype=weight.dtype, device=weight.device)
+    if programs is None:
+        programs = _backward_programs(x2.get_device())
+    rows_per_program = (n_rows + min(programs, n_rows) - 1) // min(programs, n_rows)
+    programs = (n_rows + rows_per_program - 1) // rows_per_program  # none left idle
+    partial = torch.empty((programs, n_cols), dtype=torch.float32, device=x2.device)
+    block, rows, num_warps = _backward_config(n_cols)
+    rmsnorm_bwd_kernel[(programs,)](
+        dy2,
+        x2,
+        weight,
+        rstd,
+        dx,
+        partial,
+        n_rows,
+        n_cols,
+        rows_per_program,
+        dy2.stride(0),
+        x2.stride(0),
+        BLOCK=block,
+        ROWS=rows,
+        num_warps=num_warps,
+    )
+    dw = torch.empty(n_cols, dtype=weight.dtype, device=weight.device)
+    rmsnorm_dw_kernel[((n_cols + DW_BLOCK_N - 1) // DW_BLOCK_N,)](
+        partial, dw, programs, n_cols, BLOCK_P=DW_BLOCK_P, BLOCK_N=DW_BLOCK_N, num_warps=4
+    )
+    return dx, dw
+
+
+def _rows(t: torch.Tensor) -> torch.Tensor | None:
+    """``t`` as a (rows, H) view with unit column stride, or None if no view can be."""
+    n_cols = t.shape[-1]
+    n_rows = math.prod(t.shape[:-1])
+    if n_cols > 1 and t.stride(-1) != 1:
+        return None
+    try:  # one stride between consecutive rows, whatever the leading dimensions
+        return t.view(n_rows, n_cols)
+    except RuntimeError:
+        return None
+
+
+def _on_device(device: int, fn, *args):
+    """Run ``fn(*args)`` with ``device`` current: Triton launches on the current GPU.
+    (Device -1 is the CPU, under the interpreter: nothing to switch.)"""
+    if device < 0 or device == torch.cuda.current_device():
+        return fn(*args)
+    with torch.cuda.device(device):
+        return fn(*args)
+
+
+def _check_tensor(name: str, t: object) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"rms_norm: {name} must be a torch.Tensor, got {type(t).__name__}")
+    if not t.is_cuda:
+        if t.is_meta:
+            raise ValueError(f"rms_norm: {name} is a meta tensor (a shape with no data)")
+        if not _INTERPRET:
+            raise ValueError(
+                f"rms_norm: {name} must be on a CUDA device, got {t.device} "
+                "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
+            )
+    if t.layout != torch.strided:
+        raise ValueError(f"rms_norm: {name} must be a dense tensor, got layout {t.layout}")
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """RMSNorm over the last dimension: ``x / sqrt(mean(x**2, -1) + eps) * weight``,
+    differentiable in ``x`` and ``weight`` (through ``RMSNormFunction``).
+
+    ``x``: shape (..., H) with 1 <= H <= 32768, dtype float32, float16 or bfloat16, on a
+    CUDA device (which need not be the current one). Its last dimension must have unit
+    stride and its rows one stride between them (a contiguous tensor, or a column slice
+    of a wider one); anything else is refused, not copied. ``weight``: shape (H,), the
+    dtype of ``x`` or float32 (master weights), same device, any stride. ``eps``: a Python
+    float or int >= 0, added in float32. Statistics are float32, so fp16 inputs whose squares
+    overflow fp16 are fine; the result has ``x``'s dtype and is rounded once. Views with
+    the negative bit are read as their values; empty inputs give empty results. Raises
+    ``TypeError``/``ValueError`` naming the argument instead of launching on anything else.
+    """
+    _check_tensor("x", x)
+    _check_tensor("weight", weight)
+    # (The conj bit exists only on complex tensors, which the dtype check refuses.)
+    if x.dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"rms_norm: x has dtype {x.dtype}; supported: {SUPPORTED_DTYPES}")
+    if weight.dtype not in (x.dtype, torch.float32):
+        raise TypeError(
+            f"rms_norm: weight has dtype {weight.dtype}; it must be x's ({x.dtype}) or float32"
+        )
+    if x.dim() == 0:
+        raise ValueError("rms_norm: x is 0-d; it needs a last dimension to normalise over")
+    hidden = x.shape[-1]
+    if hidden > MAX_HIDDEN:
+        raise ValueError(
+            f"rms_norm: x has {hidden} elements in its last dimension; at most {MAX_HIDDEN} "
+            "(one program holds a whole row)"
+        )
+    if weight.shape != (hidden,):
+        raise ValueError(
+            f"rms_norm: weight has shape {tuple(weight.shape)}; it must be ({hidden},), "
+            "the size of x's last dimension"
+        )
+    if weight.get_device() != x.get_device():
+        raise ValueError(f"rms_norm: weight is on {weight.device}, but x is on {x.device}")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+        raise TypeError(f"rms_norm: eps must be a Python float or int, got {type(eps).__name__}")
+    # The kernel adds eps in float32: it must be finite there (3.4e38 is float32's max).
+    if not 0 <= eps <= 3.4e38:
+        raise ValueError(f"rms_norm: eps must be >= 0 and finite in float32, got {eps}")
+    if math.prod(x.shape[:-1]) > MAX_ROWS:
+        raise ValueError(f"rms_norm: x has more than {MAX_ROWS} rows (one program per row)")
+    # A view with the neg bit (say c.conj().imag) stores -v and reads as v. The kernel
+    # sees only memory, so negate it for real first (differentiably).
+    if x.is_neg():
+        x = x.resolve_neg()
+    if weight.is_neg():
+        weight = weight.resolve_neg()
+    if _rows(x) is None:
+        raise ValueError(
+            "rms_norm: x must have a unit-stride last dimension and rows one stride apart "
+            f"(got strides {x.stride()}); call x.contiguous() first"
+        )
+    if weight.stride(0) != 1:  # H elements: a copy costs nothing worth refusing over
+        weight = weight.contiguous()
+    return RMSNormFunction.apply(x, weight, float(eps))
+
+
+# --8<-- [end:wrapper]
+
+
+# --8<-- [start:autograd]
+class RMSNormFunction(torch.autograd.Function):
+    """Forward saves x, weight and rstd (4 bytes per row); backward returns dx and
+    dweight. Call it through ``rms_norm``, which checks the arguments first."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+        y, rstd = _on_device(x.get_device(), _forward, _rows(x), weight, eps)
+        ctx.save_for_backward(x, weight, rstd)
+        return y.view(x.shape)
+
+    @staticmethod
+    # The backward kernels have no backward of their own: refuse a double backward.
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, dy: torch.Tensor):
+        x, weight, rstd = ctx.saved_tensors
+        # dy comes from whatever followed: any layout (an expanded one from .sum(), say).
+        if dy.is_neg():
+            dy = dy.resolve_neg()
+        dy2 = _rows(dy)
+        if dy2 is None:
+            dy2 = _rows(dy.contiguous())
+        dx, dw = _on_device(x.get_device(), _backward, dy2, _rows(x), weight, rstd)
+        return dx.view(x.shape), dw, None
+
+
+# --8<-- [end:autograd]
+
+
+# --8<-- [start:reference]
+def reference(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """RMSNorm over the last dimension in float64, rounded once to ``x``'s dtype, by torch
+    alone. Differentiable: on float64 leaves it gives float64 reference gradients."""
+    x64 = x.double()
+    rstd = torch.rsqrt(x64.pow(2).mean(dim=-1, keepdim=True) + eps)
+    return (x64 * rstd * weight.double()).to(x.dtype)
+
+
+# --8<-- [end:reference]

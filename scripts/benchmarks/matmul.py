@@ -1,0 +1,346 @@
+"""Benchmarks of the matmul family (kernels/matmul.py): lesson 09.
+
+- ``matmul``: TFLOP/s against square size (512 .. 8192), fp16 and bf16: the autotuned
+  Triton kernel, cuBLAS (``torch.matmul``), and at 4096^3 only, torch.compile's own
+  Triton matmul templates (max-autotune; slow to compile, so one size).
+- ``matmul_llm``: LLM projection shapes, M tokens x K=4096 @ a 4096 x 14336 weight
+  stored as ``nn.Linear`` stores it (N x K, used transposed), bf16: Triton vs cuBLAS.
+- ``matmul_grouped``: one config at 8192^3 fp16, grouped (group_m=8) vs row-major
+  (group_m=1) program order.
+- ``matmul_epilogue``: bias + exact GELU fused into the Triton kernel vs cuBLAS followed
+  by the eager epilogue, at 4096^3 and 8192^3 bf16.
+
+The whole family takes about two minutes on an H100, most of it compiling: the
+autotuner compiles each of its configs once per dtype and layout, and max-autotune
+compiles and times Inductor's templates.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import torch
+import torch.nn.functional as F
+
+from kernels import matmul as mm
+from scripts import benchlib
+
+DTYPES = {torch.float16: "float16", torch.bfloat16: "bfloat16"}
+SQUARES = [512, 1024, 2048, 4096, 8192]
+COMPILE_AT = 4096  # the one square size torch.compile max-autotune is timed at
+LLM_M = [16, 128, 1024, 4096]  # tokens
+LLM_N, LLM_K = 14336, 4096  # an MLP up-projection: hidden 4096 -> 14336
+GROUPED_SIZE = 8192
+EPILOGUE_SIZES = [4096, 8192]
+TRITON = ("triton_fused", "triton_plain")
+# Results are checked against reference() (float64, rounded once) before timing. cuBLAS
+# may reduce fp16 partial sums in fp16, and the eager epilogue rounds three times in
+# bf16; errors grow like sqrt(K) while the values do too. Relative TOL, absolute
+# TOL * sqrt(K): a wrong tile (errors of the size of the values) still fails.
+TOL = {torch.float16: 2**-9, torch.bfloat16: 2**-6}
+
+
+def tolerance(dtype: torch.dtype, k: int) -> dict:
+    return {"exact": False, "rtol": TOL[dtype], "atol": TOL[dtype] * math.sqrt(k)}
+
+
+def operands(m: int, n: int, k: int, dtype: torch.dtype, weight_layout: bool = False):
+    """Random a (m, k) and b (k, n); randn, never zeros. With ``weight_layout``, b is the
+    transposed view of a contiguous (n, k) weight, as torch.nn.Linear holds it."""
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    if weight_layout:
+        b = torch.randn(n, k, device="cuda", dtype=dtype).t()
+    else:
+        b = torch.randn(k, n, device="cuda", dtype=dtype)
+    return a, b
+
+
+def sizes(m: int, n: int, k: int, dtype: torch.dtype, extra_bytes: int = 0) -> dict:
+    """Row fields: FLOPs = 2*m*n*k; bytes = each input read once + the output written once."""
+    elem = torch.empty((), dtype=dtype).element_size()
+    return {
+        "dtype": DTYPES[dtype],
+        "m": m,
+        "n": n,
+        "k": k,
+        "flops": 2 * m * n * k,
+        "bytes": (m * k + k * n + m * n) * elem + extra_bytes,
+    }
+
+
+def tflops(row: dict) -> float:
+    return row["flops"] / row["time_s"]["p50"] / 1e12
+
+
+def a_at_b(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return a @ b
+
+
+def compiled_matmul(a: torch.Tensor, b: torch.Tensor):
+    """torch.compile's max-autotune matmul, restricted to Inductor's Triton templates (so
+    that it cannot hand back cuBLAS), without CUDA graphs (whose input copies would land
+    in the timed region). Compiles and autotunes on this first call."""
+    import torch._inductor.config as inductor_config  # here: a failed import skips the peer
+
+    fn = torch.compile(a_at_b, mode="max-autotune-no-cudagraphs", dynamic=False)
+    with inductor_config.patch(max_autotune_gemm_backends="TRITON"):
+        fn(a, b)
+    return functools.partial(fn, a, b)
+
+
+def run_squares(ceilings: dict) -> list[dict]:
+    rows = []
+    for dtype, dname in DTYPES.items():
+        for n in SQUARES:
+            a, b = operands(n, n, n, dtype)
+            c = torch.empty(n, n, device="cuda", dtype=dtype)
+            expected = mm.reference(a, b)
+            impls = {
+                "triton": functools.partial(mm.matmul, a, b, out=c),
+                "cublas": functools.partial(torch.matmul, a, b, out=c),
+            }
+            for impl, fn in impls.items():
+                timing = benchlib.check_then_time(
+                    fn, expected, f"matmul {impl} {n}^3 {dname}", out=c, **tolerance(dtype, n)
+                )
+                rows.append({"impl": impl, **sizes(n, n, n, dtype), **timing})
+            t, p = tflops(rows[-2]), tflops(rows[-1])
+            line = f"  {dname:>8} {n:>5}^3: triton {t:.0f}, cublas {p:.0f}"
+            if n == COMPILE_AT:
+                try:
+                    fn = compiled_matmul(a, b)
+                    timing = benchlib.check_then_time(
+                        fn, expected, f"matmul compile {n}^3 {dname}", **tolerance(dtype, n)
+                    )
+                except Exception as exc:  # a peer that cannot run is skipped, not fatal
+                    print(f"  skipped torch.compile max-autotune at {n}^3 {dname}: {exc!r}")
+                else:
+                    rows.append({"impl": "compile", **sizes(n, n, n, dtype), **timing})
+                    line += f", torch.compile {tflops(rows[-1]):.0f}"
+            print(line + " TFLOP/s")
+            del a, b, c, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
+def roofline_squares(rows: list[dict]) -> list[dict]:
+    """One point per dtype: the Triton kernel at the largest square size."""
+    largest = max(r["m"] for r in rows)
+    return [
+        {
+            "kernel": f"tiled matmul ({r['dtype']})",
+            "lesson": "09",
+            "flops": r["flops"],
+            "bytes": r["bytes"],
+            "seconds": r["time_s"]["p50"],
+        }
+        for r in rows
+        if r["impl"] == "triton" and r["m"] == largest
+    ]
+
+
+def run_llm(ceilings: dict) -> list[dict]:
+    rows = []
+    dtype = torch.bfloat16
+    for m in LLM_M:
+        a, b = operands(m, LLM_N, LLM_K, dtype, weight_layout=True)
+        c = torch.empty(m, LLM_N, device="cuda", dtype=dtype)
+        expected = mm.reference(a, b)
+        impls = {
+            "triton": functools.partial(mm.matmul, a, b, out=c),
+            "cublas": functools.partial(torch.matmul, a, b, out=c),
+        }
+        for impl, fn in impls.items():
+            timing = benchlib.check_then_time(
+                fn, expected, f"matmul {impl} M={m}", out=c, **tolerance(dtype, LLM_K)
+            )
+            rows.append({"impl": impl, **sizes(m, LLM_N, LLM_K, dtype), **timing})
+        t, p = rows[-2], rows[-1]
+        print(
+            f"  M={m:>5} x {LLM_N} x {LLM_K} bf16: triton {tflops(t):.0f}, cublas "
+            f"{tflops(p):.0f} TFLOP/s ({t['bytes'] / t['time_s']['p50'] / 1e12:.2f} vs "
+            f"{p['bytes'] / p['time_s']['p50'] / 1e12:.2f} TB/s)"
+        )
+        del a, b, c, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
+def roofline_llm(rows: list[dict]) -> list[dict]:
+    """The Triton kernel at the fewest and the most tokens: one point near each roof."""
+    ms = [min(r["m"] for r in rows), max(r["m"] for r in rows)]
+    return [
+        {
+            "kernel": f"matmul M={r['m']} (bfloat16)",
+            "lesson": "09",
+            "flops": r["flops"],
+            "bytes": r["bytes"],
+            "seconds": r["time_s"]["p50"],
+        }
+        for r in rows
+        if r["impl"] == "triton" and r["m"] in ms
+    ]
+
+
+def run_grouped(ceilings: dict) -> list[dict]:
+    n, dtype = GROUPED_SIZE, torch.float16
+    a, b = operands(n, n, n, dtype)
+    c = torch.empty(n, n, device="cuda", dtype=dtype)
+    expected = mm.reference(a, b)
+    # The autotuner's pick at this size (grouped order), then pinned for both orders.
+    mm.matmul(a, b, out=c)
+    config = getattr(mm.matmul_autotuned, "best_config", None) or mm.CONFIGS[0]
+    kw = config.kwargs
+    fields = {
+        "block_m": kw["BLOCK_M"],
+        "block_n": kw["BLOCK_N"],
+        "block_k": kw["BLOCK_K"],
+        "num_warps": config.num_warps,
+        "num_stages": config.num_stages,
+    }
+    rows = []
+    for group_m in (8, 1):
+        fn = functools.partial(mm.matmul, a, b, out=c, group_m=group_m, config=config)
+        timing = benchlib.check_then_time(
+            fn, expected, f"matmul group_m={group_m}", out=c, **tolerance(dtype, n)
+        )
+        rows.append(
+            {"impl": "triton", "group_m": group_m, **sizes(n, n, n, dtype), **fields, **timing}
+        )
+    print(
+        f"  {n}^3 fp16, {kw['BLOCK_M']}x{kw['BLOCK_N']}x{kw['BLOCK_K']} "
+        f"w{config.num_warps} s{config.num_stages}: grouped {tflops(rows[0]):.0f}, "
+        f"row-major {tflops(rows[1]):.0f} TFLOP/s"
+    )
+    del a, b, c, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
+class Capture:
+    """Stands in for ``mm.matmul_autotuned`` and keeps what its launch returns: the
+    compiled kernel of the config the autotuner chose, with ``n_regs`` and ``n_spills``."""
+
+    def __init__(self, kernel):
+        self.kernel, self.compiled = kernel, None
+
+    def __getitem__(self, grid):
+        def launch(*args, **meta):
+            self.compiled = self.kernel[grid](*args, **meta)
+            return self.compiled
+
+        return launch
+
+
+def resources(fn) -> dict:
+    """Run ``fn`` once with the autotuned kernel captured: registers per thread and
+    spilled registers of the kernel it launched (None where this triton has no count)."""
+    capture = Capture(mm.matmul_autotuned)
+    mm.matmul_autotuned = capture
+    try:
+        fn()
+    finally:
+        mm.matmul_autotuned = capture.kernel
+    k = capture.compiled
+    return {"n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None)}
+
+
+def cublas_then_eager(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """Three kernels: cuBLAS matmul, bias add, GELU; each writes the full (M, N) result."""
+    return F.gelu(a @ b + bias)
+
+
+def addmm_then_gelu(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """Two kernels, what nn.Linear + nn.GELU run in eager: cuBLAS with the bias, then GELU."""
+    return F.gelu(torch.addmm(bias, a, b))
+
+
+def run_epilogue(ceilings: dict) -> list[dict]:
+    rows = []
+    dtype = torch.bfloat16
+    for n in EPILOGUE_SIZES:
+        a, b = operands(n, n, n, dtype)
+        bias = torch.randn(n, device="cuda", dtype=dtype)
+        c = torch.empty(n, n, device="cuda", dtype=dtype)
+        expected = {True: mm.reference(a, b, bias, "gelu"), False: mm.reference(a, b)}
+        impls = {  # name: (function, with the epilogue?, writes into c?)
+            "triton_fused": (
+                functools.partial(mm.matmul, a, b, bias=bias, activation="gelu", out=c),
+                True,
+                True,
+            ),
+            "cublas_eager": (functools.partial(cublas_then_eager, a, b, bias), True, False),
+            "cublas_addmm": (functools.partial(addmm_then_gelu, a, b, bias), True, False),
+            "triton_plain": (functools.partial(mm.matmul, a, b, out=c), False, True),
+            "cublas": (functools.partial(torch.matmul, a, b, out=c), False, True),
+        }
+        for impl, (fn, epilogue, into_c) in impls.items():
+            timing = benchlib.check_then_time(
+                fn,
+                expected[epilogue],
+                f"matmul epilogue {impl} {n}^3",
+                out=c if into_c else None,
+                **tolerance(dtype, n),
+            )
+            bias_bytes = n * bias.element_size() if epilogue else 0
+            rows.append({"impl": impl, **sizes(n, n, n, dtype, bias_bytes), **timing})
+            if impl.startswith("triton"):  # what the epilogue costs in registers
+                rows[-1].update(resources(fn))
+        t = {r["impl"]: r["time_s"]["p50"] for r in rows[-len(impls) :]}
+        fused, plain = (next(r for r in rows[-len(impls) :] if r["impl"] == i) for i in TRITON)
+        print(
+            f"  {n}^3 bf16: fused {t['triton_fused'] * 1e3:.3f} ms, cuBLAS + eager "
+            f"{t['cublas_eager'] * 1e3:.3f} ms ({t['cublas_eager'] / t['triton_fused']:.2f}x), "
+            f"addmm + gelu {t['cublas_addmm'] * 1e3:.3f} ms "
+            f"({t['cublas_addmm'] / t['triton_fused']:.2f}x); registers (spills) fused "
+            f"{fused['n_regs']} ({fused['n_spills']}), "
+            f"plain {plain['n_regs']} ({plain['n_spills']})"
+        )
+        del a, b, bias, c, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
+BENCHMARKS = [
+    benchlib.Benchmark(
+        "matmul",
+        "C = A @ B for square sizes 512..8192, fp16 and bf16, random normal inputs: "
+        "kernels/matmul.py autotuned (group_m=8) and torch.matmul (cuBLAS), both into a "
+        "preallocated C; at 4096^3 only, torch.compile(mode='max-autotune-no-cudagraphs', "
+        "dynamic=False) restricted to Inductor's Triton GEMM templates "
+        "(max_autotune_gemm_backends='TRITON'), one size because its autotuning is slow. "
+        "Device time (do_bench, L2 flushed). FLOPs = 2*M*N*K; bytes = A, B read once + C "
+        "written once.",
+        run_squares,
+        roofline_squares,
+    ),
+    benchlib.Benchmark(
+        "matmul_llm",
+        "LLM MLP up-projection shapes, bf16: A (M tokens x 4096) @ W.t() with W a "
+        "contiguous 14336 x 4096 weight (nn.Linear's layout), M = 16, 128, 1024, 4096; "
+        "kernels/matmul.py autotuned vs torch.matmul (cuBLAS), into a preallocated C. "
+        "Device time (do_bench, L2 flushed). FLOPs = 2*M*N*K; bytes = A, W read once + C "
+        "written once.",
+        run_llm,
+        roofline_llm,
+    ),
+    benchlib.Benchmark(
+        "matmul_grouped",
+        "Program order at 8192^3 fp16: kernels/matmul.py with one config (the autotuner's "
+        "pick at this size, recorded in each row) and group_m = 8 (grouped) or 1 "
+        "(row-major). Device time (do_bench, L2 flushed). FLOPs = 2*M*N*K.",
+        run_grouped,
+    ),
+    benchlib.Benchmark(
+        "matmul_epilogue",
+        "GELU(A @ B + bias) (exact erf GELU), bf16, 4096^3 and 8192^3: triton_fused = "
+        "kernels/matmul.py with bias and activation in its epilogue; cublas_eager = "
+        "F.gelu(a @ b + bias) (three kernels); cublas_addmm = F.gelu(torch.addmm(bias, a, "
+        "b)) (two kernels, as nn.Linear + nn.GELU); triton_plain and cublas = the matmul "
+        "alone, for the epilogue's cost. Device time (do_bench, L2 flushed). FLOPs = "
+        "2*M*N*K; bytes = A, B (and bias) read once + C written once. Triton rows: n_regs "
+        "and n_spills of the compiled kernel the autotuner chose.",
+        run_epilogue,
+    ),
+]

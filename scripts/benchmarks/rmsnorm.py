@@ -1,0 +1,249 @@
+"""Benchmarks of the RMSNorm family (kernels/rmsnorm.py): lesson 11.
+
+- ``rmsnorm``: forward and backward bandwidth against hidden size, M = 16384 rows, bf16
+  at five widths and fp32 at one: the book's kernels, the eager formula, torch.compile of
+  the same formula, ``F.rms_norm`` and Liger-Kernel's RMSNorm (when ``liger_kernel`` is
+  importable), all timed in the same loop. The book's rows also carry the compiled
+  kernels' registers and spills, and the time of the backward's second stage alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import torch
+import torch.nn.functional as F
+
+from kernels import rmsnorm as rn
+from scripts import benchlib
+
+try:  # a peer, never a dependency: without it the benchmark runs without its rows
+    from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+except ImportError as exc:
+    LigerRMSNormFunction = None
+    LIGER_MISSING = f"{type(exc).__name__}: {exc}"
+
+ROWS = 16384  # M: e.g. 4 sequences of 4096 tokens
+HIDDEN = {torch.bfloat16: [1024, 2048, 4096, 8192, 16384], torch.float32: [4096]}
+DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+EPS = 1e-6
+# Results are checked against the float64 reference rounded to the dtype, not bit for bit:
+# each implementation rounds its float32 work once or twice. Liger-Kernel's default
+# "llama" mode rounds x * rstd to the dtype before the weight (y within two units in the
+# last place) and rounds each dy * x_hat term of dweight to bf16 before adding it up (over
+# 16384 rows, an error of about 2 on values around 100, emulated on the CPU). So: two ulps,
+# an atol for dx near zero, and for dweight an atol that still fails any wrong formula.
+RTOL = {torch.bfloat16: 2**-6, torch.float16: 2**-9, torch.float32: 1e-5}
+ATOL_DX = 1e-4
+ATOL_DW = {torch.bfloat16: 4.0, torch.float16: 0.5, torch.float32: 0.05}
+
+
+def eager_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """The formula as a reader would write it: float32 statistics, one rounding at the end."""
+    xf = x.float()
+    rstd = torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
+    return (xf * rstd * weight.float()).to(x.dtype)
+
+
+def backward_step(y: torch.Tensor, inputs: tuple, dy: torch.Tensor) -> torch.Tensor:
+    """One backward through y's retained graph; returns dx (dweight is computed too)."""
+    return torch.autograd.grad(y, inputs, dy, retain_graph=True)[0]
+
+
+def functional_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """torch's own: F.rms_norm over the last dimension."""
+    return F.rms_norm(x, (x.shape[-1],), weight, eps)
+
+
+def liger_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """Liger-Kernel with LigerRMSNorm's defaults: offset 0, "llama" casting, and
+    in_place=True, which writes dx over dy (so it gets a dy of its own)."""
+    return LigerRMSNormFunction.apply(x, weight, eps, 0.0, "llama", True)
+
+
+def implementations() -> dict:
+    """impl -> forward function f(x, weight, eps), in the order they are timed."""
+    impls = {
+        "triton": rn.rms_norm,
+        "eager": eager_rms_norm,
+        # A fresh compiled function for each shape, specialised to it (dynamic=False).
+        "compile": torch.compile(eager_rms_norm, dynamic=False),
+        "rms_norm": functional_rms_norm,
+    }
+    if LigerRMSNormFunction is not None:
+        impls["liger"] = liger_rms_norm
+    return impls
+
+
+def expected_results(x, w, dy):
+    """y, dx, dweight in float64 by autograd through ``reference``, rounded to the dtypes."""
+    x64 = x.detach().double().requires_grad_()
+    w64 = w.detach().double().requires_grad_()
+    y64 = rn.reference(x64, w64, EPS)
+    dx64, dw64 = torch.autograd.grad(y64, (x64, w64), dy.double())
+    return y64.detach().to(x.dtype), dx64.to(x.dtype), dw64.to(w.dtype)
+
+
+def resources(x, w, dy) -> dict:
+    """Registers and spills of the three compiled kernels, launched as the wrapper launches
+    them, and the device time of the backward's second stage (summing the partial rows)."""
+    n_rows, hidden = x.shape
+    y, rstd = torch.empty_like(x), torch.empty(n_rows, device="cuda")
+    block = rn._block(hidden)
+    fwd = rn.rmsnorm_fwd_kernel[(n_rows,)](
+        x, w, y, rstd, hidden, x.stride(0), EPS, BLOCK=block, num_warps=rn._forward_warps(block)
+    )
+    programs = rn._backward_programs(x.get_device())
+    rows_per_program = math.ceil(n_rows / programs)
+    programs = math.ceil(n_rows / rows_per_program)
+    partial = torch.empty(programs, hidden, device="cuda")
+    dx = torch.empty_like(x)
+    bblock, step_rows, warps = rn._backward_config(hidden)
+    bwd = rn.rmsnorm_bwd_kernel[(programs,)](
+        dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
+        x.stride(0), BLOCK=bblock, ROWS=step_rows, num_warps=warps,
+    )  # fmt: skip
+    dw = torch.empty_like(w)
+    second = rn.rmsnorm_dw_kernel[(math.ceil(hidden / rn.DW_BLOCK_N),)]
+    stage2 = functools.partial(
+        second, partial, dw, programs, hidden, BLOCK_P=rn.DW_BLOCK_P, BLOCK_N=rn.DW_BLOCK_N,
+        num_warps=4,
+    )  # fmt: skip
+    stage2()  # compile it before timing
+    return {
+        "forward": {"num_warps": rn._forward_warps(block), **regs(fwd)},
+        "backward": {
+            "num_warps": warps,
+            "rows_per_step": step_rows,
+            "programs": programs,
+            **regs(bwd),
+            "dw_time_s": benchlib.device_time(stage2, warmup_ms=10, rep_ms=50),
+        },
+    }
+
+
+def regs(kernel) -> dict:
+    return {"n_regs": kernel.n_regs, "n_spills": kernel.n_spills}
+
+
+def measure(impl: str, fn, x, w, dy, expected, dtype, hidden) -> dict[str, dict]:
+    """Forward and backward timing of one implementation, each checked first."""
+    what = f"rmsnorm {impl} {DTYPES[dtype]} H={hidden}"
+    y_exp, dx_exp, dw_exp = expected
+    rtol = RTOL[dtype]
+    # Forward as a training step runs it: inputs that require grad, so the graph (and
+    # whatever each implementation saves for its backward) is built on every call.
+    fwd = functools.partial(fn, x, w, EPS)
+    forward = benchlib.check_then_time(
+        fwd, y_exp, f"{what} forward", exact=False, rtol=rtol, atol=1e-5
+    )
+    y = fwd()
+    # dweight is checked once, on a copy of dy; dx in check_then_time, then only the
+    # backward step is timed: torch.autograd.grad through the graph kept from one forward.
+    _, dw = torch.autograd.grad(y, (x, w), dy.clone(), retain_graph=True)
+    benchlib.check(dw, dw_exp, f"{what} dweight", exact=False, rtol=rtol, atol=ATOL_DW[dtype])
+    step = functools.partial(backward_step, y, (x, w), dy)
+    backward = benchlib.check_then_time(
+        step, dx_exp, f"{what} backward", exact=False, rtol=rtol, atol=ATOL_DX
+    )
+    return {"forward": forward, "backward": backward}
+
+
+def run(ceilings: dict) -> list[dict]:
+    if LigerRMSNormFunction is None:
+        print(f"  Liger-Kernel rows skipped: liger_kernel is not importable ({LIGER_MISSING})")
+    # Each (dtype, width) is a new shape for torch.compile: allow the recompiles.
+    config = torch._dynamo.config
+    limit = "recompile_limit" if hasattr(config, "recompile_limit") else "cache_size_limit"
+    setattr(config, limit, max(getattr(config, limit), 64))
+    benchlib.warm_up()
+    rows = []
+    for dtype, widths in HIDDEN.items():
+        for hidden in widths:
+            s = torch.finfo(dtype).bits // 8
+            n_bytes = {  # each input read once, each output written once
+                "forward": 2 * ROWS * hidden * s + hidden * s,  # x, w in; y out
+                "backward": 3 * ROWS * hidden * s + 2 * hidden * s,  # x, dy, w in; dx, dw out
+            }
+            # randn, never zeros; weights near 1 as in a trained model
+            x = torch.randn(ROWS, hidden, device="cuda").to(dtype).requires_grad_()
+            w = (1 + 0.1 * torch.randn(hidden, device="cuda")).to(dtype).requires_grad_()
+            dy = torch.randn(ROWS, hidden, device="cuda").to(dtype)
+            expected = expected_results(x, w, dy)
+            extra = resources(x.detach(), w.detach(), dy)
+            speeds = {}
+            for impl, fn in implementations().items():
+                own_dy = dy.clone() if impl == "liger" else dy
+                try:
+                    timing = measure(impl, fn, x, w, own_dy, expected, dtype, hidden)
+                except Exception as exc:  # a peer that cannot run is skipped, not fatal
+                    if impl == "triton":
+                        raise
+                    print(f"  skipped {impl} at H={hidden}: {type(exc).__name__}: {exc}"[:300])
+                    continue
+                for direction, spread in timing.items():
+                    row = {
+                        "direction": direction,
+                        "impl": impl,
+                        "dtype": DTYPES[dtype],
+                        "rows": ROWS,
+                        "hidden": hidden,
+                        "bytes": n_bytes[direction],
+                        "time_s": spread["time_s"],
+                    }
+                    if impl == "triton":
+                        row.update(extra[direction])
+                    rows.append(row)
+                    speeds.setdefault(direction, []).append(
+                        f"{impl} {n_bytes[direction] / spread['time_s']['p50'] / 1e12:.2f}"
+                    )
+                del own_dy
+            print(
+                f"  {DTYPES[dtype]:>8} H={hidden}: fwd " + ", ".join(speeds["forward"])
+                + " | bwd " + ", ".join(speeds["backward"]) + " TB/s"
+            )  # fmt: skip
+            del x, w, dy, expected
+            torch.cuda.empty_cache()
+    return rows
+
+
+def roofline(rows: list[dict]) -> list[dict]:
+    """The book's forward and backward, bf16, H = 8192. FLOPs per element, counted from the
+    kernels: forward 4 (square, add, two products), backward 10 (x_hat, g, g * x_hat, its
+    sum, x_hat * c, the difference, * rstd, dy * x_hat and its sum into dweight)."""
+    flops = {"forward": 4, "backward": 10}
+    return [
+        {
+            "kernel": f"RMSNorm {r['direction']} (bf16)",
+            "lesson": "11",
+            "flops": flops[r["direction"]] * r["rows"] * r["hidden"],
+            "bytes": r["bytes"],
+            "seconds": r["time_s"]["p50"],
+        }
+        for r in rows
+        if r["impl"] == "triton" and r["dtype"] == "bfloat16" and r["hidden"] == 8192
+    ]
+
+
+BENCHMARKS = [
+    benchlib.Benchmark(
+        "rmsnorm",
+        "RMSNorm over the last dimension, M = 16384 rows, eps = 1e-6, bf16 at H = 1024..16384 "
+        "and fp32 at H = 4096: kernels/rmsnorm.py (rms_norm, an autograd.Function), the eager "
+        "formula (float32 statistics, one rounding), torch.compile of it (dynamic=False, one "
+        "compile per shape), torch.nn.functional.rms_norm and Liger-Kernel's "
+        "LigerRMSNormFunction (offset 0, 'llama' casting, in_place=True: it writes dx over its "
+        "own copy of dy, so during the timed repetitions it differentiates its previous "
+        "output). Each result is checked against a float64 reference first. Forward: one "
+        "call with x and weight requiring grad (a training forward, graph built). Backward: "
+        "torch.autograd.grad of (x, weight) through the graph retained from one forward, "
+        "nothing else. Device time by do_bench, L2 flushed, percentiles over repetitions. "
+        "Bytes: forward 2*M*H*s + H*s (read x and weight, write y), backward 3*M*H*s + 2*H*s "
+        "(read x, dy, weight; write dx, dweight); rstd and partial rows not counted. The "
+        "book's rows add registers and spills of its compiled kernels, its backward's "
+        "program count and rows per step, and dw_time_s, the second stage alone.",
+        run,
+        roofline,
+    ),
+]

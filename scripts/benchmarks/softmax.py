@@ -1,0 +1,273 @@
+"""Benchmarks of the softmax family (kernels/softmax.py): lesson 10.
+
+- ``softmax``: forward and backward bandwidth against row width, fp32 and bf16, for the
+  book's kernels, ``torch.softmax``, torch.compile and Liger-Kernel (where it runs), and,
+  forward in fp32, the naive five-operation decomposition.
+- ``softmax_online``: the online kernel on long fp32 rows against the size of its
+  persistent grid (how many rows are in flight, so how much of the L2 they fill), with the
+  whole-row kernel forced onto the same rows as a control; registers and spills of every
+  compiled kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from kernels import softmax as sm
+from scripts import benchlib
+
+WIDTHS = [256, 1024, 4096, 16384, 65536]
+DTYPES = {torch.float32: "float32", torch.bfloat16: "bfloat16"}
+TENSOR_BYTES = 512 * 2**20  # each tensor: ten times an H100's L2, eight an H200's
+# Forward results against the float64 reference rounded to the dtype: a few fp32 ulps, one
+# bf16 ulp; values under the normal range may flush to zero (tests/kernels/test_softmax.py).
+TOL = {torch.float32: (1e-5, 2**-126), torch.bfloat16: (8e-3, 2**-126)}
+# Gradients: dx = y * (dy - dot) cancels to far below its terms where dy is close to dot,
+# so their check also allows this fraction of max |dx| everywhere: a few fp32 ulps, one
+# bf16 ulp (what computing dy - dot in bf16, rather than fp32, costs).
+GRAD_ATOL = {torch.float32: 1e-5, torch.bfloat16: 8e-3}
+TIMING = {"warmup_ms": 10, "rep_ms": 50}  # ~100+ calls of 0.3-0.6 ms each, per number
+
+SWEEP_COLS = [32768, 65536, 131072, 262144]
+SWEEP_PROGRAMS_PER_SM = [1, 2, 3, 4]  # 4 programs of 16 warps fill an SM's 2048 threads
+WHOLE_ROW_COLS = [32768, 65536]  # the control: one tile per row, 32 warps (32, 64 per thread)
+WHOLE_ROW_WARPS = 32
+
+
+def torch_softmax(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=-1)
+
+
+def naive_softmax(x: torch.Tensor) -> torch.Tensor:
+    """Five separate kernels, each a trip through HBM: max, subtract, exp, sum, divide."""
+    m = x.amax(dim=-1, keepdim=True)
+    e = torch.exp(x - m)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def grad_of(y: torch.Tensor, x: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    """The backward alone: dL/dx for dL/dy = dy, through y's autograd graph (kept)."""
+    return torch.autograd.grad(y, x, dy, retain_graph=True)[0]
+
+
+def liger_softmax():
+    """Liger-Kernel's softmax autograd Function, or None (with the reason printed)."""
+    try:
+        from liger_kernel.ops.softmax import LigerSoftmaxFunction
+    except Exception as exc:  # not installed, or an install that fails to import
+        print(f"  liger: skipped, liger_kernel does not import ({type(exc).__name__}: {exc})")
+        return None
+    return LigerSoftmaxFunction.apply
+
+
+class Capture:
+    """Stands in for a ``@triton.jit`` kernel of kernels/softmax.py and keeps what its
+    launch returns: Triton's compiled kernel, with ``n_regs`` and ``n_spills``."""
+
+    def __init__(self, kernel):
+        self.kernel, self.compiled = kernel, None
+
+    def __getitem__(self, grid):
+        def launch(*args, **meta):
+            self.compiled = self.kernel[grid](*args, **meta)
+            return self.compiled
+
+        return launch
+
+
+def resources(fn, *names: str) -> dict:
+    """Run ``fn`` once with the named kernels captured; registers and spills of the one
+    that launched (None where this triton does not report them)."""
+    captures = {name: Capture(getattr(sm, name)) for name in names}
+    for name, cap in captures.items():
+        setattr(sm, name, cap)
+    try:
+        fn()
+    finally:
+        for name, cap in captures.items():
+            setattr(sm, name, cap.kernel)
+    launched = [c.compiled for c in captures.values() if c.compiled is not None]
+    k = launched[0] if launched else None
+    return {"n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None)}
+
+
+def timed(impl: str, what: str, fn, expected, tol, *, book: bool, out=None) -> dict | None:
+    """check_then_time, but a peer (or a control) that fails to compile, run or match is
+    skipped with the reason printed; the book's kernel as it runs by default must pass."""
+    rtol, atol = tol
+    try:
+        return benchlib.check_then_time(
+            fn, expected, what, out=out, exact=False, rtol=rtol, atol=atol, **TIMING
+        )
+    except Exception as exc:
+        if book:
+            raise
+        print(f"  {impl}: skipped at {what}: {type(exc).__name__}: {str(exc)[:200]}")
+        return None
+
+
+def run_widths(ceilings: dict) -> list[dict]:
+    rows = []
+    liger = liger_softmax()
+    # One compiled function per shape: ten shapes here, more than dynamo's default cache.
+    torch._dynamo.config.cache_size_limit = max(torch._dynamo.config.cache_size_limit, 64)
+    benchlib.warm_up()
+    for dtype, dname in DTYPES.items():
+        for n_cols in WIDTHS:
+            n_rows = TENSOR_BYTES // (n_cols * dtype.itemsize)
+            shape = f"{dname} {n_rows}x{n_cols}"
+            # randn, never zeros: x (which requires grad, so every forward builds the graph
+            # its backward uses) and the incoming gradient dy.
+            x = torch.randn(n_rows, n_cols, device="cuda").to(dtype).requires_grad_()
+            dy = torch.randn(n_rows, n_cols, device="cuda").to(dtype)
+            expected = sm.reference(x.detach())
+            impls = {
+                "triton": functools.partial(sm.softmax, x),
+                "torch": functools.partial(torch.softmax, x, -1),
+                "compile": functools.partial(torch.compile(torch_softmax, dynamic=False), x),
+            }
+            if liger is not None:
+                impls["liger"] = functools.partial(liger, x)
+            if dtype == torch.float32:
+                impls["naive"] = functools.partial(naive_softmax, x)
+            size = n_rows * n_cols * dtype.itemsize
+            for impl, fwd in impls.items():
+                book = impl == "triton"
+                base = {"impl": impl, "dtype": dname, "rows": n_rows, "cols": n_cols}
+                timing = timed(
+                    impl, f"{impl} forward {shape}", fwd, expected, TOL[dtype], book=book
+                )
+                if timing is None:
+                    continue
+                extra = resources(fwd, "softmax_kernel", "softmax_online_kernel") if book else {}
+                rows.append({**base, "direction": "forward", "bytes": 2 * size, **timing, **extra})
+                if impl == "naive":
+                    continue  # forward only: it is here to count HBM trips
+                # The backward of this impl's own forward, checked against the float64
+                # formula on that y; only the backward kernel(s) run inside the timing.
+                y = fwd()
+                bwd = functools.partial(grad_of, y, x, dy)
+                grad = sm.reference_backward(y.detach(), dy)
+                tol = (TOL[dtype][0], GRAD_ATOL[dtype] * grad.abs().max().item())
+                timing = timed(impl, f"{impl} backward {shape}", bwd, grad, tol, book=book)
+                if timing is not None:
+                    names = ("softmax_backward_kernel", "softmax_backward_online_kernel")
+                    extra = resources(bwd, *names) if book else {}
+                    rows.append(
+                        {**base, "direction": "backward", "bytes": 3 * size, **timing, **extra}
+                    )
+                del y, bwd, grad
+            del x, dy, expected, impls
+            torch.cuda.empty_cache()
+            for direction in ("forward", "backward"):
+                mine = [r for r in rows if (r["dtype"], r["cols"]) == (dname, n_cols)]
+                rates = ", ".join(
+                    f"{r['impl']} {r['bytes'] / r['time_s']['p50'] / 1e12:.2f}"
+                    for r in mine
+                    if r["direction"] == direction
+                )
+                print(f"  {dname:>8} cols={n_cols:>5} {direction:>8}: {rates} TB/s")
+    return rows
+
+
+def roofline(rows: list[dict]) -> list[dict]:
+    """The forward kernel at 4096 columns, one point per dtype. FLOPs: 5 per element (max,
+    subtract, exp, sum, divide)."""
+    return [
+        {
+            "kernel": f"softmax ({r['dtype']})",
+            "lesson": "10",
+            "flops": 5 * r["rows"] * r["cols"],
+            "bytes": r["bytes"],
+            "seconds": r["time_s"]["p50"],
+        }
+        for r in rows
+        if (r["impl"], r["direction"], r["cols"]) == ("triton", "forward", 4096)
+    ]
+
+
+def run_online(ceilings: dict) -> list[dict]:
+    rows = []
+    device = torch.cuda.current_device()
+    for n_cols in SWEEP_COLS:
+        n_rows = TENSOR_BYTES // (n_cols * 4)
+        x = torch.randn(n_rows, n_cols, device="cuda")
+        out = torch.empty_like(x)
+        expected = sm.reference(x)
+        configs = [("online", None, None, p) for p in SWEEP_PROGRAMS_PER_SM]
+        if n_cols in WHOLE_ROW_COLS:
+            configs.append(("whole_row", n_cols, WHOLE_ROW_WARPS, None))
+        for kernel, block_n, num_warps, per_sm in configs:
+            whole, _, block_n, num_warps, programs = sm._plan(
+                n_rows, n_cols, n_cols * 4, 4, device, block_n, num_warps, per_sm
+            )
+            assert whole == (kernel == "whole_row")
+            fn = functools.partial(
+                sm.softmax, x, out, block_n=block_n, num_warps=num_warps, programs_per_sm=per_sm
+            )
+            what = f"{kernel} fp32 {n_rows}x{n_cols} block_n={block_n} programs={programs}"
+            # The whole-row kernel on these rows is a control outside its default range.
+            book = kernel == "online"
+            timing = timed(kernel, what, fn, expected, TOL[torch.float32], book=book, out=out)
+            if timing is None:
+                continue
+            extra = resources(fn, "softmax_kernel", "softmax_online_kernel")
+            rows.append(
+                {
+                    "kernel": kernel,
+                    "dtype": "float32",
+                    "rows": n_rows,
+                    "cols": n_cols,
+                    "block_n": block_n,
+                    "num_warps": num_warps,
+                    "programs_per_sm": per_sm,
+                    "programs": programs,
+                    "bytes": 2 * n_rows * n_cols * 4,
+                    **timing,
+                    **extra,
+                }
+            )
+            r = rows[-1]
+            print(
+                f"  cols={n_cols:>6} {kernel:>9} programs={programs:>4}: "
+                f"{r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s, "
+                f"{r['n_regs']} registers, {r['n_spills']} spilled"
+            )
+        del x, out, expected
+        torch.cuda.empty_cache()
+    return rows
+
+
+BENCHMARKS = [
+    benchlib.Benchmark(
+        "softmax",
+        "Row softmax over the last dimension of an (rows x cols) tensor of 512 MiB, for "
+        "cols = 256..65536, float32 and bfloat16. impl triton: kernels/softmax.py (softmax; "
+        "its backward through autograd); torch: torch.softmax; compile: torch.compile of "
+        "torch.softmax (dynamic=False, one compile per shape); liger: Liger-Kernel's "
+        "LigerSoftmaxFunction (skipped where it does not run); naive: max, subtract, exp, "
+        "sum, divide as five torch ops (forward, float32 only). forward: device time of one "
+        "call on x that requires grad; backward: device time of torch.autograd.grad(y, x, "
+        "dy) through that impl's own forward graph, i.e. only its backward kernel(s). Each "
+        "is checked against float64 first (backward: against y * (dy - sum(dy * y)) on that "
+        "impl's y). do_bench, L2 flushed. Bytes: forward 2 * rows * cols * element size "
+        "(read x, write y); backward 3 * rows * cols * element size (read y and dy, write "
+        "dx). n_regs and n_spills: the book kernel's compiled registers per thread and "
+        "spilled registers.",
+        run_widths,
+        roofline,
+    ),
+    benchlib.Benchmark(
+        "softmax_online",
+        "kernels/softmax.py on float32 rows of 32768..262144 columns (512 MiB tensors): the "
+        "online kernel (two passes over each row, tiles of block_n) with a persistent grid "
+        "of programs_per_sm programs per SM (programs = rows in flight), and, as a control, "
+        "the whole-row kernel forced onto the same rows (block_n = cols, 32 warps). Device "
+        "time (do_bench, L2 flushed), checked against float64 first. Bytes: 2 * rows * cols "
+        "* 4. n_regs, n_spills: registers per thread and spilled registers of the compiled "
+        "kernel.",
+        run_online,
+    ),
+]

@@ -25,6 +25,7 @@ from scripts.render import (
     error_bars,
     hline,
     line,
+    micros,
     millis,
     percent,
     plain,
@@ -189,9 +190,71 @@ def smallest_vs_eager(docs: Docs) -> float:
     return of(docs, "eager")[0]["time_s"]["p50"] / of(docs, "triton")[0]["time_s"]["p50"]
 
 
+def smallest_time(docs: Docs, impl: str) -> float:
+    """Median time of ``impl`` at the smallest size of the sweep, seconds."""
+    return of(docs, impl)[0]["time_s"]["p50"]
+
+
+def smallest_triton_time(docs: Docs) -> float:
+    """Triton's median time at the smallest size of the sweep (bf16, exact GELU, mask)."""
+    return smallest_time(docs, "triton")
+
+
+def smallest_eager_time(docs: Docs) -> float:
+    """Eager PyTorch's median time at the smallest size of the sweep."""
+    return smallest_time(docs, "eager")
+
+
+def smallest_compile_time(docs: Docs) -> float:
+    """torch.compile's median time at the smallest size of the sweep."""
+    return smallest_time(docs, "compile")
+
+
+def smallest_floor(docs: Docs) -> float:
+    """Fused bytes at the smallest size over the copy bandwidth: the fastest possible there."""
+    return row_bytes(of(docs, "triton")[0], eager=False) / copy(docs)
+
+
+def l2_bytes(docs: Docs) -> int:
+    """The L2 cache of the GPU that ran the benchmark, bytes."""
+    return doc(docs, BENCH)["provenance"]["l2_bytes"]
+
+
+def past_l2_row(docs: Docs, impl: str) -> dict:
+    """The row of ``impl`` at the smallest swept size whose fused bytes exceed the L2."""
+    # [0] raises IndexError (reported by the renderer) when no size is past the L2.
+    return [r for r in of(docs, impl) if row_bytes(r, eager=False) > l2_bytes(docs)][0]
+
+
+def past_l2_m(docs: Docs) -> int:
+    """The smallest swept M whose fused bytes (x, mask, out) exceed the GPU's L2 cache."""
+    return past_l2_row(docs, "triton")["m"]
+
+
+def past_l2_fraction_of_copy(docs: Docs) -> float:
+    """Triton's bandwidth over the copy bandwidth at the smallest swept size past the L2."""
+    return bandwidth(past_l2_row(docs, "triton")) / copy(docs)
+
+
+def past_l2_compile_fraction_of_copy(docs: Docs) -> float:
+    """torch.compile's bandwidth over the copy bandwidth at the smallest size past the L2."""
+    return bandwidth(past_l2_row(docs, "compile")) / copy(docs)
+
+
+def first_m_at_90(docs: Docs) -> str:
+    """The smallest swept M at which Triton reaches 90% of the copy bandwidth."""
+    hits = [r["m"] for r in of(docs, "triton") if bandwidth(r) >= 0.9 * copy(docs)]
+    return f"{hits[0]:,}" if hits else "none of the sizes"
+
+
 def tanh_vs_exact(docs: Docs) -> float:
     """Triton's time with the tanh GELU over its time with the exact (erf) GELU, bf16, mask."""
     return median(docs, "triton", "tanh") / median(docs, "triton")
+
+
+def compile_tanh_vs_exact(docs: Docs) -> float:
+    """torch.compile's time with the tanh GELU over its time with the exact GELU, bf16, mask."""
+    return median(docs, "compile", "tanh") / median(docs, "compile")
 
 
 def kernels_eager(docs: Docs) -> int | str:
@@ -214,9 +277,19 @@ def triton_regs(docs: Docs) -> int:
     return largest(docs, "triton")["n_regs"]
 
 
+def triton_regs_tanh(docs: Docs) -> int:
+    """Registers per thread of the compiled Triton kernel with the tanh GELU (bf16, mask)."""
+    return largest(docs, "triton", "tanh")["n_regs"]
+
+
 def triton_spills(docs: Docs) -> int:
     """Register spills of the compiled Triton kernel (bf16, exact GELU, mask)."""
     return largest(docs, "triton")["n_spills"]
+
+
+def max_spills(docs: Docs) -> int:
+    """The most register spills of any compiled Triton variant at the largest size."""
+    return max(largest(docs, "triton", case)["n_spills"] for case in CASES)
 
 
 def load_bits(op: str) -> int:
@@ -247,6 +320,12 @@ def vs_eager(docs: Docs, case: str) -> float:
 def vs_compile(docs: Docs, case: str) -> float:
     """torch.compile's time over Triton's (above 1: Triton is faster)"""
     return median(docs, "compile", case) / median(docs, "triton", case)
+
+
+def eager_fraction_of_copy(docs: Docs, case: str) -> float:
+    """Eager's counted bytes over its time, as a fraction of the copy bandwidth"""
+    r = largest(docs, "eager", case)
+    return row_bytes(r, eager=True) / r["time_s"]["p50"] / copy(docs)
 
 
 def per_case(metric, case: str):
@@ -288,25 +367,56 @@ VALUES = {
     "fused_activation.eager_floor_ms": Value(eager_floor, millis(3)),
     "fused_activation.eager_counted_fraction": Value(eager_counted_fraction, percent),
     "fused_activation.smallest_vs_eager": Value(smallest_vs_eager, ratio),
+    "fused_activation.smallest_triton_us": Value(smallest_triton_time, micros(0)),
+    "fused_activation.smallest_eager_us": Value(smallest_eager_time, micros(0)),
+    "fused_activation.smallest_compile_us": Value(smallest_compile_time, micros(0)),
+    "fused_activation.smallest_floor_us": Value(smallest_floor, micros(1)),
+    "fused_activation.past_l2_m": Value(past_l2_m, count),
+    "fused_activation.past_l2_fraction_of_copy": Value(past_l2_fraction_of_copy, percent),
+    "fused_activation.past_l2_compile_fraction_of_copy": Value(
+        past_l2_compile_fraction_of_copy, percent
+    ),
+    "fused_activation.first_m_at_90": Value(first_m_at_90),
     "fused_activation.tanh_vs_exact": Value(tanh_vs_exact, ratio),
+    "fused_activation.compile_tanh_vs_exact": Value(compile_tanh_vs_exact, ratio),
     "fused_activation.kernels_eager": Value(kernels_eager, plain),
     "fused_activation.kernels_compile": Value(kernels_compile, plain),
     "fused_activation.kernels_triton": Value(kernels_triton, plain),
     "fused_activation.triton_regs": Value(triton_regs, plain),
+    "fused_activation.triton_regs_tanh": Value(triton_regs_tanh, plain),
     "fused_activation.triton_spills": Value(triton_spills, plain),
+    "fused_activation.max_spills": Value(max_spills, plain),
     "fused_activation.widest_load": Value(widest_load),
     "fused_activation.min_fraction_of_copy": Value(worst(fraction_of_copy), percent),
     "fused_activation.min_vs_eager": Value(worst(vs_eager), ratio),
     "fused_activation.min_vs_compile": Value(worst(vs_compile), ratio),
     **{
         f"fused_activation.{metric.__name__}_{case}": Value(per_case(metric, case), fmt)
-        for metric, fmt in ((fraction_of_copy, percent), (vs_eager, ratio), (vs_compile, ratio))
+        for metric, fmt in (
+            (fraction_of_copy, percent),
+            (vs_eager, ratio),
+            (vs_compile, ratio),
+            (eager_fraction_of_copy, percent),
+        )
         for case in CASES
     },
 }
 
 
 # ---- figures ----------------------------------------------------------------------------
+
+
+def rows_axis(ms: list[int], n: int) -> dict:
+    """The log x axis over the swept rows. On a phone the labels must tilt; tilted
+    counter-clockwise (-30°), the last one (at the right edge) stays inside the figure,
+    where Plotly's default clockwise tilt would push it out and hide it."""
+    return axis(
+        f"rows M (x is M × {n:,}, bf16)",
+        log=True,
+        tickvals=ms,
+        tickformat=",",
+        autotickangles=[0, -30, -90],
+    )
 
 
 def fig_bandwidth(docs: Docs) -> dict:
@@ -329,7 +439,7 @@ def fig_bandwidth(docs: Docs) -> dict:
     return {
         "data": traces,
         "layout": {
-            "xaxis": axis(f"rows M (x is M × {n:,}, bf16)", log=True, tickvals=ms, tickformat=","),
+            "xaxis": rows_axis(ms, n),
             "yaxis": axis("achieved bandwidth (TB/s, fused bytes)", rangemode="tozero"),
         },
     }
@@ -369,9 +479,7 @@ def fig_time(docs: Docs) -> dict:
     return {
         "data": traces,
         "layout": {
-            "xaxis": axis(
-                f"rows M (x is M × {n_cols(docs):,}, bf16)", log=True, tickvals=ms, tickformat=","
-            ),
+            "xaxis": rows_axis(ms, n_cols(docs)),
             "yaxis": axis("time per call (µs)", log=True),
         },
     }

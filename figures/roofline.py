@@ -15,6 +15,9 @@ def points(docs: Docs) -> list[dict]:
     return found
 
 
+SYMBOLS = ["circle", "diamond", "square", "triangle-up"]
+
+
 def merged_label(names: list[str]) -> str:
     """One label for points that coincide: 'vector add (float16, bfloat16)' rather than
     the names joined whole, so the label stays short enough for a phone's width."""
@@ -53,29 +56,20 @@ def build(docs: Docs) -> dict:
             round(math.log10(p["flops"] / p["seconds"]), 1),
         )
         groups.setdefault(key, []).append(p)
-    if groups:
-        merged = []
-        for ps in groups.values():
-            label = merged_label([p["kernel"] for p in ps])
-            merged.append(
-                (
-                    ps[0]["flops"] / ps[0]["bytes"],
-                    max(p["flops"] / p["seconds"] for p in ps) / 1e12,
-                    label,
-                )
-            )
+    # One legend entry per kernel (a colour and a symbol each), no text beside the points:
+    # many memory-bound kernels sit close together, and their labels would overlap.
+    for i, ps in enumerate(groups.values()):
+        label = merged_label([p["kernel"] for p in ps])
         traces.append(
             {
                 "type": "scatter",
-                "mode": "markers+text",
-                "name": "the book's kernels (measured)",
-                "x": [m[0] for m in merged],
-                "y": [m[1] for m in merged],
-                "text": [m[2] for m in merged],
-                "textposition": "middle right",
-                "marker": {"size": 10},
-                "meta": {"role": "triton"},
-                "hovertemplate": "%{text}<br>%{x:.3~g} FLOP/B, %{y:.3~g} TFLOP/s<extra></extra>",
+                "mode": "markers",
+                "name": label,
+                "x": [ps[0]["flops"] / ps[0]["bytes"]],
+                "y": [max(p["flops"] / p["seconds"] for p in ps) / 1e12],
+                "marker": {"size": 10, "symbol": SYMBOLS[i // 6 % len(SYMBOLS)]},
+                "meta": {"role": f"series-{i}"},
+                "hovertemplate": "%{x:.3~g} FLOP/B, %{y:.3~g} TFLOP/s",
             }
         )
     peak = matmul_rate(ceilings, "bfloat16")
@@ -84,6 +78,8 @@ def build(docs: Docs) -> dict:
     return {
         "data": traces,
         "layout": {
+            # Room for the legend, one row per entry on a phone, under a 420 px plot.
+            "height": 360 + 22 * len(traces),
             "xaxis": axis("arithmetic intensity (FLOP/B)", log=True),
             "yaxis": axis("attainable TFLOP/s", log=True),
             "annotations": [

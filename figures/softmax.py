@@ -93,20 +93,48 @@ def min_copy_fraction(docs: Docs, direction: str) -> float:
     )
 
 
-def min_ratio(docs: Docs, direction: str, peer: str) -> float | None:
-    """Lowest Triton-over-peer bandwidth ratio over every width and dtype the peer ran at;
-    None where the peer has no rows (it did not import, compile or pass its check)."""
+def peer_rows(docs: Docs, direction: str, peer: str, long: bool) -> list[dict]:
+    """A peer's rows in one direction: at the target's widths (≤ 16,384 columns), or, with
+    ``long``, at the long-row width (65,536 columns)."""
+    found = rows(docs, BENCH, impl=peer, direction=direction)
+    return [r for r in found if (r["cols"] == LONG if long else r["cols"] <= WHOLE_ROW_MAX)]
+
+
+def min_ratio(docs: Docs, direction: str, peer: str, long: bool = False) -> float | None:
+    """Lowest Triton-over-peer bandwidth ratio over the widths ``peer_rows`` picks and both
+    dtypes; None where the peer has no rows (it did not import, compile or pass its check)."""
     ratios = [
         bandwidth(at(docs, "triton", direction, r["dtype"], r["cols"])) / bandwidth(r)
-        for r in rows(docs, BENCH, impl=peer, direction=direction)
+        for r in peer_rows(docs, direction, peer, long)
     ]
     return min(ratios) if ratios else None
+
+
+def behind(docs: Docs, direction: str) -> str:
+    """Where, at ≤ 16,384 columns, a peer is faster than Triton by more than the spread:
+    Triton's fastest (p20) time is slower than the peer's slowest (p80). Words, for prose."""
+    names = {impl: name for impl, name, _ in IMPLS}
+    found = []
+    for peer in ("torch", "compile", "liger"):
+        for r in sorted(peer_rows(docs, direction, peer, False), key=lambda r: r["cols"]):
+            mine = at(docs, "triton", direction, r["dtype"], r["cols"])
+            if mine["time_s"]["p20"] > r["time_s"]["p80"]:
+                found.append(
+                    f"{names[peer]} ({r['dtype']}, {r['cols']:,} columns: "
+                    f"{ratio3(bandwidth(mine) / bandwidth(r))})"
+                )
+    return "; ".join(found) or "nowhere"
 
 
 def peer_bw(docs: Docs, impl: str, cols: int) -> float | None:
     """An impl's fp32 forward bandwidth at ``cols``, or None where it did not run."""
     found = rows(docs, BENCH, impl=impl, direction="forward", dtype="float32", cols=cols)
     return bandwidth(found[0]) if found else None
+
+
+def ratio3(v: float) -> str:
+    """A ratio with three decimals: near 1.00× two decimals hide which side of 1 it is."""
+    return f"{v:.3f}×"
 
 
 def or_not_measured(fmt):
@@ -158,33 +186,73 @@ def bwd_copy_long_min(docs: Docs) -> float:
 
 
 def fwd_vs_torch_min(docs: Docs) -> float | None:
-    """Forward: Triton over torch.softmax, the lowest ratio over every width and dtype."""
+    """Forward, Triton over torch.softmax: lowest ratio, both dtypes, ≤ 16,384 columns."""
     return min_ratio(docs, "forward", "torch")
 
 
+def fwd_vs_torch_long(docs: Docs) -> float | None:
+    """Forward, Triton over torch.softmax at 65,536 columns: the lower ratio of the two dtypes."""
+    return min_ratio(docs, "forward", "torch", long=True)
+
+
 def fwd_vs_compile_min(docs: Docs) -> float | None:
-    """Forward: Triton over torch.compile, the lowest ratio over every width and dtype."""
+    """Forward, Triton over torch.compile: lowest ratio, both dtypes, ≤ 16,384 columns."""
     return min_ratio(docs, "forward", "compile")
 
 
+def fwd_vs_compile_long(docs: Docs) -> float | None:
+    """Forward, Triton over torch.compile at 65,536 columns: the lower ratio of the two dtypes."""
+    return min_ratio(docs, "forward", "compile", long=True)
+
+
 def fwd_vs_liger_min(docs: Docs) -> float | None:
-    """Forward: Triton over Liger-Kernel, the lowest ratio where Liger ran."""
+    """Forward, Triton over Liger-Kernel: lowest ratio, both dtypes, ≤ 16,384 columns."""
     return min_ratio(docs, "forward", "liger")
 
 
+def fwd_vs_liger_long(docs: Docs) -> float | None:
+    """Forward, Triton over Liger-Kernel at 65,536 columns: the lower ratio of the two dtypes."""
+    return min_ratio(docs, "forward", "liger", long=True)
+
+
 def bwd_vs_torch_min(docs: Docs) -> float | None:
-    """Backward: Triton over torch's backward, the lowest ratio over every width and dtype."""
+    """Backward, Triton over torch's backward: lowest ratio, both dtypes, ≤ 16,384 columns."""
     return min_ratio(docs, "backward", "torch")
 
 
+def bwd_vs_torch_long(docs: Docs) -> float | None:
+    """Backward, Triton over torch's backward at 65,536 columns: lower ratio of the dtypes."""
+    return min_ratio(docs, "backward", "torch", long=True)
+
+
 def bwd_vs_compile_min(docs: Docs) -> float | None:
-    """Backward: Triton over torch.compile's backward, the lowest ratio."""
+    """Backward, Triton over torch.compile: lowest ratio, both dtypes, ≤ 16,384 columns."""
     return min_ratio(docs, "backward", "compile")
 
 
+def bwd_vs_compile_long(docs: Docs) -> float | None:
+    """Backward, Triton over torch.compile at 65,536 columns: the lower ratio of the two dtypes."""
+    return min_ratio(docs, "backward", "compile", long=True)
+
+
 def bwd_vs_liger_min(docs: Docs) -> float | None:
-    """Backward: Triton over Liger-Kernel's backward, the lowest ratio where Liger ran."""
+    """Backward, Triton over Liger-Kernel: lowest ratio, both dtypes, ≤ 16,384 columns."""
     return min_ratio(docs, "backward", "liger")
+
+
+def bwd_vs_liger_long(docs: Docs) -> float | None:
+    """Backward, Triton over Liger-Kernel at 65,536 columns: the lower ratio of the two dtypes."""
+    return min_ratio(docs, "backward", "liger", long=True)
+
+
+def fwd_behind(docs: Docs) -> str:
+    """Forward, ≤ 16,384 columns: where a peer is faster beyond the spread (or 'nowhere')."""
+    return behind(docs, "forward")
+
+
+def bwd_behind(docs: Docs) -> str:
+    """Backward, ≤ 16,384 columns: where a peer is faster beyond the spread (or 'nowhere')."""
+    return behind(docs, "backward")
 
 
 def liger_dtypes(docs: Docs) -> str:
@@ -338,6 +406,97 @@ def online_over_whole_row(docs: Docs) -> float:
     return online_long_best(docs) / whole_row_long(docs)
 
 
+def whole_row_32k(docs: Docs) -> float:
+    """The whole-row kernel forced onto 32,768 fp32 columns (32 warps): bandwidth."""
+    return bandwidth(whole_row(docs, LONG // 2))
+
+
+def whole_row_32k_regs(docs: Docs):
+    """Registers per thread of the whole-row kernel at 32,768 fp32 columns."""
+    v = whole_row(docs, LONG // 2).get("n_regs")
+    return "not reported" if v is None else v
+
+
+def whole_row_32k_spills(docs: Docs):
+    """Spilled registers of the whole-row kernel at 32,768 fp32 columns."""
+    v = whole_row(docs, LONG // 2).get("n_spills")
+    return "not reported" if v is None else v
+
+
+def online_32k_one_per_sm(docs: Docs) -> float:
+    """The online kernel at 32,768 fp32 columns with one program per SM: bandwidth."""
+    return bandwidth(next(r for r in sweep(docs, "online", LONG // 2) if r["programs_per_sm"] == 1))
+
+
+def online_32k_best(docs: Docs) -> float:
+    """The online kernel at 32,768 fp32 columns: best bandwidth over programs per SM."""
+    return max(bandwidth(r) for r in sweep(docs, "online", LONG // 2))
+
+
+def whole_row_32k_over_online(docs: Docs) -> float:
+    """At 32,768 fp32 columns: the whole-row control over the online kernel's best."""
+    return whole_row_32k(docs) / online_32k_best(docs)
+
+
+def online_sweep_best(docs: Docs) -> float:
+    """The online kernel's best bandwidth anywhere in the sweep."""
+    return max(bandwidth(r) for r in sweep(docs, "online"))
+
+
+def online_sweep_best_where(docs: Docs) -> str:
+    """Where that best point lies: width, programs per SM and MiB in flight, in words."""
+    r = max(sweep(docs, "online"), key=bandwidth)
+    return (
+        f"{r['cols']:,} columns with {r['programs_per_sm']} programs per SM, "
+        f"{in_flight_bytes(r) / 2**20:.0f} MiB in flight"
+    )
+
+
+def wide_widths(docs: Docs) -> list[int]:
+    """The sweep's widths wider than the main benchmark's 65,536 columns."""
+    return sorted({r["cols"] for r in sweep(docs, "online") if r["cols"] > LONG})
+
+
+def online_at(docs: Docs, cols: int, per_sm: int) -> float:
+    """The online kernel's bandwidth at ``cols`` fp32 columns and ``per_sm`` programs per SM."""
+    return bandwidth(next(r for r in sweep(docs, "online", cols) if r["programs_per_sm"] == per_sm))
+
+
+def online_wide_one_per_sm(docs: Docs) -> str:
+    """One program per SM at the widths past 65,536 columns: bandwidths, narrowest first."""
+    return " and ".join(tbps(online_at(docs, c, 1)) for c in wide_widths(docs))
+
+
+def online_wide_two_per_sm(docs: Docs) -> str:
+    """Two programs per SM at the widths past 65,536 columns: bandwidths, narrowest first."""
+    return " and ".join(tbps(online_at(docs, c, 2)) for c in wide_widths(docs))
+
+
+def online_wide_copy(docs: Docs) -> float:
+    """Past 65,536 columns: the online kernel's best over programs per SM, as a fraction of
+    copy bandwidth, at the width where that best is lowest."""
+    best = [max(bandwidth(r) for r in sweep(docs, "online", c)) for c in wide_widths(docs)]
+    return min(best) / copy_bw(doc(docs, ONLINE))
+
+
+def two_thirds_copy(docs: Docs) -> float:
+    """Two thirds of copy bandwidth: the most a kernel counted as two passes can reach when
+    it moves three (the online kernel if its second read comes from HBM)."""
+    return 2 / 3 * copy_bw(doc(docs, ONLINE))
+
+
+def online_long_resources(docs: Docs) -> str:
+    """Registers and spills of the online forward at 65,536 columns, fp32 and bf16, in words."""
+    parts = []
+    for dtype in DTYPES:
+        r = at(docs, "triton", "forward", dtype, LONG)
+        parts.append(
+            f"{r.get('n_regs', 'unreported')} registers and {r.get('n_spills', 'unreported')} "
+            f"spills in {dtype}"
+        )
+    return ", ".join(parts)
+
+
 def in_flight_long_mib(docs: Docs) -> str:
     """Rows in flight with one program per SM at 65,536 fp32 columns, in MiB."""
     return f"{provenance(docs)['sm_count'] * LONG * 4 / 2**20:.0f} MiB"
@@ -354,12 +513,20 @@ VALUES = {
     "softmax.fwd_copy_long_fp32": Value(fwd_copy_long_fp32, percent),
     "softmax.fwd_copy_long_bf16": Value(fwd_copy_long_bf16, percent),
     "softmax.bwd_copy_long_min": Value(bwd_copy_long_min, percent),
-    "softmax.fwd_vs_torch_min": Value(fwd_vs_torch_min, or_not_measured(ratio)),
-    "softmax.fwd_vs_compile_min": Value(fwd_vs_compile_min, or_not_measured(ratio)),
-    "softmax.fwd_vs_liger_min": Value(fwd_vs_liger_min, or_not_measured(ratio)),
-    "softmax.bwd_vs_torch_min": Value(bwd_vs_torch_min, or_not_measured(ratio)),
-    "softmax.bwd_vs_compile_min": Value(bwd_vs_compile_min, or_not_measured(ratio)),
-    "softmax.bwd_vs_liger_min": Value(bwd_vs_liger_min, or_not_measured(ratio)),
+    "softmax.fwd_vs_torch_min": Value(fwd_vs_torch_min, or_not_measured(ratio3)),
+    "softmax.fwd_vs_torch_long": Value(fwd_vs_torch_long, or_not_measured(ratio)),
+    "softmax.fwd_vs_compile_min": Value(fwd_vs_compile_min, or_not_measured(ratio3)),
+    "softmax.fwd_vs_compile_long": Value(fwd_vs_compile_long, or_not_measured(ratio)),
+    "softmax.fwd_vs_liger_min": Value(fwd_vs_liger_min, or_not_measured(ratio3)),
+    "softmax.fwd_vs_liger_long": Value(fwd_vs_liger_long, or_not_measured(ratio)),
+    "softmax.bwd_vs_torch_min": Value(bwd_vs_torch_min, or_not_measured(ratio3)),
+    "softmax.bwd_vs_torch_long": Value(bwd_vs_torch_long, or_not_measured(ratio)),
+    "softmax.bwd_vs_compile_min": Value(bwd_vs_compile_min, or_not_measured(ratio3)),
+    "softmax.bwd_vs_compile_long": Value(bwd_vs_compile_long, or_not_measured(ratio)),
+    "softmax.bwd_vs_liger_min": Value(bwd_vs_liger_min, or_not_measured(ratio3)),
+    "softmax.bwd_vs_liger_long": Value(bwd_vs_liger_long, or_not_measured(ratio)),
+    "softmax.fwd_behind": Value(fwd_behind),
+    "softmax.bwd_behind": Value(bwd_behind),
     "softmax.liger_dtypes": Value(liger_dtypes),
     "softmax.triton_4096": Value(triton_4096, or_not_measured(tbps)),
     "softmax.triton_65536": Value(triton_65536, or_not_measured(tbps)),
@@ -386,6 +553,19 @@ VALUES = {
     "softmax.online_long_one_per_sm": Value(online_long_one_per_sm, tbps),
     "softmax.online_long_four_per_sm": Value(online_long_four_per_sm, tbps),
     "softmax.online_over_whole_row": Value(online_over_whole_row, ratio),
+    "softmax.whole_row_32k": Value(whole_row_32k, tbps),
+    "softmax.whole_row_32k_regs": Value(whole_row_32k_regs, plain),
+    "softmax.whole_row_32k_spills": Value(whole_row_32k_spills, plain),
+    "softmax.online_32k_one_per_sm": Value(online_32k_one_per_sm, tbps),
+    "softmax.online_32k_best": Value(online_32k_best, tbps),
+    "softmax.whole_row_32k_over_online": Value(whole_row_32k_over_online, ratio),
+    "softmax.online_sweep_best": Value(online_sweep_best, tbps),
+    "softmax.online_sweep_best_where": Value(online_sweep_best_where),
+    "softmax.online_wide_one_per_sm": Value(online_wide_one_per_sm),
+    "softmax.online_wide_two_per_sm": Value(online_wide_two_per_sm),
+    "softmax.online_wide_copy": Value(online_wide_copy, percent),
+    "softmax.two_thirds_copy": Value(two_thirds_copy, tbps),
+    "softmax.online_long_resources": Value(online_long_resources),
     "softmax.in_flight_long_mib": Value(in_flight_long_mib),
     "softmax.l2_mib": Value(l2_mib),
 }
@@ -396,27 +576,30 @@ VALUES = {
 
 def fig_widths(direction: str):
     def build(docs: Docs) -> dict:
-        traces = []
+        ws = widths(docs)
+        bw = copy(docs) / 1e12
+        ceiling = hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
+        ceiling["legendrank"] = 2000  # last in the legend, first drawn (under the kernels)
+        mine, peers = [], []
         for impl, name, role in IMPLS:
             for dtype in DTYPES:
                 rs = series(docs, impl, direction, dtype)
                 if not rs:
                     continue  # a peer that did not run here, or naive outside fp32 forward
-                traces.append(
-                    line(
-                        [r["cols"] for r in rs],
-                        [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
-                        f"{name}, {dtype}",
-                        role,
-                        dash=DASH[dtype],
-                        hover="%{x:,} columns<br>%{y:.2f} TB/s",
-                    )
+                trace = line(
+                    [r["cols"] for r in rs],
+                    [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                    f"{name}, {dtype}",
+                    role,
+                    dash=DASH[dtype],
+                    hover="%{x:,} columns<br>%{y:.2f} TB/s",
+                    legendrank=1000 + len(mine) + len(peers),  # legend in IMPLS order
                 )
-        ws = widths(docs)
-        bw = copy(docs) / 1e12
-        traces.append(hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)"))
+                (mine if impl == "triton" else peers).append(trace)
         return {
-            "data": traces,
+            # Drawn last, the book's kernel stays visible where the peers lie on top of it
+            # (at the copy ceiling, up to 16,384 columns).
+            "data": [ceiling, *peers, *mine],
             "layout": {
                 "xaxis": axis(
                     "columns per row (512 MiB tensors)",

@@ -11,6 +11,7 @@ import math
 from scripts.render import (
     Docs,
     Figure,
+    RenderError,
     Value,
     axis,
     copy_bw,
@@ -21,6 +22,7 @@ from scripts.render import (
     micros,
     millis,
     percent,
+    plain,
     provenance,
     rate,
     ratio,
@@ -156,8 +158,56 @@ def sweep_best(docs: Docs) -> float:
 def sweep_block4_vs_empty(docs: Docs) -> float:
     """At BLOCK = 4 (num_warps = 4): the add's device time over an empty kernel's on the
     same grid. Near 1 means starting the programs, not moving bytes, sets the time."""
-    r = next(r for r in sweep(docs, 4) if r["num_warps"] == CONTROL_WARPS)
+    r = _sweep_at(docs, CONTROL_WARPS, 4)
     return r["time_s"]["p50"] / r["empty_time_s"]["p50"]
+
+
+def _sweep_at(docs: Docs, num_warps: int, block: int) -> dict:
+    row = next(r for r in sweep(docs, block) if r["num_warps"] == num_warps)
+    if "empty_time_s" not in row:  # runs before commit 6f84e6e did not measure these
+        raise RenderError("no control or register data for this device")
+    return row
+
+
+def sweep_empty_block4_ms(docs: Docs) -> float:
+    """Device time of the empty control kernel on the BLOCK = 4 grid (num_warps = 4), s."""
+    return _sweep_at(docs, CONTROL_WARPS, 4)["empty_time_s"]["p50"]
+
+
+def sweep_w16_block4_vs_empty(docs: Docs) -> float:
+    """At BLOCK = 4 with 16 warps: the add's time over the empty kernel's on that grid."""
+    r = _sweep_at(docs, 16, 4)
+    return r["time_s"]["p50"] / r["empty_time_s"]["p50"]
+
+
+def sweep_regs_w1_2048(docs: Docs) -> int:
+    """Registers per thread of the add compiled for BLOCK = 2048 on one warp."""
+    return _sweep_at(docs, 1, 2048)["n_regs"]
+
+
+def sweep_regs_w1_4096(docs: Docs) -> int:
+    """Registers per thread of the add compiled for BLOCK = 4096 on one warp."""
+    return _sweep_at(docs, 1, 4096)["n_regs"]
+
+
+def sweep_spills_w1_4096(docs: Docs) -> int:
+    """Values spilled to local memory by the add for BLOCK = 4096 on one warp."""
+    return _sweep_at(docs, 1, 4096)["n_spills"]
+
+
+def sweep_spills_w1_8192(docs: Docs) -> int:
+    """Values spilled to local memory by the add for BLOCK = 8192 on one warp."""
+    return _sweep_at(docs, 1, 8192)["n_spills"]
+
+
+def sweep_bw_w1_8192(docs: Docs) -> float:
+    """Bandwidth of the add for BLOCK = 8192 on one warp."""
+    return bandwidth(_sweep_at(docs, 1, 8192))
+
+
+def sweep_spills_w4_16384(docs: Docs) -> int:
+    """Values spilled by the add for BLOCK = 16384 on four warps."""
+    return _sweep_at(docs, 4, 16384)["n_spills"]
 
 
 def sweep_gap(docs: Docs) -> float:
@@ -207,6 +257,14 @@ VALUES = {
     "vector_add.sweep_best": Value(sweep_best, tbps),
     "vector_add.sweep_gap": Value(sweep_gap, ratio),
     "vector_add.sweep_block4_vs_empty": Value(sweep_block4_vs_empty, ratio),
+    "vector_add.sweep_empty_block4_ms": Value(sweep_empty_block4_ms, millis(1)),
+    "vector_add.sweep_w16_block4_vs_empty": Value(sweep_w16_block4_vs_empty, ratio),
+    "vector_add.sweep_regs_w1_2048": Value(sweep_regs_w1_2048, plain),
+    "vector_add.sweep_regs_w1_4096": Value(sweep_regs_w1_4096, plain),
+    "vector_add.sweep_spills_w1_4096": Value(sweep_spills_w1_4096, plain),
+    "vector_add.sweep_spills_w1_8192": Value(sweep_spills_w1_8192, plain),
+    "vector_add.sweep_bw_w1_8192": Value(sweep_bw_w1_8192, tbps),
+    "vector_add.sweep_spills_w4_16384": Value(sweep_spills_w4_16384, plain),
     "vector_add.ragged_vs_aligned": Value(ragged_vs_aligned, ratio),
     "vector_add.aligned_loads": Value(aligned_loads),
     "vector_add.ragged_loads": Value(ragged_loads),

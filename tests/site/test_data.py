@@ -85,10 +85,20 @@ def test_every_figure_renders(name):
 
 
 @pytest.mark.parametrize("key", sorted(REGISTRY.values))
-def test_every_value_renders_on_every_device(key):
+def test_every_value_renders_wherever_its_data_exists(key):
+    """On every device that has the benchmark a value reads, the value renders (a device
+    that has not run that benchmark yet is skipped); and at least one device has it."""
+    rendered = []
     for slug in DEVICES:
-        text = render.value_text(slug, key, DEVICES, REGISTRY)
+        try:
+            text = render.value_text(slug, key, DEVICES, REGISTRY)
+        except render.RenderError as exc:
+            if "data for this device" in str(exc):  # that device never ran the benchmark
+                continue
+            raise
         assert text and "nan" not in text.lower(), (slug, key, text)
+        rendered.append(slug)
+    assert rendered, f"{key} renders on no device"
 
 
 def test_a_device_can_be_named_by_a_prefix():

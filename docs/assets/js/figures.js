@@ -81,7 +81,7 @@
         bgcolor: "rgba(0,0,0,0)",
       },
       hoverlabel: { namelength: -1 },
-      height: 420,
+      height: layout.height || 420,  // a figure with a long legend asks for more
     });
     ["xaxis", "yaxis"].forEach(function (ax) {
       layout[ax] = Object.assign({}, layout[ax], {

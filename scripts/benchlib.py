@@ -241,6 +241,57 @@ def check_then_time(
     return timing
 
 
+# ---- what the compiler made --------------------------------------------------------------
+
+
+def kernel_resources(compiled) -> dict:
+    """Registers per thread and spilled registers of a compiled Triton kernel (what a
+    launch returns); None where this triton does not report them."""
+    return {
+        "n_regs": getattr(compiled, "n_regs", None),
+        "n_spills": getattr(compiled, "n_spills", None),
+    }
+
+
+def ptx_loads(ptx: str) -> dict[str, int]:
+    """How many global loads of each kind the PTX holds, e.g. {"ld.global.v4.b32": 2}."""
+    counts: dict[str, int] = {}
+    for op in re.findall(r"\bld\.global[\w.:]*", ptx):
+        counts[op] = counts.get(op, 0) + 1
+    return counts
+
+
+class Capture:
+    """Stands in for a ``@triton.jit`` (or autotuned) kernel and keeps what its launches
+    return: the compiled kernel. Install it on the kernel's module for one call of the
+    wrapper, then put the kernel back (``captured`` does both)."""
+
+    def __init__(self, kernel):
+        self.kernel, self.compiled = kernel, None
+
+    def __getitem__(self, grid):
+        def launch(*args, **meta):
+            self.compiled = self.kernel[grid](*args, **meta)
+            return self.compiled
+
+        return launch
+
+
+def captured(fn: Callable[[], object], module, *names: str) -> dict:
+    """Run ``fn`` once with the named kernels of ``module`` captured; the registers and
+    spills of the first of them that launched."""
+    captures = {name: Capture(getattr(module, name)) for name in names}
+    for name, cap in captures.items():
+        setattr(module, name, cap)
+    try:
+        fn()
+    finally:
+        for name, cap in captures.items():
+            setattr(module, name, cap.kernel)
+    launched = [c.compiled for c in captures.values() if c.compiled is not None]
+    return kernel_resources(launched[0] if launched else None)
+
+
 def warm_up(seconds: float = 1.0) -> None:
     """Keep host and GPU busy with small launches for a while before timing small sizes.
 

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import functools
-import re
 
 import torch
 
@@ -85,14 +84,6 @@ def kernels_per_call(fn) -> int | None:
         return None
 
 
-def ptx_loads(ptx: str) -> dict[str, int]:
-    """How many global loads of each kind the PTX holds, e.g. {"ld.global.v4.b32": 2}."""
-    counts: dict[str, int] = {}
-    for op in re.findall(r"\bld\.global[\w.:]*", ptx):
-        counts[op] = counts.get(op, 0) + 1
-    return counts
-
-
 def triton_resources(x, bias, mask, out, approximate: str) -> dict:
     """Registers, spills and PTX global loads of the kernel the wrapper launched (the same
     arguments, so the same compiled kernel from Triton's cache)."""
@@ -115,11 +106,7 @@ def triton_resources(x, bias, mask, out, approximate: str) -> dict:
         HAS_MASK=mask is not None,
         num_warps=4,
     )
-    return {
-        "n_regs": kernel.n_regs,
-        "n_spills": kernel.n_spills,
-        "ptx_loads": ptx_loads(kernel.asm["ptx"]),
-    }
+    return {**benchlib.kernel_resources(kernel), "ptx_loads": benchlib.ptx_loads(kernel.asm["ptx"])}
 
 
 def run_case(m: int, dtype: torch.dtype, approximate: str, with_mask: bool) -> list[dict]:

@@ -218,32 +218,10 @@ def run_grouped(ceilings: dict) -> list[dict]:
     return rows
 
 
-class Capture:
-    """Stands in for ``mm.matmul_autotuned`` and keeps what its launch returns: the
-    compiled kernel of the config the autotuner chose, with ``n_regs`` and ``n_spills``."""
-
-    def __init__(self, kernel):
-        self.kernel, self.compiled = kernel, None
-
-    def __getitem__(self, grid):
-        def launch(*args, **meta):
-            self.compiled = self.kernel[grid](*args, **meta)
-            return self.compiled
-
-        return launch
-
-
 def resources(fn) -> dict:
     """Run ``fn`` once with the autotuned kernel captured: registers per thread and
-    spilled registers of the kernel it launched (None where this triton has no count)."""
-    capture = Capture(mm.matmul_autotuned)
-    mm.matmul_autotuned = capture
-    try:
-        fn()
-    finally:
-        mm.matmul_autotuned = capture.kernel
-    k = capture.compiled
-    return {"n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None)}
+    spilled registers of the config the autotuner chose."""
+    return benchlib.captured(fn, mm, "matmul_autotuned")
 
 
 def cublas_then_eager(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:

@@ -112,19 +112,15 @@ def resources(x, w, dy) -> dict:
     )  # fmt: skip
     stage2()  # compile it before timing
     return {
-        "forward": {"num_warps": rn._forward_warps(block), **regs(fwd)},
+        "forward": {"num_warps": rn._forward_warps(block), **benchlib.kernel_resources(fwd)},
         "backward": {
             "num_warps": warps,
             "rows_per_step": step_rows,
             "programs": programs,
-            **regs(bwd),
+            **benchlib.kernel_resources(bwd),
             "dw_time_s": benchlib.device_time(stage2, warmup_ms=10, rep_ms=50),
         },
     }
-
-
-def regs(kernel) -> dict:
-    return {"n_regs": kernel.n_regs, "n_spills": kernel.n_spills}
 
 
 def measure(impl: str, fn, x, w, dy, expected, dtype, hidden) -> dict[str, dict]:

@@ -62,35 +62,10 @@ def liger_softmax():
     return LigerSoftmaxFunction.apply
 
 
-class Capture:
-    """Stands in for a ``@triton.jit`` kernel of kernels/softmax.py and keeps what its
-    launch returns: Triton's compiled kernel, with ``n_regs`` and ``n_spills``."""
-
-    def __init__(self, kernel):
-        self.kernel, self.compiled = kernel, None
-
-    def __getitem__(self, grid):
-        def launch(*args, **meta):
-            self.compiled = self.kernel[grid](*args, **meta)
-            return self.compiled
-
-        return launch
-
-
 def resources(fn, *names: str) -> dict:
-    """Run ``fn`` once with the named kernels captured; registers and spills of the one
-    that launched (None where this triton does not report them)."""
-    captures = {name: Capture(getattr(sm, name)) for name in names}
-    for name, cap in captures.items():
-        setattr(sm, name, cap)
-    try:
-        fn()
-    finally:
-        for name, cap in captures.items():
-            setattr(sm, name, cap.kernel)
-    launched = [c.compiled for c in captures.values() if c.compiled is not None]
-    k = launched[0] if launched else None
-    return {"n_regs": getattr(k, "n_regs", None), "n_spills": getattr(k, "n_spills", None)}
+    """Run ``fn`` once with the named kernels of kernels/softmax.py captured; registers
+    and spills of the one that launched."""
+    return benchlib.captured(fn, sm, *names)
 
 
 def timed(impl: str, what: str, fn, expected, tol, *, book: bool, out=None) -> dict | None:

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import functools
-import re
 
 import torch
 
@@ -129,8 +128,7 @@ def run_block_sweep(ceilings: dict) -> list[dict]:
                     "dtype": "float32",
                     "bytes": 3 * SWEEP_N * 4,
                     **timing,
-                    "n_regs": add.n_regs,
-                    "n_spills": add.n_spills,
+                    **benchlib.kernel_resources(add),
                     "empty_time_s": benchlib.device_time(empty, warmup_ms=10, rep_ms=60),
                 }
             )
@@ -139,14 +137,6 @@ def run_block_sweep(ceilings: dict) -> list[dict]:
     del x, y, out, expected
     torch.cuda.empty_cache()
     return rows
-
-
-def ptx_loads(ptx: str) -> dict[str, int]:
-    """How many global loads of each width the PTX holds, e.g. {"ld.global.v4.b32": 2}."""
-    counts: dict[str, int] = {}
-    for op in re.findall(r"\bld\.global[\w.]*", ptx):
-        counts[op] = counts.get(op, 0) + 1
-    return counts
 
 
 def run_ragged(ceilings: dict) -> list[dict]:
@@ -166,7 +156,7 @@ def run_ragged(ceilings: dict) -> list[dict]:
                 "dtype": "float32",
                 "bytes": 3 * n * 4,
                 "divisible_by_16": n % 16 == 0,
-                "ptx_loads": ptx_loads(kernel.asm["ptx"]),
+                "ptx_loads": benchlib.ptx_loads(kernel.asm["ptx"]),
                 **timing,
             }
         )

@@ -180,3 +180,30 @@ def test_a_subset_run_rewrites_only_its_files(tmp_path, monkeypatch):
     assert json.loads((folder / "toy_a.json").read_text())["provenance"]["commit"] == "fedcba987654"
     for name in ("ceilings.json", "toy_b.json"):
         assert (folder / name).read_text() == kept[name], f"{name} was rewritten"
+
+
+def test_ptx_loads_counts_each_kind_of_global_load():
+    ptx = "@%p1 ld.global.v4.b32 { %r1 }, [ %rd1 ];\n ld.global.b32 %r5, [%rd2];\n ld.global.v4.b32"
+    assert benchlib.ptx_loads(ptx) == {"ld.global.v4.b32": 2, "ld.global.b32": 1}
+
+
+def test_captured_reports_the_launched_kernel_and_puts_it_back():
+    class Compiled:
+        n_regs, n_spills = 40, 2
+
+    class Kernel:  # what a @triton.jit function looks like to a wrapper: kernel[grid](...)
+        def __getitem__(self, grid):
+            return lambda *args, **meta: Compiled()
+
+    class Module:
+        kernel = Kernel()
+        unused = Kernel()
+
+    original = Module.kernel
+
+    def wrapper():
+        Module.kernel[(1,)](0)
+
+    assert benchlib.captured(wrapper, Module, "kernel", "unused") == {"n_regs": 40, "n_spills": 2}
+    assert Module.kernel is original
+    assert benchlib.kernel_resources(None) == {"n_regs": None, "n_spills": None}

@@ -106,7 +106,7 @@ def fig_overhead(docs: Docs) -> dict:
             }
         ],
         "layout": {
-            "xaxis": axis("host µs per launch", rangemode="tozero"),
+            "xaxis": axis("wall µs per kernel", rangemode="tozero"),
             "yaxis": {"automargin": True, "autorange": "reversed"},
             "showlegend": False,
         },
@@ -164,11 +164,12 @@ def fig_crossover(docs: Docs) -> dict:
 
 FIGURES = {
     "launch-overhead": Figure(
-        "What one launch costs on the host",
+        "Wall time per launch in a back-to-back loop",
         ("launch_overhead",),
         fig_overhead,
-        "Bar chart of host time per kernel: empty Triton kernel, the vector_add wrapper, torch "
-        "ops, and CUDA graph replay; error bars span the 20th to 80th percentile.",
+        "Bar chart of wall time per kernel in a loop of back-to-back calls: empty Triton "
+        "kernel, the vector_add wrapper, torch ops (host-bound), and a CUDA graph replay (which "
+        "includes the GPU running the kernels); error bars span the 20th to 80th percentile.",
     ),
     "launch-crossover": Figure(
         "Vector add: time per call against size",

@@ -174,6 +174,12 @@ def sweep_empty_block4_ms(docs: Docs) -> float:
     return _sweep_at(docs, CONTROL_WARPS, 4)["empty_time_s"]["p50"]
 
 
+def sweep_empty_4096_programs(docs: Docs) -> float:
+    """Device time of the empty control kernel on the BLOCK = 16384 grid (4,096 programs,
+    num_warps = 4), seconds: what the GPU needs to start and finish that many programs."""
+    return _sweep_at(docs, CONTROL_WARPS, 16384)["empty_time_s"]["p50"]
+
+
 def sweep_w16_block4_vs_empty(docs: Docs) -> float:
     """At BLOCK = 4 with 16 warps: the add's time over the empty kernel's on that grid."""
     r = _sweep_at(docs, 16, 4)
@@ -259,6 +265,7 @@ VALUES = {
     "vector_add.sweep_block4_vs_empty": Value(sweep_block4_vs_empty, ratio),
     "vector_add.sweep_empty_block4_ms": Value(sweep_empty_block4_ms, millis(1)),
     "vector_add.sweep_w16_block4_vs_empty": Value(sweep_w16_block4_vs_empty, ratio),
+    "vector_add.sweep_empty_4096_programs_us": Value(sweep_empty_4096_programs, micros(1)),
     "vector_add.sweep_regs_w1_2048": Value(sweep_regs_w1_2048, plain),
     "vector_add.sweep_regs_w1_4096": Value(sweep_regs_w1_4096, plain),
     "vector_add.sweep_spills_w1_4096": Value(sweep_spills_w1_4096, plain),

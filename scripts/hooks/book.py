@@ -1,10 +1,12 @@
 """MkDocs hook: the book's build-time glue.
 
-- serves Plotly's JavaScript from the site itself (copied from the plotly package as a
-  generated file, so nothing is written into docs/ and `mkdocs serve` does not loop);
 - expands ``{{ figure NAME }}`` and ``{{ value DEVICE KEY }}`` placeholders from the
   measured data in figures/data, through the figure modules figures/*.py (see
-  scripts/render.py); an unknown placeholder fails the build.
+  scripts/render.py); an unknown placeholder fails the build;
+- loads the plotting library only on pages that show a figure: a partial Plotly bundle
+  with just the trace types the book draws (docs/assets/vendor/plotly-basic.min.js, MIT,
+  licence beside it), deferred so the text never waits for it. Pages without figures
+  load no plotting code at all.
 """
 
 from __future__ import annotations
@@ -12,9 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import plotly
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -22,8 +23,9 @@ if str(ROOT) not in sys.path:
 
 from scripts import render  # noqa: E402
 
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-PLOTLY_URI = "assets/vendor/plotly.min.js"
+# In load order: Plotly first, then the code that draws the book's figures with it.
+FIGURE_SCRIPTS = ("assets/vendor/plotly-basic.min.js", "assets/js/figures.js")
+FIGURE_MARK = 'class="book-figure"'
 
 _devices: dict = {}
 _registry: render.Registry | None = None
@@ -41,15 +43,17 @@ def on_config(config):
     return config
 
 
-def on_files(files, config):
-    if not PLOTLY_JS.is_file():
-        raise PluginError(f"plotly.min.js not found at {PLOTLY_JS}")
-    files.append(File.generated(config, PLOTLY_URI, abs_src_path=str(PLOTLY_JS)))
-    return files
-
-
 def on_page_markdown(markdown, page, config, files):
     try:
         return render.expand(markdown, _devices, _registry)
     except render.RenderError as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}") from exc
+
+
+def on_post_page(output, page, config):
+    if FIGURE_MARK not in output:
+        return output
+    tags = "".join(
+        f'<script defer src="{get_relative_url(src, page.url)}"></script>' for src in FIGURE_SCRIPTS
+    )
+    return output.replace("</body>", tags + "</body>", 1)

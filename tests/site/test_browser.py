@@ -1,11 +1,15 @@
 """A real headless Chromium opens every page of the built site.
 
 Per page: no console errors or uncaught exceptions, no request leaves the local server,
-and every figure has drawn its traces. On a figure with data from several GPUs, the
-device buttons switch the plot and its provenance; the light/dark toggle redraws it.
+every figure has drawn its traces, and the page's weight (what it downloads, compressed)
+stays within budget: no plotting library at all on a page without figures. On a figure
+with data from several GPUs, the device buttons switch the plot and its provenance; the
+light/dark toggle redraws it.
 """
 
 from __future__ import annotations
+
+import gzip
 
 import pytest
 
@@ -29,8 +33,37 @@ def page(browser, site_url):
     pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
     pg.on("requestfailed", lambda r: pg.errors.append(f"request failed: {r.url}"))
     pg.on("request", lambda r: pg.requests.append(r.url))
+    pg.compressed = {}  # url -> gzip size of the body, what a compressing server would send
+    pg.on("response", lambda r: pg.compressed.__setitem__(r.url, compressed_size(r)))
     yield pg
     context.close()
+
+
+def compressed_size(response) -> int:
+    try:
+        return len(gzip.compress(response.body()))
+    except Exception:  # a redirect or an aborted response has no body
+        return 0
+
+
+# Page weight, compressed (issue "reading experience"): a reader on a slow link should not
+# download a plotting library to read text, and a page with figures should stay light.
+TEXT_PAGE_BUDGET = 300 * 1024
+FIGURE_PAGE_BUDGET = 700 * 1024
+FIGURES = set(figure_pages())
+
+
+@pytest.mark.parametrize("md", PAGES)
+def test_page_weight(page, site_url, md):
+    page.goto(url_of(site_url, md), wait_until="networkidle")
+    wait_for_figures(page)
+    total = sum(page.compressed.values())
+    plotting = [u for u in page.compressed if "plotly" in u]
+    if md in FIGURES:
+        assert total <= FIGURE_PAGE_BUDGET, f"{md}: {total / 1024:.0f} KB compressed"
+    else:
+        assert not plotting, f"{md} has no figure but loads {plotting}"
+        assert total <= TEXT_PAGE_BUDGET, f"{md}: {total / 1024:.0f} KB compressed"
 
 
 def url_of(site_url: str, md: str) -> str:

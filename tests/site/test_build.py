@@ -27,9 +27,15 @@ def test_every_page_is_built(built_site):
         assert (built_site / html_for(md)).is_file(), md
 
 
-def test_plotly_is_served_from_the_site(built_site):
-    js = built_site / "assets" / "vendor" / "plotly.min.js"
-    assert js.is_file() and js.stat().st_size > 1_000_000
+def test_plotly_is_served_from_the_site_only_where_a_figure_needs_it(built_site):
+    vendor = built_site / "assets" / "vendor"
+    js = vendor / "plotly-basic.min.js"
+    assert js.is_file() and "plotly.js (basic - minified)" in js.read_text()[:200]
+    assert "MIT License" in (vendor / "plotly-LICENSE.txt").read_text()
+    figures = set(figure_pages())
+    for md in nav_pages():
+        loads = "plotly-basic.min.js" in (built_site / html_for(md)).read_text()
+        assert loads == (md in figures), f"{md}: loads plotly {loads}, has a figure {md in figures}"
 
 
 def test_placeholders_are_expanded(built_site):

@@ -84,6 +84,20 @@ def test_every_figure_renders(name):
         assert entry["caption"].startswith("Measured on ")
 
 
+# The trace types in the partial Plotly bundle the site serves (docs/assets/vendor/
+# plotly-basic.min.js). A figure that needs another type needs a bigger bundle.
+BUNDLED_TRACES = {"scatter", "bar", "pie"}
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY.figures))
+def test_every_figure_uses_only_bundled_trace_types(name):
+    html = render.figure_html(name, DEVICES, REGISTRY)
+    blob = re.search(r'class="book-figure__data">(.*?)</script>', html, re.S).group(1)
+    for entry in json.loads(blob)["devices"]:
+        used = {t.get("type", "scatter") for t in entry["plot"]["data"]}
+        assert used <= BUNDLED_TRACES, f"{name} draws {used - BUNDLED_TRACES}"
+
+
 @pytest.mark.parametrize("key", sorted(REGISTRY.values))
 def test_every_value_renders_wherever_its_data_exists(key):
     """On every device that has the benchmark a value reads, the value renders (a device

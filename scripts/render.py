@@ -367,10 +367,12 @@ def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None
     # JSON inside <script>: escape '<' so that no '</script>' can end the element early.
     blob = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
     return (
-        f'<div class="book-figure" id="fig-{name}" data-figure="{name}">'
+        f'<div class="book-figure" id="fig-{name}" data-figure="{name}" role="figure" '
+        f'aria-label="{html.escape(fig.alt)}">'
         f'<div class="book-figure__title">{html.escape(fig.title)}</div>'
         f'<div class="book-figure__devices" role="group" aria-label="measured on"></div>'
-        f'<div class="book-figure__plot" role="img" aria-label="{html.escape(fig.alt)}"></div>'
+        # No role="img" here: Plotly puts focusable controls inside the plot.
+        f'<div class="book-figure__plot"></div>'
         f'<div class="book-figure__caption">{html.escape(entries[0]["caption"])}</div>'
         f'<script type="application/json" class="book-figure__data">{blob}</script>'
         f"</div>"

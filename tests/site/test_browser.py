@@ -130,3 +130,29 @@ def test_device_switch_and_theme_toggle(page, site_url):
     assert axis_title_colour() != light, "figure did not follow the dark palette"
     assert fig.locator(".scatterlayer .trace").count() > 0
     assert not page.errors, page.errors
+
+
+# Accessibility: axe-core (the engine browsers' own audits use) finds no serious or critical
+# violation on any page, in the light or the dark palette. Moderate ones are reported, not
+# failed: Material labels each code block's navigation landmark the same way.
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("md", PAGES)
+def test_no_serious_accessibility_violation(browser, site_url, md, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    pg = context.new_page()
+    try:
+        pg.goto(url_of(site_url, md), wait_until="networkidle")
+        wait_for_figures(pg)
+        expected = "slate" if scheme == "dark" else "default"
+        assert pg.evaluate("document.body.getAttribute('data-md-color-scheme')") == expected
+        violations = Axe().run(pg).response["violations"]
+    finally:
+        context.close()
+    serious = [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
+        for v in violations
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not serious, f"{md} [{scheme}]: " + "; ".join(serious)

@@ -6,11 +6,16 @@
 - loads the plotting library only on pages that show a figure: a partial Plotly bundle
   with just the trace types the book draws (docs/assets/vendor/plotly-basic.min.js, MIT,
   licence beside it), deferred so the text never waits for it. Pages without figures
-  load no plotting code at all.
+  load no plotting code at all;
+- loads the interactive widgets the same way: a page that places one with
+  ``<div class="book-widget" data-widget="NAME"></div>`` gets the shared loader
+  (docs/assets/js/widgets.js) and exactly the modules it uses (widgets/NAME.js), deferred;
+  a widget with no module fails the build. Pages without widgets load no widget code.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -26,6 +31,12 @@ from scripts import render  # noqa: E402
 # In load order: Plotly first, then the code that draws the book's figures with it.
 FIGURE_SCRIPTS = ("assets/vendor/plotly-basic.min.js", "assets/js/figures.js")
 FIGURE_MARK = 'class="book-figure"'
+
+# The shared loader, then one module per widget name the page uses.
+WIDGET_LOADER = "assets/js/widgets.js"
+WIDGET_DIR = "assets/js/widgets"
+_WIDGET_TAG = re.compile(r'<[a-zA-Z][^>]*\bclass="(?:[^"]*\s)?book-widget(?:\s[^"]*)?"[^>]*>')
+_WIDGET_NAME = re.compile(r'\bdata-widget="([^"]*)"')
 
 _devices: dict = {}
 _registry: render.Registry | None = None
@@ -50,10 +61,30 @@ def on_page_markdown(markdown, page, config, files):
         raise PluginError(f"{page.file.src_uri}: {exc}") from exc
 
 
+def widget_scripts(output: str, page, config) -> list[str]:
+    """The widget scripts a built page needs, in load order: none without a widget."""
+    names: list[str] = []
+    for tag in _WIDGET_TAG.findall(output):
+        match = _WIDGET_NAME.search(tag)
+        name = match.group(1) if match else ""
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
+            raise PluginError(f"{page.file.src_uri}: a book-widget needs data-widget=NAME: {tag}")
+        module = Path(config["docs_dir"]) / WIDGET_DIR / f"{name}.js"
+        if not module.is_file():
+            raise PluginError(f"{page.file.src_uri}: widget {name!r} has no module {module}")
+        if name not in names:
+            names.append(name)
+    if not names:
+        return []
+    return [WIDGET_LOADER] + [f"{WIDGET_DIR}/{name}.js" for name in names]
+
+
 def on_post_page(output, page, config):
-    if FIGURE_MARK not in output:
+    scripts = list(FIGURE_SCRIPTS) if FIGURE_MARK in output else []
+    scripts += widget_scripts(output, page, config)
+    if not scripts:
         return output
     tags = "".join(
-        f'<script defer src="{get_relative_url(src, page.url)}"></script>' for src in FIGURE_SCRIPTS
+        f'<script defer src="{get_relative_url(src, page.url)}"></script>' for src in scripts
     )
     return output.replace("</body>", tags + "</body>", 1)

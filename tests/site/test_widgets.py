@@ -1,0 +1,328 @@
+"""The interactive widgets: the shared mount, and each widget in a real headless Chromium.
+
+Per widget: it mounts, answers input with the right numbers (checked against the same
+arithmetic done here in Python), works from the keyboard, logs no console error, follows
+the dark palette, and fits a 390 px wide screen. Without a browser: the build adds widget
+scripts only to pages that place a widget, and a widget with no module fails the build.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from tests.site.support import DOCS, html_for, nav_pages
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+PAGE = "model/02-programs-and-tiles.md"
+BLOCKS = [16, 32, 64, 128, 256, 512, 1024]
+
+
+@pytest.fixture
+def open_page(browser, site_url):
+    contexts = []
+
+    def _open(width=1280, scheme="light"):
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        contexts.append(context)
+        pg = context.new_page()
+        pg.errors = []
+        pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+        pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
+        pg.goto(f"{site_url}/{html_for(PAGE).removesuffix('index.html')}", wait_until="networkidle")
+        pg.wait_for_selector(".book-widget[data-mounted='true']")
+        return pg
+
+    yield _open
+    for context in contexts:
+        context.close()
+
+
+def widget(pg, name):
+    return pg.locator(f'.book-widget[data-widget="{name}"]')
+
+
+def outputs(el, *names) -> dict[str, str]:
+    return {n: el.locator(f'[data-out="{n}"]').first.text_content().strip() for n in names}
+
+
+# --- lifecycle: N elements, tiles of BLOCK, the ragged last program --------------------
+
+
+def lifecycle_expected(n: int, block: int, pid: int) -> dict[str, str]:
+    programs = math.ceil(n / block)
+    first = pid * block
+    valid = max(0, min(block, n - first))
+    return {
+        "programs": str(programs),
+        "lanes": str(programs * block),
+        "masked": str(programs * block - n),
+        "pid": str(pid),
+        "first": str(first),
+        "last": str(first + block - 1),
+        "valid": str(valid),
+        "program-masked": str(block - valid),
+    }
+
+
+def set_lifecycle(pg, n: int, block: int):
+    el = widget(pg, "lifecycle")
+    el.locator('[data-in="n"]').fill(str(n))
+    el.locator('[data-in="block"]').select_option(str(block))
+    slider = el.locator('[data-in="program"]')
+    slider.focus()
+    pg.keyboard.press("End")  # the keyboard moves the program slider to the last program
+    return el
+
+
+_rng = random.Random(2)
+RANDOM_CASES = [(_rng.randint(1, 5000), _rng.choice(BLOCKS)) for _ in range(4)]
+
+
+def test_lifecycle_n1000_block256(open_page):
+    pg = open_page()
+    el = set_lifecycle(pg, 1000, 256)
+    got = outputs(el, "programs", "lanes", "masked", "pid", "first", "last", "valid")
+    assert got == {
+        "programs": "4",
+        "lanes": "1024",
+        "masked": "24",
+        "pid": "3",
+        "first": "768",
+        "last": "1023",
+        "valid": "232",
+    }
+    assert outputs(el, "program-masked") == {"program-masked": "24"}
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize(("n", "block"), [(5000, 1024), (1, 16), (4096, 512), *RANDOM_CASES])
+def test_lifecycle_matches_python(open_page, n, block):
+    pg = open_page()
+    el = set_lifecycle(pg, n, block)
+    programs = math.ceil(n / block)
+    names = list(lifecycle_expected(n, block, 0))
+    assert outputs(el, *names) == lifecycle_expected(n, block, programs - 1)
+    # First program too: Home takes the slider back to program 0.
+    pg.keyboard.press("Home")
+    assert outputs(el, *names) == lifecycle_expected(n, block, 0)
+    # The drawn lanes: BLOCK cells, the valid ones marked as such once the mask is applied.
+    el.locator('[data-action="step"]').click()
+    assert el.locator(".book-widget__cells .book-widget__cell").count() == block
+    valid = int(lifecycle_expected(n, block, 0)["valid"])
+    assert el.locator(".book-widget__cells .book-widget__cell--valid").count() == valid
+    assert el.locator(".book-widget__cells .book-widget__cell--masked").count() == block - valid
+    assert not pg.errors, pg.errors
+
+
+def test_lifecycle_steps_with_the_keyboard(open_page):
+    pg = open_page()
+    el = widget(pg, "lifecycle")
+    assert el.get_attribute("data-step") == "pointers"
+    assert el.locator('[data-action="back"]').is_disabled()
+    step = el.locator('[data-action="step"]')
+    step.focus()
+    pg.keyboard.press("Enter")
+    assert el.get_attribute("data-step") == "mask"
+    assert "24 false" in el.locator('[data-out="explain"]').inner_text()
+    pg.keyboard.press("Space")
+    assert el.get_attribute("data-step") == "load"
+    for _ in range(2):
+        pg.keyboard.press("Enter")
+    assert el.get_attribute("data-step") == "store"
+    assert step.is_disabled()
+    back = el.locator('[data-action="back"]')
+    assert back.evaluate("b => b === document.activeElement"), "focus is lost at the last step"
+    pg.keyboard.press("Enter")
+    assert el.get_attribute("data-step") == "compute"
+    assert el.locator('li[aria-current="step"]').inner_text().endswith("Compute")
+    assert not pg.errors, pg.errors
+
+
+# --- lanes: the simple blocked layout of a 1-D tile --------------------------------------
+
+
+def lanes_expected(block: int, warps: int, i: int) -> dict[str, str]:
+    threads = 32 * warps
+    ept = max(1, block // threads)
+    t = i // ept
+    return {
+        "threads": str(threads),
+        "ept": str(ept),
+        "thread": str(t),
+        "warp": str(t // 32),
+        "lane": str(t % 32),
+        "register": str(i % ept),
+        "where": f"warp {t // 32}, lane {t % 32}, register {i % ept}",
+    }
+
+
+def set_lanes(pg, block: int, warps: int, i: int | None = None):
+    el = widget(pg, "lanes")
+    el.locator('[data-in="block"]').select_option(str(block))
+    el.locator('[data-in="num_warps"]').select_option(str(warps))
+    if i is not None:
+        el.locator('[data-in="element"]').fill(str(i))
+    return el
+
+
+_rng_lanes = random.Random(3)
+LANE_CASES = [
+    (1024, 4, 1000),  # 8 per thread: thread 125 -> warp 3, lane 29, register 0
+    (4096, 8, 4095),  # 16 per thread: the very last thread and register
+    (256, 4, 77),  # 2 per thread: thread 38 -> warp 1, lane 6, register 1
+    (128, 4, 5),  # exactly one per thread
+]
+for _ in range(3):
+    _b = _rng_lanes.choice([256, 512, 1024, 2048, 4096])
+    LANE_CASES.append((_b, _rng_lanes.choice([1, 2, 4, 8]), _rng_lanes.randrange(_b)))
+
+
+def test_lanes_block1024_warps4_element1000(open_page):
+    pg = open_page()
+    el = set_lanes(pg, 1024, 4, 1000)
+    got = outputs(el, "threads", "ept", "thread", "warp", "lane", "register", "where")
+    assert got == {
+        "threads": "128",
+        "ept": "8",
+        "thread": "125",
+        "warp": "3",
+        "lane": "29",
+        "register": "0",
+        "where": "warp 3, lane 29, register 0",
+    }
+    assert el.get_attribute("data-replicated") == "false"
+    assert "lesson 03" in el.inner_text()
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize(("block", "warps", "i"), LANE_CASES)
+def test_lanes_match_python(open_page, block, warps, i):
+    pg = open_page()
+    el = set_lanes(pg, block, warps, i)
+    expected = lanes_expected(block, warps, i)
+    assert outputs(el, *expected) == expected
+    assert el.locator(".book-widget__warp").count() == warps
+    assert el.locator(".book-widget__lanes .book-widget__cell--valid").count() == 1
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize(("block", "warps"), [(64, 4), (16, 1), (128, 8)])
+def test_lanes_small_block_is_called_replicated(open_page, block, warps):
+    pg = open_page()
+    el = set_lanes(pg, block, warps)
+    assert block < 32 * warps
+    assert outputs(el, "threads", "ept", "where") == {
+        "threads": str(32 * warps),
+        "ept": "1",
+        "where": "replicated",
+    }
+    assert el.get_attribute("data-replicated") == "true"
+    assert "copies" in el.inner_text()
+    assert not pg.errors, pg.errors
+
+
+def test_lanes_with_the_keyboard(open_page):
+    pg = open_page()
+    el = set_lanes(pg, 1024, 4, 1000)
+    el.locator('[data-action="next"]').focus()
+    pg.keyboard.press("Enter")
+    assert el.locator('[data-in="element"]').input_value() == "1001"
+    assert outputs(el, "where")["where"] == "warp 3, lane 29, register 1"
+    el.locator('[data-action="prev"]').focus()
+    for _ in range(2):
+        pg.keyboard.press("Space")
+    assert outputs(el, "where")["where"] == "warp 3, lane 28, register 7"
+    # The selects answer the keyboard too.
+    el.locator('[data-in="num_warps"]').focus()
+    pg.keyboard.press("ArrowDown")
+    assert outputs(el, "threads")["threads"] == "256"
+    assert not pg.errors, pg.errors
+
+
+# --- both widgets: dark palette, narrow screen --------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["lifecycle", "lanes"])
+def test_widget_follows_dark_palette(open_page, name):
+    pg = open_page()
+    el = widget(pg, name)
+
+    def colour():
+        return el.evaluate("e => getComputedStyle(e).color")
+
+    light = colour()
+    assert pg.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
+    pg.locator("label.md-header__button[for^='__palette']").first.click()
+    pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    assert colour() != light, f"{name} did not follow the dark palette"
+    control = el.locator("select").first
+    assert control.evaluate("e => getComputedStyle(e).color") == colour()
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("name", ["lifecycle", "lanes"])
+def test_widget_fits_a_narrow_screen(open_page, name, scheme):
+    pg = open_page(width=390, scheme=scheme)
+    el = widget(pg, name)
+    el.scroll_into_view_if_needed()
+    if name == "lifecycle":
+        set_lifecycle(pg, 1000, 1024)  # the widest drawing: 1024 lanes
+    else:
+        set_lanes(pg, 4096, 8, 4095)  # the most warps
+    assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), f"{name} overflows"
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+    box = el.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert not pg.errors, pg.errors
+
+
+# --- the build: scripts only where a widget is placed ------------------------------------
+
+WIDGET_TAG = re.compile(r'class="book-widget"[^>]*data-widget="([a-z0-9-]+)"')
+MODULE_TAG = re.compile(r'<script defer src="[^"]*assets/js/widgets/([a-z0-9-]+)\.js"')
+
+
+def test_widget_scripts_only_on_pages_with_widgets(built_site):
+    with_widgets = 0
+    for md in nav_pages():
+        html = (built_site / html_for(md)).read_text()
+        names = set(WIDGET_TAG.findall(html))
+        scripts = set(MODULE_TAG.findall(html))
+        if not names:
+            assert "widgets.js" not in html and not scripts, f"{md} loads widget code"
+            continue
+        with_widgets += 1
+        assert html.count("assets/js/widgets.js") == 1, md
+        assert scripts == names, f"{md}: loads {scripts}, places {names}"
+        assert 'src="/' not in html and "://" not in "".join(scripts)
+    assert with_widgets >= 1
+    html = (built_site / html_for(PAGE)).read_text()
+    tags = re.findall(r'<script defer src="([^"]*widgets[^"]*)"', html)
+    assert tags == [
+        "../../assets/js/widgets.js",
+        "../../assets/js/widgets/lifecycle.js",
+        "../../assets/js/widgets/lanes.js",
+    ]
+
+
+def test_a_widget_without_a_module_fails_the_build():
+    from scripts.hooks import book
+
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md"), url="x/")
+    config = {"docs_dir": str(DOCS)}
+    ok = '<div class="book-widget" data-widget="lanes"></div>'
+    assert book.widget_scripts(ok, page, config)[-1] == "assets/js/widgets/lanes.js"
+    assert book.widget_scripts("<p>no widget</p>", page, config) == []
+    with pytest.raises(PluginError, match="no-such-widget"):
+        missing = '<div class="book-widget" data-widget="no-such-widget"></div>'
+        book.widget_scripts(missing, page, config)
+    with pytest.raises(PluginError, match="data-widget"):
+        book.widget_scripts('<div class="book-widget"></div>', page, config)

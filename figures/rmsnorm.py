@@ -23,6 +23,7 @@ from scripts.render import (
     hline,
     line,
     micros,
+    or_not_measured,
     percent,
     plain,
     rate,
@@ -32,6 +33,7 @@ from scripts.render import (
 )
 
 BENCH = "rmsnorm"
+PEER_TBPS, PEER_RATIO = or_not_measured(tbps), or_not_measured(ratio)  # a peer may not run
 IMPLS = (  # key, legend label, colour role
     ("triton", "Triton (kernels/rmsnorm.py)", "triton"),
     ("eager", "eager formula (torch ops)", "torch"),
@@ -82,15 +84,6 @@ def training(fwd: dict, bwd: dict) -> tuple[int, dict]:
     rough band (the percentile of a sum is not the sum of percentiles)."""
     spread = {p: fwd["time_s"][p] + bwd["time_s"][p] for p in ("p20", "p50", "p80")}
     return fwd["bytes"] + bwd["bytes"], spread
-
-
-def maybe(fmt):
-    """A format that says so when a peer was not measured (say, Liger-Kernel missing)."""
-
-    def show(v) -> str:
-        return "not measured" if v is None else fmt(v)
-
-    return show
 
 
 def named(name: str, docstring: str, compute):
@@ -267,10 +260,14 @@ for _d in ("forward", "backward"):
     for _h in WIDTHS:
         VALUES[f"rmsnorm.{_s}_fraction_of_copy_{_h}"] = Value(fraction_of_copy_at(_d, _h), percent)
         for _impl, _, _ in IMPLS:
-            VALUES[f"rmsnorm.{_s}_{_impl}_{_h}"] = Value(bandwidth_at(_d, _impl, _h), maybe(tbps))
+            VALUES[f"rmsnorm.{_s}_{_impl}_{_h}"] = Value(
+                bandwidth_at(_d, _impl, _h), or_not_measured(tbps)
+            )
     for _h in TARGET_WIDTHS:
         for _peer in PEERS:
-            VALUES[f"rmsnorm.{_s}_vs_{_peer}_{_h}"] = Value(ratio_at(_d, _peer, _h), maybe(ratio))
+            VALUES[f"rmsnorm.{_s}_vs_{_peer}_{_h}"] = Value(
+                ratio_at(_d, _peer, _h), or_not_measured(ratio)
+            )
     VALUES[f"rmsnorm.{_s}_fraction_of_copy_fp32_4096"] = Value(
         fraction_of_copy_at(_d, 4096, "float32"), percent
     )
@@ -281,7 +278,9 @@ for _h in WIDTHS:
     VALUES[f"rmsnorm.dw_us_{_h}"] = Value(stage2_time(_h), micros(1))
     VALUES[f"rmsnorm.dw_share_{_h}"] = Value(stage2_share(_h), percent)
 for _peer in PEERS:
-    VALUES[f"rmsnorm.train_vs_{_peer}_8192"] = Value(training_ratio_at(_peer, 8192), maybe(ratio))
+    VALUES[f"rmsnorm.train_vs_{_peer}_8192"] = Value(
+        training_ratio_at(_peer, 8192), or_not_measured(ratio)
+    )
 
 
 # ---- figures ------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from scripts.render import (
     hline,
     line,
     millis,
+    or_not_measured,
     percent,
     plain,
     provenance,
@@ -135,15 +136,6 @@ def peer_bw(docs: Docs, impl: str, cols: int) -> float | None:
 def ratio3(v: float) -> str:
     """A ratio with three decimals: near 1.00× two decimals hide which side of 1 it is."""
     return f"{v:.3f}×"
-
-
-def or_not_measured(fmt):
-    """A value format that shows None (a peer that did not run) as words, not 'nan'."""
-
-    def show(v) -> str:
-        return "not measured" if v is None else fmt(v)
-
-    return show
 
 
 def sweep(docs: Docs, kernel: str = "online", cols: int | None = None) -> list[dict]:

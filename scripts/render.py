@@ -223,6 +223,16 @@ def plain(v) -> str:
     return str(v)
 
 
+def or_not_measured(fmt: Callable[[object], str]) -> Callable[[object], str]:
+    """``fmt``, except that None (a peer that did not run, say Liger-Kernel not installed)
+    shows as words instead of failing or printing 'nan'."""
+
+    def show(v) -> str:
+        return "not measured" if v is None else fmt(v)
+
+    return show
+
+
 def micros(digits: int) -> Callable[[float], str]:
     """Seconds shown in µs with ``digits`` decimals."""
     return functools.partial(_unit, scale=1e6, unit="µs", digits=digits)

@@ -31,6 +31,12 @@ TOLERANCES = {
 }
 
 
+def rand(shape, dtype=torch.float32, device=DEVICE, scale=1.0) -> torch.Tensor:
+    """Normal random values drawn in float32, scaled, then rounded once to ``dtype``:
+    never zeros, which would hide unwritten outputs and can even run faster."""
+    return (scale * torch.randn(shape, dtype=torch.float32, device=device)).to(dtype)
+
+
 def fresh_seed() -> int:
     """A new seed per test: inputs are fresh each run, and the seed goes in failure messages."""
     seed = random.randrange(2**31)
@@ -43,10 +49,19 @@ def poisoned_like(t: torch.Tensor) -> torch.Tensor:
     return torch.full_like(t, float("nan"))
 
 
-def assert_close_to_reference(out: torch.Tensor, ref64: torch.Tensor, msg: str = "") -> None:
-    """Compare ``out`` with a float64 reference at ``out.dtype``'s tolerance; NaN never passes."""
+def assert_close_to_reference(
+    out: torch.Tensor,
+    ref64: torch.Tensor,
+    msg: str = "",
+    *,
+    tolerances: dict = TOLERANCES,
+    atol_scale: float = 1.0,
+) -> None:
+    """Compare ``out`` with a float64 reference rounded to ``out.dtype``, at that dtype's
+    (rtol, atol) from ``tolerances`` with atol times ``atol_scale``; NaN never passes."""
     assert not torch.isnan(out).any(), f"output has NaN (unwritten or wrong elements) {msg}"
-    rtol, atol = TOLERANCES[out.dtype]
+    rtol, atol = tolerances[out.dtype]
+    atol *= atol_scale
     torch.testing.assert_close(
         out.double(),
         ref64.to(out.dtype).double(),

@@ -73,6 +73,23 @@ def tflops(row: dict) -> float:
     return row["flops"] / row["time_s"]["p50"] / 1e12
 
 
+def triton_and_cublas(a, b, c, expected, what: str) -> list[dict]:
+    """The book's matmul and cuBLAS on the same operands, each checked then timed into
+    ``c``: one row each, with sizes, FLOPs and bytes."""
+    (m, k), n = a.shape, b.shape[1]
+    impls = {
+        "triton": functools.partial(mm.matmul, a, b, out=c),
+        "cublas": functools.partial(torch.matmul, a, b, out=c),
+    }
+    rows = []
+    for impl, fn in impls.items():
+        timing = benchlib.check_then_time(
+            fn, expected, f"matmul {impl} {what}", out=c, **tolerance(a.dtype, k)
+        )
+        rows.append({"impl": impl, **sizes(m, n, k, a.dtype), **timing})
+    return rows
+
+
 def a_at_b(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return a @ b
 
@@ -96,15 +113,7 @@ def run_squares(ceilings: dict) -> list[dict]:
             a, b = operands(n, n, n, dtype)
             c = torch.empty(n, n, device="cuda", dtype=dtype)
             expected = mm.reference(a, b)
-            impls = {
-                "triton": functools.partial(mm.matmul, a, b, out=c),
-                "cublas": functools.partial(torch.matmul, a, b, out=c),
-            }
-            for impl, fn in impls.items():
-                timing = benchlib.check_then_time(
-                    fn, expected, f"matmul {impl} {n}^3 {dname}", out=c, **tolerance(dtype, n)
-                )
-                rows.append({"impl": impl, **sizes(n, n, n, dtype), **timing})
+            rows += triton_and_cublas(a, b, c, expected, f"{n}^3 {dname}")
             t, p = tflops(rows[-2]), tflops(rows[-1])
             line = f"  {dname:>8} {n:>5}^3: triton {t:.0f}, cublas {p:.0f}"
             if n == COMPILE_AT:
@@ -147,15 +156,7 @@ def run_llm(ceilings: dict) -> list[dict]:
         a, b = operands(m, LLM_N, LLM_K, dtype, weight_layout=True)
         c = torch.empty(m, LLM_N, device="cuda", dtype=dtype)
         expected = mm.reference(a, b)
-        impls = {
-            "triton": functools.partial(mm.matmul, a, b, out=c),
-            "cublas": functools.partial(torch.matmul, a, b, out=c),
-        }
-        for impl, fn in impls.items():
-            timing = benchlib.check_then_time(
-                fn, expected, f"matmul {impl} M={m}", out=c, **tolerance(dtype, LLM_K)
-            )
-            rows.append({"impl": impl, **sizes(m, LLM_N, LLM_K, dtype), **timing})
+        rows += triton_and_cublas(a, b, c, expected, f"M={m}")
         t, p = rows[-2], rows[-1]
         print(
             f"  M={m:>5} x {LLM_N} x {LLM_K} bf16: triton {tflops(t):.0f}, cublas "

@@ -12,6 +12,7 @@ from tests.support import (
     LaunchSpy,
     fresh_seed,
     poisoned_like,
+    rand,
     requires_gpu,
     requires_two_gpus,
 )
@@ -19,10 +20,6 @@ from tests.support import (
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 APPROX = ["none", "tanh"]
 EPS32 = 2.0**-23  # float32's machine epsilon
-
-
-def rand(shape, dtype=torch.float32, device=DEVICE, scale=1.0):
-    return (scale * torch.randn(shape, dtype=torch.float32, device=device)).to(dtype)
 
 
 def assert_matches(out, x, bias, mask, approximate, seed):

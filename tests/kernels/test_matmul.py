@@ -27,6 +27,7 @@ from tests.support import (
     LaunchSpy,
     fresh_seed,
     poisoned_like,
+    rand,
     requires_gpu,
     requires_two_gpus,
 )
@@ -34,10 +35,6 @@ from tests.support import (
 DTYPES = [torch.float16, torch.bfloat16, torch.float32]
 OUT_UNIT = {torch.float32: 2**-24, torch.float16: 2**-11, torch.bfloat16: 2**-8}
 H100_SHARED_MEMORY = 232_448  # bytes per program, as Triton reports it for an H100
-
-
-def rand(shape, dtype=torch.float32, device=DEVICE):
-    return torch.randn(shape, dtype=torch.float32, device=device).to(dtype)
 
 
 def config(bm, bn, bk, warps=4, stages=1):

@@ -12,7 +12,9 @@ from tests.support import (
     DEVICE,
     ON_GPU,
     LaunchSpy,
+    assert_close_to_reference,
     fresh_seed,
+    rand,
     requires_gpu,
     requires_two_gpus,
 )
@@ -46,10 +48,6 @@ def poisoned_empty(monkeypatch):
     monkeypatch.setattr(torch, "empty", nan_empty)
 
 
-def rand(shape, dtype=torch.float32, device=DEVICE, scale=1.0):
-    return (scale * torch.randn(shape, dtype=torch.float32, device=device)).to(dtype)
-
-
 def weight_for(hidden, dtype=torch.float32, device=DEVICE):
     # RMSNorm weights sit near 1 in trained models; random ones test more.
     return (1 + 0.5 * torch.randn(hidden, device=device)).to(dtype)
@@ -68,15 +66,8 @@ def check(got, expected64, what, seed, rows=1):
     """``got`` against the float64 reference rounded to got's dtype; NaN never passes.
     ``rows``: for dweight, a sum over that many rows, whose float32 rounding error near
     zero grows like sqrt(rows); the atol grows with it."""
-    assert not torch.isnan(got).any(), f"{what}: NaN (an element never written?), seed={seed}"
-    rtol, atol = TOL[got.dtype]
-    atol *= math.sqrt(rows)
-    torch.testing.assert_close(
-        got.double(),
-        expected64.to(got.dtype).double(),
-        rtol=rtol,
-        atol=atol,
-        msg=lambda m: f"{what}, seed={seed}\n{m}",
+    assert_close_to_reference(
+        got, expected64, f"{what}, seed={seed}", tolerances=TOL, atol_scale=math.sqrt(rows)
     )
 
 

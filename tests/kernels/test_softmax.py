@@ -11,6 +11,7 @@ from tests.support import (
     LaunchSpy,
     fresh_seed,
     poisoned_like,
+    rand,
     requires_gpu,
     requires_two_gpus,
 )
@@ -47,11 +48,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning"),
     pytest.mark.filterwarnings("ignore:divide by zero encountered in divide:RuntimeWarning"),
 ]
-
-
-def rand(shape, dtype=torch.float32, device=DEVICE, scale=1.0):
-    # randn in fp32, then rounded: never zeros, which would hide unwritten outputs
-    return (torch.randn(shape, device=device) * scale).to(dtype)
 
 
 def assert_softmax_close(out, x, seed):

@@ -12,15 +12,12 @@ from tests.support import (
     LaunchSpy,
     fresh_seed,
     poisoned_like,
+    rand,
     requires_gpu,
     requires_two_gpus,
 )
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
-
-
-def rand(shape, dtype=torch.float32, device=DEVICE):
-    return torch.randn(shape, dtype=torch.float32, device=device).to(dtype)
 
 
 def truncated_bf16(x, y):

@@ -8,6 +8,7 @@ scripts only to pages that place a widget, and a widget with no module fails the
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
@@ -26,16 +27,18 @@ BLOCKS = [16, 32, 64, 128, 256, 512, 1024]
 
 @pytest.fixture
 def open_page(browser, site_url):
+    """Opens a page (lesson 02 unless told) once its widgets are mounted; the page records
+    console errors and uncaught exceptions in ``pg.errors``."""
     contexts = []
 
-    def _open(width=1280, scheme="light"):
+    def _open(width=1280, scheme="light", md=PAGE):
         context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
         contexts.append(context)
         pg = context.new_page()
         pg.errors = []
         pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
         pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
-        pg.goto(f"{site_url}/{html_for(PAGE).removesuffix('index.html')}", wait_until="networkidle")
+        pg.goto(f"{site_url}/{html_for(md).removesuffix('index.html')}", wait_until="networkidle")
         pg.wait_for_selector(".book-widget[data-mounted='true']")
         return pg
 
@@ -334,24 +337,8 @@ PAGE_09 = "building/09-tiled-matmul.md"
 
 
 @pytest.fixture
-def open_09(browser, site_url):
-    contexts = []
-
-    def _open(width=1280, scheme="light"):
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        contexts.append(context)
-        pg = context.new_page()
-        pg.errors = []
-        pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-        pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
-        url = f"{site_url}/{html_for(PAGE_09).removesuffix('index.html')}"
-        pg.goto(url, wait_until="networkidle")
-        pg.wait_for_selector('.book-widget[data-widget="program-order"][data-mounted="true"]')
-        return pg
-
-    yield _open
-    for context in contexts:
-        context.close()
+def open_09(open_page):
+    return functools.partial(open_page, md=PAGE_09)
 
 
 def set_program_order(pg, side: int, order: str, group_m: int, wave: int):

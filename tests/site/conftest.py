@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from scripts.browser import find_installed
-from tests.site.support import ROOT, mkdocs_build
+from tests.site.support import ROOT, html_for, mkdocs_build
 
 
 @pytest.fixture(scope="session")
@@ -60,3 +60,28 @@ def browser():
         )
         yield b
         b.close()
+
+
+@pytest.fixture
+def open_page(browser, site_url):
+    """Opens a page of the built site (lesson 02 unless told) once its widgets are mounted;
+    the page records console errors and uncaught exceptions in ``pg.errors``.
+
+    Each widget's browser test lives in its own file, tests/site/test_widget_NAME.py, and
+    uses this fixture with ``widget`` and ``outputs`` from tests/site/support.py."""
+    contexts = []
+
+    def _open(width=1280, scheme="light", md="model/02-programs-and-tiles.md"):
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        contexts.append(context)
+        pg = context.new_page()
+        pg.errors = []
+        pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+        pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
+        pg.goto(f"{site_url}/{html_for(md).removesuffix('index.html')}", wait_until="networkidle")
+        pg.wait_for_selector(".book-widget[data-mounted='true']")
+        return pg
+
+    yield _open
+    for context in contexts:
+        context.close()

@@ -51,3 +51,14 @@ def figure_pages() -> list[str]:
 
 def html_for(md: str) -> str:
     return "index.html" if md == "index.md" else md[: -len(".md")] + "/index.html"
+
+
+# ---- widgets: locate one on an opened page and read its outputs ------------------------
+
+
+def widget(pg, name):
+    return pg.locator(f'.book-widget[data-widget="{name}"]')
+
+
+def outputs(el, *names) -> dict[str, str]:
+    return {n: el.locator(f'[data-out="{n}"]').first.text_content().strip() for n in names}

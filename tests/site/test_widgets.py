@@ -17,42 +17,12 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from tests.site.support import DOCS, html_for, nav_pages
+from tests.site.support import DOCS, html_for, nav_pages, outputs, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 PAGE = "model/02-programs-and-tiles.md"
 BLOCKS = [16, 32, 64, 128, 256, 512, 1024]
-
-
-@pytest.fixture
-def open_page(browser, site_url):
-    """Opens a page (lesson 02 unless told) once its widgets are mounted; the page records
-    console errors and uncaught exceptions in ``pg.errors``."""
-    contexts = []
-
-    def _open(width=1280, scheme="light", md=PAGE):
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        contexts.append(context)
-        pg = context.new_page()
-        pg.errors = []
-        pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-        pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
-        pg.goto(f"{site_url}/{html_for(md).removesuffix('index.html')}", wait_until="networkidle")
-        pg.wait_for_selector(".book-widget[data-mounted='true']")
-        return pg
-
-    yield _open
-    for context in contexts:
-        context.close()
-
-
-def widget(pg, name):
-    return pg.locator(f'.book-widget[data-widget="{name}"]')
-
-
-def outputs(el, *names) -> dict[str, str]:
-    return {n: el.locator(f'[data-out="{n}"]').first.text_content().strip() for n in names}
 
 
 # --- lifecycle: N elements, tiles of BLOCK, the ragged last program --------------------

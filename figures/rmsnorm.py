@@ -1,7 +1,8 @@
 """Figures and values of the RMSNorm family: lesson 11.
 
-Data: ``rmsnorm`` (forward and backward against hidden size, M = 16384 rows, the book's
-kernels and their peers, bf16 at five widths and fp32 at 4096), written by
+Data: ``rmsnorm`` (forward and backward against hidden size H, M x H fixed, the book's
+kernels and their peers, bf16 at five widths and fp32 at 4096) and ``rmsnorm_small_m``
+(the control at M = 16384: through autograd vs the kernels alone), written by
 scripts/benchmarks/rmsnorm.py.
 
 Bytes: each row's ``bytes`` is what the operation must move at least (forward: read x and
@@ -44,9 +45,10 @@ IMPLS = (  # key, legend label, colour role
 LABEL = {key: label for key, label, _ in IMPLS}
 PEERS = ("compile", "rms_norm", "liger")  # the ones the target says to match or beat
 WIDTHS = (1024, 2048, 4096, 8192, 16384)  # the bf16 widths the benchmark measures
-# The widths the targets apply to: one bf16 tensor of M x H is larger than the L2 (at
-# M = 16384, H = 1024 is 32 MiB, under the H100's 50 MiB; H = 2048 is 64 MiB).
-TARGET_WIDTHS = (2048, 4096, 8192, 16384)
+# The widths the targets apply to: all of them, as one bf16 tensor of M x H is 256 MiB,
+# larger than the L2, at every width.
+TARGET_WIDTHS = WIDTHS
+SMALL = "rmsnorm_small_m"
 SHORT = {"forward": "fwd", "backward": "bwd"}
 
 
@@ -143,8 +145,48 @@ def training_ratio_at(peer: str, hidden: int):
 
 
 def n_rows(docs: Docs) -> int:
-    """Rows M of every measurement."""
-    return rows(docs, BENCH, impl="triton")[0]["rows"]
+    """Rows M of the measurements at H = 8192."""
+    return at(docs, "triton", "forward", 8192)["rows"]
+
+
+def elements(docs: Docs) -> int:
+    """Elements M x H of one tensor: the same at every width."""
+    return at(docs, "triton", "forward", 8192)["rows"] * 8192
+
+
+def small_m(direction: str, field: str, hidden: int):
+    def compute(docs: Docs) -> float:
+        found = rows(docs, SMALL, direction=direction, hidden=hidden)
+        if not found:
+            raise KeyError(f"no {SMALL} {direction} row at H={hidden}")
+        return found[0][field]["p50"]
+
+    what = {
+        "autograd_time_s": "device time through autograd, as 'rmsnorm' times it",
+        "kernels_time_s": "device time of its kernels launched directly",
+        "host_s": "host time of one autograd call",
+    }[field]
+    doc_ = f"M = 16384, bf16, H = {hidden}, the book's {direction}: {what}, seconds (median)."
+    return named(f"small_m_{SHORT[direction]}_{field}_{hidden}", doc_, compute)
+
+
+def small_m_rows(docs: Docs) -> int:
+    """Rows M of the control."""
+    return rows(docs, SMALL)[0]["rows"]
+
+
+def kernels_alone(direction: str, hidden: int):
+    def compute(docs: Docs) -> float | None:
+        row = at(docs, "triton", direction, hidden)
+        if "kernels_time_s" not in row:  # data from before the control was added
+            return None
+        return row["bytes"] / row["kernels_time_s"]["p50"]
+
+    doc_ = (
+        f"Bandwidth of the book's {direction} kernels launched directly (no autograd), "
+        f"bf16, H = {hidden}, bytes/s."
+    )
+    return named(f"{SHORT[direction]}_kernels_alone_{hidden}", doc_, compute)
 
 
 def fwd_time_8192(docs: Docs) -> float:
@@ -244,6 +286,8 @@ def spills(direction: str, hidden: int):
 
 VALUES = {
     "rmsnorm.rows": Value(n_rows, count),
+    "rmsnorm.elements": Value(elements, count),
+    "rmsnorm.small_m_rows": Value(small_m_rows, count),
     "rmsnorm.fwd_us_8192": Value(fwd_time_8192, micros(0)),
     "rmsnorm.fwd_floor_us_8192": Value(fwd_floor_8192, micros(0)),
     "rmsnorm.bwd_us_8192": Value(bwd_time(8192), micros(0)),
@@ -274,6 +318,16 @@ for _d in ("forward", "backward"):
     VALUES[f"rmsnorm.{_s}_regs_8192"] = Value(registers(_d, 8192), plain)
     VALUES[f"rmsnorm.{_s}_regs_per_program_8192"] = Value(registers_per_program(_d, 8192), count)
     VALUES[f"rmsnorm.{_s}_spills_16384"] = Value(spills(_d, 16384), plain)
+for _d in ("forward", "backward"):
+    for _h in (1024, 2048, 4096):
+        for _f in ("autograd_time_s", "kernels_time_s", "host_s"):
+            VALUES[f"rmsnorm.small_m_{SHORT[_d]}_{_f.removesuffix('_s')}_{_h}"] = Value(
+                small_m(_d, _f, _h), micros(0)
+            )
+    for _h in WIDTHS:
+        VALUES[f"rmsnorm.{SHORT[_d]}_kernels_alone_{_h}"] = Value(
+            kernels_alone(_d, _h), or_not_measured(tbps)
+        )
 for _h in WIDTHS:
     VALUES[f"rmsnorm.dw_us_{_h}"] = Value(stage2_time(_h), micros(1))
     VALUES[f"rmsnorm.dw_share_{_h}"] = Value(stage2_share(_h), percent)
@@ -288,7 +342,7 @@ for _peer in PEERS:
 
 def width_axis(widths: list[int]) -> dict:
     return axis(
-        "hidden size H (bf16, M = 16,384 rows)",
+        "hidden size H (bf16, M × H = 2²⁷ elements)",
         log=True,
         tickvals=widths,
         ticktext=[f"{w:,}" for w in widths],

@@ -142,10 +142,11 @@ SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 # on chip, and the book measures widths up to 16384 only.
 MAX_HIDDEN = 32768
 MAX_ROWS = 2**31 - 1  # the forward launches one program per row: a 1-D grid's limit
-# Backward: one program per SM, each walking its rows in steps of about BACKWARD_TILE
-# elements (several narrow rows, or one wide row). Compiled for an H100, one such
-# program on 16 warps (32 past 8192 columns) fills the SM's 64K registers (lesson 11).
-BACKWARD_TILE, BACKWARD_MAX_ROWS = 8192, 64
+# Backward: BACKWARD_PROGRAMS_PER_SM programs per SM, each walking its rows in steps of
+# about BACKWARD_TILE elements (several narrow rows, or one wide row), on 8 warps, or one
+# warp per 512 columns past 4096 (at most 32). Chosen from a sweep on an H100 (lesson 11):
+# 1, 2 or 4 programs per SM x 4 to 32 warps x tiles of 2048 to 16384 elements.
+BACKWARD_TILE, BACKWARD_MAX_ROWS, BACKWARD_PROGRAMS_PER_SM = 4096, 64, 2
 DW_BLOCK_P, DW_BLOCK_N = 128, 32  # the second stage's tile: partial rows x columns
 INTERPRETER_PROGRAMS = 4  # on the CPU: a few programs, so each walks several rows
 
@@ -169,14 +170,14 @@ def _backward_programs(device: int) -> int:
         return INTERPRETER_PROGRAMS
     if device not in _SM_COUNT:
         _SM_COUNT[device] = torch.cuda.get_device_properties(device).multi_processor_count
-    return _SM_COUNT[device]
+    return BACKWARD_PROGRAMS_PER_SM * _SM_COUNT[device]
 
 
 def _backward_config(n_cols: int) -> tuple[int, int, int]:
     """(BLOCK, ROWS, num_warps) of the backward's step tile for rows of n_cols."""
     block = _block(n_cols)
     rows = max(1, min(BACKWARD_MAX_ROWS, BACKWARD_TILE // block))
-    return block, rows, 16 if block <= 8192 else 32
+    return block, rows, min(32, max(8, block // 512))
 
 
 def _forward(x2: torch.Tensor, weight: torch.Tensor, eps: float):
@@ -202,8 +203,8 @@ def _forward(x2: torch.Tensor, weight: torch.Tensor, eps: float):
 
 def _backward(dy2, x2, weight, rstd, programs: int | None = None):
     """dx (rows, H) and dweight (H,) from the upstream gradient dy2 (rows, H, unit
-    column stride). ``programs``: how many partial rows of dweight; the default is one
-    per SM. The same count gives the same bits on every run."""
+    column stride). ``programs``: how many partial rows of dweight; the default is
+    BACKWARD_PROGRAMS_PER_SM per SM. The same count gives the same bits on every run."""
     n_rows, n_cols = x2.shape
     dx = torch.empty((n_rows, n_cols), dtype=x2.dtype, device=x2.device)
     if n_rows == 0 or n_cols == 0:  # no rows: dweight is a sum of nothing

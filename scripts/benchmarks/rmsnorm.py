@@ -1,10 +1,11 @@
 """Benchmarks of the RMSNorm family (kernels/rmsnorm.py): lesson 11.
 
-- ``rmsnorm``: forward and backward bandwidth against hidden size, M = 16384 rows, bf16
-  at five widths and fp32 at one: the book's kernels, the eager formula, torch.compile of
-  the same formula, ``F.rms_norm`` and Liger-Kernel's RMSNorm (when ``liger_kernel`` is
-  importable), all timed in the same loop. The book's rows also carry the compiled
-  kernels' registers and spills, and the time of the backward's second stage alone.
+- ``rmsnorm``: forward and backward bandwidth against hidden size H, with M = 2**27 / H
+  rows (x is 256 MiB in bf16 at every width), bf16 at five widths and fp32 at one: the
+  book's kernels, the eager formula, torch.compile of the same formula, ``F.rms_norm``
+  and Liger-Kernel's RMSNorm (when ``liger_kernel`` is importable), all timed in the
+  same loop. The book's rows also carry the compiled kernels' registers and spills, and
+  the time of the backward's second stage alone.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ except ImportError as exc:
     LigerRMSNormFunction = None
     LIGER_MISSING = f"{type(exc).__name__}: {exc}"
 
-ROWS = 16384  # M: e.g. 4 sequences of 4096 tokens
+# M x H = 2**27 elements at every width: x alone is 256 MiB in bf16, five times the H100's
+# L2, and one backward moves at least 768 MiB. With M fixed at 16384 instead, the narrow
+# widths took ~30-60 us per call, and do_bench then timed the host's autograd path, not
+# the GPU (lesson 11 shows that measurement).
+ELEMENTS = 2**27
+SMALL_M, SMALL_M_HIDDEN = 16384, [1024, 2048, 4096]  # the control, rmsnorm_small_m
 HIDDEN = {torch.bfloat16: [1024, 2048, 4096, 8192, 16384], torch.float32: [4096]}
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 EPS = 1e-6
@@ -32,7 +38,8 @@ EPS = 1e-6
 # each implementation rounds its float32 work once or twice. Liger-Kernel's default
 # "llama" mode rounds x * rstd to the dtype before the weight (y within two units in the
 # last place) and rounds each dy * x_hat term of dweight to bf16 before adding it up (over
-# 16384 rows, an error of about 2 on values around 100, emulated on the CPU). So: two ulps,
+# 16384 rows, an error of about 2 on values around 100, emulated on the CPU; it grows like
+# the square root of the rows). So: two ulps,
 # an atol for dx near zero, and for dweight an atol that still fails any wrong formula.
 RTOL = {torch.bfloat16: 2**-6, torch.float16: 2**-9, torch.float32: 1e-5}
 ATOL_DX = 1e-4
@@ -111,16 +118,74 @@ def resources(x, w, dy) -> dict:
         num_warps=4,
     )  # fmt: skip
     stage2()  # compile it before timing
+
+    def forward_alone():
+        rn.rmsnorm_fwd_kernel[(n_rows,)](
+            x, w, y, rstd, hidden, x.stride(0), EPS, BLOCK=block,
+            num_warps=rn._forward_warps(block),
+        )  # fmt: skip
+
+    def backward_alone():
+        rn.rmsnorm_bwd_kernel[(programs,)](
+            dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
+            x.stride(0), BLOCK=bblock, ROWS=step_rows, num_warps=warps,
+        )  # fmt: skip
+        stage2()
+
     return {
-        "forward": {"num_warps": rn._forward_warps(block), **benchlib.kernel_resources(fwd)},
+        "forward": {
+            "num_warps": rn._forward_warps(block),
+            **benchlib.kernel_resources(fwd),
+            # The control: the same kernel launched directly, no autograd around it.
+            "kernels_time_s": benchlib.device_time(forward_alone),
+        },
         "backward": {
             "num_warps": warps,
             "rows_per_step": step_rows,
             "programs": programs,
             **benchlib.kernel_resources(bwd),
             "dw_time_s": benchlib.device_time(stage2, warmup_ms=10, rep_ms=50),
+            "kernels_time_s": benchlib.device_time(backward_alone),
         },
     }
+
+
+def run_small_m(ceilings: dict) -> list[dict]:
+    """The control for the sizes: at M = 16384 rows the narrow widths are small problems,
+    and do_bench's time of a call through autograd can be the host's, not the GPU's. Per
+    width: the book's forward and backward timed as the benchmark above times them
+    (through autograd) and as their kernels alone, launched directly, plus the host time
+    of one autograd call. The same kernels, so any gap is the host's path."""
+    rows = []
+    dtype = torch.bfloat16
+    benchlib.warm_up()
+    for hidden in SMALL_M_HIDDEN:
+        x = torch.randn(SMALL_M, hidden, device="cuda").to(dtype).requires_grad_()
+        w = (1 + 0.1 * torch.randn(hidden, device="cuda")).to(dtype).requires_grad_()
+        dy = torch.randn(SMALL_M, hidden, device="cuda").to(dtype)
+        expected = expected_results(x, w, dy)
+        through = measure("triton", rn.rms_norm, x, w, dy, expected, dtype, hidden)
+        alone = resources(x.detach(), w.detach(), dy)
+        y = rn.rms_norm(x, w, EPS)
+        calls = {
+            "forward": functools.partial(rn.rms_norm, x, w, EPS),
+            "backward": functools.partial(backward_step, y, (x, w), dy),
+        }
+        for direction, call in calls.items():
+            rows.append(
+                {
+                    "direction": direction,
+                    "dtype": DTYPES[dtype],
+                    "rows": SMALL_M,
+                    "hidden": hidden,
+                    "autograd_time_s": through[direction]["time_s"],
+                    "kernels_time_s": alone[direction]["kernels_time_s"],
+                    "host_s": benchlib.host_time(call, calls=200),
+                }
+            )
+        del x, w, dy, y, expected
+        torch.cuda.empty_cache()
+    return rows
 
 
 def measure(impl: str, fn, x, w, dy, expected, dtype, hidden) -> dict[str, dict]:
@@ -158,14 +223,15 @@ def run(ceilings: dict) -> list[dict]:
     for dtype, widths in HIDDEN.items():
         for hidden in widths:
             s = torch.finfo(dtype).bits // 8
+            n_rows = ELEMENTS // hidden
             n_bytes = {  # each input read once, each output written once
-                "forward": 2 * ROWS * hidden * s + hidden * s,  # x, w in; y out
-                "backward": 3 * ROWS * hidden * s + 2 * hidden * s,  # x, dy, w in; dx, dw out
+                "forward": 2 * n_rows * hidden * s + hidden * s,  # x, w in; y out
+                "backward": 3 * n_rows * hidden * s + 2 * hidden * s,  # x, dy, w in; dx, dw out
             }
             # randn, never zeros; weights near 1 as in a trained model
-            x = torch.randn(ROWS, hidden, device="cuda").to(dtype).requires_grad_()
+            x = torch.randn(n_rows, hidden, device="cuda").to(dtype).requires_grad_()
             w = (1 + 0.1 * torch.randn(hidden, device="cuda")).to(dtype).requires_grad_()
-            dy = torch.randn(ROWS, hidden, device="cuda").to(dtype)
+            dy = torch.randn(n_rows, hidden, device="cuda").to(dtype)
             expected = expected_results(x, w, dy)
             extra = resources(x.detach(), w.detach(), dy)
             speeds = {}
@@ -183,7 +249,7 @@ def run(ceilings: dict) -> list[dict]:
                         "direction": direction,
                         "impl": impl,
                         "dtype": DTYPES[dtype],
-                        "rows": ROWS,
+                        "rows": n_rows,
                         "hidden": hidden,
                         "bytes": n_bytes[direction],
                         "time_s": spread["time_s"],
@@ -225,21 +291,34 @@ def roofline(rows: list[dict]) -> list[dict]:
 BENCHMARKS = [
     benchlib.Benchmark(
         "rmsnorm",
-        "RMSNorm over the last dimension, M = 16384 rows, eps = 1e-6, bf16 at H = 1024..16384 "
-        "and fp32 at H = 4096: kernels/rmsnorm.py (rms_norm, an autograd.Function), the eager "
-        "formula (float32 statistics, one rounding), torch.compile of it (dynamic=False, one "
-        "compile per shape), torch.nn.functional.rms_norm and Liger-Kernel's "
-        "LigerRMSNormFunction (offset 0, 'llama' casting, in_place=True: it writes dx over its "
-        "own copy of dy, so during the timed repetitions it differentiates its previous "
-        "output). Each result is checked against a float64 reference first. Forward: one "
-        "call with x and weight requiring grad (a training forward, graph built). Backward: "
-        "torch.autograd.grad of (x, weight) through the graph retained from one forward, "
-        "nothing else. Device time by do_bench, L2 flushed, percentiles over repetitions. "
-        "Bytes: forward 2*M*H*s + H*s (read x and weight, write y), backward 3*M*H*s + 2*H*s "
-        "(read x, dy, weight; write dx, dweight); rstd and partial rows not counted. The "
-        "book's rows add registers and spills of its compiled kernels, its backward's "
-        "program count and rows per step, and dw_time_s, the second stage alone.",
+        "RMSNorm over the last dimension, M = 2**27 / H rows (x is 256 MiB in bf16), eps = "
+        "1e-6, bf16 at H = 1024..16384 and fp32 at H = 4096: kernels/rmsnorm.py (rms_norm, an "
+        "autograd.Function), the eager formula (float32 statistics, one rounding), "
+        "torch.compile of it (dynamic=False, one compile per shape), "
+        "torch.nn.functional.rms_norm and Liger-Kernel's LigerRMSNormFunction (offset 0, "
+        "'llama' casting, in_place=True: it writes dx over its own copy of dy, so during the "
+        "timed repetitions it differentiates its previous output). Each result is checked "
+        "against a float64 reference first. Forward: one call with x and weight requiring grad "
+        "(a training forward, graph built). Backward: torch.autograd.grad of (x, weight) "
+        "through the graph retained from one forward, nothing else. Device time by do_bench, L2"
+        " flushed, percentiles over repetitions. Bytes: forward 2*M*H*s + H*s (read x and "
+        "weight, write y), backward 3*M*H*s + 2*H*s (read x, dy, weight; write dx, dweight); "
+        "rstd and partial rows not counted. The book's rows add registers and spills of its "
+        "compiled kernels, its backward's program count and rows per step, and dw_time_s, the "
+        "second stage alone.",
         run,
         roofline,
+    ),
+    benchlib.Benchmark(
+        "rmsnorm_small_m",
+        "Control for the sizes of 'rmsnorm': the book's RMSNorm, bf16, M = 16384 rows at H = "
+        "1024, 2048, 4096. autograd_time_s: do_bench device time of one call as 'rmsnorm' "
+        "times it (forward with inputs requiring grad; backward by torch.autograd.grad through "
+        "the retained graph); kernels_time_s: do_bench device time of the same kernels "
+        "launched directly (forward kernel; backward kernel + dweight's second stage); host_s: "
+        "host wall time per autograd call (loops of 200 back-to-back calls, synchronised at "
+        "the end). do_bench flushes the L2 before each call and records CUDA events around it; "
+        "when the host needs longer per call than the GPU, the events measure the host.",
+        run_small_m,
     ),
 ]

@@ -1,0 +1,165 @@
+"""Values of the compiler family: the compiler's own output, shown in lessons 03 and 05.
+
+Data: ``compiler`` (scripts/benchmarks/compiler.py): per kernel, variant and stage
+(TTIR, TTGIR, PTX, SASS where cuobjdump exists) the text the compiler produced on the
+GPU that ran the build script. The values below trim those texts to the lines a lesson
+discusses and return them as Markdown code blocks, with the lines the text points at
+highlighted; a page puts such a value on a line of its own. Nothing here is typed by hand.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scripts.render import Docs, Value, count, plain, rows
+
+BENCH = "compiler"
+# Triton's IR carries source locations: `loc(#loc12)` after each op and `#loc12 = ...`
+# lines. They matter to a debugger, not to a reader: trimmed from listings.
+LOC_SUFFIX = re.compile(r"\s*loc\(#loc\d*\)")
+LOC_LINE = re.compile(r"^#loc\d*\s*=")
+GLOBAL_MEMORY = re.compile(r"\b(ld|st)\.global")
+LANG = {"ttir": "mlir", "ttgir": "mlir", "ptx": "text", "sass": "text"}
+
+
+def stage_text(docs: Docs, kernel: str, variant: str, stage: str) -> str:
+    found = rows(docs, BENCH, kernel=kernel, variant=variant, stage=stage)
+    if not found:
+        raise KeyError(f"no {kernel} {variant} {stage} in the compiler data")
+    return found[0]["text"]
+
+
+def clean_ir(text: str) -> list[str]:
+    """IR lines without source locations, blank lines or the module's attribute noise."""
+    out = []
+    for line in text.splitlines():
+        if LOC_LINE.match(line) or not line.strip():
+            continue
+        out.append(LOC_SUFFIX.sub("", line).rstrip())
+    return out
+
+
+def block(lines: list[str], lang: str, highlight: list[int]) -> str:
+    """A fenced code block; ``highlight`` holds 1-based line numbers."""
+    hl = f' hl_lines="{" ".join(map(str, highlight))}"' if highlight else ""
+    return f"```{lang}{hl}\n" + "\n".join(lines) + "\n```"
+
+
+def listing(lines: list[str], lang: str, pattern: re.Pattern) -> str:
+    return block(lines, lang, [i + 1 for i, line in enumerate(lines) if pattern.search(line)])
+
+
+def named(name: str, docstring: str, compute):
+    compute.__name__ = compute.__qualname__ = name
+    compute.__doc__ = docstring
+    return compute
+
+
+# ---- vector add: the whole IR, and the PTX's memory instructions ---------------------------
+
+
+def vector_ir(stage: str, variant: str, pattern: str):
+    regex = re.compile(pattern)
+
+    def compute(docs: Docs) -> str:
+        lines = clean_ir(stage_text(docs, "vector_add", variant, stage))
+        return listing(lines, LANG[stage], regex)
+
+    doc_ = (
+        f"The vector-add kernel's {stage.upper()} ({variant} n), source locations trimmed, "
+        f"lines matching {pattern!r} highlighted: a Markdown code block."
+    )
+    return named(f"vector_{stage}_{variant}", doc_, compute)
+
+
+def vector_ptx_memory(variant: str):
+    def compute(docs: Docs) -> str:
+        lines = [
+            line.strip()
+            for line in stage_text(docs, "vector_add", variant, "ptx").splitlines()
+            if GLOBAL_MEMORY.search(line)
+        ]
+        return block(lines, "text", [])
+
+    doc_ = (
+        f"The global loads and stores (ld.global / st.global) in the vector-add kernel's PTX "
+        f"for a {variant} n, one per line, as the compiler wrote them: a Markdown code block."
+    )
+    return named(f"vector_ptx_memory_{variant}", doc_, compute)
+
+
+def vector_ptx_lines(variant: str):
+    def compute(docs: Docs) -> int:
+        return len(stage_text(docs, "vector_add", variant, "ptx").splitlines())
+
+    return named(f"vector_ptx_lines_{variant}", f"Lines of PTX, vector add, {variant} n.", compute)
+
+
+def vector_n(variant: str):
+    def compute(docs: Docs) -> int:
+        return rows(docs, BENCH, kernel="vector_add", variant=variant)[0]["n"]
+
+    return named(f"vector_n_{variant}", f"n of the {variant} vector-add compile.", compute)
+
+
+# ---- matmul: where tl.dot becomes tensor-core instructions ---------------------------------
+
+
+def matmul_ttgir_dot(docs: Docs) -> str:
+    """The matmul kernel's TTGIR lines that hold the dot (and its layouts' names), as a
+    Markdown code block: where tl.dot is still one operation on whole tiles."""
+    lines = clean_ir(stage_text(docs, "matmul", "bfloat16", "ttgir"))
+    kept = [line.strip() for line in lines if re.search(r"\bdot\b|warp_group_dot|mma", line)]
+    return block(kept[:8], "mlir", [])
+
+
+def matmul_ptx_mma(docs: Docs) -> str:
+    """The first tensor-core instructions of the matmul kernel's PTX (bf16), as a Markdown
+    code block."""
+    kept = stage_text(docs, "matmul", "bfloat16", "ptx").splitlines()
+    return block(kept[:4], "text", [])
+
+
+def matmul_mma_count(docs: Docs) -> int:
+    """How many tensor-core instructions (mma / wgmma lines) the matmul kernel's PTX has."""
+    return rows(docs, BENCH, kernel="matmul", stage="ptx")[0]["mma_count"]
+
+
+def matmul_mma_opcode(docs: Docs) -> str:
+    """The tensor-core instruction the matmul kernel's PTX uses most, as written there."""
+    ops = rows(docs, BENCH, kernel="matmul", stage="ptx")[0]["mma_opcodes"]
+    return f"`{max(ops, key=ops.get)}`"
+
+
+def matmul_config(docs: Docs) -> str:
+    """The tile and launch settings the matmul kernel was compiled with for the listing."""
+    c = rows(docs, BENCH, kernel="matmul", stage="ptx")[0]["config"]
+    return (
+        f"BLOCK_M={c['BLOCK_M']}, BLOCK_N={c['BLOCK_N']}, BLOCK_K={c['BLOCK_K']}, "
+        f"num_warps={c['num_warps']}, num_stages={c['num_stages']}"
+    )
+
+
+def sass_captured(docs: Docs) -> str:
+    """Whether SASS was captured on this device (cuobjdump installed) — 'yes' or 'no'."""
+    return "yes" if rows(docs, BENCH, stage="sass") else "no"
+
+
+VALUES = {
+    "compiler.vector_ttir": Value(vector_ir("ttir", "divisible", r"tt\.(load|store)"), plain),
+    "compiler.vector_ttgir": Value(
+        vector_ir("ttgir", "divisible", r"#blocked|tt\.(load|store)"), plain
+    ),
+    "compiler.vector_ptx_memory_divisible": Value(vector_ptx_memory("divisible"), plain),
+    "compiler.vector_ptx_memory_ragged": Value(vector_ptx_memory("ragged"), plain),
+    "compiler.vector_ptx_lines": Value(vector_ptx_lines("divisible"), count),
+    "compiler.vector_n_divisible": Value(vector_n("divisible"), count),
+    "compiler.vector_n_ragged": Value(vector_n("ragged"), count),
+    "compiler.matmul_ttgir_dot": Value(matmul_ttgir_dot, plain),
+    "compiler.matmul_ptx_mma": Value(matmul_ptx_mma, plain),
+    "compiler.matmul_mma_count": Value(matmul_mma_count, count),
+    "compiler.matmul_mma_opcode": Value(matmul_mma_opcode, plain),
+    "compiler.matmul_config": Value(matmul_config, plain),
+    "compiler.sass_captured": Value(sass_captured, plain),
+}
+FIGURES: dict = {}

@@ -26,6 +26,7 @@ from scripts.render import (
     matmul_rate,
     micros,
     millis,
+    or_not_measured,
     percent,
     plain,
     rate,
@@ -824,6 +825,34 @@ VALUES = {
     "matmul.plain_regs_8192": Value(plain_regs_8192, count),
     "matmul.plain_spills_8192": Value(plain_spills_8192, count),
 }
+
+
+# ---- values: small squares, the GPU alone (CUDA graph) and the host ------------------------
+
+
+def small(impl: str, dtype: str, n: int, field: str):
+    def compute(docs: Docs) -> float | None:
+        row = square(docs, impl, dtype, n)
+        return row[field]["p50"] if field in row else None  # older data lacks the field
+
+    what = {
+        "graph_time_s": "GPU time per call inside a CUDA graph (no host cost)",
+        "host_s": "host wall time per call, loop of back-to-back calls",
+        "time_s": "do_bench device time (CUDA events around each call)",
+    }[field]
+    compute.__name__ = compute.__qualname__ = f"small_{impl}_{dtype}_{n}_{field}"
+    compute.__doc__ = f"{impl} at {n}^3 {dtype}: {what}, seconds (median)."
+    return compute
+
+
+SMALL_FIELDS = (("graph_time_s", "graph"), ("host_s", "host"), ("time_s", "bench"))
+for _impl in ("triton", "cublas"):
+    for _dt, _short in (("float16", "fp16"), ("bfloat16", "bf16")):
+        for _n in (512, 1024):
+            for _field, _key in SMALL_FIELDS:
+                VALUES[f"matmul.{_key}_{_impl}_{_short}_{_n}_us"] = Value(
+                    small(_impl, _dt, _n, _field), or_not_measured(micros(1))
+                )
 
 
 # ---- figures ----------------------------------------------------------------------------

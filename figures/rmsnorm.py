@@ -141,6 +141,38 @@ def training_ratio_at(peer: str, hidden: int):
     return named(f"train_vs_{peer}_{hidden}", doc_, compute)
 
 
+TARGET_FRACTION = {"forward": 0.90, "backward": 0.80}  # of copy bandwidth (TARGETS.md)
+
+
+def verdict_at(direction: str, hidden: int):
+    def compute(docs: Docs) -> str:
+        mine = at(docs, "triton", direction, hidden)
+        fraction = bandwidth(mine) / copy(docs)
+        target = TARGET_FRACTION[direction]
+        behind = []
+        for peer in PEERS:
+            if measured(docs, peer, direction, hidden):
+                theirs = at(docs, peer, direction, hidden)["time_s"]
+                if theirs["p50"] < mine["time_s"]["p50"]:
+                    ratio_ = theirs["p50"] / mine["time_s"]["p50"]
+                    # slower than the peer by more than the spread, or within it
+                    clear = mine["time_s"]["p20"] > theirs["p80"]
+                    tie = "" if clear else ", within the spread"
+                    behind.append(f"{LABEL[peer]} {ratio_:.2f}×{tie}")
+        if fraction < target:
+            return f"missed ({fraction:.0%} of copy, target {target:.0%})"
+        if behind:
+            return "bandwidth met; behind " + "; ".join(behind)
+        return "met"
+
+    doc_ = (
+        f"Verdict against the targets for the book's {direction}, bf16, H = {hidden}: "
+        f"'met', or what is missed (the share of copy below {TARGET_FRACTION[direction]:.0%}, "
+        "or each peer with a shorter median time, and whether the gap is within the spread)."
+    )
+    return named(f"{SHORT[direction]}_verdict_{hidden}", doc_, compute)
+
+
 # ---- single values ------------------------------------------------------------------------
 
 
@@ -254,8 +286,20 @@ def stage2_share(hidden: int):
     return named(f"dw_share_{hidden}", doc_, compute)
 
 
+def partial_bytes_8192(docs: Docs) -> float:
+    """Bytes of the backward's partial rows at H = 8192 (programs x H x 4), in MB."""
+    return at(docs, "triton", "backward", 8192)["programs"] * 8192 * 4 / 1e6
+
+
+def partial_share_8192(docs: Docs) -> float:
+    """The partial rows' bytes over the backward's least bytes, bf16, H = 8192."""
+    row = at(docs, "triton", "backward", 8192)
+    return row["programs"] * 8192 * 4 / row["bytes"]
+
+
 def bwd_programs(docs: Docs) -> int:
-    """Programs of the backward (one per SM): also the number of partial rows of dweight."""
+    """Programs of the backward (two per SM, rounded so none is idle): also the number of
+    partial rows of dweight."""
     return at(docs, "triton", "backward", 8192)["programs"]
 
 
@@ -298,6 +342,8 @@ VALUES = {
     "rmsnorm.bwd_target_us_4096": Value(bwd_target_time(4096), micros(0)),
     "rmsnorm.bwd_floor_us_8192": Value(bwd_floor_8192, micros(0)),
     "rmsnorm.bwd_programs": Value(bwd_programs, plain),
+    "rmsnorm.partial_mb_8192": Value(partial_bytes_8192, lambda v: f"{v:.1f} MB"),
+    "rmsnorm.partial_share_8192": Value(partial_share_8192, percent),
 }
 for _d in ("forward", "backward"):
     _s = SHORT[_d]
@@ -319,6 +365,8 @@ for _d in ("forward", "backward"):
     VALUES[f"rmsnorm.{_s}_regs_per_program_8192"] = Value(registers_per_program(_d, 8192), count)
     VALUES[f"rmsnorm.{_s}_spills_16384"] = Value(spills(_d, 16384), plain)
 for _d in ("forward", "backward"):
+    for _h in WIDTHS:
+        VALUES[f"rmsnorm.{SHORT[_d]}_verdict_{_h}"] = Value(verdict_at(_d, _h), plain)
     for _h in (1024, 2048, 4096):
         for _f in ("autograd_time_s", "kernels_time_s", "host_s"):
             VALUES[f"rmsnorm.small_m_{SHORT[_d]}_{_f.removesuffix('_s')}_{_h}"] = Value(
@@ -402,6 +450,82 @@ def fig_training(docs: Docs) -> dict:
     }
 
 
+SWEEP = "rmsnorm_bwd_sweep"
+
+
+def sweep_best(docs: Docs, hidden: int, **match) -> dict:
+    """The fastest sweep row at ``hidden`` among those matching ``match``."""
+    found = rows(docs, SWEEP, hidden=hidden, **match)
+    if not found:
+        raise KeyError(f"no {SWEEP} rows at H={hidden} matching {match}")
+    return max(found, key=bandwidth)
+
+
+def fig_sweep(docs: Docs) -> dict:
+    traces, per_sm_all = [], set()
+    widths = sorted({r["hidden"] for r in rows(docs, SWEEP)})
+    for i, hidden in enumerate(widths):
+        per_sm = sorted({r["programs_per_sm"] for r in rows(docs, SWEEP, hidden=hidden)})
+        per_sm_all |= set(per_sm)
+        best = [sweep_best(docs, hidden, programs_per_sm=k) for k in per_sm]
+        traces.append(
+            line(
+                per_sm,
+                [rate(r["bytes"], r["time_s"], 1e12) for r in best],
+                f"H = {hidden:,}",
+                f"series-{i}",
+                hover=f"H = {hidden:,}, %{{x}} per SM<br>%{{y:.2f}} TB/s (best warps and step)",
+            )
+        )
+    bw = copy_bw(doc(docs, SWEEP)) / 1e12
+    lo, hi = min(per_sm_all), max(per_sm_all)
+    traces.append(hline(bw, lo, hi, f"copy ceiling ({bw:.2f} TB/s)"))
+    return {
+        "data": traces,
+        "layout": {
+            "xaxis": axis(
+                "backward programs per SM",
+                log=True,
+                tickvals=sorted(per_sm_all),
+                ticktext=[str(k) for k in sorted(per_sm_all)],
+            ),
+            "yaxis": axis("best backward bandwidth (TB/s)", rangemode="tozero"),
+        },
+    }
+
+
+def sweep_value(hidden: int, what: str):
+    def compute(docs: Docs):
+        best = sweep_best(docs, hidden)
+        if what == "best":
+            return bandwidth(best)
+        if what == "shape":
+            return (
+                f"{best['programs_per_sm']} per SM, {best['num_warps']} warps, "
+                f"{best['rows_per_step']} row{'s' if best['rows_per_step'] > 1 else ''} per step"
+            )
+        one = sweep_best(docs, hidden, programs_per_sm=1)
+        return bandwidth(one)
+
+    doc_ = {
+        "best": f"Best backward bandwidth in the launch-shape sweep at H = {hidden}, bytes/s.",
+        "shape": f"The launch shape of the sweep's fastest backward at H = {hidden}.",
+        "one_per_sm": f"Best backward bandwidth with one program per SM at H = {hidden}, bytes/s.",
+    }[what]
+    return named(f"sweep_{what}_{hidden}", doc_, compute)
+
+
+def sweep_count(docs: Docs) -> int:
+    """How many launch shapes the backward sweep measured, over all widths."""
+    return len(rows(docs, SWEEP))
+
+
+for _h in (1024, 4096, 8192):
+    VALUES[f"rmsnorm.sweep_best_{_h}"] = Value(sweep_value(_h, "best"), tbps)
+    VALUES[f"rmsnorm.sweep_shape_{_h}"] = Value(sweep_value(_h, "shape"), plain)
+    VALUES[f"rmsnorm.sweep_one_per_sm_{_h}"] = Value(sweep_value(_h, "one_per_sm"), tbps)
+VALUES["rmsnorm.sweep_count"] = Value(sweep_count, count)
+
 FIGURES = {
     "rmsnorm-forward": Figure(
         "RMSNorm forward: achieved bandwidth against hidden size",
@@ -417,6 +541,14 @@ FIGURES = {
         fig_direction("backward"),
         "Backward bandwidth (read x and dy, write dx) of the same implementations, timed as "
         "the backward step alone, with the measured copy ceiling.",
+    ),
+    "rmsnorm-backward-sweep": Figure(
+        "RMSNorm backward: launch shapes, best bandwidth per programs-per-SM",
+        (SWEEP,),
+        fig_sweep,
+        "For hidden sizes 1024, 4096 and 8192 in bf16, the best bandwidth of the book's "
+        "backward kernels (launched directly) over num_warps and rows per step, at 1, 2 and 4 "
+        "programs per SM, with the measured copy ceiling.",
     ),
     "rmsnorm-training": Figure(
         "RMSNorm forward + backward: bandwidth against hidden size",

@@ -28,6 +28,7 @@ from scripts import benchlib
 
 DTYPES = {torch.float16: "float16", torch.bfloat16: "bfloat16"}
 SQUARES = [512, 1024, 2048, 4096, 8192]
+SMALL_FLOPS = 1024**3  # m*n*k up to here also gets graph_time_s and host_s
 COMPILE_AT = 4096  # the one square size torch.compile max-autotune is timed at
 LLM_M = [16, 128, 1024, 4096]  # tokens
 LLM_N, LLM_K = 14336, 4096  # an MLP up-projection: hidden 4096 -> 14336
@@ -86,6 +87,11 @@ def triton_and_cublas(a, b, c, expected, what: str) -> list[dict]:
         timing = benchlib.check_then_time(
             fn, expected, f"matmul {impl} {what}", out=c, **tolerance(a.dtype, k)
         )
+        if m * n * k <= SMALL_FLOPS:
+            # Small problems: the GPU work is a few microseconds, less than a validated
+            # launch costs the host; time the GPU alone too (a CUDA graph) and the host.
+            timing["graph_time_s"] = benchlib.graph_time(fn)
+            timing["host_s"] = benchlib.host_time(fn, calls=200)
         rows.append({"impl": impl, **sizes(m, n, k, a.dtype), **timing})
     return rows
 

@@ -31,6 +31,15 @@ except ImportError as exc:
 # the GPU (lesson 11 shows that measurement).
 ELEMENTS = 2**27
 SMALL_M, SMALL_M_HIDDEN = 16384, [1024, 2048, 4096]  # the control, rmsnorm_small_m
+# rmsnorm_bwd_sweep: the backward's launch shapes tried (programs per SM, warps, elements
+# per step), at three widths.
+SWEEP_HIDDEN = [1024, 4096, 8192]
+SWEEP_SHAPES = [
+    (per_sm, warps, tile)
+    for per_sm in (1, 2, 4)
+    for warps in (4, 8, 16, 32)
+    for tile in (2048, 4096, 8192)
+]
 HIDDEN = {torch.bfloat16: [1024, 2048, 4096, 8192, 16384], torch.float32: [4096]}
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 EPS = 1e-6
@@ -148,6 +157,84 @@ def resources(x, w, dy) -> dict:
             "kernels_time_s": benchlib.device_time(backward_alone),
         },
     }
+
+
+def launch_backward(dy, x, w, rstd, dx, partial, dw, rows_per_program, block, steps, warps):
+    """Both backward kernels, launched directly with the given shape; returns the first's
+    compiled object (registers, spills)."""
+    n_rows, hidden = x.shape
+    programs = partial.shape[0]
+    k = rn.rmsnorm_bwd_kernel[(programs,)](
+        dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
+        x.stride(0), BLOCK=block, ROWS=steps, num_warps=warps,
+    )  # fmt: skip
+    rn.rmsnorm_dw_kernel[(math.ceil(hidden / rn.DW_BLOCK_N),)](
+        partial, dw, programs, hidden, BLOCK_P=rn.DW_BLOCK_P, BLOCK_N=rn.DW_BLOCK_N,
+        num_warps=4,
+    )  # fmt: skip
+    return k
+
+
+def run_backward_sweep(ceilings: dict) -> list[dict]:
+    """The backward's launch shape, swept: programs per SM x warps x elements per step, at
+    three widths, bf16, M x H = 2**27. The kernels alone (backward + second stage), launched
+    directly; each configuration's dx and dweight are checked against the wrapper's first."""
+    rows = []
+    dtype = torch.bfloat16
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for hidden in SWEEP_HIDDEN:
+        n_rows = ELEMENTS // hidden
+        x = torch.randn(n_rows, hidden, device="cuda").to(dtype)
+        w = (1 + 0.1 * torch.randn(hidden, device="cuda")).to(dtype)
+        dy = torch.randn(n_rows, hidden, device="cuda").to(dtype)
+        _, rstd = rn._forward(x, w, EPS)
+        dx_ref, dw_ref = rn._backward(dy, x, w, rstd)
+        block = rn._block(hidden)
+        for per_sm, warps, tile in SWEEP_SHAPES:
+            step_rows = max(1, min(rn.BACKWARD_MAX_ROWS, tile // block))
+            per_thread = step_rows * block // (32 * warps)
+            if tile < block or not 1 <= per_thread <= 64:  # no such step / too many values
+                continue
+            programs = min(n_rows, per_sm * sms)
+            rows_per_program = math.ceil(n_rows / programs)
+            programs = math.ceil(n_rows / rows_per_program)
+            partial = torch.empty(programs, hidden, device="cuda")
+            dx, dw = torch.empty_like(x), torch.empty_like(w)
+            both = functools.partial(
+                launch_backward, dy, x, w, rstd, dx, partial, dw, rows_per_program,
+                block, step_rows, warps,
+            )  # fmt: skip
+            compiled = both()
+            torch.cuda.synchronize()
+            what = f"rmsnorm sweep H={hidden} {per_sm}/SM {warps} warps tile {tile}"
+            rtol = RTOL[dtype]
+            benchlib.check(dx, dx_ref, f"{what} dx", exact=False, rtol=rtol, atol=ATOL_DX)
+            # A different number of partial rows adds in a different order: a tolerance.
+            benchlib.check(dw, dw_ref, f"{what} dweight", exact=False, rtol=rtol, atol=1.0)
+            rows.append(
+                {
+                    "dtype": DTYPES[dtype],
+                    "rows": n_rows,
+                    "hidden": hidden,
+                    "programs_per_sm": per_sm,
+                    "programs": programs,
+                    "num_warps": warps,
+                    "tile": tile,
+                    "rows_per_step": step_rows,
+                    "bytes": 3 * n_rows * hidden * 2 + 2 * hidden * 2,
+                    "time_s": benchlib.device_time(both, warmup_ms=10, rep_ms=40),
+                    **benchlib.kernel_resources(compiled),
+                }
+            )
+        here = [r for r in rows if r["hidden"] == hidden]
+        best = max(here, key=lambda r: r["bytes"] / r["time_s"]["p50"])
+        print(
+            f"  H={hidden}: best {best['programs_per_sm']}/SM, {best['num_warps']} warps, "
+            f"tile {best['tile']}: {best['bytes'] / best['time_s']['p50'] / 1e12:.2f} TB/s"
+        )
+        del x, w, dy, rstd, dx_ref, dw_ref
+        torch.cuda.empty_cache()
+    return rows
 
 
 def run_small_m(ceilings: dict) -> list[dict]:
@@ -308,6 +395,17 @@ BENCHMARKS = [
         "second stage alone.",
         run,
         roofline,
+    ),
+    benchlib.Benchmark(
+        "rmsnorm_bwd_sweep",
+        "The book's RMSNorm backward (kernels/rmsnorm.py: rmsnorm_bwd_kernel + "
+        "rmsnorm_dw_kernel, launched directly, no autograd), bf16, M x H = 2**27, H = 1024, "
+        "4096, 8192, over launch shapes: programs per SM (1, 2, 4) x num_warps (4..32) x "
+        "elements per step (tile 2048, 4096, 8192; rows per step = tile / H, at least 1), "
+        "skipping shapes with more than 64 or fewer than 1 values per thread. Each checked "
+        "against the wrapper's result first; device time by do_bench (L2 flushed). Bytes as "
+        "in 'rmsnorm' (3*M*H*2 + 2*H*2).",
+        run_backward_sweep,
     ),
     benchlib.Benchmark(
         "rmsnorm_small_m",

@@ -172,9 +172,16 @@ def test_a_figure_module_that_breaks_the_rules_is_refused(tmp_path, monkeypatch,
 
 
 def test_the_book_has_no_orphan_schema_or_data():
-    """Every row schema belongs to data that exists, and every figure's data has a schema."""
+    """Every row schema belongs to a benchmark the runner knows (a family lands before its
+    first GPU run: its schema is there, its data not yet), every data file has a schema,
+    and every figure's data has a schema."""
+    from scripts import measure
+
     benchmarks = {p.stem for p in FILES}
-    assert {p.stem for p in SCHEMAS.glob("*.json")} == benchmarks
+    known = {b.name for benches in measure.discover().values() for b in benches}
+    schemas = {p.stem for p in SCHEMAS.glob("*.json")}
+    assert schemas <= known | {"ceilings"}, schemas - known
+    assert benchmarks <= schemas, benchmarks - schemas
     for fig in REGISTRY.figures.values():
         assert set(fig.needs) <= benchmarks
 

@@ -1,0 +1,272 @@
+"""Figure and values of the reduction family: lesson 06.
+
+Data: ``reduction`` (written by scripts/benchmarks/reduction.py): the row sum and row
+maximum of kernels/reduction.py against ``torch.sum`` / ``torch.amax`` over row widths of
+256..65,536 columns at 512 MiB per tensor, fp32 and bf16; each row carries its fraction
+of the run's copy bandwidth, and the book kernel's rows its plan, registers, spills and
+PTX instruction counts.
+
+Until a device has ``reduction`` data the page still builds: every value reads "not
+measured", and the figure falls back to what every run has, the copy ceiling, saying on
+its axis that the reduction is not yet measured there. Once any device folder holds
+``reduction.json``, the figure needs it and shows only the devices that have it.
+"""
+
+from __future__ import annotations
+
+from scripts.render import (
+    Docs,
+    Figure,
+    Value,
+    axis,
+    copy_bw,
+    data_root,
+    hline,
+    line,
+    or_not_measured,
+    percent,
+    plain,
+    rate,
+    ratio,
+)
+
+BENCH = "reduction"
+DTYPES = ("float32", "bfloat16")
+DASH = {"float32": None, "bfloat16": "dash"}
+IMPLS = (("triton", "Triton"), ("torch", "torch"))
+OPS = (("sum", "sum", "circle"), ("max", "max", "diamond"))
+TORCH_NAME = {"sum": "torch.sum", "max": "torch.amax"}
+# The benchmark's range of widths (scripts/benchmarks/reduction.py), for the axis of the
+# figure drawn before any data exists.
+WIDTH_RANGE = (256, 65536)
+
+
+# ---- helpers ----------------------------------------------------------------------------
+
+
+def measured(docs: Docs) -> bool:
+    return BENCH in docs
+
+
+def series(docs: Docs, impl: str, op: str, dtype: str) -> list[dict]:
+    """One impl's rows for one op and dtype, by width."""
+    found = [
+        r for r in docs[BENCH]["rows"] if (r["impl"], r["op"], r["dtype"]) == (impl, op, dtype)
+    ]
+    return sorted(found, key=lambda r: r["cols"])
+
+
+def widest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:
+    return series(docs, impl, op, dtype)[-1]
+
+
+def narrowest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:
+    return series(docs, impl, op, dtype)[0]
+
+
+def bandwidth(row: dict) -> float:
+    """Median achieved bandwidth of a row (bytes read and written over time), bytes/s."""
+    return row["bytes"] / row["time_s"]["p50"]
+
+
+# ---- values -------------------------------------------------------------------------------
+
+
+def copy_fraction(docs: Docs, impl: str, op: str, dtype: str) -> float | None:
+    """``impl``'s ``op`` in ``dtype`` at the widest row: its fraction of copy bandwidth."""
+    return widest(docs, impl, op, dtype)["copy_fraction"] if measured(docs) else None
+
+
+def over_torch(docs: Docs, op: str, pick) -> float | None:
+    """fp32 ``op`` at the row ``pick`` chooses: Triton's bandwidth over torch's."""
+    if not measured(docs):
+        return None
+    return bandwidth(pick(docs, "triton", op)) / bandwidth(pick(docs, "torch", op))
+
+
+def sum_copy_widest(docs: Docs) -> float | None:
+    """Triton row sum, fp32, widest row: fraction of copy bandwidth (None: not measured)."""
+    return copy_fraction(docs, "triton", "sum", "float32")
+
+
+def max_copy_widest(docs: Docs) -> float | None:
+    """Triton row max, fp32, widest row: fraction of copy bandwidth (None: not measured)."""
+    return copy_fraction(docs, "triton", "max", "float32")
+
+
+def sum_copy_widest_bf16(docs: Docs) -> float | None:
+    """Triton row sum, bf16, widest row: fraction of copy bandwidth (None: not measured)."""
+    return copy_fraction(docs, "triton", "sum", "bfloat16")
+
+
+def max_copy_widest_bf16(docs: Docs) -> float | None:
+    """Triton row max, bf16, widest row: fraction of copy bandwidth (None: not measured)."""
+    return copy_fraction(docs, "triton", "max", "bfloat16")
+
+
+def torch_sum_copy_widest(docs: Docs) -> float | None:
+    """torch.sum, fp32, widest row: fraction of copy bandwidth (None: not measured)."""
+    return copy_fraction(docs, "torch", "sum", "float32")
+
+
+def torch_max_copy_widest(docs: Docs) -> float | None:
+    """torch.amax, fp32, widest row: fraction of copy bandwidth (None: not measured)."""
+    return copy_fraction(docs, "torch", "max", "float32")
+
+
+def sum_vs_torch_widest(docs: Docs) -> float | None:
+    """fp32 row sum at the widest row: Triton's bandwidth over torch.sum's."""
+    return over_torch(docs, "sum", widest)
+
+
+def max_vs_torch_widest(docs: Docs) -> float | None:
+    """fp32 row max at the widest row: Triton's bandwidth over torch.amax's."""
+    return over_torch(docs, "max", widest)
+
+
+def sum_vs_torch_narrowest(docs: Docs) -> float | None:
+    """fp32 row sum at the narrowest row: Triton's bandwidth over torch.sum's."""
+    return over_torch(docs, "sum", narrowest)
+
+
+def max_vs_torch_narrowest(docs: Docs) -> float | None:
+    """fp32 row max at the narrowest row: Triton's bandwidth over torch.amax's."""
+    return over_torch(docs, "max", narrowest)
+
+
+def triton_copy_range(docs: Docs) -> str | None:
+    """The lowest and highest fraction of copy bandwidth of the Triton kernel over every
+    width, op and dtype, in words (None: not measured on this device)."""
+    if not measured(docs):
+        return None
+    fractions = [r["copy_fraction"] for r in docs[BENCH]["rows"] if r["impl"] == "triton"]
+    return f"{percent(min(fractions))} to {percent(max(fractions))}"
+
+
+def widest_cols(docs: Docs) -> str | None:
+    """The widest row measured, in columns (None: not measured on this device)."""
+    return f"{widest(docs, 'triton', 'sum')['cols']:,}" if measured(docs) else None
+
+
+def widest_plan(docs: Docs) -> str | None:
+    """The wrapper's plan at the widest fp32 row: block_m x block_n over num_warps."""
+    if not measured(docs):
+        return None
+    r = widest(docs, "triton", "sum")
+    return f"{r['block_m']} × {r['block_n']} over {r['num_warps']} warps"
+
+
+def widest_ptx(docs: Docs) -> str | None:
+    """What the PTX of the fp32 sum kernel compiled for the widest row holds for its final
+    reduction, in words (None: not measured on this device)."""
+    if not measured(docs):
+        return None
+    ptx = widest(docs, "triton", "sum")["ptx"]
+    return f"shfl.sync: {ptx['shfl']}, st.shared: {ptx['st_shared']}, bar.sync: {ptx['bar_sync']}"
+
+
+def widest_resources(docs: Docs) -> str | None:
+    """Registers per thread and spilled registers of the fp32 sum and max kernels compiled
+    for the widest row, in words (None: not measured on this device)."""
+    if not measured(docs):
+        return None
+    parts = []
+    for op, _, _ in OPS:
+        r = widest(docs, "triton", op)
+        parts.append(f"{op}: {r.get('n_regs')} registers, {r.get('n_spills')} spilled")
+    return "; ".join(parts)
+
+
+VALUES = {
+    "reduction.sum_copy_widest": Value(sum_copy_widest, or_not_measured(percent)),
+    "reduction.max_copy_widest": Value(max_copy_widest, or_not_measured(percent)),
+    "reduction.sum_copy_widest_bf16": Value(sum_copy_widest_bf16, or_not_measured(percent)),
+    "reduction.max_copy_widest_bf16": Value(max_copy_widest_bf16, or_not_measured(percent)),
+    "reduction.torch_sum_copy_widest": Value(torch_sum_copy_widest, or_not_measured(percent)),
+    "reduction.torch_max_copy_widest": Value(torch_max_copy_widest, or_not_measured(percent)),
+    "reduction.sum_vs_torch_widest": Value(sum_vs_torch_widest, or_not_measured(ratio)),
+    "reduction.max_vs_torch_widest": Value(max_vs_torch_widest, or_not_measured(ratio)),
+    "reduction.sum_vs_torch_narrowest": Value(sum_vs_torch_narrowest, or_not_measured(ratio)),
+    "reduction.max_vs_torch_narrowest": Value(max_vs_torch_narrowest, or_not_measured(ratio)),
+    "reduction.triton_copy_range": Value(triton_copy_range, or_not_measured(plain)),
+    "reduction.widest_cols": Value(widest_cols, or_not_measured(plain)),
+    "reduction.widest_plan": Value(widest_plan, or_not_measured(plain)),
+    "reduction.widest_ptx": Value(widest_ptx, or_not_measured(plain)),
+    "reduction.widest_resources": Value(widest_resources, or_not_measured(plain)),
+}
+
+
+# ---- figure -------------------------------------------------------------------------------
+
+
+def fig_widths(docs: Docs) -> dict:
+    bw = copy_bw(docs[BENCH] if measured(docs) else docs["ceilings"]) / 1e12
+    if not measured(docs):
+        ceiling = hline(bw, *WIDTH_RANGE, f"copy ceiling ({bw:.2f} TB/s)")
+        return {
+            "data": [ceiling],
+            "layout": {
+                "xaxis": axis(
+                    "columns per row<br>row sum and max: not yet measured on this device",
+                    log=True,
+                    tickvals=list(WIDTH_RANGE),
+                    ticktext=[f"{w:,}" for w in WIDTH_RANGE],
+                ),
+                "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
+            },
+        }
+    ws = sorted({r["cols"] for r in docs[BENCH]["rows"]})
+    ceiling = hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
+    ceiling["legendrank"] = 2000  # last in the legend, first drawn (under the kernels)
+    mine, peers = [], []
+    for impl, impl_name in IMPLS:
+        for op, op_name, symbol in OPS:
+            for dtype in DTYPES:
+                rs = series(docs, impl, op, dtype)
+                if not rs:
+                    continue
+                name = f"{impl_name} {op_name}" if impl == "triton" else TORCH_NAME[op]
+                trace = line(
+                    [r["cols"] for r in rs],
+                    [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                    f"{name}, {dtype}",
+                    impl,
+                    dash=DASH[dtype],
+                    hover="%{x:,} columns<br>%{y:.2f} TB/s",
+                    marker={"symbol": symbol},
+                    legendrank=1000 + len(mine) + len(peers),
+                )
+                (mine if impl == "triton" else peers).append(trace)
+    return {
+        # The book's kernel drawn last, so that it stays visible where torch lies on top.
+        "data": [ceiling, *peers, *mine],
+        "layout": {
+            "xaxis": axis(
+                "columns per row (512 MiB tensors)",
+                log=True,
+                tickvals=ws,
+                ticktext=[f"{w:,}" for w in ws],
+            ),
+            "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
+        },
+    }
+
+
+def _measured_somewhere() -> bool:
+    """Whether any device folder holds reduction data (checked when the site build loads
+    this module, so a new run is picked up by the next build)."""
+    return any(data_root().glob(f"*/{BENCH}.json"))
+
+
+FIGURES = {
+    "reduction": Figure(
+        "Row sum and row maximum: bandwidth against row width",
+        (BENCH,) if _measured_somewhere() else ("ceilings",),
+        fig_widths,
+        "Bandwidth (bytes read and written over time) of the row sum and row maximum "
+        "against columns per row, fp32 solid and bf16 dashed, circles for sums and "
+        "diamonds for maxima, for the Triton kernel of kernels/reduction.py and "
+        "torch.sum / torch.amax, with the measured copy ceiling; error bars span the 20th "
+        "to 80th percentile.",
+    ),
+}

@@ -1,0 +1,185 @@
+"""Benchmark of the dot family (kernels/dot.py): lesson 05.
+
+- ``dot``: TFLOP/s of the tile kernel in each input precision (fp32 "ieee", fp32 "tf32",
+  fp16, bf16, fp8 e4m3) at square sizes 2048, 4096 and 8192, for each of a few fixed
+  block configs (the figure shows the best), and the matching library rate measured in
+  the same run as that precision's roof: cuBLAS through ``torch.matmul`` with fp32
+  matmuls set to "ieee" or "tf32", fp16 and bf16, and ``torch._scaled_mm`` (unit scales)
+  for fp8. A precision or peer that cannot run on this GPU gets a row that says why.
+
+``b`` is the transposed view of a contiguous (N, K) matrix, as ``nn.Linear`` stores its
+weight and as ``torch._scaled_mm`` requires; the same layout for every precision. Kept
+small on purpose: 15 kernels to compile, 45 Triton and 15 library timings (not yet timed
+on a GPU; the aim is under a minute).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+
+import torch
+
+from kernels import dot as kd
+from scripts import benchlib
+
+BENCH_PRECISIONS = ("ieee", "tf32", "fp16", "bf16", "fp8")
+SIZES = [2048, 4096, 8192]
+# (block_m, block_n, block_k, num_warps, num_stages): three per precision, chosen for
+# Hopper's 227 KiB of shared memory per block: stages * (block_m + block_n) * block_k *
+# bytes per element stays under it. "ieee" multiplies on the CUDA cores from registers,
+# so its tiles are smaller.
+CONFIGS = {
+    "ieee": [(64, 64, 32, 4, 3), (128, 64, 16, 4, 2), (128, 128, 16, 8, 2)],
+    "tf32": [(128, 128, 32, 8, 3), (128, 256, 32, 8, 3), (128, 128, 64, 4, 3)],
+    "fp16": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3)],
+    "bf16": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3)],
+    "fp8": [(128, 256, 128, 8, 3), (128, 128, 128, 4, 4), (128, 256, 64, 8, 4)],
+}
+# Results are checked against reference() (float64, rounded once) before timing, with
+# rtol TOL and atol TOL * sqrt(K): errors grow like sqrt(K), and so do the values, while
+# a wrong tile is off by the size of the values. TF32 rounds inputs to 10 mantissa bits;
+# fp8 on Hopper sums in a narrower accumulator (up to ~2% seen at K = 4096).
+TOL = {"ieee": 2**-14, "tf32": 2**-7, "fp16": 2**-9, "bf16": 2**-6, "fp8": 2**-4}
+
+
+def knobs(config: tuple) -> dict:
+    """A CONFIGS entry as kernels/dot.py's keyword arguments."""
+    names = ("block_m", "block_n", "block_k", "num_warps", "num_stages")
+    return dict(zip(names, config, strict=True))
+
+
+@contextlib.contextmanager
+def fp32_matmul(precision: str | None):
+    """torch.matmul's float32 mode for the block: "ieee" (no TF32) or "tf32"; None: as is."""
+    mm = torch.backends.cuda.matmul
+    if precision is None:
+        yield
+        return
+    if hasattr(mm, "fp32_precision"):  # torch >= 2.9
+        old = mm.fp32_precision
+        mm.fp32_precision = precision
+    else:
+        old = mm.allow_tf32
+        mm.allow_tf32 = precision == "tf32"
+    try:
+        yield
+    finally:
+        if hasattr(mm, "fp32_precision"):
+            mm.fp32_precision = old
+        else:
+            mm.allow_tf32 = old
+
+
+def operands(n: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random a (n, n) and b = w.t() with w a contiguous (n, n); randn, never zeros."""
+    a = torch.randn(n, n, device="cuda").to(dtype)
+    w = torch.randn(n, n, device="cuda").to(dtype)
+    return a, w.t()
+
+
+def scaled_mm(a: torch.Tensor, b: torch.Tensor, one: torch.Tensor) -> torch.Tensor:
+    """cuBLAS's fp8 matmul with unit scales, bf16 out (the dtype kernels/dot.py returns)."""
+    c = torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    return c[0] if isinstance(c, tuple) else c  # older torch returned (out, amax)
+
+
+def library_fn(precision: str, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor):
+    """The library call that computes the same product: (function, writes into c?)."""
+    if precision == "fp8":
+        one = torch.ones((), device="cuda", dtype=torch.float32)
+        return functools.partial(scaled_mm, a, b, one), False
+    return functools.partial(torch.matmul, a, b, out=c), True
+
+
+def size_fields(precision: str, n: int) -> dict:
+    dtype, _ = kd.PRECISIONS[precision]
+    elem_in = torch.empty((), dtype=dtype).element_size()
+    elem_out = torch.empty((), dtype=kd.OUT_DTYPE[dtype]).element_size()
+    return {
+        "precision": precision,
+        "m": n,
+        "n": n,
+        "k": n,
+        "flops": 2 * n**3,
+        "bytes": 2 * n * n * elem_in + n * n * elem_out,  # a, b read once; c written once
+    }
+
+
+def tflops(row: dict) -> float:
+    return row["flops"] / row["time_s"]["p50"] / 1e12
+
+
+def run(ceilings: dict) -> list[dict]:
+    rows: list[dict] = []
+    fp8_ok = kd.fp8_supported(torch.cuda.current_device())
+    for precision in BENCH_PRECISIONS:
+        dtype, input_precision = kd.PRECISIONS[precision]
+        for n in SIZES:
+            fields = size_fields(precision, n)
+            if precision == "fp8" and not fp8_ok:
+                reason = "this GPU has no fp8 tensor cores (compute capability < 8.9)"
+                rows += [
+                    {"impl": impl, **fields, "skipped": reason} for impl in ("triton", "cublas")
+                ]
+                print(f"  fp8 {n}^3: skipped, {reason}")
+                continue
+            a, b = operands(n, dtype)
+            c = torch.empty(n, n, device="cuda", dtype=kd.OUT_DTYPE[dtype])
+            expected = kd.reference(a, b)
+            tol = {"exact": False, "rtol": TOL[precision], "atol": TOL[precision] * math.sqrt(n)}
+            best = 0.0
+            for config in CONFIGS[precision]:
+                fn = functools.partial(
+                    kd.dot, a, b, input_precision=input_precision, out=c, **knobs(config)
+                )
+                what = f"dot triton {precision} {n}^3 {config}"
+                try:
+                    timing = benchlib.check_then_time(fn, expected, what, out=c, **tol)
+                except ValueError as exc:  # the wrapper's "does not fit this GPU"
+                    print(f"  {what}: skipped, {exc}")
+                    continue
+                rows.append({"impl": "triton", **fields, **knobs(config), **timing})
+                best = max(best, tflops(rows[-1]))
+            if best == 0.0:
+                raise RuntimeError(f"dot: no block config of {precision} ran at {n}^3")
+            fn, into_c = library_fn(precision, a, b, c)
+            peer = "torch._scaled_mm" if precision == "fp8" else "torch.matmul"
+            try:
+                with fp32_matmul(input_precision):
+                    timing = benchlib.check_then_time(
+                        fn,
+                        expected,
+                        f"dot {peer} {precision} {n}^3",
+                        out=c if into_c else None,
+                        **tol,
+                    )
+            except (RuntimeError, TypeError, AttributeError) as exc:  # a peer that cannot run
+                rows.append({"impl": "cublas", **fields, "skipped": f"{peer}: {exc!r}"[:300]})
+                line = f"{peer} skipped ({exc!r})"
+            else:
+                rows.append({"impl": "cublas", **fields, **timing})
+                line = f"{peer} {tflops(rows[-1]):.0f}"
+            print(f"  {precision:>4} {n:>5}^3: triton best {best:.0f} TFLOP/s, {line}")
+            del a, b, c, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
+BENCHMARKS = [
+    benchlib.Benchmark(
+        "dot",
+        "C = A @ B at square sizes 2048, 4096, 8192 in five input precisions: fp32 with "
+        "tl.dot input_precision 'ieee' and 'tf32' (fp32 out), fp16 (fp16 out), bf16 (bf16 "
+        "out), float8_e4m3fn (bf16 out); all accumulate in fp32. B is the transposed view "
+        "of a contiguous matrix. triton = kernels/dot.py, one row per block config "
+        "(block_m/n/k, num_warps, num_stages); cublas = torch.matmul with "
+        "torch.backends.cuda.matmul fp32 precision 'ieee' or 'tf32' (fp32), plain "
+        "torch.matmul (fp16, bf16), torch._scaled_mm with unit scales (fp8), each that "
+        "precision's roof. Checked against a float64 reference, then device time "
+        "(do_bench, L2 flushed). FLOPs = 2*n^3; bytes = A, B read once + C written once. "
+        "Rows with 'skipped' say why a precision or peer did not run.",
+        run,
+    ),
+]

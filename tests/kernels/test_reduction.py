@@ -1,0 +1,586 @@
+"""Row reduction (sum and max) against its torch reference: ragged shapes, every dtype,
+padding with the identity, -inf and NaN rows, strided inputs, poisoned outputs, one test
+per wrapper refusal, and what the compiler makes of the final reduction."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from kernels import reduction as red
+from tests.support import (
+    DEVICE,
+    LaunchSpy,
+    fresh_seed,
+    rand,
+    requires_gpu,
+    requires_two_gpus,
+)
+
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+OPS = ["sum", "max"]
+NAN, INF = float("nan"), float("inf")
+
+# A row sum is checked against the exact (float64) sum s of the row, not bit for bit: any
+# order of n - 1 fp32 additions is within (n - 1) * 2**-24 * sum|x| of s, and the one
+# rounding to the output dtype adds at most one unit in its last place, 2**-(p - 1) * |s|
+# relative (one whole unit, not a half: the interpreter's fp32 -> bf16 conversion truncates).
+FP32_UNIT = 2.0**-24
+LAST_PLACE = {torch.float32: 2.0**-23, torch.float16: 2.0**-10, torch.bfloat16: 2.0**-7}
+
+
+def assert_sum_close(out, x, seed):
+    assert out.dtype == x.dtype and out.shape == (x.shape[0],)
+    x64 = x.double()
+    exact = x64.sum(dim=1)
+    n = x.shape[1]
+    allowed = max(n - 1, 0) * FP32_UNIT * x64.abs().sum(dim=1) + LAST_PLACE[x.dtype] * exact.abs()
+    # Where the exact sum is out of the dtype's range, the rounded one is inf, as torch's.
+    finite = torch.isfinite(red.reference(x, "sum"))
+    assert torch.equal(finite, torch.isfinite(out)), f"seed={seed}"
+    err = (out.double() - exact).abs()
+    worst = (err - allowed)[finite]
+    assert not torch.isnan(err[finite]).any(), f"NaN in the output (unwritten?) seed={seed}"
+    assert (worst <= 0).all(), f"row sums off by up to {err[finite].max().item():.3g}, seed={seed}"
+    assert torch.equal(out[~finite], red.reference(x, "sum")[~finite]), f"seed={seed}"
+
+
+def assert_max_exact(out, x, seed):
+    """A maximum rounds nothing: it must be the reference's bits, NaN where torch's is."""
+    torch.testing.assert_close(
+        out, red.reference(x, "max"), rtol=0, atol=0, equal_nan=True, msg=lambda m: f"{m} {seed=}"
+    )
+
+
+def check(out, x, op, seed):
+    if op == "sum":
+        assert_sum_close(out, x, seed)
+    else:
+        assert_max_exact(out, x, seed)
+
+
+def poisoned_out(x):
+    return torch.full((x.shape[0],), NAN, dtype=x.dtype, device=x.device)
+
+
+# Under the interpreter numpy warns where a sum meets inf - inf (NaN there is the answer)
+# and where an fp32 sum past fp16's range rounds to inf (inf is the answer).
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:invalid value encountered in add:RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning"),
+]
+
+
+# ---- values -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize(
+    "shape", [(1, 1), (1, 5), (7, 33), (37, 20), (3, 1000), (64, 16), (2, 4097)], ids=str
+)
+def test_matches_reference(shape, dtype, op):
+    seed = fresh_seed()  # fresh random inputs every run
+    x = rand(shape, dtype, scale=3.0)
+    out = poisoned_out(x)  # NaN everywhere: an unwritten row fails
+    assert red.row_reduce(x, op, out) is out
+    check(out, x, op, seed)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize(
+    "shape, block_m, block_n, num_warps",
+    [
+        ((5, 100), 1, 16, 1),  # seven column tiles, the last one 4 wide
+        ((9, 33), 4, 16, 2),  # three row blocks, the last one a single row
+        ((6, 64), 2, 32, 4),  # tiles that divide the row exactly
+        ((3, 17), 8, 16, 1),  # one column past a tile; more rows per block than rows
+        ((11, 300), 16, 64, 32),  # more threads than tile elements
+    ],
+    ids=["ragged-tail", "ragged-rows", "exact-tiles", "one-column-over", "tiny-tile"],
+)
+def test_every_tiling_covers_every_element(shape, block_m, block_n, num_warps, op):
+    seed = fresh_seed()
+    x = rand(shape, scale=3.0)
+    out = poisoned_out(x)
+    red.row_reduce(x, op, out, block_m=block_m, block_n=block_n, num_warps=num_warps)
+    check(out, x, op, seed)
+
+
+@pytest.mark.parametrize("block_n", [None, 16], ids=["one-tile", "tiled"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_max_of_all_negative_ragged_rows(dtype, block_n):
+    """37 columns leave padding lanes in the last tile. They load -inf; had they loaded 0.0
+    (lesson 04's bug, kernels/_wrong.py:max-other-zero), every row's maximum would be 0."""
+    seed = fresh_seed()
+    x = (-100.0 - rand((6, 37)).abs()).to(dtype)
+    out = red.row_reduce(x, "max", block_n=block_n)
+    assert (out <= -100).all(), f"seed={seed}"  # not the 0.0 of a padding lane
+    assert_max_exact(out, x, seed)
+
+
+@pytest.mark.parametrize("block_n", [None, 16], ids=["one-tile", "tiled"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_inf_and_nan_rows_give_what_torch_gives(dtype, block_n):
+    seed = fresh_seed()
+    x = rand((8, 40), dtype)
+    x[0] = -INF  # sum -inf, max -inf
+    x[1, 3] = NAN  # NaN in the first tile: NaN for both
+    x[2, 39] = NAN  # NaN in the ragged last tile
+    x[3, 7], x[3, 20] = INF, -INF  # sum inf - inf = NaN, max inf
+    x[4, 33] = INF  # sum inf, max inf
+    x[5, :] = -INF
+    x[5, 38] = -2.0  # one finite value among -inf: the max finds it
+    x[6, ::2] = NAN  # NaN everywhere but odd columns
+    for op in OPS:
+        out = poisoned_out(x)
+        red.row_reduce(x, op, out, block_n=block_n)
+        expected = red.reference(x, op)
+        torch.testing.assert_close(
+            out[:7], expected[:7], rtol=0, atol=0, equal_nan=True, msg=lambda m: f"{m} {seed=}"
+        )
+        check(out[7:], x[7:], op, seed)
+    assert torch.isnan(red.row_reduce(x, "max")[[1, 2, 6]]).all()
+    assert red.row_reduce(x, "max")[5] == -2.0
+
+
+def test_fp16_sum_past_its_range_is_inf_as_torch():
+    """fp32 accumulation does not overflow, but the rounded result can: 65504 is fp16's max."""
+    seed = fresh_seed()
+    x = torch.full((2, 300), 1000.0, dtype=torch.float16, device=DEVICE)
+    x[1] = -x[1]
+    out = red.row_reduce(x, "sum")
+    assert out.tolist() == [INF, -INF] == x.sum(dim=1).tolist(), f"seed={seed}"
+
+
+def test_sum_accumulates_in_fp32():
+    """4096 values of 1 + 2**-10 sum to exactly 4100, which fp16 can hold. Added one by
+    one in fp16, each step rounds once the total passes 2048 (where fp16 values are 2
+    apart), and the total ends elsewhere; accumulated in fp32, it is exact."""
+    v = torch.tensor(1 + 2**-10, dtype=torch.float16)
+    total = torch.tensor(0.0, dtype=torch.float16)
+    for _ in range(4096):
+        total = total + v  # fp16 + fp16, rounded to fp16 at every step
+    assert total.item() != 4100.0
+    x = torch.full((3, 4096), v.item(), dtype=torch.float16, device=DEVICE)
+    assert red.row_reduce(x, "sum", block_n=16).tolist() == [4100.0] * 3
+
+
+# ---- layouts: strides honoured ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize(
+    "make_x",
+    [
+        lambda: rand((6, 50), scale=3.0)[:, :37],  # padded rows: row stride 50
+        lambda: rand((40, 9), scale=3.0).t(),  # transposed: column stride 9
+        lambda: rand((5, 60), scale=3.0)[:, ::3],  # every third column
+        lambda: rand((1, 40), scale=3.0).expand(5, 40),  # row stride 0: one row, five times
+        lambda: rand((7, 1), scale=3.0),  # one column
+        lambda: rand((12, 30), scale=3.0)[2::3, 5:],  # rows and columns both sliced
+    ],
+    ids=["padded-rows", "transposed", "column-step-3", "expanded-rows", "one-column", "sliced"],
+)
+def test_strided_inputs_are_read_in_place(make_x, op):
+    seed = fresh_seed()
+    x = make_x()
+    out = poisoned_out(x)
+    red.row_reduce(x, op, out)
+    check(out, x, op, seed)
+
+
+def test_reads_negated_views_as_their_values():
+    seed = fresh_seed()
+    x = rand((6, 33))
+    xn = torch._neg_view(x)  # memory holds x, reads as -x
+    assert xn.is_neg()
+    for op in OPS:
+        check(red.row_reduce(xn, op), x.neg(), op, seed)
+
+
+@pytest.mark.parametrize("shape", [(0, 5), (0, 0)], ids=str)
+@pytest.mark.parametrize("op", OPS)
+def test_no_rows_give_an_empty_result_without_a_launch(shape, op, monkeypatch):
+    spy = LaunchSpy(red.row_reduce_kernel)
+    monkeypatch.setattr(red, "row_reduce_kernel", spy)
+    x = rand(shape)
+    out = red.row_reduce(x, op)
+    assert out.shape == (0,) and out.dtype == x.dtype
+    given = torch.empty(0, device=DEVICE)
+    assert red.row_reduce(x, op, given) is given
+    assert spy.devices == []
+
+
+def test_rows_without_columns_sum_to_zero():
+    out = poisoned_out(rand((3, 0)))
+    red.row_reduce(rand((3, 0)), "sum", out)
+    assert out.tolist() == [0.0, 0.0, 0.0] == rand((3, 0)).sum(dim=1).tolist()
+
+
+def test_max_of_rows_without_columns_is_refused(monkeypatch):
+    spy = LaunchSpy(red.row_reduce_kernel)
+    monkeypatch.setattr(red, "row_reduce_kernel", spy)
+    with pytest.raises(ValueError, match="^row_reduce: x has no columns"):
+        red.row_reduce(rand((3, 0)), "max")
+    with pytest.raises((RuntimeError, IndexError)):  # torch refuses it too
+        rand((3, 0)).amax(dim=1)
+    assert spy.devices == []
+
+
+# ---- autograd and out= ----------------------------------------------------------------------
+
+
+def test_refuses_x_that_requires_grad():
+    with pytest.raises(ValueError, match="^row_reduce: x requires grad, but this kernel has no"):
+        red.row_reduce(rand((3, 8)).requires_grad_())
+
+
+@pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode])
+def test_inputs_that_require_grad_are_plain_without_grad_mode(mode):
+    seed = fresh_seed()
+    x = rand((3, 30)).requires_grad_()
+    out = torch.zeros(3, device=DEVICE, requires_grad=True)
+    with mode():
+        result = red.row_reduce(x, "max")
+        red.row_reduce(x, "max", out)  # an optimizer-style write into a leaf
+    assert not result.requires_grad
+    assert_max_exact(result, x.detach(), seed)
+    assert torch.equal(out.detach(), result)
+
+
+def test_refuses_out_that_requires_grad():
+    with pytest.raises(ValueError, match="^row_reduce: out requires grad"):
+        red.row_reduce(rand((3, 8)), "sum", torch.zeros(3, device=DEVICE, requires_grad=True))
+
+
+def test_out_write_bumps_version_so_a_stale_saved_tensor_fails_at_backward():
+    x, out = rand((4, 8)), rand(4)
+    w = rand(4).requires_grad_()
+    z = w * out  # saves out: dz/dw = out
+    version = out._version
+    red.row_reduce(x, "sum", out)
+    assert out._version > version
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "make_x_out",
+    [
+        lambda b: (b[:64].view(8, 8), b[10:18]),  # out inside x
+        lambda b: (b[:64].view(8, 8), b[60:68]),  # out straddles x's end
+        lambda b: (b.view(8, 16)[:, :8], b[8:16]),  # in the gap of a padded row
+        lambda b: (b[:64].view(8, 8).t(), b[:8]),  # same start, transposed x
+    ],
+    ids=["inside", "straddles-end", "padded-gap", "same-start"],
+)
+def test_refuses_out_overlapping_x(make_x_out, monkeypatch):
+    x, out = make_x_out(rand(128))
+    spy = LaunchSpy(red.row_reduce_kernel)
+    monkeypatch.setattr(red, "row_reduce_kernel", spy)
+    with pytest.raises(ValueError, match="^row_reduce: out overlaps x"):
+        red.row_reduce(x, "sum", out)
+    assert spy.devices == []
+
+
+def test_catches_overlap_through_another_storage():
+    b = rand(128)
+    x, alias = b[:64].view(8, 8), torch.from_dlpack(b[30:38])
+    assert alias.untyped_storage().data_ptr() != b.untyped_storage().data_ptr()
+    with pytest.raises(ValueError, match="^row_reduce: out overlaps x"):
+        red.row_reduce(x, "max", alias)
+
+
+@pytest.mark.parametrize("out_first", [False, True], ids=["out-after-x", "out-before-x"])
+def test_accepts_a_disjoint_out_next_to_x_in_the_same_buffer(out_first):
+    """out touching x's first or last byte from outside shares no memory: accepted."""
+    seed = fresh_seed()
+    b = rand(1000)
+    x_at, out_at = (9, 0) if out_first else (0, 900)
+    x, out = b[x_at : x_at + 900].view(9, 100), b[out_at : out_at + 9]
+    before = b.clone()
+    out.fill_(NAN)
+    red.row_reduce(x, "sum", out)
+    assert_sum_close(out, before[x_at : x_at + 900].view(9, 100), seed)
+    assert torch.equal(b[x_at : x_at + 900], before[x_at : x_at + 900])
+    assert torch.equal(b[909:], before[909:])
+
+
+def test_refuses_a_negated_out():
+    with pytest.raises(ValueError, match="^row_reduce: out is a view with the negative bit"):
+        red.row_reduce(rand((4, 8)), "sum", torch._neg_view(torch.empty(4, device=DEVICE)))
+
+
+@pytest.mark.parametrize(
+    "make_out, error, match",
+    [
+        (lambda: [0.0] * 8, TypeError, "out must be a torch.Tensor"),
+        (lambda: rand(9), ValueError, "out must be 1-D of 8 elements"),
+        (lambda: rand((8, 1)), ValueError, "out must be 1-D of 8 elements"),
+        (lambda: rand(8, torch.float16), ValueError, "out must be 1-D of 8 elements"),
+        (lambda: rand(16)[::2], ValueError, "out must be contiguous"),
+        (lambda: torch.empty(8, device="meta"), ValueError, "out is a meta tensor"),
+        (lambda: rand(8).to_sparse(), ValueError, "out must be a dense tensor"),
+    ],
+    ids=["not-tensor", "length", "2d", "dtype", "strided", "meta", "sparse"],
+)
+def test_rejects_bad_out(make_out, error, match, monkeypatch):
+    spy = LaunchSpy(red.row_reduce_kernel)
+    monkeypatch.setattr(red, "row_reduce_kernel", spy)
+    with pytest.raises(error, match=f"^row_reduce: {match}"):
+        red.row_reduce(rand((8, 5)), "sum", make_out())
+    assert spy.devices == []
+
+
+# ---- devices ------------------------------------------------------------------------------
+
+
+def test_rejects_cpu_tensors_when_not_interpreting(monkeypatch):
+    monkeypatch.setattr(red, "_INTERPRET", False)
+    with pytest.raises(ValueError, match="^row_reduce: x must be on a CUDA device"):
+        red.row_reduce(torch.ones(2, 8))
+
+
+@requires_two_gpus
+@pytest.mark.parametrize("op", OPS)
+def test_runs_on_a_gpu_that_is_not_the_current_one(op, monkeypatch):
+    seed = fresh_seed()
+    monkeypatch.setattr(red, "row_reduce_kernel", LaunchSpy(red.row_reduce_kernel, expect_device=1))
+    with torch.cuda.device(0):
+        x = rand((300, 5000), device="cuda:1", scale=3.0)
+        out = red.row_reduce(x, op)
+        assert torch.cuda.current_device() == 0  # the wrapper put it back
+    assert out.device == x.device
+    check(out, x, op, seed)
+    assert red.row_reduce_kernel.devices == [1]
+
+
+@requires_two_gpus
+def test_refuses_out_on_another_gpu():
+    with pytest.raises(ValueError, match="^row_reduce: out must be 1-D of 4 elements"):
+        red.row_reduce(rand((4, 8), device="cuda:0"), "sum", rand(4, device="cuda:1"))
+
+
+# ---- knobs --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("knob", ["block_m", "block_n", "num_warps"])
+@pytest.mark.parametrize("value", [True, 16.0, "16", np.int64(16)], ids=repr)
+def test_knobs_must_be_exact_ints(knob, value):
+    with pytest.raises(TypeError, match=f"^row_reduce: {knob} must be an int or None"):
+        red.row_reduce(rand((4, 8)), **{knob: value})
+
+
+@pytest.mark.parametrize(
+    "knob, value, bounds",
+    [
+        ("block_m", 0, r"\[1, 1024\]"),
+        ("block_m", 3, r"\[1, 1024\]"),
+        ("block_m", 2048, r"\[1, 1024\]"),
+        ("block_n", 8, r"\[16, 16384\]"),
+        ("block_n", 48, r"\[16, 16384\]"),
+        ("block_n", 32768, r"\[16, 16384\]"),
+        ("block_n", -16, r"\[16, 16384\]"),
+        ("block_n", 2**70, r"\[16, 16384\]"),
+        ("num_warps", 0, r"\[1, 32\]"),
+        ("num_warps", 3, r"\[1, 32\]"),
+        ("num_warps", 64, r"\[1, 32\]"),
+    ],
+)
+def test_rejects_knobs_out_of_bounds(knob, value, bounds):
+    with pytest.raises(ValueError, match=f"^row_reduce: {knob} must be a power of two in {bounds}"):
+        red.row_reduce(rand((4, 8)), **{knob: value})
+
+
+@pytest.mark.parametrize(
+    "block_m, block_n, num_warps", [(1, 16384, 1), (64, 256, 4), (1024, 16384, 32)]
+)
+def test_rejects_too_many_elements_per_thread(block_m, block_n, num_warps, monkeypatch):
+    spy = LaunchSpy(red.row_reduce_kernel)
+    monkeypatch.setattr(red, "row_reduce_kernel", spy)
+    with pytest.raises(ValueError, match=r"^row_reduce: block_m=.*more than 64; .*spill"):
+        red.row_reduce(rand((4, 8)), block_m=block_m, block_n=block_n, num_warps=num_warps)
+    assert spy.devices == []
+
+
+@pytest.mark.parametrize("op", ["mean", "SUM", "", None, 0, ("sum",)], ids=repr)
+def test_rejects_unknown_op(op):
+    with pytest.raises(ValueError, match=r"^row_reduce: op must be one of \('sum', 'max'\)"):
+        red.row_reduce(rand((4, 8)), op)
+
+
+# ---- hostile inputs: every check raises before anything is launched -----------------------
+
+
+@pytest.mark.parametrize(
+    "make_x, error, match",
+    [
+        (lambda: [[1.0, 2.0]], TypeError, "x must be a torch.Tensor"),
+        (lambda: rand((4, 8), torch.float64), TypeError, "x has dtype torch.float64"),
+        (lambda: torch.ones(4, 8, dtype=torch.int32, device=DEVICE), TypeError, "x has dtype"),
+        (
+            lambda: torch.randn(4, 8, dtype=torch.complex64, device=DEVICE).conj(),
+            TypeError,
+            "x has dtype torch.complex64",
+        ),
+        (lambda: torch.empty(4, 8, device="meta"), ValueError, "x is a meta tensor"),
+        (lambda: rand((4, 8)).to_sparse(), ValueError, "x must be a dense tensor"),
+        (lambda: rand((4, 8)).to_sparse_csr(), ValueError, "x must be a dense tensor"),
+        (lambda: rand(8), ValueError, r"x must be 2-D \(rows, columns\), got shape \(8,\)"),
+        (lambda: rand(()), ValueError, r"x must be 2-D"),
+        (lambda: rand((2, 3, 4)), ValueError, r"x must be 2-D"),
+    ],
+    ids=[
+        "not-tensor",
+        "float64",
+        "int32",
+        "conj-complex",
+        "meta",
+        "sparse-coo",
+        "sparse-csr",
+        "1d",
+        "0d",
+        "3d",
+    ],
+)
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_rejects_bad_inputs(make_x, error, match, monkeypatch):
+    spy = LaunchSpy(red.row_reduce_kernel)
+    monkeypatch.setattr(red, "row_reduce_kernel", spy)
+    with pytest.raises(error, match=f"^row_reduce: {match}"):
+        red.row_reduce(make_x(), "max")
+    assert spy.devices == []
+
+
+# ---- the numbers lesson 06 works with --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n_rows, n_cols, plan",
+    [
+        (2**19, 256, (16, 256, 4)),  # short rows: 16 to a program, a 16 x 256 tile
+        (2**11, 65536, (1, 4096, 4)),  # long rows: one to a program, 16 tiles of 4096
+        (1000, 1, (256, 16, 4)),  # one column: 16 lanes wide, 15 of them padding
+        (5, 1, (8, 16, 4)),  # no more rows to a program than the next power of two
+    ],
+    ids=["256-columns", "65536-columns", "one-column", "few-rows"],
+)
+def test_default_plan_is_the_one_the_page_describes(n_rows, n_cols, plan):
+    assert red._plan(n_rows, n_cols, None, None, None) == plan
+    block_m, block_n, num_warps = plan
+    assert block_m * block_n == red.TILE_ELEMENTS or n_rows < red.TILE_ELEMENTS // block_n
+    assert block_m * block_n // (32 * num_warps) <= red.MAX_PER_THREAD
+
+
+# What the compiler makes of the final reduction, read from the PTX it emits for an H100
+# (sm_90). Compiling needs no GPU, but not the interpreter: it runs in a child process.
+LOWERING = r"""
+import json, re, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from kernels import reduction as red
+
+SIG = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_rows": "i32", "n_cols": "i32",
+       "stride_row": "i32", "stride_col": "i32", "IS_MAX": "constexpr",
+       "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+# What a launch tells the compiler about 16-byte aligned tensors whose row length and row
+# stride are multiples of 16 (every width the benchmark times): those four arguments are
+# divisible by 16, and the column stride is 1.
+ALIGNED = {(i,): [["tt.divisibility", 16]] for i in (0, 1, 3, 4)}
+found = {}
+for is_max in (False, True):
+    for num_warps in (1, 4):
+        src = ASTSource(fn=red.row_reduce_kernel, signature=SIG, attrs=ALIGNED, constexprs={
+            "IS_MAX": is_max, "BLOCK_M": 1, "BLOCK_N": 4096, "stride_col": 1})
+        ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32),
+                             options={"num_warps": num_warps}).asm["ptx"]
+        ops = {}
+        for op in re.findall(r"\b(shfl\.sync\.bfly|bar\.sync|st\.shared|ld\.global\.v4)", ptx):
+            ops[op] = ops.get(op, 0) + 1
+        found[f"{'max' if is_max else 'sum'} {num_warps}"] = ops
+json.dump(found, sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def lowering():
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.getcwd()
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", LOWERING], env=env, capture_output=True, text=True, timeout=600
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("compiling the reduction kernel for sm_90 took over 10 minutes")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_one_warp_reduces_with_shuffles_alone(lowering, op):
+    """One row of 4096 over one warp: each thread combines its own 128 values, then
+    log2(32) = 5 butterfly shuffles combine the warp's 32 threads. No shared memory."""
+    ops = lowering[f"{op} 1"]
+    assert ops.get("shfl.sync.bfly") == int(math.log2(32))
+    assert "st.shared" not in ops and "bar.sync" not in ops
+    assert ops.get("ld.global.v4") == 4096 // 32 // 4  # 128 values a thread, 4 a load
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_four_warps_add_a_round_through_shared_memory(lowering, op):
+    """Over four warps each warp reduces as above; one value per warp goes through shared
+    memory, behind a barrier, and log2(4) = 2 more shuffles combine the four."""
+    ops = lowering[f"{op} 4"]
+    assert ops.get("shfl.sync.bfly") == int(math.log2(32)) + int(math.log2(4))
+    assert ops.get("st.shared") == 1 and ops.get("bar.sync") == 1
+
+
+# ---- on a GPU: the benchmark's widths, and offsets past 2**31 -------------------------------
+
+
+@requires_gpu
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("n_cols", [256, 1000, 4096, 16384, 65536, 65537, 131079])
+def test_realistic_widths(n_cols, dtype, op):
+    seed = fresh_seed()
+    x = rand((300, n_cols), dtype, scale=3.0)
+    out = poisoned_out(x)
+    red.row_reduce(x, op, out)
+    check(out, x, op, seed)
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_gpu_sum_is_within_a_tighter_bound(dtype):
+    """On a GPU the fp32 -> dtype conversion rounds to nearest: half a unit, not one."""
+    seed = fresh_seed()
+    x = rand((64, 20000), dtype)
+    out = red.row_reduce(x, "sum")
+    exact = x.double().sum(dim=1)
+    allowed = 19999 * FP32_UNIT * x.double().abs().sum(dim=1) + LAST_PLACE[dtype] / 2 * exact.abs()
+    assert ((out.double() - exact).abs() <= allowed).all(), f"seed={seed}"
+
+
+@requires_gpu
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("n_cols", [1024, 65536], ids=["rows-per-program", "one-row"])
+def test_offsets_past_int32(n_cols, op):
+    """More than 2**31 elements (4.3 GB of bf16): with int32 offsets the last rows would
+    wrap and read the first rows' memory."""
+    n_rows = 2**31 // n_cols + 3
+    x = torch.zeros(n_rows, n_cols, dtype=torch.bfloat16, device="cuda")
+    rows = torch.arange(n_rows, device="cuda")
+    peak = (rows % 7 + 1).to(torch.bfloat16)  # each row: one value of 1..7 among zeros
+    x[rows, rows % n_cols] = peak
+    out = red.row_reduce(x, op)
+    assert torch.equal(out, peak)  # the sum and the maximum of such a row are its peak

@@ -11,6 +11,9 @@ Two forward kernels and their two backward twins:
   A fixed number of programs walk the rows (a persistent grid), so that only that many
   rows are in flight at once and the second read of each can come from the L2 cache.
 
+The forward and the backward pick their default tiles separately (``MAX_WHOLE_ROW`` and
+``BACKWARD_MAX_WHOLE_ROW`` below): a backward tile holds two tensors, ``y`` and ``dy``.
+
 ``softmax`` is the wrapper; it is differentiable through ``_Softmax`` (an
 ``autograd.Function`` whose backward computes ``dx = y * (dy - sum(dy * y))`` per row).
 Lesson 10 of the book walks through this file.
@@ -159,11 +162,24 @@ def softmax_backward_online_kernel(
 
 # --8<-- [start:wrapper]
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
-# The widest row kept whole on chip by default. The row is held in fp32 whatever the
-# storage dtype, so the limit is in elements: 16,384 over 16 warps (512 threads) is 32
-# values per thread, well inside the 128 registers a thread of a 512-thread program may use.
-MAX_WHOLE_ROW = 16384
-ONLINE_BLOCK_N = 8192  # the online kernels' tile: 16 values per thread over 16 warps
+# Default tiles, in elements: a tile is held in fp32 on chip whatever the storage dtype.
+# An SM has 65,536 registers, so a thread of a 512-thread program (16 warps) may use at
+# most 128, and one of a 1,024-thread program (32 warps) at most 64.
+# Forward: rows of up to MAX_WHOLE_ROW columns are kept whole, longer ones go to the online
+# kernel in tiles of ONLINE_BLOCK_N. 32,768 elements over 32 warps is 32 values per
+# thread, half of the 64 (lesson 10's benchmark softmax_online measures both choices: it
+# sweeps the online tile and runs the whole-row kernel on the same rows as a control).
+MAX_WHOLE_ROW = 32768
+ONLINE_BLOCK_N = 32768
+# Backward: a tile holds y and dy, twice the values of a forward tile as wide, so its
+# limits stay where they were: rows of up to 16,384 whole (2 x 32 values per thread over
+# 16 warps), tiles of 8,192 past that (2 x 16 values per thread over 16 warps).
+BACKWARD_MAX_WHOLE_ROW = 16384
+BACKWARD_ONLINE_BLOCK_N = 8192
+# Default warps: about 16 values per thread, at most 16 warps up to tiles of WIDE_TILE
+# elements (32 values per thread there), 32 warps for wider tiles (32 values per thread
+# at 32,768).
+WIDE_TILE = 16384
 TILE_BYTES = 16384  # input bytes a program aims to own: short rows are grouped up to this
 MIN_BLOCK_N, MAX_BLOCK_N = 16, 65536  # a power of two
 MAX_NUM_WARPS = 32  # a power of two; 32 warps of 32 threads is the most one program may use
@@ -252,19 +268,34 @@ def _rows(name: str, t: torch.Tensor) -> torch.Tensor:
     return rows
 
 
-def _plan(n_rows, n_cols, row_bytes, elem_size, device, block_n, num_warps, programs_per_sm):
-    """Kernel choice and launch shape: (whole_rows, block_m, block_n, num_warps, programs)."""
+def _plan(
+    n_rows,
+    n_cols,
+    row_bytes,
+    elem_size,
+    device,
+    block_n,
+    num_warps,
+    programs_per_sm,
+    backward=False,
+):
+    """Kernel choice and launch shape: (whole_rows, block_m, block_n, num_warps, programs),
+    by the forward's default tiles or, with ``backward``, the backward's."""
     if block_n is None:
-        block_n = (
-            max(MIN_BLOCK_N, _next_pow2(n_cols)) if n_cols <= MAX_WHOLE_ROW else ONLINE_BLOCK_N
+        max_whole, online = (
+            (BACKWARD_MAX_WHOLE_ROW, BACKWARD_ONLINE_BLOCK_N)
+            if backward
+            else (MAX_WHOLE_ROW, ONLINE_BLOCK_N)
         )
+        block_n = max(MIN_BLOCK_N, _next_pow2(n_cols)) if n_cols <= max_whole else online
     whole_rows = block_n >= n_cols
     # Short rows: one program takes several, so that each program still moves TILE_BYTES.
     block_m = 1
     if whole_rows:
         block_m = min(max(1, TILE_BYTES // elem_size // block_n), _next_pow2(n_rows))
     if num_warps is None:
-        num_warps = min(16, max(1, block_m * block_n // 512))  # about 16 values per thread
+        most = 16 if block_m * block_n <= WIDE_TILE else MAX_NUM_WARPS
+        num_warps = min(most, max(1, block_m * block_n // 512))  # as WIDE_TILE says
     per_thread = block_m * block_n // (32 * num_warps)
     if per_thread > MAX_PER_THREAD:
         raise ValueError(
@@ -315,7 +346,15 @@ def _backward(y2, dy2, dx2, block_n, num_warps, programs_per_sm) -> None:
     (n_rows, n_cols), size, device = y2.shape, y2.element_size(), y2.get_device()
     # Each row is read twice as wide (y and dy) by the online kernel: twice the L2 footprint.
     whole, block_m, block_n, warps, programs = _plan(
-        n_rows, n_cols, 2 * n_cols * size, size, device, block_n, num_warps, programs_per_sm
+        n_rows,
+        n_cols,
+        2 * n_cols * size,
+        size,
+        device,
+        block_n,
+        num_warps,
+        programs_per_sm,
+        backward=True,
     )
     args = (y2, dy2, dx2, n_rows, n_cols, y2.stride(0), dy2.stride(0), dx2.stride(0))
     meta = {"BLOCK_N": block_n, "num_warps": warps}
@@ -363,8 +402,9 @@ def softmax(
     grad mode, and either be ``x`` itself (contiguous; an in-place softmax) or share no
     memory with it. Its version counter is bumped.
 
-    Knobs, for experiments (forward and backward; None picks by row width): ``block_n``,
-    the column tile, a power of two in [16, 65536] (a row of at most ``block_n`` columns is
+    Knobs, for experiments (forward and backward; None picks by row width, with the
+    forward's limits and the backward's own, see ``MAX_WHOLE_ROW``): ``block_n``, the
+    column tile, a power of two in [16, 65536] (a row of at most ``block_n`` columns is
     kept whole on chip, a longer one goes to the online kernels); ``num_warps``, a power of
     two in [1, 32], at most 128 values per thread; ``programs_per_sm``, in [1, 32], the
     online kernels' persistent grid. Raises ``TypeError``/``ValueError`` naming the

@@ -287,7 +287,95 @@ def run_epilogue(ceilings: dict) -> list[dict]:
     return rows
 
 
+# matmul_configs: lesson 13's sweep. Every config of the autotuner's list and the tile
+# shapes around them, each with a few warps/stages settings, at one problem per dtype.
+SWEEP_SIZE = 4096
+SWEEP_TILES = [(128, 256, 64), (256, 128, 64), (128, 128, 64), (128, 128, 128), (64, 256, 32),
+               (128, 64, 64), (64, 128, 64), (64, 64, 128), (64, 64, 64)]  # fmt: skip
+SWEEP_WARPS_STAGES = [(4, 3), (4, 4), (8, 3), (8, 4), (8, 5)]
+
+
+def sweep_configs() -> list:
+    """The sweep's configs: SWEEP_TILES x SWEEP_WARPS_STAGES, plus any config of the
+    autotuner's list not already in it."""
+    configs = [
+        mm._config(bm, bn, bk, w, st) for bm, bn, bk in SWEEP_TILES for w, st in SWEEP_WARPS_STAGES
+    ]
+    seen = {config_key(c) for c in configs}
+    return configs + [c for c in mm.CONFIGS if config_key(c) not in seen]
+
+
+def config_key(c) -> tuple:
+    kw = c.kwargs
+    return (kw["BLOCK_M"], kw["BLOCK_N"], kw["BLOCK_K"], c.num_warps, c.num_stages)
+
+
+def run_configs(ceilings: dict) -> list[dict]:
+    rows = []
+    n = SWEEP_SIZE
+    for dtype, dname in ((torch.bfloat16, "bfloat16"),):
+        a, b = operands(n, n, n, dtype)
+        c = torch.empty(n, n, device="cuda", dtype=dtype)
+        expected = mm.reference(a, b)
+        mm.matmul(a, b, out=c)  # the autotuner's choice for this problem, in this run
+        pick = config_key(mm.matmul_autotuned.best_config)
+        for config in sweep_configs():
+            bm, bn, bk, warps, stages = config_key(config)
+            row = {
+                "impl": "triton",
+                **sizes(n, n, n, dtype),
+                "group_m": 8,
+                "block_m": bm,
+                "block_n": bn,
+                "block_k": bk,
+                "num_warps": warps,
+                "num_stages": stages,
+                "autotuner_pick": config_key(config) == pick,
+            }
+            fn = functools.partial(mm.matmul, a, b, out=c, config=config)
+            try:
+                capture = benchlib.Capture(mm.matmul_kernel)
+                mm.matmul_kernel = capture
+                try:
+                    fn()
+                finally:
+                    mm.matmul_kernel = capture.kernel
+                timing = benchlib.check_then_time(
+                    fn, expected, f"matmul config {config_key(config)}", out=c,
+                    **tolerance(dtype, n),
+                )  # fmt: skip
+            except ValueError as exc:  # the wrapper refuses what does not fit the GPU
+                row["failure"] = str(exc)[:300]
+            else:
+                row.update(timing)
+                res = benchlib.kernel_resources(capture.compiled)
+                row.update({k: v for k, v in res.items() if v is not None})
+            rows.append(row)
+        ok = [r for r in rows if "time_s" in r]
+        best = max(ok, key=tflops)
+        picked = next(r for r in rows if r["autotuner_pick"])
+        print(
+            f"  {dname} {n}^3: {len(ok)} of {len(rows)} configs ran; best "
+            f"{best['block_m']}x{best['block_n']}x{best['block_k']} w{best['num_warps']} "
+            f"s{best['num_stages']} {tflops(best):.0f} TFLOP/s; the autotuner's pick "
+            + (f"{tflops(picked):.0f}" if "time_s" in picked else "failed")
+        )
+        del a, b, c, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
 BENCHMARKS = [
+    benchlib.Benchmark(
+        "matmul_configs",
+        "Lesson 13's config sweep: kernels/matmul.py with one fixed config per row (tiles "
+        f"{SWEEP_TILES} x (num_warps, num_stages) {SWEEP_WARPS_STAGES}, plus every config of "
+        "the autotuner's list), group_m = 8, bf16, 4096^3, random normal inputs, checked "
+        "against reference() then timed (do_bench, L2 flushed). failure: the wrapper's "
+        "refusal where a config needs more shared memory than the GPU has. autotuner_pick: "
+        "the config matmul_autotuned chose for the same problem in the same run.",
+        run_configs,
+    ),
     benchlib.Benchmark(
         "matmul",
         "C = A @ B for square sizes 512..8192, fp16 and bf16, random normal inputs: "

@@ -3,10 +3,10 @@
 - ``softmax``: forward and backward bandwidth against row width, fp32 and bf16, for the
   book's kernels, ``torch.softmax``, torch.compile and Liger-Kernel (where it runs), and,
   forward in fp32, the naive five-operation decomposition.
-- ``softmax_online``: the online kernel on long fp32 rows against the size of its
-  persistent grid (how many rows are in flight, so how much of the L2 they fill), with the
-  whole-row kernel forced onto the same rows as a control; registers and spills of every
-  compiled kernel.
+- ``softmax_online``: the online kernel on long rows, fp32 and bf16, against its tile
+  (elements, so bytes, per load) and the size of its persistent grid (programs per SM),
+  with the whole-row kernel forced onto the same rows as a control; registers and spills
+  of every compiled kernel.
 """
 
 from __future__ import annotations
@@ -30,9 +30,23 @@ TOL = {torch.float32: (1e-5, 2**-126), torch.bfloat16: (8e-3, 2**-126)}
 GRAD_ATOL = {torch.float32: 1e-5, torch.bfloat16: 8e-3}
 TIMING = {"warmup_ms": 10, "rep_ms": 50}  # ~100+ calls of 0.3-0.6 ms each, per number
 
-SWEEP_COLS = [32768, 65536, 131072, 262144]
-SWEEP_PROGRAMS_PER_SM = [1, 2, 3, 4]  # 4 programs of 16 warps fill an SM's 2048 threads
-WHOLE_ROW_COLS = [32768, 65536]  # the control: one tile per row, 32 warps (32, 64 per thread)
+# The online sweep: each (dtype, columns) with every tile narrower than the row and each
+# grid size. Tiles of 8,192 to 32,768 elements are 32 to 128 KiB of fp32, 16 to 64 KiB of
+# bf16, so the two dtypes overlap at 32 and 64 KiB: if bytes per tile are what limit the
+# kernel, the two meet there. 41 timed points, 9 compiles: about a minute on an H100.
+SWEEP_SHAPES = [
+    (torch.float32, 32768),
+    (torch.float32, 65536),
+    (torch.float32, 131072),
+    (torch.float32, 262144),
+    (torch.bfloat16, 32768),
+    (torch.bfloat16, 65536),
+    (torch.bfloat16, 131072),
+]
+SWEEP_BLOCK_N = [8192, 16384, 32768]  # num_warps as the wrapper picks: 16, 16, 32
+SWEEP_PROGRAMS_PER_SM = [1, 2]  # 2 programs of 32 warps fill an SM's 2,048 threads
+# The control: the whole-row kernel on the same rows, 32 warps (32 or 64 values per thread).
+WHOLE_ROW_SHAPES = [(torch.float32, 32768), (torch.float32, 65536), (torch.bfloat16, 32768)]
 WHOLE_ROW_WARPS = 32
 
 
@@ -163,50 +177,66 @@ def roofline(rows: list[dict]) -> list[dict]:
     ]
 
 
+def online_configs(dtype: torch.dtype, n_cols: int) -> list[tuple]:
+    """(kernel, block_n, num_warps, programs_per_sm) of every point timed at one shape."""
+    configs = [
+        ("online", block_n, None, per_sm)
+        for block_n in SWEEP_BLOCK_N
+        if block_n < n_cols
+        for per_sm in SWEEP_PROGRAMS_PER_SM
+    ]
+    if (dtype, n_cols) in WHOLE_ROW_SHAPES:
+        configs.append(("whole_row", n_cols, WHOLE_ROW_WARPS, None))
+    return configs
+
+
 def run_online(ceilings: dict) -> list[dict]:
     rows = []
     device = torch.cuda.current_device()
-    for n_cols in SWEEP_COLS:
-        n_rows = TENSOR_BYTES // (n_cols * 4)
-        x = torch.randn(n_rows, n_cols, device="cuda")
+    for dtype, n_cols in SWEEP_SHAPES:
+        size = dtype.itemsize
+        n_rows = TENSOR_BYTES // (n_cols * size)
+        x = torch.randn(n_rows, n_cols, device="cuda").to(dtype)
         out = torch.empty_like(x)
         expected = sm.reference(x)
-        configs = [("online", None, None, p) for p in SWEEP_PROGRAMS_PER_SM]
-        if n_cols in WHOLE_ROW_COLS:
-            configs.append(("whole_row", n_cols, WHOLE_ROW_WARPS, None))
-        for kernel, block_n, num_warps, per_sm in configs:
+        for kernel, block_n, num_warps, per_sm in online_configs(dtype, n_cols):
             whole, _, block_n, num_warps, programs = sm._plan(
-                n_rows, n_cols, n_cols * 4, 4, device, block_n, num_warps, per_sm
+                n_rows, n_cols, n_cols * size, size, device, block_n, num_warps, per_sm
             )
             assert whole == (kernel == "whole_row")
             fn = functools.partial(
                 sm.softmax, x, out, block_n=block_n, num_warps=num_warps, programs_per_sm=per_sm
             )
-            what = f"{kernel} fp32 {n_rows}x{n_cols} block_n={block_n} programs={programs}"
-            # The whole-row kernel on these rows is a control outside its default range.
+            what = (
+                f"{kernel} {DTYPES[dtype]} {n_rows}x{n_cols} block_n={block_n} "
+                f"num_warps={num_warps} programs={programs}"
+            )
+            # The whole-row kernel past its default range is a control, and may fail.
             book = kernel == "online"
-            timing = timed(kernel, what, fn, expected, TOL[torch.float32], book=book, out=out)
+            timing = timed(kernel, what, fn, expected, TOL[dtype], book=book, out=out)
             if timing is None:
                 continue
             extra = resources(fn, "softmax_kernel", "softmax_online_kernel")
             rows.append(
                 {
                     "kernel": kernel,
-                    "dtype": "float32",
+                    "dtype": DTYPES[dtype],
                     "rows": n_rows,
                     "cols": n_cols,
                     "block_n": block_n,
+                    "bytes_per_tile": block_n * size,
                     "num_warps": num_warps,
                     "programs_per_sm": per_sm,
                     "programs": programs,
-                    "bytes": 2 * n_rows * n_cols * 4,
+                    "bytes": 2 * n_rows * n_cols * size,
                     **timing,
                     **extra,
                 }
             )
             r = rows[-1]
             print(
-                f"  cols={n_cols:>6} {kernel:>9} programs={programs:>4}: "
+                f"  {DTYPES[dtype]:>8} cols={n_cols:>6} {kernel:>9} block_n={block_n:>5} "
+                f"warps={num_warps:>2} programs={programs:>4}: "
                 f"{r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s, "
                 f"{r['n_regs']} registers, {r['n_spills']} spilled"
             )
@@ -236,13 +266,16 @@ BENCHMARKS = [
     ),
     benchlib.Benchmark(
         "softmax_online",
-        "kernels/softmax.py on float32 rows of 32768..262144 columns (512 MiB tensors): the "
-        "online kernel (two passes over each row, tiles of block_n) with a persistent grid "
-        "of programs_per_sm programs per SM (programs = rows in flight), and, as a control, "
-        "the whole-row kernel forced onto the same rows (block_n = cols, 32 warps). Device "
-        "time (do_bench, L2 flushed), checked against float64 first. Bytes: 2 * rows * cols "
-        "* 4. n_regs, n_spills: registers per thread and spilled registers of the compiled "
-        "kernel.",
+        "kernels/softmax.py forward on long rows (512 MiB tensors): float32 at 32768.."
+        "262144 columns, bfloat16 at 32768..131072. The online kernel (two passes over each "
+        "row) with tiles of block_n = 8192, 16384 and 32768 elements (those narrower than "
+        "the row; bytes_per_tile = block_n * element size; num_warps as the wrapper picks "
+        "it: 16, 16, 32) and a persistent grid of programs_per_sm = 1 or 2 programs per SM "
+        "(programs = rows in flight); and, as a control, the whole-row kernel forced onto "
+        "the same rows (block_n = cols, 32 warps) at float32 32768 and 65536 and bfloat16 "
+        "32768 columns. Device time (do_bench, L2 flushed), checked against float64 first. "
+        "Bytes: 2 * rows * cols * element size. n_regs, n_spills: registers per thread and "
+        "spilled registers of the compiled kernel.",
         run_online,
     ),
 ]

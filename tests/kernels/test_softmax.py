@@ -110,17 +110,72 @@ def test_online_matches_torch(shape, block_n, programs_per_sm, dtype):
 # --8<-- [end:ragged]
 
 
-@pytest.mark.parametrize(
-    "n_cols, kernel", [(16384, "softmax_kernel"), (16385, "softmax_online_kernel")]
-)
-def test_rows_past_the_on_chip_limit_go_online(n_cols, kernel, monkeypatch):
-    seed = fresh_seed()
-    spies = {name: LaunchSpy(getattr(sm, name)) for name in KERNELS}
+class MetaSpy(LaunchSpy):
+    """A LaunchSpy that also keeps each launch's tile and warp count."""
+
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        self.meta = []
+
+    def __getitem__(self, grid):
+        launch = super().__getitem__(grid)
+
+        def record(*args, **kwargs):
+            self.meta.append((kwargs["BLOCK_N"], kwargs["num_warps"]))
+            return launch(*args, **kwargs)
+
+        return record
+
+
+def spy_on_kernels(monkeypatch) -> dict[str, MetaSpy]:
+    spies = {name: MetaSpy(getattr(sm, name)) for name in KERNELS}
     for name, spy in spies.items():
         monkeypatch.setattr(sm, name, spy)
+    return spies
+
+
+# The default tiles lesson 10's launch-shape table states. The forward keeps rows of up to
+# 32,768 columns whole (32 warps past 16,384, so a thread holds at most 32 values) and walks
+# longer rows in tiles of 32,768; the backward, whose tiles hold y and dy, stops at 16,384
+# and uses tiles of 8,192.
+@pytest.mark.parametrize(
+    "n_cols, kernel, block_n, num_warps",
+    [
+        (16384, "softmax_kernel", 16384, 16),
+        (16385, "softmax_kernel", 32768, 32),
+        (32768, "softmax_kernel", 32768, 32),
+        (32769, "softmax_online_kernel", 32768, 32),
+    ],
+)
+def test_forward_rows_past_the_on_chip_limit_go_online(
+    n_cols, kernel, block_n, num_warps, monkeypatch
+):
+    seed = fresh_seed()
+    spies = spy_on_kernels(monkeypatch)
     x = rand((2, n_cols), scale=3.0)
     assert_softmax_close(sm.softmax(x), x, seed)
     assert {name for name, spy in spies.items() if spy.devices} == {kernel}
+    assert spies[kernel].meta == [(block_n, num_warps)]
+    assert block_n // (32 * num_warps) <= 32  # values per thread
+
+
+@pytest.mark.parametrize(
+    "n_cols, kernel, block_n, num_warps",
+    [
+        (16384, "softmax_backward_kernel", 16384, 16),
+        (16385, "softmax_backward_online_kernel", 8192, 16),
+    ],
+)
+def test_backward_keeps_its_own_on_chip_limit(n_cols, kernel, block_n, num_warps, monkeypatch):
+    seed = fresh_seed()
+    x = rand((2, n_cols), scale=3.0).requires_grad_()
+    dy = rand((2, n_cols))
+    y = sm.softmax(x)  # the forward keeps these rows whole
+    spies = spy_on_kernels(monkeypatch)
+    y.backward(dy)
+    assert {name for name, spy in spies.items() if spy.devices} == {kernel}
+    assert spies[kernel].meta == [(block_n, num_warps)]
+    assert_grad_close(x.grad, sm.reference_backward(y.detach(), dy).double(), y, dy, seed)
 
 
 @pytest.mark.parametrize(
@@ -533,10 +588,13 @@ def test_rejects_bad_inputs(make_x, error, match, monkeypatch):
 
 @requires_gpu
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("n_cols", [256, 1000, 4096, 16384, 16385, 65536, 131079])
+@pytest.mark.parametrize(
+    "n_cols", [256, 1000, 4096, 16384, 16385, 32768, 32769, 65536, 131072, 131079]
+)
 def test_realistic_widths(n_cols, dtype):
-    """Every width the benchmark times and the online ones past it; 300 rows is more
-    than one persistent program per SM, so programs loop over rows."""
+    """Every width the benchmarks time, both sides of the forward's and the backward's
+    cut-offs, and a ragged long row; 300 rows is more than one persistent program per SM,
+    so programs loop over rows."""
     seed = fresh_seed()
     x = rand((300, n_cols), dtype, scale=3.0).requires_grad_()
     dy = rand((300, n_cols), dtype)
@@ -547,7 +605,7 @@ def test_realistic_widths(n_cols, dtype):
 
 
 @requires_gpu
-@pytest.mark.parametrize("n_cols", [4096, 32768], ids=["whole", "online"])
+@pytest.mark.parametrize("n_cols", [4096, 32768, 65536], ids=["whole", "whole-32-warps", "online"])
 def test_offsets_past_int32(n_cols):
     """More than 2**31 elements (4.3 GB of bf16): with int32 offsets the last rows would
     wrap and read and write the first rows' memory."""

@@ -1,0 +1,630 @@
+"""Flash Attention, forward and backward: ``softmax(q @ k^T * scale) @ v`` per batch and
+head, as ``torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
+scale=scale)`` computes it, without ever storing the N x N matrix of scores.
+
+The forward gives each program one block of queries of one (batch, head) and walks the
+keys and values block by block: two ``tl.dot`` per step and an online softmax (running
+max, running sum, rescaled accumulator) in base 2, with ``scale * log2(e)`` folded into
+one multiplication. It saves the logsumexp of every row for the backward. The backward
+recomputes the probabilities from that logsumexp instead of storing them: a small kernel
+computes ``delta = rowsum(dO * O)``, one kernel gives each program a block of keys and
+accumulates dK and dV over the query blocks, and one gives each program a block of
+queries and accumulates dQ over the key blocks. ``AttentionFunction`` ties them together
+for autograd; ``attention`` is the checked entry point. Lesson 12 of the book walks
+through this file.
+
+Causal means what ``is_causal=True`` means in PyTorch: query i sees keys j <= i, counted
+from the top-left corner (``torch.tril(torch.ones(n_q, n_k))``) also when n_q != n_k.
+
+Runs on a CUDA GPU, or on the CPU under the Triton interpreter
+(``TRITON_INTERPRET=1`` set before this module is imported).
+"""
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+
+# --8<-- [start:kernel]
+# --8<-- [start:forward]
+@triton.jit
+def _attn_fwd_steps(
+    acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+    offs_m, offs_d, lo, hi, n_k, qk_scale,
+    BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+):  # fmt: skip
+    # Key/value blocks [lo, hi) for one block of queries. MASKED: this stretch holds the
+    # diagonal (causal) or the ragged last block of keys, so scores there are masked;
+    # every other block is loaded and used whole, with no mask at all.
+    for start_n in range(lo, hi, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        rows = offs_n.to(tl.int64)  # int64: rows * stride can pass 2**31 in a long sequence
+        kt_ptrs = k_base + offs_d[:, None] * stride_kd + rows[None, :] * stride_kn
+        v_ptrs = v_base + rows[:, None] * stride_vn + offs_d[None, :] * stride_vd
+        if MASKED:
+            kt = tl.load(kt_ptrs, mask=offs_n[None, :] < n_k, other=0.0)
+            v = tl.load(v_ptrs, mask=offs_n[:, None] < n_k, other=0.0)
+        else:
+            kt = tl.load(kt_ptrs)
+            v = tl.load(v_ptrs)
+        if UPCAST:  # the CPU interpreter cannot do bf16 arithmetic: work in float32
+            kt = kt.to(tl.float32)
+            v = v.to(tl.float32)
+        # Scores of this (BLOCK_M, BLOCK_N) tile, in base-2 units: s = q.k * scale * log2(e),
+        # so that exp2(s) = exp(q.k * scale). The tile lives in registers, never in HBM.
+        s = tl.dot(q, kt) * qk_scale
+        if MASKED:
+            keep = offs_n[None, :] < n_k
+            if CAUSAL:
+                keep = keep & (offs_n[None, :] <= offs_m[:, None])
+            s = tl.where(keep, s, float("-inf"))
+        # Online softmax: a new running max, the old sum and accumulator rescaled to it.
+        # Every row sees key 0 in its first block, so m_new is finite from then on and
+        # exp2(-inf - m_new) is 0, never NaN.
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)  # 0 on the first step, where m_i is -inf
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        m_i = m_new
+    return acc, l_i, m_i
+
+
+# Lengths are not specialised on (divisible by 16 or not): one compile serves every N.
+@triton.jit(do_not_specialize=["n_q", "n_k", "n_heads"])
+def attn_fwd_kernel(
+    Q, K, V, Out, LSE,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_ob, stride_oh, stride_om, stride_od,
+    n_q, n_k, n_heads, qk_scale,
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    # Grid (query blocks, heads, batch): this program owns BLOCK_M queries of one head.
+    pid = tl.program_id(0)
+    if CAUSAL:  # the last query blocks have the most keys to visit: start them first
+        pid = tl.num_programs(0) - 1 - pid
+    head = tl.program_id(1)
+    batch = tl.program_id(2).to(tl.int64)  # int64: batch * stride can pass 2**31
+    m0 = pid * BLOCK_M
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q_base = Q + batch * stride_qb + head * stride_qh
+    k_base = K + batch * stride_kb + head * stride_kh
+    v_base = V + batch * stride_vb + head * stride_vh
+    rows = offs_m.to(tl.int64)
+    q = tl.load(
+        q_base + rows[:, None] * stride_qm + offs_d[None, :] * stride_qd,
+        mask=offs_m[:, None] < n_q,
+        other=0.0,
+    )
+    if UPCAST:
+        q = q.to(tl.float32)
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # running max (base 2)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)  # running sum of exp2(s - m_i)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)  # running sum of p @ v
+    # Which key blocks need a mask: with causal, those that reach past the block's first
+    # query m0 (keys > m0 exist in them); always the ragged last block of keys. Blocks
+    # past the last query (m0 + BLOCK_M) are skipped: every score in them is masked.
+    full_end = (n_k // BLOCK_N) * BLOCK_N  # keys in whole blocks
+    if CAUSAL:
+        full_end = tl.minimum(full_end, ((m0 + 1) // BLOCK_N) * BLOCK_N)
+        hi = tl.minimum(m0 + BLOCK_M, n_k)
+    else:
+        hi = n_k
+    acc, l_i, m_i = _attn_fwd_steps(
+        acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+        offs_m, offs_d, 0, full_end, n_k, qk_scale, BLOCK_N, False, CAUSAL, UPCAST,
+    )  # fmt: skip
+    acc, l_i, m_i = _attn_fwd_steps(
+        acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+        offs_m, offs_d, full_end, hi, n_k, qk_scale, BLOCK_N, True, CAUSAL, UPCAST,
+    )  # fmt: skip
+    # The logsumexp of each row, base 2, for the backward: p = exp2(s - lse).
+    lse = m_i + tl.log2(l_i)
+    o = acc / l_i[:, None]
+    row_mask = offs_m < n_q
+    tl.store(LSE + (batch * n_heads + head) * n_q + rows, lse, mask=row_mask)
+    o_base = Out + batch * stride_ob + head * stride_oh
+    tl.store(
+        o_base + rows[:, None] * stride_om + offs_d[None, :] * stride_od,
+        o.to(Out.dtype.element_ty),  # one rounding, at the store
+        mask=row_mask[:, None],
+    )
+
+
+# --8<-- [end:forward]
+
+
+# --8<-- [start:backward]
+@triton.jit(do_not_specialize=["n_q", "n_heads"])
+def attn_bwd_preprocess_kernel(
+    Out, DO, DELTA,
+    stride_ob, stride_oh, stride_om, stride_od,
+    stride_dob, stride_doh, stride_dom, stride_dod,
+    n_q, n_heads, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+):  # fmt: skip
+    # delta_i = sum_d dO[i, d] * O[i, d]: the row sums that dS = P * (dP - delta) needs.
+    pid = tl.program_id(0)
+    head = tl.program_id(1)
+    batch = tl.program_id(2).to(tl.int64)
+    offs_m = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    rows = offs_m.to(tl.int64)
+    mask = offs_m[:, None] < n_q
+    o = tl.load(
+        Out + batch * stride_ob + head * stride_oh
+        + rows[:, None] * stride_om + offs_d[None, :] * stride_od,
+        mask=mask, other=0.0,
+    ).to(tl.float32)  # fmt: skip
+    do = tl.load(
+        DO + batch * stride_dob + head * stride_doh
+        + rows[:, None] * stride_dom + offs_d[None, :] * stride_dod,
+        mask=mask, other=0.0,
+    ).to(tl.float32)  # fmt: skip
+    tl.store(DELTA + (batch * n_heads + head) * n_q + rows, tl.sum(o * do, 1), mask=offs_m < n_q)
+
+
+@triton.jit
+def _attn_dkdv_steps(
+    dk, dv, k, v, q_base, do_base, lse_base, delta_base,
+    stride_qm, stride_qd, stride_dom, stride_dod,
+    offs_n, offs_d, lo, hi, n_q, qk_scale,
+    BLOCK_M: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+):  # fmt: skip
+    # Query blocks [lo, hi) against one block of keys. The tiles are transposed (keys
+    # down, queries across) so that dK and dV come out of tl.dot without a transpose.
+    for start_m in range(lo, hi, BLOCK_M):
+        offs_m = start_m + tl.arange(0, BLOCK_M)
+        rows = offs_m.to(tl.int64)
+        qt_ptrs = q_base + offs_d[:, None] * stride_qd + rows[None, :] * stride_qm
+        do_ptrs = do_base + rows[:, None] * stride_dom + offs_d[None, :] * stride_dod
+        if MASKED:  # rows past n_q read as zeros (and lse, delta as 0): they add nothing
+            qt = tl.load(qt_ptrs, mask=offs_m[None, :] < n_q, other=0.0)
+            do = tl.load(do_ptrs, mask=offs_m[:, None] < n_q, other=0.0)
+            lse = tl.load(lse_base + rows, mask=offs_m < n_q, other=0.0)
+            delta = tl.load(delta_base + rows, mask=offs_m < n_q, other=0.0)
+        else:
+            qt = tl.load(qt_ptrs)
+            do = tl.load(do_ptrs)
+            lse = tl.load(lse_base + rows)
+            delta = tl.load(delta_base + rows)
+        if UPCAST:
+            qt = qt.to(tl.float32)
+            do = do.to(tl.float32)
+        # Recompute P^T from the saved logsumexp instead of reading it from memory.
+        pt = tl.exp2(tl.dot(k, qt) * qk_scale - lse[None, :])
+        if MASKED:
+            keep = offs_m[None, :] < n_q
+            if CAUSAL:
+                keep = keep & (offs_m[None, :] >= offs_n[:, None])
+            pt = tl.where(keep, pt, 0.0)
+        dv = tl.dot(pt.to(do.dtype), do, dv)  # dV += P^T dO
+        dpt = tl.dot(v, tl.trans(do))  # dP^T = V dO^T
+        dst = pt * (dpt - delta[None, :])  # dS^T = P^T * (dP^T - delta)
+        dk = tl.dot(dst.to(qt.dtype), tl.trans(qt), dk)  # dK += dS^T Q (scale applied later)
+    return dk, dv
+
+
+@triton.jit(do_not_specialize=["n_q", "n_k", "n_heads"])
+def attn_bwd_dkdv_kernel(
+    Q, K, V, DO, LSE, DELTA, DK, DV,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_dob, stride_doh, stride_dom, stride_dod,
+    n_q, n_k, n_heads, qk_scale, sm_scale,
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    # Grid (key blocks, heads, batch): this program owns BLOCK_N keys of one head and
+    # sums their dK and dV over every query block that sees them. No atomics.
+    pid = tl.program_id(0)
+    head = tl.program_id(1)
+    batch = tl.program_id(2).to(tl.int64)
+    n0 = pid * BLOCK_N
+    offs_n = n0 + tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    cols = offs_n.to(tl.int64)
+    key_mask = offs_n[:, None] < n_k
+    k = tl.load(
+        K + batch * stride_kb + head * stride_kh
+        + cols[:, None] * stride_kn + offs_d[None, :] * stride_kd,
+        mask=key_mask, other=0.0,
+    )  # fmt: skip
+    v = tl.load(
+        V + batch * stride_vb + head * stride_vh
+        + cols[:, None] * stride_vn + offs_d[None, :] * stride_vd,
+        mask=key_mask, other=0.0,
+    )  # fmt: skip
+    if UPCAST:
+        k = k.to(tl.float32)
+        v = v.to(tl.float32)
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    q_base = Q + batch * stride_qb + head * stride_qh
+    do_base = DO + batch * stride_dob + head * stride_doh
+    lse_base = LSE + (batch * n_heads + head) * n_q
+    delta_base = DELTA + (batch * n_heads + head) * n_q
+    # Query blocks in three stretches: [lo, a_end) needs the causal mask (it holds queries
+    # before some of these keys), [a_end, q_full) needs none, [tail, n_q) is the ragged
+    # last block. Without causal, lo = first_full = 0 and only the last stretch masks.
+    q_full = (n_q // BLOCK_M) * BLOCK_M
+    if CAUSAL:
+        lo = (n0 // BLOCK_M) * BLOCK_M  # queries before n0 see none of these keys
+        first_full = tl.cdiv(n0 + BLOCK_N - 1, BLOCK_M) * BLOCK_M  # sees all of them
+    else:
+        lo = 0
+        first_full = 0
+    a_end = tl.minimum(first_full, q_full)
+    tail = tl.maximum(lo, q_full)
+    dk, dv = _attn_dkdv_steps(
+        dk, dv, k, v, q_base, do_base, lse_base, delta_base, stride_qm, stride_qd,
+        stride_dom, stride_dod, offs_n, offs_d, lo, a_end, n_q, qk_scale,
+        BLOCK_M, True, CAUSAL, UPCAST,
+    )  # fmt: skip
+    dk, dv = _attn_dkdv_steps(
+        dk, dv, k, v, q_base, do_base, lse_base, delta_base, stride_qm, stride_qd,
+        stride_dom, stride_dod, offs_n, offs_d, tl.maximum(lo, a_end), q_full, n_q,
+        qk_scale, BLOCK_M, False, CAUSAL, UPCAST,
+    )  # fmt: skip
+    dk, dv = _attn_dkdv_steps(
+        dk, dv, k, v, q_base, do_base, lse_base, delta_base, stride_qm, stride_qd,
+        stride_dom, stride_dod, offs_n, offs_d, tail, n_q, n_q, qk_scale,
+        BLOCK_M, True, CAUSAL, UPCAST,
+    )  # fmt: skip
+    # dK and dV are written contiguous (B, H, n_k, d): the wrapper allocates them so.
+    out = (batch * n_heads + head) * n_k * HEAD_DIM + cols[:, None] * HEAD_DIM + offs_d[None, :]
+    tl.store(DK + out, (dk * sm_scale).to(DK.dtype.element_ty), mask=key_mask)
+    tl.store(DV + out, dv.to(DV.dtype.element_ty), mask=key_mask)
+
+
+@triton.jit
+def _attn_dq_steps(
+    dq, q, do, lse, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+    offs_m, offs_d, lo, hi, n_k, qk_scale,
+    BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+):  # fmt: skip
+    # Key blocks [lo, hi) against one block of queries, split as in the forward.
+    for start_n in range(lo, hi, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        rows = offs_n.to(tl.int64)
+        kt_ptrs = k_base + offs_d[:, None] * stride_kd + rows[None, :] * stride_kn
+        vt_ptrs = v_base + offs_d[:, None] * stride_vd + rows[None, :] * stride_vn
+        if MASKED:
+            kt = tl.load(kt_ptrs, mask=offs_n[None, :] < n_k, other=0.0)
+            vt = tl.load(vt_ptrs, mask=offs_n[None, :] < n_k, other=0.0)
+        else:
+            kt = tl.load(kt_ptrs)
+            vt = tl.load(vt_ptrs)
+        if UPCAST:
+            kt = kt.to(tl.float32)
+            vt = vt.to(tl.float32)
+        p = tl.exp2(tl.dot(q, kt) * qk_scale - lse[:, None])
+        if MASKED:
+            keep = offs_n[None, :] < n_k
+            if CAUSAL:
+                keep = keep & (offs_n[None, :] <= offs_m[:, None])
+            p = tl.where(keep, p, 0.0)
+        dp = tl.dot(do, vt)  # dP = dO V^T
+        ds = p * (dp - delta[:, None])  # dS = P * (dP - delta)
+        dq = tl.dot(ds.to(kt.dtype), tl.trans(kt), dq)  # dQ += dS K (scale applied later)
+    return dq
+
+
+@triton.jit(do_not_specialize=["n_q", "n_k", "n_heads"])
+def attn_bwd_dq_kernel(
+    Q, K, V, DO, LSE, DELTA, DQ,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_dob, stride_doh, stride_dom, stride_dod,
+    n_q, n_k, n_heads, qk_scale, sm_scale,
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    # Grid (query blocks, heads, batch): this program owns BLOCK_M queries of one head
+    # and sums their dQ over the key blocks they see, exactly the forward's walk.
+    pid = tl.program_id(0)
+    if CAUSAL:
+        pid = tl.num_programs(0) - 1 - pid
+    head = tl.program_id(1)
+    batch = tl.program_id(2).to(tl.int64)
+    m0 = pid * BLOCK_M
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    rows = offs_m.to(tl.int64)
+    row_mask = offs_m < n_q
+    q = tl.load(
+        Q + batch * stride_qb + head * stride_qh
+        + rows[:, None] * stride_qm + offs_d[None, :] * stride_qd,
+        mask=row_mask[:, None], other=0.0,
+    )  # fmt: skip
+    do = tl.load(
+        DO + batch * stride_dob + head * stride_doh
+        + rows[:, None] * stride_dom + offs_d[None, :] * stride_dod,
+        mask=row_mask[:, None], other=0.0,
+    )  # fmt: skip
+    if UPCAST:
+        q = q.to(tl.float32)
+        do = do.to(tl.float32)
+    stats = (batch * n_heads + head) * n_q + rows
+    lse = tl.load(LSE + stats, mask=row_mask, other=0.0)
+    delta = tl.load(DELTA + stats, mask=row_mask, other=0.0)
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    k_base = K + batch * stride_kb + head * stride_kh
+    v_base = V + batch * stride_vb + head * stride_vh
+    full_end = (n_k // BLOCK_N) * BLOCK_N
+    if CAUSAL:
+        full_end = tl.minimum(full_end, ((m0 + 1) // BLOCK_N) * BLOCK_N)
+        hi = tl.minimum(m0 + BLOCK_M, n_k)
+    else:
+        hi = n_k
+    dq = _attn_dq_steps(
+        dq, q, do, lse, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+        offs_m, offs_d, 0, full_end, n_k, qk_scale, BLOCK_N, False, CAUSAL, UPCAST,
+    )  # fmt: skip
+    dq = _attn_dq_steps(
+        dq, q, do, lse, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+        offs_m, offs_d, full_end, hi, n_k, qk_scale, BLOCK_N, True, CAUSAL, UPCAST,
+    )  # fmt: skip
+    # dQ is written contiguous (B, H, n_q, d).
+    out = (batch * n_heads + head) * n_q * HEAD_DIM + rows[:, None] * HEAD_DIM + offs_d[None, :]
+    tl.store(DQ + out, (dq * sm_scale).to(DQ.dtype.element_ty), mask=row_mask[:, None])
+
+
+# --8<-- [end:backward]
+# --8<-- [end:kernel]
+
+
+# --8<-- [start:wrapper]
+SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)  # tl.dot on tensor cores
+HEAD_DIMS = (16, 32, 64, 128)  # powers of two: tl.arange needs one; tl.dot needs >= 16
+MAX_GRID_YZ = 65535  # heads and batch are the grid's 2nd and 3rd axes: CUDA's limit there
+LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
+
+# Tile sizes and launch settings per head dimension, one per kernel:
+# (BLOCK_M queries, BLOCK_N keys, num_warps, num_stages). A larger head dimension makes
+# every tile wider, so the register budget forces fewer rows or more warps.
+FORWARD_CONFIG = {16: (128, 64, 4, 3), 32: (128, 64, 4, 3), 64: (128, 64, 4, 3),
+                  128: (128, 64, 8, 3)}  # fmt: skip
+DKDV_CONFIG = {16: (32, 128, 4, 3), 32: (32, 128, 4, 3), 64: (32, 128, 4, 3),
+               128: (32, 64, 4, 3)}  # fmt: skip
+DQ_CONFIG = {16: (128, 32, 4, 3), 32: (128, 32, 4, 3), 64: (128, 32, 4, 3),
+             128: (64, 32, 4, 3)}  # fmt: skip
+PREPROCESS_BLOCK = 64
+# On the CPU: small square tiles, so that tiny tests still walk several blocks.
+INTERPRETER_CONFIG = (16, 16, 1, 1)
+
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
+
+
+def _config(table: dict, head_dim: int, config) -> tuple[int, int, int, int]:
+    if config is not None:
+        return config
+    return INTERPRETER_CONFIG if _INTERPRET else table[head_dim]
+
+
+def _strides(t: torch.Tensor) -> tuple[int, int, int, int]:
+    return t.stride(0), t.stride(1), t.stride(2), t.stride(3)
+
+
+def _forward(q, k, v, causal: bool, scale: float, config=None):
+    """o (B, H, n_q, d) in q's dtype and lse (B, H, n_q), float32, base 2.
+    ``config``: (BLOCK_M, BLOCK_N, num_warps, num_stages) instead of the table's."""
+    batch, heads, n_q, head_dim = q.shape
+    n_k = k.shape[2]
+    o = torch.empty((batch, heads, n_q, head_dim), dtype=q.dtype, device=q.device)
+    lse = torch.empty((batch, heads, n_q), dtype=torch.float32, device=q.device)
+    if o.numel() == 0:
+        return o, lse
+    if n_k == 0:  # no key at all: SDPA gives zeros (a softmax over nothing, made safe)
+        return o.zero_(), lse.fill_(float("-inf"))
+    block_m, block_n, warps, stages = _config(FORWARD_CONFIG, head_dim, config)
+    grid = ((n_q + block_m - 1) // block_m, heads, batch)
+    attn_fwd_kernel[grid](
+        q, k, v, o, lse, *_strides(q), *_strides(k), *_strides(v), *_strides(o),
+        n_q, n_k, heads, scale * LOG2_E,
+        HEAD_DIM=head_dim, CAUSAL=causal, UPCAST=_INTERPRET and q.dtype == torch.bfloat16,
+        BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=stages,
+    )  # fmt: skip
+    return o, lse
+
+
+def _backward(do, q, k, v, o, lse, causal: bool, scale: float, dkdv_config=None, dq_config=None):
+    """dq, dk, dv (contiguous, the inputs' dtype) from the upstream gradient ``do``."""
+    batch, heads, n_q, head_dim = q.shape
+    n_k = k.shape[2]
+    dq = torch.empty((batch, heads, n_q, head_dim), dtype=q.dtype, device=q.device)
+    dk = torch.empty((batch, heads, n_k, head_dim), dtype=k.dtype, device=k.device)
+    dv = torch.empty((batch, heads, n_k, head_dim), dtype=v.dtype, device=v.device)
+    if batch * heads * head_dim == 0:
+        return dq, dk, dv
+    if n_q == 0 or n_k == 0:  # no query sees any key: every gradient is zero
+        return dq.zero_(), dk.zero_(), dv.zero_()
+    upcast = _INTERPRET and q.dtype == torch.bfloat16
+    delta = torch.empty((batch, heads, n_q), dtype=torch.float32, device=q.device)
+    block = PREPROCESS_BLOCK if not _INTERPRET else INTERPRETER_CONFIG[0]
+    attn_bwd_preprocess_kernel[((n_q + block - 1) // block, heads, batch)](
+        o, do, delta, *_strides(o), *_strides(do), n_q, heads,
+        HEAD_DIM=head_dim, BLOCK_M=block, num_warps=4,
+    )  # fmt: skip
+    common = (*_strides(q), *_strides(k), *_strides(v), *_strides(do))
+    numbers = (n_q, n_k, heads, scale * LOG2_E, scale)
+    block_m, block_n, warps, stages = _config(DKDV_CONFIG, head_dim, dkdv_config)
+    attn_bwd_dkdv_kernel[((n_k + block_n - 1) // block_n, heads, batch)](
+        q, k, v, do, lse, delta, dk, dv, *common, *numbers,
+        HEAD_DIM=head_dim, CAUSAL=causal, UPCAST=upcast,
+        BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=stages,
+    )  # fmt: skip
+    block_m, block_n, warps, stages = _config(DQ_CONFIG, head_dim, dq_config)
+    attn_bwd_dq_kernel[((n_q + block_m - 1) // block_m, heads, batch)](
+        q, k, v, do, lse, delta, dq, *common, *numbers,
+        HEAD_DIM=head_dim, CAUSAL=causal, UPCAST=upcast,
+        BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=stages,
+    )  # fmt: skip
+    return dq, dk, dv
+
+
+def _on_device(device: int, fn, *args):
+    """Run ``fn(*args)`` with ``device`` current: Triton launches on the current GPU.
+    (Device -1 is the CPU, under the interpreter: nothing to switch.)"""
+    if device < 0 or device == torch.cuda.current_device():
+        return fn(*args)
+    with torch.cuda.device(device):
+        return fn(*args)
+
+
+def _check_tensor(name: str, t: object) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"attention: {name} must be a torch.Tensor, got {type(t).__name__}")
+    if not t.is_cuda:
+        if t.is_meta:
+            raise ValueError(f"attention: {name} is a meta tensor (a shape with no data)")
+        if not _INTERPRET:
+            raise ValueError(
+                f"attention: {name} must be on a CUDA device, got {t.device} "
+                "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
+            )
+    if t.layout != torch.strided:
+        raise ValueError(f"attention: {name} must be a dense tensor, got layout {t.layout}")
+    if t.dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"attention: {name} has dtype {t.dtype}; supported: {SUPPORTED_DTYPES}")
+    if t.dim() != 4:
+        raise ValueError(
+            f"attention: {name} must be 4-D (batch, heads, sequence, head_dim), "
+            f"got shape {tuple(t.shape)}"
+        )
+
+
+def attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    *,
+    causal: bool = False,
+    scale: float | None = None,
+) -> torch.Tensor:
+    """``softmax(q @ k^T * scale) @ v``, as ``F.scaled_dot_product_attention(q, k, v,
+    is_causal=causal, scale=scale)``, differentiable in q, k and v (``AttentionFunction``).
+
+    ``q`` (B, H, n_q, d), ``k`` and ``v`` (B, H, n_k, d): one dtype, float16 or bfloat16,
+    one CUDA device (which need not be the current one), d in 16, 32, 64, 128, B and H at
+    most 65535. Any strides (a transposed (B, N, H, d) layout, say): the kernels take
+    them as they are, nothing is copied. n_q and n_k may differ. ``causal``: a bool; query
+    i then sees keys j <= i, counted from the top-left corner as in PyTorch
+    (``torch.tril(torch.ones(n_q, n_k))``), so every query sees at least key 0. With no
+    key at all (n_k = 0) the result is zeros, as SDPA gives. ``scale``: None for
+    1/sqrt(d), or a Python int or float, finite and > 0. The result is contiguous, in
+    q's dtype, rounded once from float32. Views with the negative bit are read as their
+    values. Raises ``TypeError``/``ValueError`` naming the argument instead of launching
+    on anything else.
+    """
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        _check_tensor(name, t)
+    if not (k.dtype == v.dtype == q.dtype):
+        raise TypeError(f"attention: q, k, v have dtypes {q.dtype}, {k.dtype}, {v.dtype}; one")
+    if k.get_device() != q.get_device() or v.get_device() != q.get_device():
+        raise ValueError(f"attention: q, k, v are on {q.device}, {k.device}, {v.device}; one")
+    batch, heads, _, head_dim = q.shape
+    if k.shape != v.shape:
+        raise ValueError(
+            f"attention: k has shape {tuple(k.shape)} and v {tuple(v.shape)}; they must match"
+        )
+    if k.shape[0] != batch or k.shape[1] != heads:
+        raise ValueError(
+            f"attention: k and v have batch, heads {tuple(k.shape[:2])}; "
+            f"q has {(batch, heads)} (no broadcasting, no grouped heads)"
+        )
+    if head_dim not in HEAD_DIMS or k.shape[3] != head_dim:
+        raise ValueError(
+            f"attention: head_dim (last dimension) of q is {head_dim} and of k, v is "
+            f"{k.shape[3]}; it must be one of {HEAD_DIMS} for all three"
+        )
+    if batch > MAX_GRID_YZ or heads > MAX_GRID_YZ:
+        raise ValueError(
+            f"attention: batch {batch} and heads {heads} must each be at most {MAX_GRID_YZ} "
+            "(they are axes 2 and 3 of the launch grid)"
+        )
+    if type(causal) is not bool:
+        raise TypeError(f"attention: causal must be a bool, got {type(causal).__name__}")
+    if scale is None:
+        scale = 1.0 / math.sqrt(head_dim)
+    elif isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise TypeError(
+            f"attention: scale must be None or a Python float or int, got {type(scale).__name__}"
+        )
+    # The kernel multiplies by scale * log2(e) in float32: finite there, and > 0.
+    if not 0 < scale * LOG2_E < 3.4e38:
+        raise ValueError(f"attention: scale must be > 0 and finite in float32, got {scale}")
+    # A view with the neg bit stores -x and reads as x; the kernels see only memory.
+    q, k, v = (t.resolve_neg() if t.is_neg() else t for t in (q, k, v))
+    return AttentionFunction.apply(q, k, v, causal, float(scale))
+
+
+# --8<-- [end:wrapper]
+
+
+# --8<-- [start:autograd]
+class AttentionFunction(torch.autograd.Function):
+    """Forward saves q, k, v, o and the logsumexp (4 bytes per query row, never the
+    N x N probabilities); backward recomputes what it needs. Call it through
+    ``attention``, which checks the arguments first."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal: bool, scale: float) -> torch.Tensor:
+        o, lse = _on_device(q.get_device(), _forward, q, k, v, causal, scale)
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.causal, ctx.scale = causal, scale
+        return o
+
+    @staticmethod
+    # The backward kernels have no backward of their own: refuse a double backward.
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, do: torch.Tensor):
+        q, k, v, o, lse = ctx.saved_tensors
+        # dO comes from whatever followed, in any layout: the kernels take its strides.
+        if do.is_neg():
+            do = do.resolve_neg()
+        if do.dtype != q.dtype:
+            do = do.to(q.dtype)
+        dq, dk, dv = _on_device(
+            q.get_device(), _backward, do, q, k, v, o, lse, ctx.causal, ctx.scale
+        )
+        return dq, dk, dv, None, None
+
+
+# --8<-- [end:autograd]
+
+
+# --8<-- [start:reference]
+def reference(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    *,
+    causal: bool = False,
+    scale: float | None = None,
+) -> torch.Tensor:
+    """Attention in float64 with the N x N scores materialised, rounded once to q's
+    dtype, by torch alone. Differentiable: on float64 leaves it gives float64 gradients.
+    Causal is the top-left mask ``tril(ones(n_q, n_k))``; no key at all gives zeros."""
+    q64, k64, v64 = q.double(), k.double(), v.double()
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    s = (q64 @ k64.transpose(-2, -1)) * scale
+    if causal:
+        n_q, n_k = s.shape[-2:]
+        keep = torch.ones(n_q, n_k, dtype=torch.bool, device=s.device).tril()
+        s = s.masked_fill(~keep, float("-inf"))
+    if s.shape[-1] == 0:
+        return torch.zeros(q.shape[:-1] + v.shape[-1:], dtype=q.dtype, device=q.device)
+    return (torch.softmax(s, dim=-1) @ v64).to(q.dtype)
+
+
+# --8<-- [end:reference]

@@ -1,0 +1,529 @@
+"""Flash Attention forward and backward against a float64 reference with the N x N scores
+materialised: every head dimension, both dtypes, causal and not, ragged and unequal
+sequence lengths, several tile shapes, inputs whose memory past the end is NaN, the
+causal mask checked exactly (what a query must not see cannot change its output),
+autograd's corners and every refusal of the wrapper."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from kernels import attention as at
+from tests.support import (
+    DEVICE,
+    LaunchSpy,
+    fresh_seed,
+    rand,
+    requires_gpu,
+    requires_two_gpus,
+)
+
+DTYPES = [torch.float16, torch.bfloat16]
+KERNELS = (
+    "attn_fwd_kernel",
+    "attn_bwd_preprocess_kernel",
+    "attn_bwd_dkdv_kernel",
+    "attn_bwd_dq_kernel",
+)
+
+# Tolerances. u is the unit roundoff of the result's dtype (fp16 2**-11, bf16 2**-8; the
+# CPU interpreter truncates to bf16, which is within 2u). The output is a weighted mean
+# of rows of v, rounded once, after the probabilities were rounded to the dtype for the
+# second tl.dot (within u each): so |o - ref| <= 2u |ref| + 4u. The gradients are sums over
+# a whole sequence of products rounded to the dtype (P and dS before their tl.dot), so
+# their error is measured against the largest element of the reference gradient: 8u of
+# it, and 4u relative. Any masking or indexing bug in these tests moves elements by far
+# more (the exact tests below need no tolerance at all).
+UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
+
+
+def check(got, ref64, what, seed, gradient=False):
+    """``got`` against the float64 reference; NaN (an unwritten element) never passes."""
+    assert got.dtype in UNIT and got.shape == ref64.shape, (what, got.dtype, got.shape)
+    assert not torch.isnan(got).any(), f"{what} has NaN (unwritten or wrong), seed={seed}"
+    u = UNIT[got.dtype]
+    if gradient:
+        biggest = ref64.abs().max().item() if ref64.numel() else 0.0
+        rtol, atol = 4 * u, 8 * u * max(biggest, 1e-3)
+    else:
+        rtol, atol = 2 * u, 4 * u
+    torch.testing.assert_close(
+        got.double(), ref64, rtol=rtol, atol=atol, msg=lambda m: f"{what}, seed={seed}\n{m}"
+    )
+
+
+@pytest.fixture(autouse=True)
+def poisoned_empty(monkeypatch):
+    """Every float tensor ``torch.empty`` makes during a test is filled with NaN, so an
+    element of o, the logsumexp, delta, dq, dk or dv that no program writes shows up."""
+    empty = torch.empty
+
+    def nan_empty(*args, **kwargs):
+        t = empty(*args, **kwargs)
+        return t.fill_(float("nan")) if t.is_floating_point() else t
+
+    monkeypatch.setattr(torch, "empty", nan_empty)
+
+
+def qkv(batch, heads, n_q, n_k, d, dtype, device=DEVICE):
+    return (
+        rand((batch, heads, n_q, d), dtype, device),
+        rand((batch, heads, n_k, d), dtype, device),
+        rand((batch, heads, n_k, d), dtype, device),
+    )
+
+
+def reference_all(q, k, v, do, causal, scale=None):
+    """o, dq, dk, dv in float64, by torch autograd through ``reference``."""
+    q64, k64, v64 = (t.detach().double().requires_grad_() for t in (q, k, v))
+    o64 = at.reference(q64, k64, v64, causal=causal, scale=scale)
+    grads = torch.autograd.grad(o64, (q64, k64, v64), do.double(), allow_unused=True)
+    grads = [
+        torch.zeros_like(t) if g is None else g for g, t in zip(grads, (q64, k64, v64), strict=True)
+    ]
+    return (o64.detach(), *grads)
+
+
+def forward_backward(q, k, v, do, causal, scale=None):
+    """o, dq, dk, dv from attention and autograd."""
+    q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+    o = at.attention(q, k, v, causal=causal, scale=scale)
+    dq, dk, dv = torch.autograd.grad(o, (q, k, v), do)
+    return o.detach(), dq, dk, dv
+
+
+def check_all(got, expected, seed, what=""):
+    for g, e, name in zip(got, expected, ("o", "dq", "dk", "dv"), strict=True):
+        check(g, e, f"{name} {what}", seed, gradient=name != "o")
+
+
+# (n_q, n_k): one element, shorter than one 16-row tile, ragged over several tiles, more
+# queries than keys and fewer (with causal, the top-left mask then cuts a corner).
+SHAPES = [(1, 1), (17, 17), (40, 23), (23, 40)]
+
+
+# --8<-- [start:ragged]
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", at.HEAD_DIMS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("n_q, n_k", SHAPES, ids=str)
+def test_forward_and_backward_match_float64(n_q, n_k, dtype, d, causal):
+    seed = fresh_seed()  # fresh random inputs every run
+    q, k, v = qkv(2, 3, n_q, n_k, d, dtype)
+    do = rand((2, 3, n_q, d), dtype)
+    # torch.empty is NaN-filled in this file (poisoned_empty): unwritten elements fail.
+    got = forward_backward(q, k, v, do, causal)
+    check_all(got, reference_all(q, k, v, do, causal), seed)
+
+
+# --8<-- [end:ragged]
+
+
+# Tile shapes the interpreter's default (16, 16) does not reach: more query rows than key
+# columns (the diagonal spans two or four key blocks), fewer, and the GPU's own shapes.
+CONFIGS = [(32, 16), (16, 32), (64, 16), (16, 64), (64, 64)]
+
+
+@pytest.mark.parametrize("block_m, block_n", CONFIGS, ids=str)
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("n_q, n_k", [(129, 129), (100, 37), (37, 100)], ids=str)
+def test_every_tile_shape_walks_the_diagonal_right(block_m, block_n, causal, n_q, n_k):
+    """The forward, dK/dV and dQ kernels with the given tiles (dK/dV and dQ swap them,
+    since dK/dV walks queries inside): 129 = 8 x 16 + 1 leaves a one-row last tile."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, n_q, n_k, 32, torch.float16)
+    do = rand((1, 2, n_q, 32), torch.float16)
+    config = (block_m, block_n, 4, 2)
+    o, lse = at._forward(q, k, v, causal, 32**-0.5, config=config)
+    dq, dk, dv = at._backward(
+        do, q, k, v, o, lse, causal, 32**-0.5, dkdv_config=config, dq_config=config
+    )
+    check_all((o, dq, dk, dv), reference_all(q, k, v, do, causal), seed, str(config))
+
+
+def test_a_long_sequence_with_gpu_sized_tiles():
+    seed = fresh_seed()
+    q, k, v = qkv(1, 1, 1000, 1000, 64, torch.bfloat16)
+    do = rand((1, 1, 1000, 64), torch.bfloat16)
+    config = (64, 64, 4, 2)
+    o, lse = at._forward(q, k, v, True, 0.125, config=config)
+    dq, dk, dv = at._backward(do, q, k, v, o, lse, True, 0.125, config, config)
+    check_all((o, dq, dk, dv), reference_all(q, k, v, do, True), seed)
+
+
+def test_reference_is_torch_sdpa():
+    """The definition this file uses is PyTorch's: scale, top-left causal mask with
+    n_q != n_k, zeros when there is no key."""
+    seed = fresh_seed()
+    for n_q, n_k in [(5, 5), (7, 3), (3, 7), (4, 0)]:
+        q, k, v = qkv(2, 2, n_q, n_k, 16, torch.float64)
+        for causal in (False, True):
+            for scale in (None, 0.3):
+                expected = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+                got = at.reference(q, k, v, causal=causal, scale=scale)
+                torch.testing.assert_close(got, expected, msg=f"{n_q, n_k, causal}, seed={seed}")
+
+
+# ---- exact tests: no tolerance -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("n_q, n_k, cut", [(40, 40, 17), (50, 30, 9), (30, 50, 16)], ids=str)
+def test_causal_queries_never_see_later_keys(n_q, n_k, cut):
+    """Keys and values from ``cut`` on are replaced by large ones: the output of every
+    query before ``cut`` must stay the same to the bit (their probability is exactly 0),
+    and the dQ of those queries too."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, n_q, n_k, 16, torch.float16)
+    do = rand((1, 2, n_q, 16), torch.float16)
+    k2, v2 = k.clone(), v.clone()
+    k2[:, :, cut:] = 30.0
+    v2[:, :, cut:] = 1000.0
+    o1, dq1, _, _ = forward_backward(q, k, v, do, True)
+    o2, dq2, _, _ = forward_backward(q, k2, v2, do, True)
+    assert torch.equal(o1[:, :, :cut], o2[:, :, :cut]), f"a query saw a later key, seed={seed}"
+    assert torch.equal(dq1[:, :, :cut], dq2[:, :, :cut]), f"dq saw a later key, seed={seed}"
+    assert not torch.equal(o1[:, :, cut:], o2[:, :, cut:])  # the change does reach later rows
+
+
+@pytest.mark.parametrize("n_q, n_k, cut", [(40, 40, 17), (50, 30, 9), (30, 50, 16)], ids=str)
+def test_causal_keys_get_no_gradient_from_earlier_queries(n_q, n_k, cut):
+    """Queries and upstream gradients before ``cut`` are changed: dK and dV of every key
+    from ``cut`` on must stay the same to the bit (no earlier query sees those keys)."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, n_q, n_k, 16, torch.float16)
+    do = rand((1, 2, n_q, 16), torch.float16)
+    q2, do2 = q.clone(), do.clone()
+    q2[:, :, :cut] = rand((1, 2, cut, 16), torch.float16)
+    do2[:, :, :cut] = 5.0
+    _, _, dk1, dv1 = forward_backward(q, k, v, do, True)
+    _, _, dk2, dv2 = forward_backward(q2, k, v, do2, True)
+    assert torch.equal(dk1[:, :, cut:], dk2[:, :, cut:]), f"dk from an earlier query, seed={seed}"
+    assert torch.equal(dv1[:, :, cut:], dv2[:, :, cut:]), f"dv from an earlier query, seed={seed}"
+
+
+def nan_padded(t, extra=5):
+    """A view of ``t`` whose storage continues, past the last row, with NaN rows: a kernel
+    that reads one row too many (a missing mask) picks them up."""
+    b, h, n, d = t.shape
+    big = torch.full((b, h, n + extra, d), float("nan"), dtype=t.dtype, device=t.device)
+    big[:, :, :n] = t
+    return big[:, :, :n]
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("n_q, n_k", [(17, 17), (23, 40), (40, 23), (1, 5)], ids=str)
+def test_no_read_past_the_last_row(n_q, n_k, causal):
+    seed = fresh_seed()
+    q, k, v = qkv(2, 2, n_q, n_k, 32, torch.float16)
+    do = rand((2, 2, n_q, 32), torch.float16)
+    expected = reference_all(q, k, v, do, causal)
+    q, k, v, do = (nan_padded(t) for t in (q, k, v, do))
+    check_all(forward_backward(q, k, v, do, causal), expected, seed, "(NaN past the end)")
+
+
+def test_backward_is_deterministic():
+    """No atomics: each dK/dV and dQ element is summed by one program in a fixed order."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 45, 45, 32, torch.bfloat16)
+    do = rand((1, 2, 45, 32), torch.bfloat16)
+    first = forward_backward(q, k, v, do, True)
+    again = forward_backward(q, k, v, do, True)
+    for a, b, name in zip(first, again, ("o", "dq", "dk", "dv"), strict=True):
+        assert torch.equal(a, b), f"{name} changed between runs, seed={seed}"
+
+
+# ---- no key at all, and empty inputs -------------------------------------------------------
+
+
+def spies(monkeypatch, expect_device=None):
+    found = {}
+    for name in KERNELS:
+        found[name] = LaunchSpy(getattr(at, name), expect_device)
+        monkeypatch.setattr(at, name, found[name])
+    return found
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_no_key_gives_zeros_as_sdpa_does(causal, monkeypatch):
+    """n_k = 0: every row is a softmax over nothing. SDPA returns zeros there (its 'safe'
+    softmax); so does attention, without a launch, and every gradient is zero."""
+    launched = spies(monkeypatch)
+    q, k, v = qkv(2, 3, 5, 0, 16, torch.float16)
+    q.requires_grad_()
+    o = at.attention(q, k, v, causal=causal)
+    expected = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
+    assert torch.equal(o.double(), expected) and torch.equal(o, torch.zeros_like(o))
+    o.sum().backward()
+    assert torch.equal(q.grad, torch.zeros_like(q))
+    assert all(spy.devices == [] for spy in launched.values())
+
+
+@pytest.mark.parametrize(
+    "shape_q, shape_k",
+    [((0, 2, 5, 16), (0, 2, 5, 16)), ((2, 0, 5, 16), (2, 0, 5, 16)),
+     ((2, 2, 0, 16), (2, 2, 5, 16)), ((2, 2, 0, 16), (2, 2, 0, 16))],
+    ids=["no-batch", "no-heads", "no-queries", "nothing"],
+)  # fmt: skip
+def test_empty_inputs_without_a_launch(shape_q, shape_k, monkeypatch):
+    launched = spies(monkeypatch)
+    q = rand(shape_q, torch.float16).requires_grad_()
+    k = rand(shape_k, torch.float16).requires_grad_()
+    v = rand(shape_k, torch.float16).requires_grad_()
+    o = at.attention(q, k, v, causal=True)
+    assert o.shape == q.shape and o.dtype == q.dtype
+    o.sum().backward()
+    for t in (q, k, v):  # no query: nothing flows back, the gradients are zeros
+        assert torch.equal(t.grad, torch.zeros_like(t))
+    assert all(spy.devices == [] for spy in launched.values())
+
+
+# ---- layouts, scale, autograd --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda t: t.transpose(1, 2).contiguous().transpose(1, 2),  # stored (B, N, H, d)
+        lambda t: torch.cat([t, t], dim=-1)[..., ::2],  # head_dim with a stride of 2
+        lambda t: t[:, :1].expand(t.shape),  # every head the same memory (stride 0)
+        lambda t: t.transpose(2, 3).contiguous().transpose(2, 3),  # stored (B, H, d, N)
+    ],
+    ids=["bnhd", "strided-d", "expanded-heads", "transposed"],
+)
+def test_accepts_any_strides(make):
+    seed = fresh_seed()
+    q, k, v = (make(t) for t in qkv(2, 3, 21, 19, 32, torch.float16))
+    do = make(rand((2, 3, 21, 32), torch.float16))
+    for causal in (False, True):
+        got = forward_backward(q, k, v, do, causal)
+        check_all(got, reference_all(q, k, v, do, causal), seed, f"causal={causal}")
+
+
+def test_gradient_reaches_a_strided_input_itself():
+    """q, k, v as slices of one packed (B, N, 3, H, d) projection, as a model has them."""
+    seed = fresh_seed()
+    packed = rand((2, 20, 3, 2, 16), torch.float16).requires_grad_()
+    q, k, v = (packed[:, :, i].transpose(1, 2) for i in range(3))
+    do = rand((2, 2, 20, 16), torch.float16)
+    at.attention(q, k, v, causal=True).backward(do)
+    _, dq64, dk64, dv64 = reference_all(q, k, v, do, True)
+    for i, (ref, name) in enumerate(((dq64, "dq"), (dk64, "dk"), (dv64, "dv"))):
+        check(packed.grad[:, :, i].transpose(1, 2), ref, name, seed, gradient=True)
+
+
+@pytest.mark.parametrize(
+    "make_do",
+    [
+        lambda shape: torch.ones((), dtype=torch.float16, device=DEVICE).expand(shape),
+        lambda shape: rand(shape[:2] + shape[2:][::-1], torch.float16).transpose(2, 3),
+        lambda shape: torch._neg_view(rand(shape, torch.float16)),
+    ],
+    ids=["expanded", "transposed", "negative-bit"],
+)
+def test_upstream_gradient_in_any_layout(make_do):
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 18, 18, 16, torch.float16)
+    do = make_do((1, 2, 18, 16))
+    got = forward_backward(q, k, v, do, True)
+    check_all(got, reference_all(q, k, v, do.clone(), True), seed)
+
+
+def test_reads_negated_views_as_their_values():
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 18, 18, 16, torch.float16)
+    do = rand((1, 2, 18, 16), torch.float16)
+    qn, kn, vn = (torch._neg_view(t) for t in (q, k, v))
+    assert qn.is_neg()
+    got = forward_backward(qn, kn, vn, do, False)
+    check_all(got, reference_all(-q, -k, -v, do, False), seed)
+
+
+@pytest.mark.parametrize("scale", [0.3, 1, 2.5], ids=repr)
+def test_scale(scale):
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 20, 20, 32, torch.float16)
+    do = rand((1, 2, 20, 32), torch.float16)
+    got = forward_backward(q, k, v, do, True, scale)
+    check_all(got, reference_all(q, k, v, do, True, scale), seed, f"scale={scale}")
+
+
+def test_gradient_for_some_inputs_only():
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 20, 20, 16, torch.float16)
+    do = rand((1, 2, 20, 16), torch.float16)
+    v.requires_grad_()
+    (dv,) = torch.autograd.grad(at.attention(q, k, v), v, do)
+    check(dv, reference_all(q, k, v, do, False)[3], "dv", seed, gradient=True)
+
+
+@pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode])
+def test_without_grad_mode(mode):
+    seed = fresh_seed()
+    q, k, v = (t.requires_grad_() for t in qkv(1, 2, 20, 20, 16, torch.float16))
+    with mode():
+        o = at.attention(q, k, v, causal=True)
+    assert not o.requires_grad
+    check(o, at.reference(q.detach(), k.detach(), v.detach(), causal=True).double(), "o", seed)
+
+
+def test_refuses_double_backward():
+    q, k, v = (t.requires_grad_() for t in qkv(1, 1, 16, 16, 16, torch.float16))
+    (dq,) = torch.autograd.grad(at.attention(q, k, v).square().sum(), q, create_graph=True)
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        dq.sum().backward()
+
+
+# ---- devices -----------------------------------------------------------------------------
+
+
+def test_rejects_cpu_tensors_when_not_interpreting(monkeypatch):
+    monkeypatch.setattr(at, "_INTERPRET", False)
+    t = torch.ones(1, 1, 4, 16, dtype=torch.float16)
+    with pytest.raises(ValueError, match="attention: q must be on a CUDA device"):
+        at.attention(t, t, t)
+
+
+@requires_two_gpus
+def test_runs_on_a_gpu_that_is_not_the_current_one(monkeypatch):
+    seed = fresh_seed()
+    launched = spies(monkeypatch, expect_device=1)
+    with torch.cuda.device(0):
+        q, k, v = qkv(2, 4, 300, 300, 64, torch.bfloat16, "cuda:1")
+        do = rand((2, 4, 300, 64), torch.bfloat16, "cuda:1")
+        got = forward_backward(q, k, v, do, True)
+        assert torch.cuda.current_device() == 0  # the wrapper put it back
+    assert all(spy.devices == [1] for spy in launched.values())
+    assert all(t.device == q.device for t in got)
+    check_all(got, reference_all(q, k, v, do, True), seed)
+
+
+@requires_two_gpus
+def test_refuses_tensors_on_two_gpus():
+    q, k, v = qkv(1, 1, 16, 16, 16, torch.float16, "cuda:0")
+    with pytest.raises(ValueError, match="attention: q, k, v are on cuda:0, cuda:1, cuda:0"):
+        at.attention(q, k.to("cuda:1"), v)
+
+
+# ---- realistic sizes on a GPU --------------------------------------------------------------
+
+
+@requires_gpu
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize(
+    "d, dtype", [(16, torch.bfloat16), (32, torch.bfloat16), (64, torch.bfloat16),
+                 (128, torch.bfloat16), (64, torch.float16), (128, torch.float16)], ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("n_q, n_k", [(1000, 1000), (2048, 2048), (777, 1500)], ids=str)
+def test_realistic_sizes(n_q, n_k, d, dtype, causal):
+    """The tables' tiles (FORWARD_CONFIG, DKDV_CONFIG, DQ_CONFIG) at every head dim."""
+    seed = fresh_seed()
+    q, k, v = qkv(2, 4, n_q, n_k, d, dtype)
+    do = rand((2, 4, n_q, d), dtype)
+    check_all(forward_backward(q, k, v, do, causal), reference_all(q, k, v, do, causal), seed)
+
+
+@requires_gpu
+def test_offsets_past_int32():
+    """q, k, v of 2**31 elements each (batch 16384 x 1024 x 128): int32 batch offsets
+    would wrap in the second half. The first and last batch entries are checked."""
+    seed = fresh_seed()
+    shape = (16384, 1, 1024, 128)
+    q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    do = torch.randn(shape, device="cuda", dtype=torch.bfloat16)
+    got = forward_backward(q, k, v, do, True)
+    for b in (0, shape[0] - 1):
+        pick = [t[b : b + 1] for t in (q, k, v, do)]
+        check_all([t[b : b + 1] for t in got], reference_all(*pick, True), seed, f"batch {b}")
+
+
+# ---- refusals: every check raises before anything is launched ------------------------------
+
+
+def t4(shape=(1, 2, 8, 16), dtype=torch.float16):
+    return rand(shape, dtype)
+
+
+@pytest.mark.parametrize(
+    "make_args, error, match",
+    [
+        (lambda: ([[1.0]], t4(), t4()), TypeError, "q must be a torch.Tensor"),
+        (lambda: (t4(), None, t4()), TypeError, "k must be a torch.Tensor"),
+        (lambda: (t4(), t4(), np.ones((1, 2, 8, 16))), TypeError, "v must be a torch.Tensor"),
+        (lambda: (t4(dtype=torch.float32), t4(), t4()), TypeError, "q has dtype torch.float32"),
+        (lambda: (t4(dtype=torch.float64),) * 3, TypeError, "q has dtype torch.float64"),
+        (lambda: (torch.ones(1, 2, 8, 16, dtype=torch.int32, device=DEVICE), t4(), t4()),
+         TypeError, "q has dtype torch.int32"),
+        (lambda: (t4(), t4(dtype=torch.bfloat16), t4()), TypeError, "dtypes"),
+        (lambda: (t4((2, 8, 16)),) * 3, ValueError, "q must be 4-D"),
+        (lambda: (t4(), t4((1, 1, 2, 8, 16)), t4()), ValueError, "k must be 4-D"),
+        (lambda: (t4(), t4(), t4((1, 2, 9, 16))), ValueError, "k has shape .* and v"),
+        (lambda: (t4(), t4((2, 2, 8, 16)), t4((2, 2, 8, 16))), ValueError, "batch, heads"),
+        (lambda: (t4(), t4((1, 1, 8, 16)), t4((1, 1, 8, 16))), ValueError, "grouped heads"),
+        (lambda: (t4((1, 2, 8, 24)),) * 3, ValueError, "head_dim .* is 24"),
+        (lambda: (t4((1, 2, 8, 256)),) * 3, ValueError, "one of"),
+        (lambda: (t4((1, 2, 8, 8)),) * 3, ValueError, "head_dim"),
+        (lambda: (t4(), t4((1, 2, 8, 32)), t4((1, 2, 8, 32))), ValueError, "k, v is 32"),
+        (lambda: (t4((1, 65536, 1, 16)),) * 3, ValueError, "at most 65535"),
+        (lambda: (torch.empty(1, 2, 8, 16, dtype=torch.float16, device="meta"), t4(), t4()),
+         ValueError, "q is a meta tensor"),
+        (lambda: (t4(), t4(), t4().to_sparse()), ValueError, "v must be a dense tensor"),
+    ],
+    ids=[
+        "q-not-tensor", "k-none", "v-numpy", "float32", "float64", "int32", "mixed-dtypes",
+        "3-d", "5-d", "k-v-shapes", "batch", "heads", "d-24", "d-256", "d-8", "d-mismatch",
+        "too-many-heads", "meta", "sparse",
+    ],
+)  # fmt: skip
+def test_rejects_bad_inputs(make_args, error, match, monkeypatch):
+    launched = spies(monkeypatch)
+    q, k, v = make_args()
+    with pytest.raises(error, match=f"^attention: .*{match}"):
+        at.attention(q, k, v)
+    assert all(spy.devices == [] for spy in launched.values())
+
+
+@pytest.mark.parametrize(
+    "causal", [1, 0, "yes", None, np.bool_(True), torch.tensor(True)], ids=repr
+)
+def test_causal_must_be_a_bool(causal, monkeypatch):
+    launched = spies(monkeypatch)
+    with pytest.raises(TypeError, match="attention: causal must be a bool"):
+        at.attention(t4(), t4(), t4(), causal=causal)
+    assert all(spy.devices == [] for spy in launched.values())
+
+
+@pytest.mark.parametrize("scale", [True, "0.1", torch.tensor(0.1), 0.1j, np.float32(0.1)], ids=repr)
+def test_scale_must_be_a_python_number(scale, monkeypatch):
+    launched = spies(monkeypatch)
+    with pytest.raises(TypeError, match="attention: scale must be None or a Python float or int"):
+        at.attention(t4(), t4(), t4(), scale=scale)
+    assert all(spy.devices == [] for spy in launched.values())
+
+
+@pytest.mark.parametrize("scale", [0, -0.5, float("nan"), float("inf"), 1e39], ids=repr)
+def test_scale_must_be_positive_and_finite(scale):
+    with pytest.raises(ValueError, match="attention: scale must be > 0 and finite"):
+        at.attention(t4(), t4(), t4(), scale=scale)
+
+
+def test_positional_knobs_are_refused():
+    """causal and scale are keyword-only, as SDPA's scale is: a stray positional True
+    cannot be taken for a mask or a dropout probability."""
+    with pytest.raises(TypeError):
+        at.attention(t4(), t4(), t4(), True)
+
+
+def test_scale_accepts_float_subclasses():
+    seed = fresh_seed()
+    q, k, v = qkv(1, 1, 9, 9, 16, torch.float16)
+    got = at.attention(q, k, v, scale=np.float64(0.5))  # np.float64 subclasses float
+    check(got, at.reference(q, k, v, scale=0.5).double(), "o", seed)
+
+
+def test_default_scale_is_one_over_sqrt_d():
+    seed = fresh_seed()
+    q, k, v = qkv(1, 1, 9, 9, 64, torch.float16)
+    check(at.attention(q, k, v), at.reference(q, k, v, scale=1 / math.sqrt(64)).double(), "o", seed)

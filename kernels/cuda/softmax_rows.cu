@@ -4,7 +4,7 @@
 // per row; the row is kept in registers, reduced with warp shuffles and, across the
 // block's warps, through shared memory.
 //
-// status: not yet compiled
+// status: compiled with nvcc (CUDA 13.0, sm_90) and checked against torch.softmax by tests/kernels/test_softmax_cuda.py on an H100, 2026-11-26
 //
 // Build (a shared library the tests load with ctypes):
 //     nvcc -O3 -arch=native -shared -Xcompiler -fPIC -o softmax_rows.so softmax_rows.cu

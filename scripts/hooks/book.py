@@ -10,11 +10,19 @@
 - loads the interactive widgets the same way: a page that places one with
   ``<div class="book-widget" data-widget="NAME"></div>`` gets the shared loader
   (docs/assets/js/widgets.js) and exactly the modules it uses (widgets/NAME.js), deferred;
-  a widget with no module fails the build. Pages without widgets load no widget code.
+  a widget with no module fails the build. Pages without widgets load no widget code;
+- gives widgets the committed data they declare: ``data-needs="BENCHMARK ..."`` (whole
+  data documents, per device) and ``data-values="KEY ..."`` (the numbers the prose's
+  ``{{ value DEVICE KEY }}`` computes, unformatted, per device) are gathered over all the
+  page's widgets into one JSON blob, ``<script type="application/json"
+  id="book-widget-data">``, read in the browser by ``BookWidgets.data()``. A benchmark
+  with no schema in figures/schemas, or an unknown value key, fails the build; a device
+  without the data is simply absent, so a widget must say "not yet measured" itself.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -37,6 +45,10 @@ WIDGET_LOADER = "assets/js/widgets.js"
 WIDGET_DIR = "assets/js/widgets"
 _WIDGET_TAG = re.compile(r'<[a-zA-Z][^>]*\bclass="(?:[^"]*\s)?book-widget(?:\s[^"]*)?"[^>]*>')
 _WIDGET_NAME = re.compile(r'\bdata-widget="([^"]*)"')
+_WIDGET_NEEDS = re.compile(r'\bdata-needs="([^"]*)"')
+_WIDGET_VALUES = re.compile(r'\bdata-values="([^"]*)"')
+WIDGET_DATA_ID = "book-widget-data"
+SCHEMAS = ROOT / "figures" / "schemas"
 
 _devices: dict = {}
 _registry: render.Registry | None = None
@@ -79,12 +91,69 @@ def widget_scripts(output: str, page, config) -> list[str]:
     return [WIDGET_LOADER] + [f"{WIDGET_DIR}/{name}.js" for name in names]
 
 
+def widget_data(output: str, page, devices=None, registry=None) -> dict | None:
+    """The committed data the page's widgets declare, or None when none declares any.
+
+    ``{"devices": {slug: gpu name}, "benchmarks": {name: {slug: document}},
+    "values": {key: {slug: number}}}``: a device appears under a benchmark only if it has
+    that benchmark's data, under a value only if the value computes there (and is not None),
+    and in ``devices`` if it appears anywhere."""
+    devices = _devices if devices is None else devices
+    registry = _registry if registry is None else registry
+    benches: list[str] = []
+    keys: list[str] = []
+    for tag in _WIDGET_TAG.findall(output):
+        for pattern, into in ((_WIDGET_NEEDS, benches), (_WIDGET_VALUES, keys)):
+            match = pattern.search(tag)
+            for word in match.group(1).split() if match else []:
+                if word not in into:
+                    into.append(word)
+    if not benches and not keys:
+        return None
+    data: dict = {"devices": {}, "benchmarks": {}, "values": {}}
+    for bench in benches:
+        if not (SCHEMAS / f"{bench}.json").is_file():
+            raise PluginError(f"{page.file.src_uri}: widget data-needs unknown benchmark {bench!r}")
+        data["benchmarks"][bench] = {
+            slug: docs[bench] for slug, docs in devices.items() if bench in docs
+        }
+    for key in keys:
+        if key not in registry.values:
+            raise PluginError(f"{page.file.src_uri}: widget data-values unknown value {key!r}")
+        per_device = {}
+        for slug, docs in devices.items():
+            try:
+                value = registry.values[key].compute(docs)
+            except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError):
+                continue  # not measured on this device (render.RenderError is a ValueError)
+            if value is not None:
+                per_device[slug] = value
+        data["values"][key] = per_device
+    used = set()
+    for per_device in [*data["benchmarks"].values(), *data["values"].values()]:
+        used.update(per_device)
+    data["devices"] = {
+        slug: render.provenance(docs)["gpu"] for slug, docs in devices.items() if slug in used
+    }
+    return data
+
+
+def widget_data_tag(data: dict) -> str:
+    # JSON inside <script>: escape '<' so that no '</script>' can end the element early.
+    blob = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False).replace(
+        "<", "\\u003c"
+    )
+    return f'<script type="application/json" id="{WIDGET_DATA_ID}">{blob}</script>'
+
+
 def on_post_page(output, page, config):
     scripts = list(FIGURE_SCRIPTS) if FIGURE_MARK in output else []
     scripts += widget_scripts(output, page, config)
     if not scripts:
         return output
-    tags = "".join(
+    data = widget_data(output, page)
+    tags = widget_data_tag(data) if data is not None else ""
+    tags += "".join(
         f'<script defer src="{get_relative_url(src, page.url)}"></script>' for src in scripts
     )
     return output.replace("</body>", tags + "</body>", 1)

@@ -9,6 +9,21 @@
  * and the loader calls mount(el) once for every element of that name. A widget styles
  * itself with Material's CSS variables (see book.css), so it follows the light and dark
  * palettes with no redraw; one that must redraw can listen for "book-widget:scheme".
+ *
+ * Committed data. A widget that shows measured numbers declares what it reads on its
+ * element, and the build embeds exactly that, once per page, from figures/data:
+ *     <div class="book-widget" data-widget="NAME"
+ *          data-needs="BENCHMARK ..." data-values="FAMILY.KEY ..."></div>
+ * data-needs names benchmarks (figures/schemas/BENCHMARK.json): their whole documents
+ * (provenance, ceilings, rows), per device. data-values names the keys of the prose's
+ * {{ value DEVICE KEY }} placeholders: the number the figure module computes, before
+ * formatting (seconds, bytes/s, FLOP/s, ratios), per device. In the module:
+ *     const d = window.BookWidgets.data();
+ *     d.devices                       // {slug: "NVIDIA H100 80GB HBM3", ...}
+ *     d.benchmarks.BENCHMARK[slug]    // the document, where that device has it
+ *     d.values["FAMILY.KEY"][slug]    // the number, where it computes on that device
+ * A device without the data is absent, not null: the widget says "not yet measured".
+ * An unknown benchmark or key fails the build (scripts/hooks/book.py, widget_data).
  */
 (function () {
   "use strict";
@@ -78,7 +93,20 @@
     return document.body.getAttribute("data-md-color-scheme") === "slate" ? "dark" : "light";
   }
 
-  window.BookWidgets = { register: register, h: h, field: field, scheme: schemeName };
+  // The page's embedded data (see the header), parsed once; empty where none is embedded.
+  let dataCache = null;
+  function data() {
+    if (dataCache === null) {
+      const tag = document.getElementById("book-widget-data");
+      dataCache = tag ? JSON.parse(tag.textContent) : {};
+      ["devices", "benchmarks", "values"].forEach(function (k) {
+        dataCache[k] = dataCache[k] || {};
+      });
+    }
+    return dataCache;
+  }
+
+  window.BookWidgets = { register: register, h: h, field: field, scheme: schemeName, data: data };
 
   function watchScheme() {
     new MutationObserver(function () {

@@ -1,0 +1,276 @@
+"""Widget "choose-stack" (lesson 14): effort against measured speed-up, per pattern.
+
+Each speed-up the widget shows is checked against the same ratio computed here from the
+book's values (the functions behind the prose's {{ value }} placeholders, on the committed
+data), for every pattern and every device that has data; where the book has no
+measurement the widget must say so, and every effort must be labelled an estimate. Also:
+the graceful path with no data at all, keyboard, dark palette, 390 px, no console errors.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import pytest
+
+from scripts import render
+from tests.site.support import DOCS, outputs, widget
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+# The page's embedded widget data (scripts/hooks/book.py), removed to test the no-data path.
+DATA_BLOB = re.compile(r'<script type="application/json" id="book-widget-data">.*?</script>', re.S)
+
+PAGE = "performance/14-production.md"
+NAME = "choose-stack"
+STACKS = ("eager", "compile", "triton", "cuda")
+EFFORT_WORDS = ("none", "minutes", "hours", "days", "weeks")
+
+
+def one_if(key):
+    return lambda v: None if v(key) is None else 1.0
+
+
+def over(a, b):
+    """a / b, where both are values (keys) or already-computed functions of v."""
+
+    def get(x, v):
+        return x(v) if callable(x) else v(x)
+
+    def f(v):
+        x, y = get(a, v), get(b, v)
+        return None if x is None or y is None else x / y
+
+    return f
+
+
+FA, RN, MM = "fused_activation.", "rmsnorm.", "matmul."
+COPY_NORM = over(RN + "fwd_triton_8192", RN + "fwd_fraction_of_copy_8192")  # copy bandwidth
+# pattern -> stack -> (kind, speed-up as a function of the value lookup), or just a kind.
+SPEC = {
+    "elementwise": {
+        "eager": ("measured", one_if(FA + "eager_ms")),
+        "compile": ("measured", over(FA + "eager_ms", FA + "compile_ms")),
+        "triton": ("measured", over(FA + "eager_ms", FA + "triton_ms")),
+        "cuda": ("bound", over(FA + "eager_ms", FA + "fused_floor_ms")),
+    },
+    "norm": {
+        "eager": ("measured", one_if(RN + "fwd_eager_8192")),
+        "compile": ("measured", over(RN + "fwd_compile_8192", RN + "fwd_eager_8192")),
+        "triton": ("measured", over(RN + "fwd_triton_8192", RN + "fwd_eager_8192")),
+        "cuda": (
+            "bound",
+            over(COPY_NORM, RN + "fwd_eager_8192"),
+        ),
+    },
+    "matmul": {
+        "eager": ("measured", one_if(MM + "cublas_bf16_4096")),
+        "compile": ("measured", over(MM + "compile_bf16_4096", MM + "cublas_bf16_4096")),
+        "triton": ("measured", over(MM + "triton_bf16_4096", MM + "cublas_bf16_4096")),
+        "cuda": ("measured", one_if(MM + "cublas_bf16_4096")),  # eager is cuBLAS
+    },
+    "attention": {"eager": "baseline", "compile": None, "triton": None, "cuda": None},
+    "novel": {"eager": "baseline", "compile": None, "triton": None, "cuda": None},
+}
+
+
+def times(x: float) -> str:
+    return (f"{x:.2f}" if x < 10 else f"{x:.0f}") + "×"
+
+
+def declared_keys() -> list[str]:
+    text = (DOCS / PAGE).read_text()
+    return re.search(r'data-widget="choose-stack" data-values="([^"]*)"', text).group(1).split()
+
+
+def values_by_device() -> dict[str, dict[str, float]]:
+    """slug -> {key: value} for the keys the page declares, as the build computes them."""
+    reg = render.discover()
+    found: dict[str, dict[str, float]] = {}
+    for slug, docs in render.load_devices().items():
+        for key in declared_keys():
+            try:
+                v = reg.values[key].compute(docs)
+            except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError):
+                continue
+            if v is not None:
+                found.setdefault(slug, {})[key] = v
+    return found
+
+
+def expected(pattern: str, vals: dict[str, float]) -> dict[str, tuple[str, str]]:
+    """stack -> (kind, text of its speed-up) for one pattern on one device's values."""
+    got = {}
+    for stack, spec in SPEC[pattern].items():
+        if spec == "baseline":
+            got[stack] = ("baseline", "1× by definition")
+            continue
+        if spec is None:
+            got[stack] = ("not measured", "not measured")
+            continue
+        kind, f = spec
+        x = f(vals.get)
+        if x is None:
+            got[stack] = ("not measured", "not measured")
+        else:
+            got[stack] = (kind, ("at most " if kind == "bound" else "") + times(x))
+    return got
+
+
+def shown(el) -> dict[str, tuple[str, str]]:
+    return {
+        s: (
+            el.locator(f'li[data-stack="{s}"]').get_attribute("data-kind"),
+            outputs(el, f"speedup-{s}")[f"speedup-{s}"],
+        )
+        for s in STACKS
+    }
+
+
+def wrapped_labels(el) -> list[str]:
+    """Labels whose text breaks over more than one line (a squeezed label on a phone)."""
+    return el.locator("label").evaluate_all(
+        "ls => ls.filter(l => { const r = document.createRange(); r.selectNodeContents(l);"
+        " return r.getClientRects().length > 1; }).map(l => l.textContent)"
+    )
+
+
+@pytest.fixture
+def open_14(open_page):
+    return functools.partial(open_page, md=PAGE)
+
+
+def test_the_spec_reads_only_declared_values():
+    used = set()
+    for stacks in SPEC.values():
+        for spec in stacks.values():
+            if isinstance(spec, tuple):
+                spec[1](lambda k: used.add(k) or 1.0)
+    assert used <= set(declared_keys()), used - set(declared_keys())
+
+
+def test_matches_the_books_measurements(open_14):
+    devices = values_by_device()
+    assert devices, "no device has any of the measurements this widget reads"
+    pg = open_14()
+    el = widget(pg, NAME)
+    options = el.locator('[data-in="device"] option').evaluate_all("os => os.map(o => o.value)")
+    assert options == list(devices)
+    measured_somewhere = 0
+    for slug, vals in devices.items():
+        el.locator('[data-in="device"]').select_option(slug)
+        for pattern in SPEC:
+            el.locator('[data-in="pattern"]').select_option(pattern)
+            assert el.get_attribute("data-pattern") == pattern
+            want = expected(pattern, vals)
+            assert shown(el) == want, (slug, pattern)
+            measured_somewhere += sum(k == "measured" for k, _ in want.values())
+            for stack in STACKS:
+                effort = el.locator(f'li[data-stack="{stack}"] .book-widget__stack-effort')
+                assert effort.inner_text().endswith("(estimate)")
+                assert outputs(el, f"effort-{stack}")[f"effort-{stack}"] in EFFORT_WORDS
+                assert outputs(el, f"note-{stack}")[f"note-{stack}"]
+            if pattern == "matmul" and "matmul.speedup_vs_eager_8192" in vals:
+                assert outputs(el, "epilogue-vs-eager", "epilogue-vs-addmm") == {
+                    "epilogue-vs-eager": times(vals["matmul.speedup_vs_eager_8192"]),
+                    "epilogue-vs-addmm": times(vals["matmul.speedup_vs_addmm_8192"]),
+                }
+            else:
+                assert el.locator('[data-out="extra"]').is_hidden()
+    assert measured_somewhere > 0
+    assert not pg.errors, pg.errors
+
+
+def test_patterns_without_data_say_so(open_14):
+    pg = open_14()
+    el = widget(pg, NAME)
+    for pattern in ("attention", "novel"):
+        el.locator('[data-in="pattern"]').select_option(pattern)
+        got = shown(el)
+        assert got["eager"] == ("baseline", "1× by definition")
+        assert {got[s] for s in ("compile", "triton", "cuda")} == {("not measured", "not measured")}
+        assert "×" not in el.locator(".book-widget__stacks").inner_text().replace("1×", "")
+    assert not pg.errors, pg.errors
+
+
+def test_without_data_nothing_is_invented(browser, site_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        pg = context.new_page()
+        errors = []
+        pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+
+        def strip_data(route):
+            response = route.fetch()
+            route.fulfill(response=response, body=DATA_BLOB.sub("", response.text()))
+
+        pg.route("**/performance/14-production/", strip_data)
+        pg.goto(f"{site_url}/performance/14-production/", wait_until="networkidle")
+        pg.wait_for_selector(f'.book-widget[data-widget="{NAME}"][data-mounted="true"]')
+        el = widget(pg, NAME)
+        assert el.locator('[data-in="device"]').is_disabled()
+        for pattern in SPEC:
+            el.locator('[data-in="pattern"]').select_option(pattern)
+            assert shown(el) == expected(pattern, {}), pattern
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_with_the_keyboard(open_14):
+    pg = open_14()
+    el = widget(pg, NAME)
+    assert el.get_attribute("data-pattern") == "elementwise"
+    select = el.locator('[data-in="pattern"]')
+    select.focus()
+    pg.keyboard.press("ArrowDown")
+    assert el.get_attribute("data-pattern") == "norm"
+    pg.keyboard.press("ArrowDown")
+    assert el.get_attribute("data-pattern") == "matmul"
+    pg.keyboard.press("End")
+    assert el.get_attribute("data-pattern") == "novel"
+    assert not pg.errors, pg.errors
+
+
+def test_follows_dark_palette(open_14):
+    pg = open_14()
+    el = widget(pg, NAME)
+
+    def colour(loc):
+        return loc.evaluate("e => getComputedStyle(e).color")
+
+    light = colour(el)
+    fill = el.locator(".book-widget__bar-fill").first
+    light_fill = fill.evaluate("e => getComputedStyle(e).backgroundColor")
+    pg.locator("label.md-header__button[for^='__palette']").first.click()
+    pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    assert colour(el) != light, "choose-stack did not follow the dark palette"
+    assert colour(el.locator("select").first) == colour(el)
+    assert fill.evaluate("e => getComputedStyle(e).backgroundColor") != light_fill
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_fits_a_narrow_screen(open_14, scheme):
+    pg = open_14(width=390, scheme=scheme)
+    el = widget(pg, NAME)
+    for pattern in SPEC:
+        el.locator('[data-in="pattern"]').select_option(pattern)
+        el.scroll_into_view_if_needed()
+        assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), f"overflows: {pattern}"
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+        assert not wrapped_labels(el), wrapped_labels(el)
+        box = el.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert not pg.errors, pg.errors
+
+
+def test_every_control_has_a_label(open_14):
+    pg = open_14()
+    el = widget(pg, NAME)
+    for control in el.locator("select, input").all():
+        cid = control.get_attribute("id")
+        assert cid and el.locator(f'label[for="{cid}"]').inner_text().strip()
+    assert not pg.errors, pg.errors

@@ -1,0 +1,324 @@
+"""Widget "pick-config" (lesson 13): a matmul configuration and what it measured.
+
+The widget's numbers are checked against the committed data read here in Python: the
+TFLOP/s of the autotuner's pick recorded by matmul_grouped, its share of the device's
+cuBLAS ceiling, the shared memory formula of kernels/matmul.py, and "not measured" for
+every configuration without a row and for a device without matmul data. A second build,
+with a synthetic lesson-13 sweep (matmul_configs, valid against its schema) added to a copy
+of the data, checks that the widget reads the sweep when it lands: every row, the ranking,
+a failed configuration, the pick. Also: the widget's copy of the autotuner's list is
+kernels/matmul.py's CONFIGS; keyboard, dark palette, 390 px, no console error, axe.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import http.server
+import json
+import os
+import random
+import re
+import shutil
+import threading
+
+import jsonschema
+import pytest
+
+from tests.site.support import DOCS, ROOT, html_for, mkdocs_build, outputs, widget
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+PAGE = "performance/13-autotuning.md"
+DATA = ROOT / "figures" / "data"
+KNOBS = ("block_m", "block_n", "block_k", "num_warps", "num_stages")
+
+
+def kernel_configs() -> list[tuple[int, ...]]:
+    """kernels/matmul.py's CONFIGS, read from the source (the site tests need no torch)."""
+    tree = ast.parse((ROOT / "kernels" / "matmul.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["CONFIGS"]:
+            return [tuple(ast.literal_eval(a) for a in call.args) for call in node.value.elts]
+    raise AssertionError("no CONFIGS in kernels/matmul.py")
+
+
+def widget_configs() -> list[tuple[int, ...]]:
+    js = (DOCS / "assets" / "js" / "widgets" / "pick-config.js").read_text()
+    block = re.search(r"const CONFIGS = \[(.*?)\n  \];", js, re.S).group(1)
+    return [tuple(int(v) for v in m.split(",")) for m in re.findall(r"\[([\d, ]+)\]", block)]
+
+
+def test_widget_list_is_the_autotuners():
+    assert widget_configs() == kernel_configs()
+
+
+def smem(cfg: dict, dtype: str) -> int:
+    """kernels/matmul.py shared_memory_bytes: one a and one b tile per stage."""
+    size = {"float16": 2, "bfloat16": 2, "float32": 4}[dtype]
+    return cfg["num_stages"] * (cfg["block_m"] + cfg["block_n"]) * cfg["block_k"] * size
+
+
+def load(slug: str, bench: str, data=DATA) -> dict | None:
+    path = data / slug / f"{bench}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def cublas_rate(slug: str, dtype: str, data=DATA) -> float:
+    mm = load(slug, "ceilings", data)["ceilings"]["matmul"][dtype]
+    return mm["flops"] / mm["time_s"]["p50"]
+
+
+def set_config(el, cfg: dict):
+    for k in KNOBS:
+        el.locator(f'[data-in="{k}"]').select_option(str(cfg[k]))
+
+
+def value(el, name: str) -> float:
+    return float(el.locator(f'[data-out="{name}"]').get_attribute("data-value"))
+
+
+@pytest.fixture
+def open_13(open_page):
+    return functools.partial(open_page, md=PAGE)
+
+
+# ---- the committed data -------------------------------------------------------------------
+
+DEVICES_WITH_PICK = [
+    p.parent.name
+    for p in sorted(DATA.glob("*/matmul_grouped.json"))
+    if not (p.parent / "matmul_configs.json").is_file()
+]
+
+
+@pytest.mark.parametrize("slug", DEVICES_WITH_PICK)
+def test_shows_the_recorded_pick(open_13, slug):
+    pg = open_13()
+    el = widget(pg, "pick-config")
+    el.locator('[data-in="device"]').select_option(slug)
+    (row,) = [r for r in load(slug, "matmul_grouped")["rows"] if r["group_m"] == 8]
+    problem = f"{row['dtype']}/{row['m']}/{row['n']}/{row['k']}/8"
+    assert el.locator('[data-in="problem"]').input_value() == problem
+    cfg = {k: row[k] for k in KNOBS}
+    set_config(el, cfg)
+    rate = row["flops"] / row["time_s"]["p50"]
+    assert value(el, "tflops") == pytest.approx(rate, rel=1e-12)
+    assert outputs(el, "tflops")["tflops"] == f"{rate / 1e12:.0f} TFLOP/s"
+    share = rate / cublas_rate(slug, row["dtype"])
+    assert value(el, "of-cublas") == pytest.approx(share, rel=1e-12)
+    assert outputs(el, "of-cublas")["of-cublas"].startswith(f"{100 * share:.0f}% of")
+    in_list = tuple(cfg[k] for k in KNOBS) in kernel_configs()
+    assert outputs(el, "in-list", "is-pick") == {
+        "in-list": "yes" if in_list else "no",
+        "is-pick": "this is it",
+    }
+    assert value(el, "smem") == smem(cfg, row["dtype"])
+    assert el.get_attribute("data-measured") == "true"
+    assert "has not run on this device" in el.locator('[data-out="source"]').inner_text()
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("slug", DEVICES_WITH_PICK)
+def test_every_other_config_is_not_measured(open_13, slug):
+    pg = open_13()
+    el = widget(pg, "pick-config")
+    el.locator('[data-in="device"]').select_option(slug)
+    (row,) = [r for r in load(slug, "matmul_grouped")["rows"] if r["group_m"] == 8]
+    picked = tuple(row[k] for k in KNOBS)
+    for tup in kernel_configs():
+        cfg = dict(zip(KNOBS, tup, strict=True))
+        set_config(el, cfg)
+        got = outputs(el, "tflops", "in-list", "is-pick")
+        if tup == picked:
+            assert got["tflops"].endswith("TFLOP/s") and got["is-pick"] == "this is it"
+        else:
+            assert got == {"tflops": "not measured", "in-list": "yes", "is-pick": "not this one"}
+            assert el.get_attribute("data-measured") == "false"
+        assert value(el, "smem") == smem(cfg, row["dtype"])
+    assert outputs(el, "measured-count", "list-count") == {
+        "measured-count": str(int(picked in kernel_configs())),
+        "list-count": str(len(kernel_configs())),
+    }
+    assert not pg.errors, pg.errors
+
+
+def test_a_device_without_matmul_data(open_13):
+    no_data = [
+        p.name for p in sorted(DATA.iterdir()) if p.is_dir() and not list(p.glob("matmul_*.json"))
+    ]
+    if not no_data:
+        pytest.skip("every device has matmul data")
+    pg = open_13()
+    el = widget(pg, "pick-config")
+    el.locator('[data-in="device"]').select_option(no_data[0])
+    assert el.locator('[data-in="problem"]').is_disabled()
+    assert outputs(el, "tflops", "pick", "is-pick") == {
+        "tflops": "not measured",
+        "pick": "not recorded",
+        "is-pick": "unknown",
+    }
+    assert el.locator('[data-action="pick"]').is_disabled()
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("slug", DEVICES_WITH_PICK[:1])
+def test_keyboard(open_13, slug):
+    pg = open_13()
+    el = widget(pg, "pick-config")
+    el.locator('[data-in="device"]').select_option(slug)
+    # Move BLOCK_N off the pick with the arrow keys, then come back with the button.
+    before = outputs(el, "tflops")["tflops"]
+    el.locator('[data-in="block_n"]').focus()
+    pg.keyboard.press("ArrowUp")
+    assert outputs(el, "tflops", "is-pick") == {"tflops": "not measured", "is-pick": "not this one"}
+    el.locator('[data-action="pick"]').focus()
+    pg.keyboard.press("Enter")
+    assert outputs(el, "tflops", "is-pick") == {"tflops": before, "is-pick": "this is it"}
+    assert not pg.errors, pg.errors
+
+
+def test_follows_dark_palette(open_13):
+    pg = open_13()
+    el = widget(pg, "pick-config")
+
+    def colour():
+        return el.evaluate("e => getComputedStyle(e).color")
+
+    light = colour()
+    pg.locator("label.md-header__button[for^='__palette']").first.click()
+    pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    assert colour() != light
+    assert el.locator("select").first.evaluate("e => getComputedStyle(e).color") == colour()
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_fits_a_narrow_screen(open_13, scheme):
+    pg = open_13(width=390, scheme=scheme)
+    el = widget(pg, "pick-config")
+    el.scroll_into_view_if_needed()
+    assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "pick-config overflows"
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+    box = el.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_accessibility_violation(open_13, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    pg = open_13(scheme=scheme)
+    ctx = '.book-widget[data-widget="pick-config"]'
+    violations = Axe().run(pg, context=ctx).response["violations"]
+    serious = [v["id"] for v in violations if v["impact"] in ("serious", "critical")]
+    assert not serious, serious
+
+
+# ---- when lesson 13's sweep lands: a synthetic matmul_configs in a copy of the data -----
+
+SWEEP_SLUG = "h100-80gb-hbm3"
+EXTRA = (128, 128, 32, 4, 2)  # a configuration outside the autotuner's list
+FAILS = (128, 256, 64, 8, 4)  # recorded as failed
+
+
+def sweep_doc() -> dict:
+    """A matmul_configs document: the envelope of a committed file, rows made up (seeded)."""
+    base = load(SWEEP_SLUG, "matmul_grouped")
+    rng = random.Random(13)
+    rows = []
+    for tup in [*kernel_configs(), EXTRA]:
+        m = n = k = 4096
+        row = {"impl": "triton", "dtype": "float16", "m": m, "n": n, "k": k, "group_m": 8}
+        row.update(dict(zip(KNOBS, tup, strict=True)))
+        row.update({"flops": 2 * m * n * k, "bytes": 2 * 3 * m * n, "autotuner_pick": False})
+        if tup == FAILS:
+            row["failure"] = "out of resources: shared memory"
+        else:
+            t = rng.uniform(2e-4, 6e-4)
+            row["time_s"] = {"p20": t * 0.99, "p50": t, "p80": t * 1.02, "reps": 100}
+        rows.append(row)
+    timed = [r for r in rows if "time_s" in r]
+    min(timed, key=lambda r: r["time_s"]["p50"])["autotuner_pick"] = True
+    doc = {k: copy.deepcopy(base[k]) for k in ("schema_version", "provenance", "ceilings")}
+    doc.update({"benchmark": "matmul_configs", "description": "synthetic sweep for a test"})
+    doc["rows"] = rows
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    envelope["properties"]["rows"] = json.loads(
+        (ROOT / "figures" / "schemas" / "matmul_configs.json").read_text()
+    )
+    jsonschema.Draft202012Validator(envelope).validate(doc)
+    return doc
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def sweep_site(tmp_path_factory):
+    data = tmp_path_factory.mktemp("data")
+    shutil.copytree(DATA, data, dirs_exist_ok=True)
+    doc = sweep_doc()
+    (data / SWEEP_SLUG / "matmul_configs.json").write_text(json.dumps(doc))
+    dest = tmp_path_factory.mktemp("sweep-site")
+    old = os.environ.get("BOOK_DATA_DIR")
+    os.environ["BOOK_DATA_DIR"] = str(data)
+    try:
+        result = mkdocs_build(ROOT / "mkdocs.yml", dest)
+    finally:
+        if old is None:
+            del os.environ["BOOK_DATA_DIR"]
+        else:
+            os.environ["BOOK_DATA_DIR"] = old
+    assert result.returncode == 0, result.stderr
+    handler = functools.partial(_Quiet, directory=str(dest))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", doc, data
+    server.shutdown()
+
+
+def test_reads_the_sweep_when_it_lands(browser, sweep_site):
+    url, doc, data = sweep_site
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        pg = context.new_page()
+        errors = []
+        pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        pg.goto(f"{url}/{html_for(PAGE).removesuffix('index.html')}", wait_until="networkidle")
+        pg.wait_for_selector(".book-widget[data-mounted='true']")
+        el = widget(pg, "pick-config")
+        el.locator('[data-in="device"]').select_option(SWEEP_SLUG)
+        el.locator('[data-in="problem"]').select_option("float16/4096/4096/4096/8")
+        timed = [r for r in doc["rows"] if "time_s" in r]
+        # The table: every row of the sweep, fastest first, the failed one last.
+        order = el.locator('[data-out="measured-table"] tbody tr').evaluate_all(
+            "rs => rs.map(r => r.dataset.config)"
+        )
+        ranked = sorted(timed, key=lambda r: r["time_s"]["p50"])
+        expected = ["/".join(str(r[k]) for k in KNOBS) for r in ranked]
+        assert order == [*expected, "/".join(map(str, FAILS))]
+        # Each timed row's rate, and whether it is the pick.
+        for r in timed:
+            set_config(el, r)
+            rate = r["flops"] / r["time_s"]["p50"]
+            assert value(el, "tflops") == pytest.approx(rate, rel=1e-12)
+            share = rate / cublas_rate(SWEEP_SLUG, "float16", data)
+            assert value(el, "of-cublas") == pytest.approx(share, rel=1e-12)
+            is_pick = "this is it" if r["autotuner_pick"] else "not this one"
+            assert outputs(el, "is-pick")["is-pick"] == is_pick
+        set_config(el, dict(zip(KNOBS, FAILS, strict=True)))
+        assert outputs(el, "tflops")["tflops"] == "did not run"
+        assert "out of resources" in outputs(el, "of-cublas")["of-cublas"]
+        set_config(el, dict(zip(KNOBS, EXTRA, strict=True)))  # offered: it is in the data
+        assert outputs(el, "in-list")["in-list"] == "no"
+        assert outputs(el, "tflops")["tflops"].endswith("TFLOP/s")
+        assert outputs(el, "measured-count") == {"measured-count": str(len(kernel_configs()) - 1)}
+        assert "configuration sweep" in el.locator('[data-out="source"]').inner_text()
+        assert not errors, errors
+    finally:
+        context.close()

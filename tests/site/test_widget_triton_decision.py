@@ -1,0 +1,220 @@
+"""Widget "triton-decision" (lesson 01): the page's decision table, interactive.
+
+A Python copy of the rule is checked against the table printed on the page (so the page,
+this copy and the widget cannot drift apart), then the widget against the copy for every
+combination of answers, at shares on both sides of each threshold. Also: keyboard, dark
+palette, a 390 px screen, no console errors.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+
+import pytest
+
+from tests.site.support import DOCS, outputs, widget
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+PAGE = "model/01-why-triton.md"
+NAME = "triton-decision"
+
+OPS = ("library", "chain", "custom")
+SHAPES = ("regular", "irregular")
+BOUNDS = ("bandwidth", "compute")
+SHARES = (0, 0.5, 0.99, 1, 4.5, 9.99, 10, 37.5, 99, 100)
+
+# The rule: (row, share band, op, shapes, bound, use); None matches any answer.
+RULE = [
+    (1, "under 1", None, None, None, "skip"),
+    (2, "1 or more", "library", "regular", None, "library"),
+    (3, "1 or more", "library", "irregular", None, "Triton"),
+    (4, "1 or more", "chain", None, None, "torch.compile"),
+    (5, "1 or more", "custom", None, "bandwidth", "Triton"),
+    (6, "1 to 10", "custom", None, "compute", "torch.compile"),
+    (7, "10 or more", "custom", None, "compute", "Triton"),
+]
+BANDS = {
+    "under 1": lambda s: s < 1,
+    "1 or more": lambda s: s >= 1,
+    "1 to 10": lambda s: 1 <= s < 10,
+    "10 or more": lambda s: s >= 10,
+}
+
+
+def decide(share: float, op: str, shapes: str, bound: str) -> tuple[int, str]:
+    for row, band, r_op, r_shapes, r_bound, use in RULE:
+        if (
+            BANDS[band](share)
+            and r_op in (None, op)
+            and r_shapes in (None, shapes)
+            and r_bound in (None, bound)
+        ):
+            return row, use
+    raise AssertionError(f"no row matches {share, op, shapes, bound}")
+
+
+def step_bound(share: float) -> str:
+    return "without limit" if share >= 100 else f"{100 / (100 - share):.2f}×"
+
+
+# ---- the page's table, read from the Markdown ----------------------------------------------
+
+PAGE_BANDS = {"under 1 %": "under 1", "1 % or more": "1 or more", "1–10 %": "1 to 10"}
+PAGE_BANDS["10 % or more"] = "10 or more"
+PAGE_OPS = {"library op": "library", "chain of torch ops": "chain", "custom": "custom", "—": None}
+PAGE_ANY = {"—": None}
+
+
+def page_rule() -> list[tuple]:
+    text = (DOCS / PAGE).read_text()
+    section = text.split("## A decision rule", 1)[1]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or not cells[0].isdigit():
+            continue
+        row, share, op, shapes, bound, use = cells[:6]
+        rows.append(
+            (
+                int(row),
+                PAGE_BANDS[share],
+                PAGE_OPS[op],
+                PAGE_ANY.get(shapes, shapes),
+                PAGE_ANY.get(bound, bound),
+                re.sub(r"\*\*(.*)\*\*", r"\1", use),
+            )
+        )
+    return rows
+
+
+def test_the_python_rule_is_the_pages_table():
+    assert page_rule() == RULE
+
+
+def test_every_answer_has_exactly_one_first_row():
+    # Every combination is decided (the table is complete), and at the thresholds too.
+    for share, op, shapes, bound in itertools.product(SHARES, OPS, SHAPES, BOUNDS):
+        decide(share, op, shapes, bound)
+
+
+# ---- the widget -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def open_01(open_page):
+    return functools.partial(open_page, md=PAGE)
+
+
+def wrapped_labels(el) -> list[str]:
+    """Labels whose text breaks over more than one line (a squeezed label on a phone)."""
+    return el.locator("label").evaluate_all(
+        "ls => ls.filter(l => { const r = document.createRange(); r.selectNodeContents(l);"
+        " return r.getClientRects().length > 1; }).map(l => l.textContent)"
+    )
+
+
+def answer(el, share, op, shapes, bound):
+    el.locator('[data-in="share"]').fill(str(share))
+    el.locator('[data-in="op"]').select_option(op)
+    el.locator('[data-in="shapes"]').select_option(shapes)
+    el.locator('[data-in="bound"]').select_option(bound)
+    return outputs(el, "use", "row", "step-bound")
+
+
+def test_widget_matches_the_rule_for_every_combination(open_01):
+    pg = open_01()
+    el = widget(pg, NAME)
+    seen = set()
+    for share, op, shapes, bound in itertools.product(SHARES, OPS, SHAPES, BOUNDS):
+        row, use = decide(share, op, shapes, bound)
+        got = answer(el, share, op, shapes, bound)
+        assert got == {"use": use, "row": str(row), "step-bound": step_bound(share)}, (
+            share,
+            op,
+            shapes,
+            bound,
+        )
+        assert el.get_attribute("data-use") == use
+        assert el.locator('[data-out="why"]').inner_text().strip()
+        seen.add(row)
+    assert seen == {r[0] for r in RULE}, "some row of the table is never reached"
+    assert not pg.errors, pg.errors
+
+
+def test_the_pages_worked_example(open_01):
+    # The text: an op at 5 % of the step can never buy more than 1.05x.
+    assert "can never buy more than 1.05×" in (DOCS / PAGE).read_text()
+    pg = open_01()
+    el = widget(pg, NAME)
+    got = answer(el, 5, "chain", "regular", "bandwidth")
+    assert got == {"use": "torch.compile", "row": "4", "step-bound": "1.05×"}
+    assert not pg.errors, pg.errors
+
+
+def test_with_the_keyboard(open_01):
+    pg = open_01()
+    el = widget(pg, NAME)
+    answer(el, 9.5, "custom", "regular", "compute")
+    assert outputs(el, "use", "row") == {"use": "torch.compile", "row": "6"}
+    share = el.locator('[data-in="share"]')
+    share.focus()
+    pg.keyboard.press("ArrowUp")  # step 0.5: 9.5 -> 10, into row 7
+    assert share.input_value() == "10"
+    assert outputs(el, "use", "row") == {"use": "Triton", "row": "7"}
+    el.locator('[data-in="bound"]').focus()
+    pg.keyboard.press("ArrowUp")  # compute -> bandwidth
+    assert outputs(el, "use", "row") == {"use": "Triton", "row": "5"}
+    el.locator('[data-in="op"]').focus()
+    pg.keyboard.press("ArrowUp")  # custom -> chain
+    assert outputs(el, "use", "row") == {"use": "torch.compile", "row": "4"}
+    # An impossible share is not taken: the last good one stays, and is restored on leaving.
+    share.fill("250")
+    assert outputs(el, "use", "step-bound") == {"use": "torch.compile", "step-bound": "1.11×"}
+    pg.keyboard.press("Tab")
+    assert share.input_value() == "10"
+    assert not pg.errors, pg.errors
+
+
+def test_follows_dark_palette(open_01):
+    pg = open_01()
+    el = widget(pg, NAME)
+
+    def colour(loc):
+        return loc.evaluate("e => getComputedStyle(e).color")
+
+    light = colour(el)
+    pg.locator("label.md-header__button[for^='__palette']").first.click()
+    pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    assert colour(el) != light, "triton-decision did not follow the dark palette"
+    assert colour(el.locator("select").first) == colour(el)
+    assert colour(el.locator("input").first) == colour(el)
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_fits_a_narrow_screen(open_01, scheme):
+    pg = open_01(width=390, scheme=scheme)
+    el = widget(pg, NAME)
+    answer(el, 37.5, "library", "irregular", "compute")
+    el.scroll_into_view_if_needed()
+    assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "triton-decision overflows"
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+    assert not wrapped_labels(el), wrapped_labels(el)
+    box = el.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    for control in el.locator("select, input").all():
+        b = control.bounding_box()
+        assert b["x"] >= 0 and b["x"] + b["width"] <= 390
+    assert not pg.errors, pg.errors
+
+
+def test_every_control_has_a_label(open_01):
+    pg = open_01()
+    el = widget(pg, NAME)
+    for control in el.locator("select, input").all():
+        cid = control.get_attribute("id")
+        assert cid and el.locator(f'label[for="{cid}"]').inner_text().strip()
+    assert not pg.errors, pg.errors

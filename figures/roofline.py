@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import math
 
-from scripts.render import Docs, Figure, axis, copy_bw, doc, line, matmul_rate, vline
+from scripts.render import (
+    Docs,
+    Figure,
+    axis,
+    copy_bw,
+    doc,
+    fma_rate,
+    line,
+    matmul_rate,
+    vline,
+)
 
 
 def points(docs: Docs) -> list[dict]:
@@ -28,29 +38,56 @@ def merged_label(names: list[str]) -> str:
     return " / ".join(names)
 
 
+def roofs(ceilings: dict) -> list[tuple[str, str, float]]:
+    """One roof per instruction class, (label, role, FLOP/s): the fp32 CUDA-core rate of
+    the FMA kernel where this run measured it, and the tensor-core rate of the bf16 matmul
+    (fp16 runs at nearly the same rate, so it is not drawn: lesson 01 says so)."""
+    found = []
+    fp32 = fma_rate(ceilings)
+    if fp32 is not None:
+        found.append((f"CUDA cores: {fp32 / 1e12:.0f} TFLOP/s (fp32 FMA)", "ceiling-2", fp32))
+    bf16 = matmul_rate(ceilings, "bfloat16")
+    found.append((f"tensor cores: {bf16 / 1e12:.0f} TFLOP/s (bf16 matmul)", "ceiling", bf16))
+    return found
+
+
 def build(docs: Docs) -> dict:
     ceilings = doc(docs, "ceilings")
     bw = copy_bw(ceilings)
-    x_lo, x_hi = 0.01, 2000.0
-    traces = []
-    for i, (dtype, label) in enumerate((("bfloat16", "bf16"), ("float16", "fp16"))):
-        peak = matmul_rate(ceilings, dtype)
-        ridge = peak / bw
+    tops = roofs(ceilings)
+    found = points(docs)
+    # The x range fits what is drawn: every point and every ridge, with some room, and
+    # room right of the highest ridge for its label and a stretch of its flat roof.
+    ridges = [peak / bw for *_, peak in tops]
+    xs = [p["flops"] / p["bytes"] for p in found] + ridges
+    x_lo, x_hi = min(xs) / 3, max(max(xs) * 3, max(ridges) * 30)
+    highest = max(peak for *_, peak in tops)
+    traces = [
+        line(
+            [x_lo, highest / bw],
+            [x_lo * bw / 1e12, highest / 1e12],
+            f"memory: {bw / 1e12:.2f} TB/s (copy)",
+            "ceiling",
+            mode="lines",
+            hover="%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s",
+        )
+    ]
+    for label, role, peak in tops:
         traces.append(
             line(
-                [x_lo, ridge, x_hi],
-                [x_lo * bw / 1e12, peak / 1e12, peak / 1e12],
-                f"roof: {bw / 1e12:.2f} TB/s copy, {peak / 1e12:.0f} TFLOP/s {label} matmul",
-                "ceiling" if i == 0 else "ceiling-2",
+                [peak / bw, x_hi],
+                [peak / 1e12, peak / 1e12],
+                label,
+                role,
                 mode="lines",
-                dash=None if i == 0 else "dash",
+                dash="dash" if role == "ceiling-2" else None,
                 hover="%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s",
             )
         )
     # Kernels with the same intensity and nearly the same rate (one kernel in several
     # dtypes of one width) share a point and a label, so labels never sit on each other.
     groups: dict[tuple, list[dict]] = {}
-    for p in points(docs):
+    for p in found:
         key = (
             round(math.log10(p["flops"] / p["bytes"]), 2),
             round(math.log10(p["flops"] / p["seconds"]), 1),
@@ -72,9 +109,40 @@ def build(docs: Docs) -> dict:
                 "hovertemplate": "%{x:.3~g} FLOP/B, %{y:.3~g} TFLOP/s",
             }
         )
-    peak = matmul_rate(ceilings, "bfloat16")
-    ridge = peak / bw
-    traces.append(vline(ridge, x_lo * bw / 1e12, peak / 1e12, "ridge point"))
+    annotations = []
+    for label, _, peak in tops:
+        ridge = peak / bw
+        traces.append(vline(ridge, x_lo * bw / 1e12, peak / 1e12, "ridge point"))
+        kind = "fp32" if label.startswith("CUDA") else "bf16"
+        # The fp32 label sits left of its line, the tensor-core one right of its own, so
+        # the two never meet; two short lines each, to fit a phone's width.
+        annotations.append(
+            {
+                "x": math.log10(ridge),
+                "y": 0.02,
+                "xref": "x",
+                "yref": "paper",
+                "yanchor": "bottom",
+                "text": f"{kind} ridge<br>≈ {ridge:.0f} FLOP/B",
+                "showarrow": False,
+                "xanchor": "right" if kind == "fp32" else "left",
+                "xshift": -4 if kind == "fp32" else 4,
+            }
+        )
+    if fma_rate(ceilings) is None:
+        annotations.append(
+            {
+                "x": 0.02,
+                "y": 0.98,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "left",
+                "yanchor": "top",
+                "align": "left",
+                "text": "fp32 CUDA-core roof:<br>not yet measured here",
+                "showarrow": False,
+            }
+        )
     return {
         "data": traces,
         "layout": {
@@ -82,17 +150,7 @@ def build(docs: Docs) -> dict:
             "height": 360 + 22 * len(traces),
             "xaxis": axis("arithmetic intensity (FLOP/B)", log=True),
             "yaxis": axis("attainable TFLOP/s", log=True),
-            "annotations": [
-                {
-                    "x": math.log10(ridge),
-                    "y": 0.02,
-                    "xref": "x",
-                    "yref": "paper",
-                    "text": f"ridge ≈ {ridge:.0f} FLOP/B ",
-                    "showarrow": False,
-                    "xanchor": "right",  # left of the ridge line: the roof is far up there
-                }
-            ],
+            "annotations": annotations,
         },
     }
 
@@ -103,6 +161,7 @@ FIGURES = {
         ("ceilings",),
         build,
         "Log-log roofline: attainable TFLOP/s against arithmetic intensity, with the measured "
-        "copy-bandwidth slope, the measured matmul roofs, and the book's kernels as points.",
+        "copy-bandwidth slope, one measured roof per instruction class (fp32 FMA on CUDA "
+        "cores where measured, bf16 matmul on tensor cores), and the book's kernels as points.",
     ),
 }

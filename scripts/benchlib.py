@@ -370,6 +370,58 @@ def measure_ceilings() -> dict:
     return {
         "copy": {"elements": n, "dtype": "float32", "bytes": 2 * n * 4, **copy},
         "matmul": matmul,
+        "fma_fp32": measure_fma_fp32(),
+    }
+
+
+def ptx_fmas(ptx: str) -> int:
+    """How many fp32 fused multiply-adds (``fma.rn.f32``) the PTX holds."""
+    return len(re.findall(r"\bfma\.rn\.f32\b", ptx))
+
+
+def measure_fma_fp32(iters: int = 256, block: int = 1024, num_warps: int = 4) -> dict:
+    """The fp32 CUDA-core roof: kernels/ceilings.py's FMA chains on 128 tiles per SM.
+
+    Each element runs ``iters * UNROLL`` dependent FMAs (2 FLOPs each) on registers;
+    inputs are small nonzero integers and the scale is 1, so the result is exactly
+    ``(1 + iters * UNROLL) * x`` and is checked bit for bit before timing. The compiled
+    PTX is read back: it must hold at least UNROLL FMAs per chain per thread (the loop
+    body; the compiler may unroll more) or the count of FLOPs would be a guess."""
+    from kernels import ceilings as fma  # the repository root is on sys.path (measure.py)
+
+    sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    n = sms * 128 * block  # many waves of programs: the last, partial one costs little
+    magnitude = torch.randint(1, 9, (n,), device="cuda")
+    x = (magnitude * (torch.randint(0, 2, (n,), device="cuda") * 2 - 1)).float()
+    expected = fma.reference(x, 1.0, iters)
+    capture = Capture(fma.fma_chains_kernel)
+    fma.fma_chains_kernel = capture
+    try:
+        fma.fma_chains(x, 1.0, iters, block=block, num_warps=num_warps)
+    finally:
+        fma.fma_chains_kernel = capture.kernel
+    ptx = capture.compiled.asm["ptx"]
+    in_loop = fma.UNROLL * block // (32 * num_warps)
+    if ptx_fmas(ptx) < in_loop:
+        raise AssertionError(
+            f"fma ceiling: the PTX holds {ptx_fmas(ptx)} fma.rn.f32, fewer than the "
+            f"{in_loop} one trip of the loop needs; the FLOP count would be wrong"
+        )
+    timing = check_then_time(
+        functools.partial(fma.fma_chains, x, 1.0, iters, block=block, num_warps=num_warps),
+        expected,
+        "fma ceiling",
+    )
+    return {
+        "elements": n,
+        "iters": iters,
+        "fmas_per_iter": fma.UNROLL,
+        "block": block,
+        "num_warps": num_warps,
+        "flops": fma.flops(n, iters),
+        "ptx_fma": ptx_fmas(ptx),
+        **kernel_resources(capture.compiled),
+        **timing,
     }
 
 

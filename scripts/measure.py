@@ -7,8 +7,8 @@
 Benchmarks are found, not listed: every module ``scripts/benchmarks/F.py`` of a kernel
 family ``F`` holds ``BENCHMARKS``, a list of ``benchlib.Benchmark`` whose names are ``F``
 or start with ``F_``. Each run measures the device's ceilings first (copy bandwidth,
-matmul rate) and stamps them, with provenance, into every file it writes. A run of a
-subset rewrites only those benchmarks' files and keeps the rest.
+matmul rate, fp32 FMA rate) and stamps them, with provenance, into every file it writes.
+A run of a subset rewrites only those benchmarks' files and keeps the rest.
 
 Needs a CUDA GPU and torch + triton + numpy, nothing else.
 """
@@ -82,10 +82,17 @@ def select(families: dict[str, list[benchlib.Benchmark]], names: list[str]) -> l
 
 CEILINGS = benchlib.Benchmark(
     "ceilings",
-    "Measured ceilings: device-to-device copy of 2^28 fp32 (bytes read + written) and "
-    "torch.matmul at 8192^3 on random fp16/bf16 data; do_bench percentiles.",
+    "Measured ceilings: device-to-device copy of 2^28 fp32 (bytes read + written), "
+    "torch.matmul at 8192^3 on random fp16/bf16 data, and the fp32 FMA rate of "
+    "kernels/ceilings.py (2 FLOPs per FMA); do_bench percentiles.",
     run=lambda ceilings: [],
 )
+
+
+def fp32_note(ceilings: dict) -> str:
+    """', fp32 FMA <rate> TFLOP/s' for the console, or '' where it was not measured."""
+    fma = ceilings.get("fma_fp32")
+    return f", fp32 FMA {fma['flops'] / fma['time_s']['p50'] / 1e12:.1f} TFLOP/s" if fma else ""
 
 
 def main(argv=None) -> int:
@@ -127,6 +134,7 @@ def main(argv=None) -> int:
             f"{k} {v['flops'] / v['time_s']['p50'] / 1e12:.0f} TFLOP/s"
             for k, v in ceilings["matmul"].items()
         )
+        + fp32_note(ceilings)
     )
     written, failed = [], []
     # The run-wide file: rewritten by a full run, or written when the device has none yet.

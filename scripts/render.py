@@ -102,6 +102,13 @@ def matmul_rate(d: dict, dtype: str) -> float:
     return mm["flops"] / mm["time_s"]["p50"]
 
 
+def fma_rate(d: dict) -> float | None:
+    """Measured fp32 FMA rate (FLOP/s, median) of the run that wrote ``d``; None for a run
+    made before this ceiling was measured."""
+    fma = d["ceilings"].get("fma_fp32")
+    return fma["flops"] / fma["time_s"]["p50"] if fma else None
+
+
 def provenance(docs: Docs) -> dict:
     return next(iter(docs.values()))["provenance"]
 

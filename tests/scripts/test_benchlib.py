@@ -207,3 +207,8 @@ def test_captured_reports_the_launched_kernel_and_puts_it_back():
     assert benchlib.captured(wrapper, Module, "kernel", "unused") == {"n_regs": 40, "n_spills": 2}
     assert Module.kernel is original
     assert benchlib.kernel_resources(None) == {"n_regs": None, "n_spills": None}
+
+
+def test_ptx_fmas_counts_fp32_fmas_only():
+    ptx = "fma.rn.f32 %r1, %r2, %r3, %r4;\n fma.rn.f32 %r5;\n fma.rn.f64 %fd1;\n fma.rn.f32x2 %r9;"
+    assert benchlib.ptx_fmas(ptx) == 2

@@ -1,4 +1,8 @@
-"""Every local link and asset in the built site resolves; nothing points off-site."""
+"""Every local link and asset in the built site resolves; nothing is loaded from off-site.
+
+A lesson may cite its sources with ordinary https links (a reader clicks them; the page
+never fetches them). Everything the page itself loads (scripts, styles, images, frames:
+every ``src``, and every ``href`` that is not an ``<a>``) must come from the site."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ class _Refs(HTMLParser):
     def __init__(self):
         super().__init__()
         self.refs: list[str] = []
+        self.citations: set[str] = set()  # https links a reader may follow: <a href>
         self.ids: set[str] = set()
 
     def handle_starttag(self, tag, attrs):
@@ -21,6 +26,8 @@ class _Refs(HTMLParser):
         for key in ("href", "src"):
             if a.get(key) and not (tag == "a" and a.get("class", "").startswith("md-source")):
                 self.refs.append(a[key])
+                if tag == "a" and key == "href" and a[key].startswith("https://"):
+                    self.citations.add(a[key])
 
 
 def parse(path: Path) -> _Refs:
@@ -47,7 +54,9 @@ def test_local_links_and_assets_resolve(built_site):
             if parts.scheme in ("mailto", "data", "javascript"):
                 continue
             if parts.scheme or parts.netloc:
-                # Material's own footer credit is the only outside link a page may show.
+                if url in refs.citations:  # a cited source: followed by the reader, not loaded
+                    continue
+                # Material's own footer credit is the only other outside link a page may show.
                 if not re.match(
                     r"https://(squidfunk\.github\.io/mkdocs-material|www\.mkdocs\.org)", url
                 ):

@@ -5,6 +5,15 @@
  * Every trace names a colour role in meta.role; the palette for that role depends on
  * the light or dark scheme Material is showing, and the figure is redrawn when the
  * reader toggles it. With data from more than one GPU, buttons switch the device.
+ *
+ * After Plotly draws, fitPlot() measures what it drew and redraws where text would not
+ * be legible (tests/site/test_figure_legibility.py checks the result, every figure,
+ * light and dark, desktop and 390 px): a bar's label goes inside the bar only where it
+ * fits, in whichever of the two text colours stands out more against that bar, and
+ * otherwise beside the end of its error bar in the page's text colour (never shrunk,
+ * never on the whisker); an axis title wider than the figure is broken into lines; a
+ * y tick label that collides with an x tick label at the corner is moved aside. When
+ * the last pass is done the figure carries data-fitted="true".
  */
 (function () {
   "use strict";
@@ -44,6 +53,28 @@
     return pal.roles[role] || pal.series[0];
   }
 
+  // WCAG relative luminance of "#rrggbb" (or "#rgb").
+  function luminance(hex) {
+    let h = hex.replace("#", "");
+    if (h.length === 3) h = h.split("").map(function (c) { return c + c; }).join("");
+    const ch = [0, 2, 4].map(function (i) {
+      const v = parseInt(h.slice(i, i + 2), 16) / 255;
+      return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2];
+  }
+
+  function contrast(a, b) {
+    const la = luminance(a), lb = luminance(b);
+    return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+  }
+
+  // Of the palette's two text colours (one dark, one light), the one that reads on `fill`.
+  function readableOn(fill, pal) {
+    if (!/^#[0-9a-f]{3,6}$/i.test(fill || "")) return pal.barText;
+    return contrast(pal.barText, fill) >= contrast(pal.text, fill) ? pal.barText : pal.text;
+  }
+
   function themed(plot) {
     const pal = PALETTES[scheme()];
     const data = plot.data.map(function (t) {
@@ -54,9 +85,17 @@
         trace.marker = Object.assign({}, trace.marker, {
           color: roles.map(function (r) { return colourFor(r, pal); }),
         });
-        // A label too long for its bar is drawn beside it, on the page's background.
-        trace.insidetextfont = { color: pal.barText };
+        trace.insidetextfont = {
+          color: trace.marker.color.map(function (c) { return readableOn(c, pal); }),
+        };
         trace.outsidetextfont = { color: pal.text };
+        if (trace.text && trace.orientation === "h") {
+          // First pass: every label inside, at full size; fitPlot() moves those that
+          // do not fit. (Plotly's "auto" would shrink some; see fitBarLabels.)
+          trace.textposition = "inside";
+          trace.insidetextanchor = trace.insidetextanchor || "start";  // clear of the whisker
+          trace.constraintext = "none";
+        }
         if (trace.error_x) trace.error_x = Object.assign({}, trace.error_x, { color: pal.text });
       } else {
         const c = colourFor(meta.role, pal);
@@ -96,6 +135,160 @@
     return { data: data, layout: layout };
   }
 
+  // ---- fitting: measure what Plotly drew, redraw where text would not be legible ----
+
+  const PAD = 4;  // px between a label and the edge of its bar or the end of its whisker
+  const FIT_PASSES = 4;
+
+  function fitPasses(el, gd, fig, token, pass) {
+    if (token !== el.__book.token) return null;  // a newer draw took over
+    const changed = pass < FIT_PASSES && fitPlot(gd, fig);
+    if (!changed) {
+      el.setAttribute("data-fitted", "true");
+      return null;
+    }
+    return Plotly.react(gd, fig.data, fig.layout, CONFIG).then(function () {
+      return fitPasses(el, gd, fig, token, pass + 1);
+    });
+  }
+
+  function fitPlot(gd, fig) {
+    let changed = fitBarLabels(gd, fig);
+    changed = wrapAxisTitles(gd, fig) || changed;
+    changed = clearCornerTicks(gd, fig) || changed;
+    return changed;
+  }
+
+  // Horizontal bars: a label stays inside its bar if it fits left of the whisker's low
+  // end; otherwise it becomes an annotation just past the whisker's high end, and the
+  // axis grows, if need be, to hold it.
+  function fitBarLabels(gd, fig) {
+    const pal = PALETTES[scheme()];
+    let changed = false;
+    const outside = [];
+    gd.querySelectorAll(".barlayer .trace").forEach(function (g) {
+      const cd = g.__data__;
+      if (!cd || !cd[0] || !cd[0].trace) return;
+      const index = cd[0].trace.index;
+      const trace = fig.data[index];
+      if (!trace || trace.type !== "bar" || trace.orientation !== "h" || !trace.text) return;
+      if (!Array.isArray(trace.textposition)) trace.textposition = trace.x.map(function () { return "inside"; });
+      g.querySelectorAll(".point").forEach(function (pt) {
+        const j = pt.__data__ && pt.__data__.i;
+        const bar = pt.querySelector("path");
+        const text = pt.querySelector("text");
+        if (j === undefined || !bar || !text || trace.textposition[j] !== "inside") return;
+        const b = bar.getBoundingClientRect();
+        const t = text.getBoundingClientRect();
+        const value = trace.x[j];
+        const minus = trace.error_x && trace.error_x.arrayminus ? trace.error_x.arrayminus[j] : 0;
+        const room = value > 0 ? b.width * (value - minus) / value : 0;
+        if (t.width + 2 * PAD <= room && t.height + 2 <= b.height) return;
+        trace.textposition[j] = "none";
+        changed = true;
+        const plus = trace.error_x && trace.error_x.array ? trace.error_x.array[j] : 0;
+        outside.push({ trace: trace, j: j, x: value + plus, y: trace.y[j], box: b, width: t.width });
+      });
+    });
+    if (!outside.length) return changed;
+    // An annotation sits on its category's centre; shift it to its own bar's (grouped bars).
+    const centres = {};
+    gd.querySelectorAll(".barlayer .point path").forEach(function (p) {
+      const pt = p.parentNode.__data__;
+      const cd = p.closest(".trace").__data__;
+      if (!pt || !cd || !cd[0] || !cd[0].trace) return;
+      const y = cd[0].trace.y[pt.i];
+      const r = p.getBoundingClientRect();
+      (centres[y] = centres[y] || []).push((r.top + r.bottom) / 2);
+    });
+    const layout = fig.layout;
+    layout.annotations = layout.annotations || [];
+    // Plotly writes the range it chose back into gd.layout; the plot area's width is
+    // the drag layer's.
+    const xa = gd.layout.xaxis || {};
+    const area = gd.querySelector(".nsewdrag");
+    const L = area ? area.getBoundingClientRect().width : 0;
+    let rangeMax = xa.range ? xa.range[1] : 0;
+    outside.forEach(function (o) {
+      const cs = centres[o.y] || [];
+      const centre = cs.reduce(function (a, v) { return a + v; }, 0) / (cs.length || 1);
+      layout.annotations.push({
+        x: o.x, y: o.y, xref: "x", yref: "y", xanchor: "left", xshift: PAD,
+        yshift: centre - (o.box.top + o.box.bottom) / 2,
+        text: String(o.trace.text[o.j]), showarrow: false,
+        font: { color: pal.text, size: 13 },
+        meta: "bar-label",
+      });
+      // Room for the label: x·L/R + PAD + width <= L  =>  R >= x·L / (L - PAD - width).
+      if (xa.range && L - 2 * PAD - o.width > 0) rangeMax = Math.max(rangeMax, o.x * L / (L - 2 * PAD - o.width));
+    });
+    if (xa.range && xa.type !== "log" && rangeMax > xa.range[1] * 1.001) {
+      layout.xaxis = Object.assign({}, layout.xaxis, { range: [xa.range[0], rangeMax], autorange: false });
+    }
+    return true;
+  }
+
+  // Break an axis title that is wider (x) or taller (y) than the figure into lines.
+  function wrapAxisTitles(gd, fig) {
+    const svg = gd.querySelector("svg.main-svg").getBoundingClientRect();
+    let changed = false;
+    // [axis, its title, the title's length along the axis, room each side of its centre]
+    function sides(r, horizontal) {
+      const c = horizontal ? (r.left + r.right) / 2 : (r.top + r.bottom) / 2;
+      return horizontal ? Math.min(c - svg.left, svg.right - c) : Math.min(c - svg.top, svg.bottom - c);
+    }
+    [["xaxis", ".g-xtitle text", true], ["yaxis", ".g-ytitle text", false]]
+      .forEach(function (a) {
+        const el = gd.querySelector(a[1]);
+        const ax = fig.layout[a[0]];
+        if (!el || !ax || !ax.title || !ax.title.text) return;
+        const r = el.getBoundingClientRect();
+        const size = a[2] ? r.width : r.height;
+        // Centred on the plot area, the title may have less room on one side.
+        const room = 2 * sides(r, a[2]) - 2 * PAD;
+        if (size <= room) return;
+        const lines = ax.title.text.split("<br>");
+        const longest = Math.max.apply(null, lines.map(function (l) { return l.length; }));
+        // As many lines as it takes, and lines of even length: no lone last word.
+        const most = Math.max(8, Math.floor(longest * room / size));
+        const perLine = Math.ceil(longest / Math.ceil(longest / most));
+        const wrapped = [];
+        lines.forEach(function (l) {
+          let cur = "";
+          l.split(" ").forEach(function (w) {
+            if (cur && (cur + " " + w).length > perLine) { wrapped.push(cur); cur = w; }
+            else cur = cur ? cur + " " + w : w;
+          });
+          wrapped.push(cur);
+        });
+        const text = wrapped.join("<br>");
+        if (text !== ax.title.text) {
+          fig.layout[a[0]] = Object.assign({}, ax, { title: Object.assign({}, ax.title, { text: text }) });
+          changed = true;
+        }
+      });
+    return changed;
+  }
+
+  // The y axis's lowest tick label and the x axis's first one can meet at the corner
+  // (say "0" and "10²"): move the y labels left by the overlap.
+  function clearCornerTicks(gd, fig) {
+    const xs = Array.from(gd.querySelectorAll(".xtick text")).map(function (e) { return e.getBoundingClientRect(); });
+    let shift = 0;
+    gd.querySelectorAll(".ytick text").forEach(function (e) {
+      const r = e.getBoundingClientRect();
+      xs.forEach(function (x) {
+        if (r.width && x.width && r.left < x.right && x.left < r.right && r.top < x.bottom && x.top < r.bottom) {
+          shift = Math.max(shift, r.right - x.left + 2);
+        }
+      });
+    });
+    if (!shift) return false;
+    const ax = fig.layout.yaxis || {};
+    fig.layout.yaxis = Object.assign({}, ax, { ticklabelstandoff: (ax.ticklabelstandoff || 0) + Math.ceil(shift) });
+    return true;
+  }
+
   const CONFIG = {
     responsive: true,
     displaylogo: false,
@@ -107,7 +300,11 @@
     const entry = state.payload.devices[state.index];
     const fig = themed(entry.plot);
     const plotDiv = el.querySelector(".book-figure__plot");
-    Plotly.react(plotDiv, fig.data, fig.layout, CONFIG);
+    const token = (state.token = (state.token || 0) + 1);
+    el.setAttribute("data-fitted", "false");
+    Plotly.react(plotDiv, fig.data, fig.layout, CONFIG).then(function () {
+      return fitPasses(el, plotDiv, fig, token, 0);
+    });
     el.querySelector(".book-figure__caption").textContent = entry.caption;
     el.setAttribute("data-device", entry.slug);
     el.querySelectorAll(".book-figure__devices button").forEach(function (b, i) {
@@ -158,6 +355,12 @@
 
   function start() {
     drawAll();
+    // A new width changes what fits: draw again (from the data) once resizing settles.
+    let resizing = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(resizing);
+      resizing = setTimeout(redrawAll, 250);
+    });
     new MutationObserver(redrawAll).observe(document.body, {
       attributes: true, attributeFilter: ["data-md-color-scheme"],
     });

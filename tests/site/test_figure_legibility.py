@@ -1,0 +1,422 @@
+"""Every figure can be read: on every page, light and dark, desktop and phone width, and
+for every device's data, each visible text of a figure is inside the figure (not clipped),
+has enough contrast against what is drawn behind it, and does not sit on the data or on
+another text.
+
+Classes of problems this catches (issue 7, "Figures"): a bar label drawn beside its bar in
+the colour meant for inside it (invisible on the page background); an annotation placed on
+a curve; axis titles and labels cut off at a 390 px wide screen.
+
+What is checked, per visible SVG text of a figure (axis titles, tick labels, legend,
+annotations, bar labels):
+- its box lies inside the figure's SVG and the figure's box, and inside any clip region
+  Plotly gives it (a label clipped by the plot area is not readable);
+- contrast of its colour against each background it covers — the page's background and
+  any bar under it — is at least ``MIN_CONTRAST`` (WCAG's 3:1 for graphics text);
+- it is drawn at ``MIN_FONT_PX`` or larger, and not scaled below ``MIN_SCALE`` of its own
+  font size (Plotly shrinks a bar label that does not fit its bar);
+- a text drawn inside the plot area (annotation, bar label) crosses no data mark: line
+  segment, marker or error bar;
+- no two texts overlap.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.site.support import figure_pages, html_for
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+MIN_CONTRAST = 3.0  # WCAG 2.x non-text / large-text threshold: the least for figure text
+WIDTHS = {"desktop": 1280, "phone": 390}
+SLACK_PX = 1.0  # sub-pixel rounding of boxes
+# Nothing smaller than the smallest text Plotly draws on its own: the minor digits of a
+# log axis, 0.75 x the figures' 13 px font. (Plotly shrinks a bar label that does not fit
+# its bar; shrunk much further it cannot be read.)
+MIN_FONT_PX = 9.5
+MIN_SCALE = 0.9  # nor a label scaled down to squeeze into a bar
+
+# Collects, for one figure, every visible text with its box, colour and clip region, the
+# bars (box and fill) and the data marks (line segments, marker and error-bar boxes), all
+# in page pixels.
+COLLECT = r"""
+(fig) => {
+  const box = (r) => ({x0: r.left, y0: r.top, x1: r.right, y1: r.bottom});
+  const svg = fig.querySelector("svg.main-svg");
+  function opacity(el) {
+    let o = 1;
+    for (let e = el; e && e !== fig; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      if (cs.display === "none" || cs.visibility === "hidden") return 0;
+      o *= parseFloat(cs.opacity || "1");
+      if (e.getAttribute && e.getAttribute("fill-opacity") !== null && e !== el)
+        o *= parseFloat(e.getAttribute("fill-opacity"));
+    }
+    return o;
+  }
+  function clipOf(el) {
+    const boxes = [];
+    for (let e = el; e && e !== fig; e = e.parentElement) {
+      const cp = e.getAttribute && (e.getAttribute("clip-path") || "");
+      const m = cp.match(/url\(["']?#([^"')]+)["']?\)/);
+      if (m) {
+        // The clip rectangle is in the user space of the element that names it.
+        const target = document.getElementById(m[1]);
+        const rect = target && target.querySelector("rect");
+        const ctm = e.getScreenCTM && e.getScreenCTM();
+        if (rect && ctm) {
+          const v = (a) => parseFloat(rect.getAttribute(a) || "0");
+          const x0 = v("x"), y0 = v("y"), x1 = x0 + v("width"), y1 = y0 + v("height");
+          const xs = [ctm.a * x0 + ctm.c * y0 + ctm.e, ctm.a * x1 + ctm.c * y1 + ctm.e];
+          const ys = [ctm.b * x0 + ctm.d * y0 + ctm.f, ctm.b * x1 + ctm.d * y1 + ctm.f];
+          boxes.push({
+            x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys),
+          });
+        }
+      }
+    }
+    return boxes;
+  }
+  function kind(el) {
+    if (el.closest(".g-xtitle, .g-ytitle, .xtitle, .ytitle")) return "axis title";
+    if (el.closest(".xtick, .ytick")) return "tick label";
+    if (el.closest(".legend")) return "legend";
+    if (el.closest(".annotation")) return "annotation";
+    if (el.closest(".bartext") || el.classList.contains("bartext")) return "bar label";
+    if (el.closest(".textpoint")) return "point label";
+    return "text";
+  }
+  function background() {
+    for (let e = fig; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor;
+      if (c && c !== "transparent" && !/rgba\(.*,\s*0\)$/.test(c)) return c;
+    }
+    return "rgb(255, 255, 255)";
+  }
+  const texts = [];
+  fig.querySelectorAll("svg text").forEach((el) => {
+    if (!el.textContent.trim()) return;
+    if (el.closest(".hoverlayer, .modebar")) return;  // hover labels appear on demand
+    const r = el.getBoundingClientRect();
+    if (r.width < 0.5 || r.height < 0.5) return;
+    const o = opacity(el);
+    if (o <= 0.01) return;
+    const cs = getComputedStyle(el);
+    const m = el.getScreenCTM();
+    // The text's own box, turned as it is drawn: tilted tick labels are not boxes on screen.
+    const bb = el.getBBox();
+    const corners = [[bb.x, bb.y], [bb.x + bb.width, bb.y],
+                     [bb.x + bb.width, bb.y + bb.height], [bb.x, bb.y + bb.height]];
+    const quad = corners.map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+    texts.push({
+      quad: quad,
+      px: parseFloat(cs.fontSize) * (m ? Math.hypot(m.a, m.b) : 1),
+      scale: m ? Math.hypot(m.a, m.b) / Math.hypot(svg.getScreenCTM().a, svg.getScreenCTM().b) : 1,
+      text: el.textContent.trim(), kind: kind(el), box: box(r), fill: cs.fill,
+      alpha: o * parseFloat(cs.fillOpacity || "1"), clips: clipOf(el),
+      inPlot: !!el.closest(".annotation, .barlayer, .scatterlayer"),
+    });
+  });
+  const bars = [];
+  fig.querySelectorAll(".barlayer .point path").forEach((p) => {
+    const r = p.getBoundingClientRect();
+    if (r.width < 0.5 || r.height < 0.5) return;
+    const cs = getComputedStyle(p);
+    bars.push({box: box(r), fill: cs.fill, alpha: parseFloat(cs.fillOpacity || "1") * opacity(p)});
+  });
+  const segments = [];
+  const marks = [];
+  fig.querySelectorAll(".scatterlayer .trace path.js-line").forEach((p) => {
+    if (opacity(p) <= 0.01) return;
+    const m = p.getScreenCTM();
+    const d = p.getAttribute("d") || "";
+    const pts = [];
+    const re = /([ML])\s*(-?[\d.eE+-]+)[ ,](-?[\d.eE+-]+)/g;
+    let g;
+    while ((g = re.exec(d))) {
+      const x = parseFloat(g[2]), y = parseFloat(g[3]);
+      const sx = m.a * x + m.c * y + m.e, sy = m.b * x + m.d * y + m.f;
+      pts.push([g[1], sx, sy]);
+    }
+    for (let i = 1; i < pts.length; i++) {
+      if (pts[i][0] === "L") segments.push([pts[i - 1][1], pts[i - 1][2], pts[i][1], pts[i][2]]);
+    }
+  });
+  fig.querySelectorAll(".scatterlayer .trace .points path.point, .errorbars path").forEach((p) => {
+    if (opacity(p) <= 0.01) return;
+    const r = p.getBoundingClientRect();
+    if (r.width > 0 || r.height > 0) marks.push(box(r));
+  });
+  return {
+    figure: fig.getAttribute("data-figure"), device: fig.getAttribute("data-device"),
+    figBox: box(fig.getBoundingClientRect()), svgBox: box(svg.getBoundingClientRect()),
+    viewport: document.documentElement.clientWidth, page: background(),
+    texts: texts, bars: bars, segments: segments, marks: marks,
+  };
+}
+"""
+
+
+# ---- colour ------------------------------------------------------------------------------
+
+
+def rgba(css: str) -> tuple[float, float, float, float]:
+    """A computed CSS colour ('rgb(…)', 'rgba(…)' or '#rrggbb') as 0–255 channels + alpha."""
+    css = css.strip()
+    if css.startswith("#"):
+        h = css[1:]
+        if len(h) == 3:
+            h = "".join(c * 2 for c in h)
+        return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16), 1.0
+    m = re.match(r"rgba?\(([^)]*)\)", css)
+    if not m:
+        raise ValueError(f"unreadable colour {css!r}")
+    parts = [float(p) for p in re.split(r"[,\s/]+", m.group(1).strip()) if p]
+    return parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0
+
+
+def over(top: tuple, alpha: float, under: tuple) -> tuple[float, float, float]:
+    """``top`` painted with ``alpha`` over the opaque colour ``under``."""
+    return tuple(alpha * t + (1 - alpha) * u for t, u in zip(top[:3], under[:3], strict=True))
+
+
+def luminance(c: tuple) -> float:
+    """WCAG 2.x relative luminance of an sRGB colour (0–255 channels)."""
+
+    def lin(v: float) -> float:
+        v /= 255
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(v) for v in c[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: tuple, b: tuple) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_contrast_matches_wcag_examples():
+    assert contrast((0, 0, 0), (255, 255, 255)) == pytest.approx(21.0)
+    assert contrast((119, 119, 119), (255, 255, 255)) == pytest.approx(4.48, abs=0.01)
+    assert contrast((255, 255, 255), (255, 255, 255)) == pytest.approx(1.0)
+    assert rgba("rgba(1, 2, 3, 0.5)") == (1, 2, 3, 0.5)
+    assert rgba("#ff8000")[:3] == (255, 128, 0)
+
+
+# ---- geometry ----------------------------------------------------------------------------
+
+
+def area(b: dict) -> float:
+    return max(0.0, b["x1"] - b["x0"]) * max(0.0, b["y1"] - b["y0"])
+
+
+def intersection(a: dict, b: dict) -> dict:
+    return {
+        "x0": max(a["x0"], b["x0"]),
+        "y0": max(a["y0"], b["y0"]),
+        "x1": min(a["x1"], b["x1"]),
+        "y1": min(a["y1"], b["y1"]),
+    }
+
+
+def inside(inner: dict, outer: dict, slack: float = SLACK_PX) -> bool:
+    return (
+        inner["x0"] >= outer["x0"] - slack
+        and inner["y0"] >= outer["y0"] - slack
+        and inner["x1"] <= outer["x1"] + slack
+        and inner["y1"] <= outer["y1"] + slack
+    )
+
+
+def shrunk(b: dict, by: float) -> dict:
+    return {"x0": b["x0"] + by, "y0": b["y0"] + by, "x1": b["x1"] - by, "y1": b["y1"] - by}
+
+
+def segment_hits_box(seg, b: dict) -> bool:
+    """Whether the segment (x0, y0, x1, y1) passes through the box (Liang–Barsky)."""
+    x0, y0, x1, y1 = seg
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in (
+        (-dx, x0 - b["x0"]),
+        (dx, b["x1"] - x0),
+        (-dy, y0 - b["y0"]),
+        (dy, b["y1"] - y0),
+    ):
+        if p == 0:
+            if q < 0:
+                return False
+        else:
+            t = q / p
+            if p < 0:
+                t0 = max(t0, t)
+            else:
+                t1 = min(t1, t)
+            if t0 > t1:
+                return False
+    return True
+
+
+def quads_overlap(a: list, b: list, slack: float = SLACK_PX) -> bool:
+    """Whether two convex quadrilaterals (corner lists) overlap by more than ``slack``
+    along every separating axis (the separating axis theorem)."""
+    for quad in (a, b):
+        for i in range(4):
+            (x0, y0), (x1, y1) = quad[i], quad[(i + 1) % 4]
+            nx, ny = y0 - y1, x1 - x0
+            norm = (nx * nx + ny * ny) ** 0.5
+            if norm == 0:
+                continue
+            pa = [(x * nx + y * ny) / norm for x, y in a]
+            pb = [(x * nx + y * ny) / norm for x, y in b]
+            if min(max(pa), max(pb)) - max(min(pa), min(pb)) <= slack:
+                return False
+    return True
+
+
+def test_geometry_helpers():
+    b = {"x0": 0, "y0": 0, "x1": 10, "y1": 10}
+    assert segment_hits_box((-5, 5, 15, 5), b)
+    assert not segment_hits_box((-5, 15, 15, 15), b)
+    assert segment_hits_box((-5, -5, 15, 15), b)
+    assert not segment_hits_box((11, 0, 20, 10), b)
+    assert inside({"x0": 1, "y0": 1, "x1": 9, "y1": 9}, b)
+    assert not inside({"x0": 1, "y0": 1, "x1": 19, "y1": 9}, b)
+    square = [(0, 0), (10, 0), (10, 10), (0, 10)]
+    assert quads_overlap(square, [(5, 5), (15, 5), (15, 15), (5, 15)])
+    assert not quads_overlap(square, [(10.5, 0), (20, 0), (20, 10), (10.5, 10)])
+    # Two tilted labels whose upright boxes overlap but which do not touch.
+    tilt = [(0, 10), (10, 0), (12, 2), (2, 12)]
+    apart = [(x + 5, y + 5) for x, y in tilt]
+    assert not quads_overlap(tilt, apart)
+    assert quads_overlap(tilt, [(x + 1, y + 1) for x, y in tilt])
+
+
+# ---- the checks --------------------------------------------------------------------------
+
+
+def problems(fig: dict, scheme: str) -> list[str]:
+    """Everything unreadable about one drawn figure (the output of COLLECT)."""
+    out = []
+    where = f"{fig['figure']} [{fig['device']}, {scheme}]"
+    page = rgba(fig["page"])
+    for t in fig["texts"]:
+        label = f"{where}: {t['kind']} {t['text']!r}"
+        b = t["box"]
+        # Not clipped: inside the SVG, the figure, the page's width and any clip region.
+        for name, outer in (
+            ("the figure's SVG", fig["svgBox"]),
+            ("the figure", fig["figBox"]),
+            ("the screen", {"x0": 0, "y0": b["y0"], "x1": fig["viewport"], "y1": b["y1"]}),
+            *(("its clip region", c) for c in t["clips"]),
+        ):
+            if not inside(b, outer):
+                out.append(f"{label} is clipped: {_fmt(b)} not inside {name} {_fmt(outer)}")
+                break
+        if t["px"] < MIN_FONT_PX:
+            out.append(f"{label} is drawn at {t['px']:.1f} px (least {MIN_FONT_PX})")
+        elif t["scale"] < MIN_SCALE:
+            out.append(f"{label} is shrunk to {t['scale']:.0%} of its font size to fit")
+        # Contrast against each background it covers: bars, and the page where no bar is.
+        colour = rgba(t["fill"])
+        covered = 0.0
+        backgrounds = []
+        for bar in fig["bars"]:
+            common = area(intersection(b, bar["box"]))
+            if common > 0.05 * area(b):
+                covered += common
+                fill = rgba(bar["fill"])
+                backgrounds.append(("a bar", over(fill, fill[3] * bar["alpha"], page)))
+        if covered < 0.95 * area(b):
+            backgrounds.append(("the page", page[:3]))
+        for what, bg in backgrounds:
+            seen = over(colour, colour[3] * t["alpha"], bg)
+            c = contrast(seen, bg)
+            if c < MIN_CONTRAST:
+                out.append(
+                    f"{label}: contrast {c:.2f} against {what} (need {MIN_CONTRAST}); "
+                    f"text {t['fill']} on {tuple(round(v) for v in bg)}"
+                )
+        # Text in the plot area stays off the data.
+        if t["inPlot"]:
+            core = shrunk(b, SLACK_PX)
+            if any(segment_hits_box(s, core) for s in fig["segments"]):
+                out.append(f"{label} lies on a plotted line")
+            elif any(area(intersection(core, m)) > 0 for m in fig["marks"]):
+                out.append(f"{label} lies on a marker or error bar")
+            elif t["kind"] == "annotation" and any(
+                area(intersection(core, bar["box"])) > 0 for bar in fig["bars"]
+            ):
+                out.append(f"{label} lies on a bar")
+    texts = fig["texts"]
+    for i, a in enumerate(texts):
+        for c in texts[i + 1 :]:
+            if quads_overlap(a["quad"], c["quad"]):
+                out.append(f"{where}: {a['kind']} {a['text']!r} overlaps {c['kind']} {c['text']!r}")
+    return out
+
+
+def _fmt(b: dict) -> str:
+    return "({:.0f},{:.0f})-({:.0f},{:.0f})".format(b["x0"], b["y0"], b["x1"], b["y1"])
+
+
+def settle(pg) -> None:
+    """Wait until every figure has finished drawing (figures.js marks data-fitted once its
+    last fitting pass is done; a page whose script predates that mark gets a pause)."""
+    pg.wait_for_function(
+        "[...document.querySelectorAll('.book-figure')].every("
+        "f => f.querySelector('.main-svg') && f.getAttribute('data-fitted') !== 'false')",
+        timeout=15_000,
+    )
+    pg.wait_for_timeout(150)
+
+
+def check_every_figure(pg, scheme: str) -> list[str]:
+    """Draw every figure of the open page with each device's data; collect the problems."""
+    found = []
+    figures = pg.locator(".book-figure")
+    for i in range(figures.count()):
+        fig = figures.nth(i)
+        fig.scroll_into_view_if_needed()
+        fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
+        buttons = fig.locator(".book-figure__devices button")
+        for d in range(max(1, buttons.count())):
+            if buttons.count():
+                buttons.nth(d).click()
+                pg.wait_for_function(
+                    "([el, slug]) => el.getAttribute('data-device') === slug",
+                    arg=[fig.element_handle(), buttons.nth(d).get_attribute("data-slug")],
+                )
+            settle(pg)
+            found += problems(fig.evaluate(COLLECT), scheme)
+    return found
+
+
+@pytest.mark.parametrize("width", list(WIDTHS), ids=list(WIDTHS))
+@pytest.mark.parametrize("md", figure_pages())
+def test_every_figure_is_legible(browser, site_url, md, width):
+    """Light first (the figures' first draw), then toggled to dark (their redraw), then
+    back: each figure read with every device's data in each state."""
+    context = browser.new_context(
+        viewport={"width": WIDTHS[width], "height": 900}, color_scheme="light"
+    )
+    pg = context.new_page()
+    try:
+        pg.goto(f"{site_url}/{html_for(md).removesuffix('index.html')}", wait_until="networkidle")
+        found = check_every_figure(pg, "light")
+        toggle = pg.locator("label.md-header__button[for^='__palette']:visible").first
+        toggle.click()
+        pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+        settle(pg)
+        found += check_every_figure(pg, "dark, after toggling")
+        pg.locator("label.md-header__button[for^='__palette']:visible").first.click()
+        pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
+        settle(pg)
+        found += check_every_figure(pg, "light, after toggling back")
+    finally:
+        context.close()
+    assert not found, f"{md} at {WIDTHS[width]} px:\n" + "\n".join(sorted(set(found)))

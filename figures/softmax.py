@@ -1,9 +1,10 @@
 """Figures and values of the softmax family: lesson 10.
 
 Data: ``softmax`` (forward and backward against row width, the book's kernels and their
-peers, fp32 and bf16) and ``softmax_online`` (the online kernel's persistent grid swept on
-long fp32 rows, with the whole-row kernel as a control), both written by
-scripts/benchmarks/softmax.py.
+peers, fp32 and bf16) and ``softmax_online`` (the online kernel's tile and persistent grid
+swept on long fp32 and bf16 rows, with the whole-row kernel as a control), both written by
+scripts/benchmarks/softmax.py. Data measured before the tile sweep has only fp32 rows with
+tiles of 8,192: values that need the rest say "not measured" until it is run again.
 
 Bytes: each row's ``bytes`` is the least any softmax must move (forward: read x, write y;
 backward: read y and dy, write dx), so every impl's "bandwidth" is that count over its
@@ -33,7 +34,6 @@ from scripts.render import (
     ratio,
     rows,
     tbps,
-    vline,
 )
 
 BENCH, ONLINE = "softmax", "softmax_online"
@@ -48,6 +48,8 @@ IMPLS = (
 )
 WHOLE_ROW_MAX = 16384  # the widths the target "rows ≤ 16k columns" covers
 LONG = 65536  # the width the long-row target names
+SHORT_TARGET, LONG_TARGET = 0.95, 0.85  # fractions of copy bandwidth (shared/TARGETS.md)
+ELEMENT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 TABLE_COLS = 4096  # the width of the peer numbers in the shared notes
 
 
@@ -138,15 +140,55 @@ def ratio3(v: float) -> str:
     return f"{v:.3f}×"
 
 
-def sweep(docs: Docs, kernel: str = "online", cols: int | None = None) -> list[dict]:
-    found = rows(docs, ONLINE, kernel=kernel)
-    found = [r for r in found if cols in (None, r["cols"])]
-    return sorted(found, key=lambda r: (r["cols"], r["programs"]))
+def sweep(docs: Docs, kernel: str = "online", **match) -> list[dict]:
+    """Rows of the online sweep for one kernel whose fields equal ``match``, ordered by
+    dtype, width, tile and grid."""
+    found = rows(docs, ONLINE, kernel=kernel, **match)
+    return sorted(found, key=lambda r: (r["dtype"], r["cols"], r["block_n"], r["programs"]))
+
+
+def tile_bytes(row: dict) -> int:
+    """Bytes of one tile of a sweep row: block_n elements of its dtype (data measured
+    before the tile sweep lacks the field)."""
+    return row.get("bytes_per_tile") or row["block_n"] * ELEMENT_BYTES[row["dtype"]]
+
+
+def kib(n: int) -> str:
+    return f"{n // 1024:,} KiB"
+
+
+def point(docs: Docs, dtype: str, block_n: int, per_sm: int = 1, cols: int = LONG):
+    """The online kernel's row at one setting, or None where the sweep did not run it."""
+    found = sweep(docs, dtype=dtype, cols=cols, block_n=block_n, programs_per_sm=per_sm)
+    return found[0] if found else None
+
+
+def point_bw(docs: Docs, dtype: str, block_n: int, per_sm: int = 1) -> float | None:
+    r = point(docs, dtype, block_n, per_sm)
+    return bandwidth(r) if r else None
+
+
+def best(docs: Docs, dtype: str, cols: int) -> dict | None:
+    """The online kernel's fastest row at one width and dtype, over tiles and grids."""
+    found = sweep(docs, dtype=dtype, cols=cols)
+    return max(found, key=bandwidth) if found else None
 
 
 def in_flight_bytes(row: dict) -> int:
     """Bytes of the rows the online kernel's programs work on at once: programs x row."""
-    return row["programs"] * row["cols"] * 4
+    return row["programs"] * row["cols"] * ELEMENT_BYTES[row["dtype"]]
+
+
+def verdict(parts: list[tuple[str, float | None]], bar: float) -> str | None:
+    """'met' when every measured part reaches ``bar``, else 'missed' with each part that
+    does not, as a multiple of the target; None when no part was measured."""
+    measured = [(name, v) for name, v in parts if v is not None]
+    if not measured:
+        return None
+    short = [f"{name} {v / bar:.3f}× the target" for name, v in measured if v < bar]
+    unmeasured = [name for name, v in parts if v is None]
+    tail = f" ({', '.join(unmeasured)} not measured)" if unmeasured else ""
+    return ("missed: " + "; ".join(short) if short else "met") + tail
 
 
 # ---- values: targets ----------------------------------------------------------------------
@@ -253,6 +295,53 @@ def liger_dtypes(docs: Docs) -> str:
     return " and ".join(d for d in DTYPES if d in found) or "none"
 
 
+# ---- values: verdicts against the targets, computed (never typed) ------------------------
+
+
+def verdict_short_copy(docs: Docs) -> str | None:
+    """≤ 16,384 columns, lowest fraction of copy, forward and backward, against 95%."""
+    parts = [("forward", fwd_copy_min(docs)), ("backward", bwd_copy_min(docs))]
+    return verdict(parts, SHORT_TARGET)
+
+
+def _peer_verdict(docs: Docs, peer: str) -> str | None:
+    parts = [(d, min_ratio(docs, d, peer)) for d in ("forward", "backward")]
+    return verdict(parts, 1.0)
+
+
+def verdict_vs_torch(docs: Docs) -> str | None:
+    """≤ 16,384 columns, lowest ratio to torch.softmax, forward and backward, against 1."""
+    return _peer_verdict(docs, "torch")
+
+
+def verdict_vs_compile(docs: Docs) -> str | None:
+    """≤ 16,384 columns, lowest ratio to torch.compile, forward and backward, against 1."""
+    return _peer_verdict(docs, "compile")
+
+
+def verdict_vs_liger(docs: Docs) -> str | None:
+    """≤ 16,384 columns, lowest ratio to Liger-Kernel, forward and backward, against 1."""
+    return _peer_verdict(docs, "liger")
+
+
+def verdict_long(docs: Docs) -> str | None:
+    """65,536 columns, the wrapper's defaults: fraction of copy against 85%, forward fp32,
+    forward bf16 and the backward's lower dtype."""
+    parts = [
+        ("forward fp32", fwd_copy_long_fp32(docs)),
+        ("forward bf16", fwd_copy_long_bf16(docs)),
+        ("backward", bwd_copy_long_min(docs)),
+    ]
+    return verdict(parts, LONG_TARGET)
+
+
+def verdict_wide(docs: Docs) -> str | None:
+    """Past 65,536 columns (the sweep's best setting per width): fraction of copy against
+    85%, fp32 and bf16."""
+    parts = [("fp32", online_wide_copy_fp32(docs)), ("bf16", online_wide_copy_bf16(docs))]
+    return verdict(parts, LONG_TARGET)
+
+
 # ---- values: the peer table (fp32 forward) and the worked number at 4,096 columns --------
 
 
@@ -349,132 +438,308 @@ def spills_16384(docs: Docs):
     return _resource(docs, "forward", WHOLE_ROW_MAX, "n_spills")
 
 
-def whole_row(docs: Docs, cols: int) -> dict:
-    found = sweep(docs, "whole_row", cols)
-    if not found:
-        raise KeyError(f"no whole-row control at {cols} columns")
-    return found[0]
+def whole_row(docs: Docs, cols: int, dtype: str = "float32") -> dict | None:
+    """The whole-row control at ``cols`` columns, or None where it did not run."""
+    found = sweep(docs, "whole_row", cols=cols, dtype=dtype)
+    return found[0] if found else None
 
 
-def whole_row_long(docs: Docs) -> float:
+def _field(row: dict | None, field: str):
+    if row is None:
+        return None
+    v = row.get(field)
+    return "not reported" if v is None else v
+
+
+def whole_row_long(docs: Docs) -> float | None:
     """The whole-row kernel forced onto 65,536 fp32 columns (32 warps): bandwidth."""
-    return bandwidth(whole_row(docs, LONG))
+    r = whole_row(docs, LONG)
+    return bandwidth(r) if r else None
 
 
 def whole_row_long_regs(docs: Docs):
     """Registers per thread of that whole-row kernel."""
-    v = whole_row(docs, LONG).get("n_regs")
-    return "not reported" if v is None else v
+    return _field(whole_row(docs, LONG), "n_regs")
 
 
 def whole_row_long_spills(docs: Docs):
     """Spilled registers of that whole-row kernel."""
-    v = whole_row(docs, LONG).get("n_spills")
-    return "not reported" if v is None else v
+    return _field(whole_row(docs, LONG), "n_spills")
 
 
-def online_long_best(docs: Docs) -> float:
-    """The online kernel at 65,536 fp32 columns: best bandwidth over programs per SM."""
-    return max(bandwidth(r) for r in sweep(docs, "online", LONG))
+def online_over_whole_row(docs: Docs) -> float | None:
+    """At 65,536 fp32 columns: the online kernel's best (any tile, any grid) over the
+    whole-row kernel's bandwidth."""
+    mine, control = best(docs, "float32", LONG), whole_row_long(docs)
+    return bandwidth(mine) / control if mine and control else None
 
 
-def online_long_best_per_sm(docs: Docs) -> int:
-    """The programs per SM at which the online kernel is fastest at 65,536 fp32 columns."""
-    return max(sweep(docs, "online", LONG), key=bandwidth)["programs_per_sm"]
-
-
-def online_long_one_per_sm(docs: Docs) -> float:
-    """The online kernel at 65,536 fp32 columns with one program per SM: bandwidth."""
-    return bandwidth(next(r for r in sweep(docs, "online", LONG) if r["programs_per_sm"] == 1))
-
-
-def online_long_four_per_sm(docs: Docs) -> float:
-    """The online kernel at 65,536 fp32 columns with four programs per SM: bandwidth."""
-    return bandwidth(next(r for r in sweep(docs, "online", LONG) if r["programs_per_sm"] == 4))
-
-
-def online_over_whole_row(docs: Docs) -> float:
-    """At 65,536 fp32 columns: the online kernel's best over the whole-row kernel's."""
-    return online_long_best(docs) / whole_row_long(docs)
-
-
-def whole_row_32k(docs: Docs) -> float:
-    """The whole-row kernel forced onto 32,768 fp32 columns (32 warps): bandwidth."""
-    return bandwidth(whole_row(docs, LONG // 2))
+def whole_row_32k(docs: Docs) -> float | None:
+    """The whole-row kernel on 32,768 fp32 columns (32 warps; the default there): bandwidth."""
+    r = whole_row(docs, LONG // 2)
+    return bandwidth(r) if r else None
 
 
 def whole_row_32k_regs(docs: Docs):
     """Registers per thread of the whole-row kernel at 32,768 fp32 columns."""
-    v = whole_row(docs, LONG // 2).get("n_regs")
-    return "not reported" if v is None else v
+    return _field(whole_row(docs, LONG // 2), "n_regs")
 
 
 def whole_row_32k_spills(docs: Docs):
     """Spilled registers of the whole-row kernel at 32,768 fp32 columns."""
-    v = whole_row(docs, LONG // 2).get("n_spills")
-    return "not reported" if v is None else v
+    return _field(whole_row(docs, LONG // 2), "n_spills")
 
 
-def online_32k_one_per_sm(docs: Docs) -> float:
-    """The online kernel at 32,768 fp32 columns with one program per SM: bandwidth."""
-    return bandwidth(next(r for r in sweep(docs, "online", LONG // 2) if r["programs_per_sm"] == 1))
+def online_32k_best(docs: Docs) -> float | None:
+    """The online kernel at 32,768 fp32 columns: best bandwidth over tiles and grids."""
+    r = best(docs, "float32", LONG // 2)
+    return bandwidth(r) if r else None
 
 
-def online_32k_best(docs: Docs) -> float:
-    """The online kernel at 32,768 fp32 columns: best bandwidth over programs per SM."""
-    return max(bandwidth(r) for r in sweep(docs, "online", LONG // 2))
-
-
-def whole_row_32k_over_online(docs: Docs) -> float:
+def whole_row_32k_over_online(docs: Docs) -> float | None:
     """At 32,768 fp32 columns: the whole-row control over the online kernel's best."""
-    return whole_row_32k(docs) / online_32k_best(docs)
+    control, online = whole_row_32k(docs), online_32k_best(docs)
+    return control / online if control and online else None
 
 
-def online_sweep_best(docs: Docs) -> float:
-    """The online kernel's best bandwidth anywhere in the sweep."""
-    return max(bandwidth(r) for r in sweep(docs, "online"))
+def whole_row_32k_bf16(docs: Docs) -> float | None:
+    """The whole-row kernel on 32,768 bf16 columns (32 warps; the default there): bandwidth."""
+    r = whole_row(docs, LONG // 2, "bfloat16")
+    return bandwidth(r) if r else None
 
 
-def online_sweep_best_where(docs: Docs) -> str:
-    """Where that best point lies: width, programs per SM and MiB in flight, in words."""
-    r = max(sweep(docs, "online"), key=bandwidth)
+def whole_row_32k_bf16_over_online(docs: Docs) -> float | None:
+    """At 32,768 bf16 columns: the whole-row control over the online kernel's best."""
+    control, online = whole_row(docs, LONG // 2, "bfloat16"), best(docs, "bfloat16", LONG // 2)
+    return bandwidth(control) / bandwidth(online) if control and online else None
+
+
+# ---- values: the online kernel's tile ---------------------------------------------------
+
+
+def tile_8k_fp32(docs: Docs) -> float | None:
+    """65,536 fp32 columns, tiles of 8,192 (32 KiB), one program per SM: bandwidth."""
+    return point_bw(docs, "float32", 8192)
+
+
+def tile_32k_fp32(docs: Docs) -> float | None:
+    """65,536 fp32 columns, tiles of 32,768 (128 KiB), one program per SM: bandwidth."""
+    return point_bw(docs, "float32", 32768)
+
+
+def tile_8k_bf16(docs: Docs) -> float | None:
+    """65,536 bf16 columns, tiles of 8,192 (16 KiB), one program per SM: bandwidth."""
+    return point_bw(docs, "bfloat16", 8192)
+
+
+def tile_32k_bf16(docs: Docs) -> float | None:
+    """65,536 bf16 columns, tiles of 32,768 (64 KiB), one program per SM: bandwidth."""
+    return point_bw(docs, "bfloat16", 32768)
+
+
+def _gain(docs: Docs, dtype: str) -> float | None:
+    small, large = point_bw(docs, dtype, 8192), point_bw(docs, dtype, 32768)
+    return large / small if small and large else None
+
+
+def tile_gain_fp32(docs: Docs) -> float | None:
+    """65,536 fp32 columns, one program per SM: tiles of 32,768 over tiles of 8,192."""
+    return _gain(docs, "float32")
+
+
+def tile_gain_bf16(docs: Docs) -> float | None:
+    """65,536 bf16 columns, one program per SM: tiles of 32,768 over tiles of 8,192."""
+    return _gain(docs, "bfloat16")
+
+
+def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:
+    """65,536 columns, one program per SM: bf16's bandwidth over fp32's at tiles of the
+    same ``same`` ("bytes" or "elements"), as (that size, ratio) pairs, smallest first."""
+    key = tile_bytes if same == "bytes" else (lambda r: r["block_n"])
+    fp32 = {key(r): r for r in sweep(docs, dtype="float32", cols=LONG, programs_per_sm=1)}
+    bf16 = sweep(docs, dtype="bfloat16", cols=LONG, programs_per_sm=1)
+    return [(key(r), bandwidth(r) / bandwidth(fp32[key(r)])) for r in bf16 if key(r) in fp32]
+
+
+def same_bytes(docs: Docs) -> str | None:
+    """bf16 over fp32 at equal bytes per tile (65,536 columns, one program per SM), words."""
+    pairs = bf16_over_fp32(docs, "bytes")
+    return " and ".join(f"{v:.2f}× at {kib(n)}" for n, v in pairs) or None
+
+
+def same_elements(docs: Docs) -> str | None:
+    """bf16 over fp32 at equal elements per tile (65,536 columns, one program per SM), words."""
+    pairs = bf16_over_fp32(docs, "elements")
+    return ", ".join(f"{v:.2f}× at {n:,}" for n, v in pairs) or None
+
+
+def tile_hypothesis(docs: Docs) -> str | None:
+    """Whether fp32 and bf16 lie closer together at equal bytes per tile than at equal
+    elements (mean distance of the ratio from 1, in log terms), as a clause."""
+    by_bytes, by_elements = bf16_over_fp32(docs, "bytes"), bf16_over_fp32(docs, "elements")
+    if not by_bytes or not by_elements:
+        return None
+
+    def spread(pairs):
+        return sum(abs(math.log(v)) for _, v in pairs) / len(pairs)
+
+    if spread(by_bytes) < spread(by_elements):
+        return (
+            "the two dtypes lie closer together at equal bytes per tile than at equal "
+            "elements, as the hypothesis predicts"
+        )
     return (
-        f"{r['cols']:,} columns with {r['programs_per_sm']} programs per SM, "
-        f"{in_flight_bytes(r) / 2**20:.0f} MiB in flight"
+        "the two dtypes do not lie closer together at equal bytes per tile than at equal "
+        "elements, so this data does not support the hypothesis"
     )
 
 
-def wide_widths(docs: Docs) -> list[int]:
-    """The sweep's widths wider than the main benchmark's 65,536 columns."""
-    return sorted({r["cols"] for r in sweep(docs, "online") if r["cols"] > LONG})
+def two_per_sm(docs: Docs) -> str | None:
+    """65,536 columns: two programs per SM over one, per dtype and tile, in words."""
+    parts = []
+    for dtype in DTYPES:
+        found = []
+        for r in sweep(docs, dtype=dtype, cols=LONG, programs_per_sm=1):
+            two = point(docs, dtype, r["block_n"], 2)
+            if two:
+                found.append(f"{bandwidth(two) / bandwidth(r):.2f}× at {kib(tile_bytes(r))}")
+        if found:
+            parts.append(f"{dtype} {', '.join(found)}")
+    return "; ".join(parts) or None
 
 
-def online_at(docs: Docs, cols: int, per_sm: int) -> float:
-    """The online kernel's bandwidth at ``cols`` fp32 columns and ``per_sm`` programs per SM."""
-    return bandwidth(next(r for r in sweep(docs, "online", cols) if r["programs_per_sm"] == per_sm))
+def _best_where(docs: Docs, dtype: str) -> str | None:
+    r = best(docs, dtype, LONG)
+    if r is None:
+        return None
+    per_sm = r["programs_per_sm"]
+    return (
+        f"tiles of {r['block_n']:,} ({kib(tile_bytes(r))}), {per_sm} program"
+        f"{'s' if per_sm > 1 else ''} per SM: {bandwidth(r) / copy_bw(doc(docs, ONLINE)):.0%} "
+        "of copy"
+    )
 
 
-def online_wide_one_per_sm(docs: Docs) -> str:
-    """One program per SM at the widths past 65,536 columns: bandwidths, narrowest first."""
-    return " and ".join(tbps(online_at(docs, c, 1)) for c in wide_widths(docs))
+def online_long_best_fp32(docs: Docs) -> float | None:
+    """The online kernel at 65,536 fp32 columns: best bandwidth over tiles and grids."""
+    r = best(docs, "float32", LONG)
+    return bandwidth(r) if r else None
 
 
-def online_wide_two_per_sm(docs: Docs) -> str:
-    """Two programs per SM at the widths past 65,536 columns: bandwidths, narrowest first."""
-    return " and ".join(tbps(online_at(docs, c, 2)) for c in wide_widths(docs))
+def online_long_best_bf16(docs: Docs) -> float | None:
+    """The online kernel at 65,536 bf16 columns: best bandwidth over tiles and grids."""
+    r = best(docs, "bfloat16", LONG)
+    return bandwidth(r) if r else None
 
 
-def online_wide_copy(docs: Docs) -> float:
-    """Past 65,536 columns: the online kernel's best over programs per SM, as a fraction of
-    copy bandwidth, at the width where that best is lowest."""
-    best = [max(bandwidth(r) for r in sweep(docs, "online", c)) for c in wide_widths(docs)]
-    return min(best) / copy_bw(doc(docs, ONLINE))
+def online_long_best_fp32_where(docs: Docs) -> str | None:
+    """Where that fp32 best lies: tile, programs per SM and fraction of copy, in words."""
+    return _best_where(docs, "float32")
+
+
+def online_long_best_bf16_where(docs: Docs) -> str | None:
+    """Where that bf16 best lies: tile, programs per SM and fraction of copy, in words."""
+    return _best_where(docs, "bfloat16")
+
+
+def tile_32k_resources(docs: Docs) -> str | None:
+    """Registers and spills of the online kernel with tiles of 32,768 (32 warps) at 65,536
+    columns, fp32 and bf16, in words."""
+    parts = []
+    for dtype in DTYPES:
+        r = point(docs, dtype, 32768)
+        if r:
+            parts.append(
+                f"{_field(r, 'n_regs')} registers and {_field(r, 'n_spills')} spills in {dtype}"
+            )
+    return ", ".join(parts) or None
+
+
+def _wide_copy(docs: Docs, dtype: str) -> float | None:
+    """Past 65,536 columns: the online kernel's best over tiles and grids, as a fraction of
+    copy bandwidth, at the width where that best is lowest; None where not measured."""
+    wide = sorted({r["cols"] for r in sweep(docs, dtype=dtype) if r["cols"] > LONG})
+    if not wide:
+        return None
+    return min(bandwidth(best(docs, dtype, c)) for c in wide) / copy_bw(doc(docs, ONLINE))
+
+
+def online_wide_copy_fp32(docs: Docs) -> float | None:
+    """fp32 rows wider than 65,536 columns: the lowest, over widths, of the sweep's best
+    fraction of copy bandwidth."""
+    return _wide_copy(docs, "float32")
+
+
+def online_wide_copy_bf16(docs: Docs) -> float | None:
+    """bf16 rows wider than 65,536 columns: the lowest, over widths, of the sweep's best
+    fraction of copy bandwidth."""
+    return _wide_copy(docs, "bfloat16")
+
+
+def online_wide_widths(docs: Docs) -> str:
+    """The widths past 65,536 columns the sweep ran, per dtype, in words."""
+    parts = []
+    for dtype in DTYPES:
+        wide = sorted({r["cols"] for r in sweep(docs, dtype=dtype) if r["cols"] > LONG})
+        if wide:
+            parts.append(f"{' and '.join(f'{c:,}' for c in wide)} {dtype} columns")
+    return "; ".join(parts) or "none"
+
+
+def tile_sweep_measured(docs: Docs) -> bool:
+    """Whether the committed sweep is the tile sweep (its rows record bytes_per_tile)."""
+    return any("bytes_per_tile" in r for r in doc(docs, ONLINE)["rows"])
+
+
+def sweep_status(docs: Docs) -> str:
+    """A sentence: whether the committed data holds the tile sweep, or predates it."""
+    if tile_sweep_measured(docs):
+        return f"The committed sweep has {len(doc(docs, ONLINE)['rows'])} points."
+    return (
+        "The committed data predates this sweep: it holds fp32 rows with tiles of 8,192 "
+        "only, so the numbers below that need the rest read “not measured” until it is run."
+    )
+
+
+def defaults_when(docs: Docs) -> str:
+    """With which defaults the committed softmax benchmark ran: this page's, when it comes
+    from the same run as a tile sweep, else the earlier ones."""
+    run = [
+        (d["provenance"]["commit"], d["provenance"]["date"])
+        for d in (doc(docs, BENCH), doc(docs, ONLINE))
+    ]
+    same_run = run[0] == run[1]  # one `make figures` run stamps both with one date
+    if same_run and tile_sweep_measured(docs):
+        return "with the defaults this page describes"
+    return (
+        "with the earlier defaults (whole rows up to 16,384 columns, tiles of 8,192), "
+        "before the tile sweep, and not yet measured again"
+    )
 
 
 def two_thirds_copy(docs: Docs) -> float:
     """Two thirds of copy bandwidth: the most a kernel counted as two passes can reach when
     it moves three (the online kernel if its second read comes from HBM)."""
     return 2 / 3 * copy_bw(doc(docs, ONLINE))
+
+
+def online_sweep_best(docs: Docs) -> float:
+    """The online kernel's best bandwidth anywhere in the sweep, any dtype."""
+    return max(bandwidth(r) for r in sweep(docs))
+
+
+def second_read(docs: Docs) -> str:
+    """What the sweep's best point says about the second read, as a clause: above two
+    thirds of copy, three passes through HBM could not have run that fast."""
+    if online_sweep_best(docs) > two_thirds_copy(docs):
+        return (
+            "above that, faster than three full passes through HBM run at the copy "
+            "bandwidth: so at least part of the second read is served from the cache"
+        )
+    return (
+        "not above that, so these numbers alone do not show whether the second read is "
+        "served from the cache"
+    )
 
 
 def online_long_resources(docs: Docs) -> str:
@@ -537,26 +802,52 @@ VALUES = {
     "softmax.naive_over_triton": Value(naive_over_triton, ratio),
     "softmax.regs_16384": Value(regs_16384, plain),
     "softmax.spills_16384": Value(spills_16384, plain),
-    "softmax.whole_row_long": Value(whole_row_long, tbps),
-    "softmax.whole_row_long_regs": Value(whole_row_long_regs, plain),
-    "softmax.whole_row_long_spills": Value(whole_row_long_spills, plain),
-    "softmax.online_long_best": Value(online_long_best, tbps),
-    "softmax.online_long_best_per_sm": Value(online_long_best_per_sm, plain),
-    "softmax.online_long_one_per_sm": Value(online_long_one_per_sm, tbps),
-    "softmax.online_long_four_per_sm": Value(online_long_four_per_sm, tbps),
-    "softmax.online_over_whole_row": Value(online_over_whole_row, ratio),
-    "softmax.whole_row_32k": Value(whole_row_32k, tbps),
-    "softmax.whole_row_32k_regs": Value(whole_row_32k_regs, plain),
-    "softmax.whole_row_32k_spills": Value(whole_row_32k_spills, plain),
-    "softmax.online_32k_one_per_sm": Value(online_32k_one_per_sm, tbps),
-    "softmax.online_32k_best": Value(online_32k_best, tbps),
-    "softmax.whole_row_32k_over_online": Value(whole_row_32k_over_online, ratio),
+    "softmax.whole_row_long": Value(whole_row_long, or_not_measured(tbps)),
+    "softmax.whole_row_long_regs": Value(whole_row_long_regs, or_not_measured(plain)),
+    "softmax.whole_row_long_spills": Value(whole_row_long_spills, or_not_measured(plain)),
+    "softmax.online_over_whole_row": Value(online_over_whole_row, or_not_measured(ratio)),
+    "softmax.whole_row_32k": Value(whole_row_32k, or_not_measured(tbps)),
+    "softmax.whole_row_32k_regs": Value(whole_row_32k_regs, or_not_measured(plain)),
+    "softmax.whole_row_32k_spills": Value(whole_row_32k_spills, or_not_measured(plain)),
+    "softmax.online_32k_best": Value(online_32k_best, or_not_measured(tbps)),
+    "softmax.whole_row_32k_over_online": Value(whole_row_32k_over_online, or_not_measured(ratio)),
+    "softmax.whole_row_32k_bf16": Value(whole_row_32k_bf16, or_not_measured(tbps)),
+    "softmax.whole_row_32k_bf16_over_online": Value(
+        whole_row_32k_bf16_over_online, or_not_measured(ratio)
+    ),
+    "softmax.tile_8k_fp32": Value(tile_8k_fp32, or_not_measured(tbps)),
+    "softmax.tile_32k_fp32": Value(tile_32k_fp32, or_not_measured(tbps)),
+    "softmax.tile_8k_bf16": Value(tile_8k_bf16, or_not_measured(tbps)),
+    "softmax.tile_32k_bf16": Value(tile_32k_bf16, or_not_measured(tbps)),
+    "softmax.tile_gain_fp32": Value(tile_gain_fp32, or_not_measured(ratio)),
+    "softmax.tile_gain_bf16": Value(tile_gain_bf16, or_not_measured(ratio)),
+    "softmax.same_bytes": Value(same_bytes, or_not_measured(plain)),
+    "softmax.same_elements": Value(same_elements, or_not_measured(plain)),
+    "softmax.tile_hypothesis": Value(tile_hypothesis, or_not_measured(plain)),
+    "softmax.two_per_sm": Value(two_per_sm, or_not_measured(plain)),
+    "softmax.online_long_best_fp32": Value(online_long_best_fp32, or_not_measured(tbps)),
+    "softmax.online_long_best_bf16": Value(online_long_best_bf16, or_not_measured(tbps)),
+    "softmax.online_long_best_fp32_where": Value(
+        online_long_best_fp32_where, or_not_measured(plain)
+    ),
+    "softmax.online_long_best_bf16_where": Value(
+        online_long_best_bf16_where, or_not_measured(plain)
+    ),
+    "softmax.tile_32k_resources": Value(tile_32k_resources, or_not_measured(plain)),
+    "softmax.online_wide_copy_fp32": Value(online_wide_copy_fp32, or_not_measured(percent)),
+    "softmax.online_wide_copy_bf16": Value(online_wide_copy_bf16, or_not_measured(percent)),
+    "softmax.online_wide_widths": Value(online_wide_widths),
     "softmax.online_sweep_best": Value(online_sweep_best, tbps),
-    "softmax.online_sweep_best_where": Value(online_sweep_best_where),
-    "softmax.online_wide_one_per_sm": Value(online_wide_one_per_sm),
-    "softmax.online_wide_two_per_sm": Value(online_wide_two_per_sm),
-    "softmax.online_wide_copy": Value(online_wide_copy, percent),
     "softmax.two_thirds_copy": Value(two_thirds_copy, tbps),
+    "softmax.second_read": Value(second_read),
+    "softmax.sweep_status": Value(sweep_status),
+    "softmax.defaults_when": Value(defaults_when),
+    "softmax.verdict_short_copy": Value(verdict_short_copy, or_not_measured(plain)),
+    "softmax.verdict_vs_torch": Value(verdict_vs_torch, or_not_measured(plain)),
+    "softmax.verdict_vs_compile": Value(verdict_vs_compile, or_not_measured(plain)),
+    "softmax.verdict_vs_liger": Value(verdict_vs_liger, or_not_measured(plain)),
+    "softmax.verdict_long": Value(verdict_long, or_not_measured(plain)),
+    "softmax.verdict_wide": Value(verdict_wide, or_not_measured(plain)),
     "softmax.online_long_resources": Value(online_long_resources),
     "softmax.in_flight_long_mib": Value(in_flight_long_mib),
     "softmax.l2_mib": Value(l2_mib),
@@ -607,52 +898,68 @@ def fig_widths(direction: str):
 
 
 def fig_online(docs: Docs) -> dict:
+    """65,536 columns: bandwidth against bytes per tile, one line per dtype and grid size
+    (bf16 dashed), the whole-row control as a lone point, and the copy ceiling and target."""
     traces = []
-    all_rows = sweep(docs, "online")
-    for i, cols in enumerate(sorted({r["cols"] for r in all_rows})):
-        rs = sweep(docs, "online", cols)
+    online = sweep(docs, cols=LONG)
+    grids = sorted({r["programs_per_sm"] for r in online})
+    for dtype in DTYPES:
+        for per_sm in grids:
+            rs = sorted(
+                (r for r in online if (r["dtype"], r["programs_per_sm"]) == (dtype, per_sm)),
+                key=tile_bytes,
+            )
+            if not rs:
+                continue
+            traces.append(
+                line(
+                    [tile_bytes(r) / 1024 for r in rs],
+                    [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                    f"{dtype}, {per_sm} program{'s' if per_sm > 1 else ''} per SM",
+                    f"series-{grids.index(per_sm)}",
+                    dash=DASH[dtype],
+                    customdata=[
+                        [r["block_n"], r["num_warps"], _field(r, "n_regs"), _field(r, "n_spills")]
+                        for r in rs
+                    ],
+                    hover=(
+                        "tiles of %{customdata[0]:,} elements, %{x:.0f} KiB<br>"
+                        "%{customdata[1]} warps, %{customdata[2]} registers, "
+                        "%{customdata[3]} spilled<br>%{y:.2f} TB/s"
+                    ),
+                )
+            )
+    controls = sweep(docs, "whole_row", cols=LONG)
+    if controls:
+        control_dtypes = ", ".join(sorted({r["dtype"] for r in controls}))
         traces.append(
             line(
-                [in_flight_bytes(r) / 2**20 for r in rs],
-                [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
-                f"{cols:,} columns",
-                f"series-{i}",
-                customdata=[r["programs_per_sm"] for r in rs],
-                hover="%{customdata} programs per SM<br>%{x:.0f} MiB in flight<br>%{y:.2f} TB/s",
+                [tile_bytes(r) / 1024 for r in controls],
+                [rate(r["bytes"], r["time_s"], 1e12) for r in controls],
+                f"whole row as one tile (control, {control_dtypes}), 32 warps",
+                "series-3",
+                mode="markers",
+                customdata=[[r["dtype"], _field(r, "n_spills")] for r in controls],
+                hover="%{customdata[0]}, %{x:.0f} KiB<br>%{customdata[1]} spilled<br>%{y:.2f} TB/s",
             )
         )
-    xs = [in_flight_bytes(r) / 2**20 for r in all_rows]
+    xs = [tile_bytes(r) / 1024 for r in online + controls]
     # Powers of two across the range: readable ticks on a log axis.
-    ticks = [2**k for k in range(int(math.log2(min(xs))), int(math.log2(max(xs))) + 2)]
+    ticks = [2**k for k in range(int(math.log2(min(xs))), int(math.log2(max(xs))) + 1)]
+    lo, hi = min(xs) / 1.3, max(xs) * 1.3
     bw = copy_bw(doc(docs, ONLINE)) / 1e12
-    traces.append(hline(bw, min(xs), max(xs), f"copy ceiling ({bw:.2f} TB/s)"))
-    l2 = provenance(docs).get("l2_bytes") or 0
-    if l2:
-        traces.append(vline(l2 / 2**20, 0, bw * 1.05, "L2 size"))
+    ceiling = hline(bw, lo, hi, f"copy ceiling ({bw:.2f} TB/s)")
+    target = hline(LONG_TARGET * bw, lo, hi, f"target: {LONG_TARGET:.0%} of copy", "ceiling-2")
     return {
-        "data": traces,
+        "data": [ceiling, target, *traces],
         "layout": {
             "xaxis": axis(
-                "rows in flight × bytes per row (MiB)",
+                "bytes per tile (KiB), 65,536 columns per row",
                 log=True,
                 tickvals=ticks,
                 ticktext=[f"{t:,}" for t in ticks],
             ),
             "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
-            "annotations": (
-                [
-                    {
-                        "x": math.log10(l2 / 2**20),
-                        "y": bw * 0.15,
-                        "text": " L2 size",
-                        "showarrow": False,
-                        "xanchor": "left",
-                        "font": {"size": 11},
-                    }
-                ]
-                if l2
-                else []
-            ),
         },
     }
 
@@ -676,11 +983,12 @@ FIGURES = {
         "torch, torch.compile and Liger-Kernel where it ran, with the copy ceiling.",
     ),
     "softmax-online": Figure(
-        "Online softmax: bandwidth against the bytes of rows in flight",
+        "Online softmax at 65,536 columns: bandwidth against bytes per tile",
         (ONLINE,),
         fig_online,
-        "Bandwidth of the online softmax kernel on long fp32 rows against the bytes of the "
-        "rows its persistent programs work on at once (programs × row bytes), one line per "
-        "row width, with the L2 size and the copy ceiling marked.",
+        "Bandwidth of the online softmax kernel on rows of 65,536 columns against the bytes "
+        "of one tile (tile elements × element size), fp32 solid and bf16 dashed, one line "
+        "per number of programs per SM, with the whole-row kernel forced onto the same rows "
+        "as a lone point, the copy ceiling and the 85% target.",
     ),
 }

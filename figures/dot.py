@@ -5,10 +5,8 @@ in five input precisions at a few square sizes, one row per block config, and th
 matching library rate of the same run (cuBLAS / ``torch._scaled_mm``) as each
 precision's roof. Rows that could not run say why in ``skipped``.
 
-Until a device has ``dot`` data, the page still builds: every value reads "not yet
-measured", and the figure falls back to what every run has, the run-wide cuBLAS
-fp16/bf16 ceilings, saying on its axis that the tile kernel is not yet measured. Once any
-device folder holds ``dot.json``, the figure needs it and shows only devices that have it.
+The figure shows the devices that have ``dot`` data; on a device without it every value
+reads "not yet measured".
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ from scripts.render import (
     Value,
     axis,
     count,
-    data_root,
     error_bars,
     percent,
     rate,
@@ -290,8 +287,6 @@ def bars(name: str, role, labels: list[str], points: list, text: list[str]) -> d
 
 
 def fig_dtypes(docs: Docs) -> dict:
-    if not measured(docs):
-        return fig_not_yet(docs)
     n = largest(docs)
     labels, ours, roof, text = [], [], [], []
     for precision, label in PRECISIONS:
@@ -325,42 +320,10 @@ def fig_dtypes(docs: Docs) -> dict:
     }
 
 
-def fig_not_yet(docs: Docs) -> dict:
-    """Before the dot benchmark has run on this device: the run-wide cuBLAS ceilings only."""
-    mm = docs["ceilings"]["ceilings"]["matmul"]
-    labels = [label for p, label in PRECISIONS if p in ("fp16", "bf16")]
-    points = [rate(mm[d]["flops"], mm[d]["time_s"], 1e12) for d in ("float16", "bfloat16")]
-    n = mm["float16"]["m"]
-    return {
-        "data": [
-            bars(
-                f"cuBLAS at {n}³ (run ceiling)",
-                "cublas",
-                labels,
-                points,
-                [f"{p[0]:.0f}" for p in points],
-            )
-        ],
-        "layout": {
-            "xaxis": axis(
-                "TFLOP/s (cuBLAS only;<br>the tile kernel is<br>not yet measured here)",
-                rangemode="tozero",
-            ),
-            "yaxis": {"automargin": True, "autorange": "reversed", "title": {"text": "inputs"}},
-        },
-    }
-
-
-def _measured_somewhere() -> bool:
-    """Whether any device folder holds dot data (checked when the site build loads this
-    module, so a new run is picked up by the next build)."""
-    return any(data_root().glob(f"*/{BENCH}.json"))
-
-
 FIGURES = {
     "dot-dtypes": Figure(
         "One tile kernel, five input precisions: TFLOP/s against the library",
-        (BENCH,) if _measured_somewhere() else ("ceilings",),
+        (BENCH,),
         fig_dtypes,
         "Horizontal grouped bars of TFLOP/s for the Triton tile kernel of kernels/dot.py "
         "(best of three block configs) and the library's rate at the same precision: fp32 "

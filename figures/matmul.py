@@ -1048,3 +1048,49 @@ FIGURES = {
         "followed by GELU, and the cuBLAS matmul without epilogue.",
     ),
 }
+
+
+# ---- values: verdicts against the target (>= 95% of cuBLAS at 4096^3 and 8192^3) ----------
+
+TARGET_VS_CUBLAS = 0.95
+TARGET_SIZES = (4096, 8192)
+
+
+def verdict(dtype: str, n: int):
+    def compute(docs: Docs) -> str:
+        r = vs_cublas(docs, dtype, n)
+        return "met" if r >= TARGET_VS_CUBLAS else "missed"
+
+    compute.__name__ = compute.__qualname__ = f"verdict_{dtype}_{n}"
+    compute.__doc__ = f"'met' if Triton reaches 95% of cuBLAS at {n}^3 {dtype}, else 'missed'."
+    return compute
+
+
+def targets_met(docs: Docs) -> str:
+    """How many of the four target cases (fp16/bf16 x 4096^3/8192^3) reach 95% of cuBLAS."""
+    met = sum(
+        vs_cublas(docs, dt, n) >= TARGET_VS_CUBLAS
+        for dt in ("float16", "bfloat16")
+        for n in TARGET_SIZES
+    )
+    return f"{met} of the 4"
+
+
+for _dt, _short in (("float16", "fp16"), ("bfloat16", "bf16")):
+    for _n in TARGET_SIZES:
+        VALUES[f"matmul.verdict_{_short}_{_n}"] = Value(verdict(_dt, _n), plain)
+VALUES["matmul.targets_met"] = Value(targets_met, plain)
+
+
+def epilogue_verdict(n: int):
+    def compute(docs: Docs) -> str:
+        r = epilogue_speedup(docs, "cublas_eager", n)
+        return "met" if r >= 1.15 else "missed"
+
+    compute.__name__ = compute.__qualname__ = f"epilogue_verdict_{n}"
+    compute.__doc__ = f"'met' if the fused kernel is 1.15x cuBLAS + eager epilogue at {n}^3."
+    return compute
+
+
+for _n in (4096, 8192):
+    VALUES[f"matmul.epilogue_verdict_{_n}"] = Value(epilogue_verdict(_n), plain)

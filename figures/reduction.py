@@ -6,10 +6,8 @@ maximum of kernels/reduction.py against ``torch.sum`` / ``torch.amax`` over row 
 of the run's copy bandwidth, and the book kernel's rows its plan, registers, spills and
 PTX instruction counts.
 
-Until a device has ``reduction`` data the page still builds: every value reads "not
-measured", and the figure falls back to what every run has, the copy ceiling, saying on
-its axis that the reduction is not yet measured there. Once any device folder holds
-``reduction.json``, the figure needs it and shows only the devices that have it.
+The figure shows the devices that have ``reduction`` data; on a device without it every
+value reads "not measured".
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ from scripts.render import (
     Value,
     axis,
     copy_bw,
-    data_root,
     hline,
     line,
     or_not_measured,
@@ -38,7 +35,6 @@ OPS = (("sum", "sum", "circle"), ("max", "max", "diamond"))
 TORCH_NAME = {"sum": "torch.sum", "max": "torch.amax"}
 # The benchmark's range of widths (scripts/benchmarks/reduction.py), for the axis of the
 # figure drawn before any data exists.
-WIDTH_RANGE = (256, 65536)
 
 
 # ---- helpers ----------------------------------------------------------------------------
@@ -200,21 +196,7 @@ VALUES = {
 
 
 def fig_widths(docs: Docs) -> dict:
-    bw = copy_bw(docs[BENCH] if measured(docs) else docs["ceilings"]) / 1e12
-    if not measured(docs):
-        ceiling = hline(bw, *WIDTH_RANGE, f"copy ceiling ({bw:.2f} TB/s)")
-        return {
-            "data": [ceiling],
-            "layout": {
-                "xaxis": axis(
-                    "columns per row<br>row sum and max: not yet measured on this device",
-                    log=True,
-                    tickvals=list(WIDTH_RANGE),
-                    ticktext=[f"{w:,}" for w in WIDTH_RANGE],
-                ),
-                "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
-            },
-        }
+    bw = copy_bw(docs[BENCH]) / 1e12
     ws = sorted({r["cols"] for r in docs[BENCH]["rows"]})
     ceiling = hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
     ceiling["legendrank"] = 2000  # last in the legend, first drawn (under the kernels)
@@ -252,16 +234,10 @@ def fig_widths(docs: Docs) -> dict:
     }
 
 
-def _measured_somewhere() -> bool:
-    """Whether any device folder holds reduction data (checked when the site build loads
-    this module, so a new run is picked up by the next build)."""
-    return any(data_root().glob(f"*/{BENCH}.json"))
-
-
 FIGURES = {
     "reduction": Figure(
         "Row sum and row maximum: bandwidth against row width",
-        (BENCH,) if _measured_somewhere() else ("ceilings",),
+        (BENCH,),
         fig_widths,
         "Bandwidth (bytes read and written over time) of the row sum and row maximum "
         "against columns per row, fp32 solid and bf16 dashed, circles for sums and "

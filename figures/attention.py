@@ -9,9 +9,8 @@ FLOPs: each row's ``flops`` is 4 B H N^2 d for the forward (half with causal) an
 times that for the backward, the same count for every impl: an impl that does more work
 (the naive one computes the masked half too) shows as slower, not busier.
 
-Until a device has run these benchmarks, every value renders as "not measured" and the
-figures are not registered (a figure needs data to be drawn): the page places them once
-the data is committed.
+The figures show the devices that have run these benchmarks; on a device that has not,
+every value renders as "not measured".
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from scripts.render import (
     Figure,
     Value,
     axis,
-    data_root,
     doc,
     hline,
     line,
@@ -236,31 +234,55 @@ def fig_memory(docs: Docs) -> dict:
     }
 
 
-def _measured(bench: str) -> bool:
-    """Whether any device folder holds this benchmark's data (read at every build)."""
-    return any(data_root().glob(f"*/{bench}.json"))
-
-
 FIGURES: dict[str, Figure] = {}
-if _measured(BENCH):
-    for _dir in ("forward", "backward"):
-        for _d in HEAD_DIMS:
-            FIGURES[f"attention-{_dir}-d{_d}"] = Figure(
-                f"Attention {_dir}, d = {_d}: TFLOP/s against sequence length",
-                (BENCH,),
-                fig_rate(_dir, _d),
-                f"{_dir.capitalize()} TFLOP/s of the Triton flash attention, SDPA's cuDNN, "
-                f"flash and memory-efficient backends, FlexAttention and a naive attention "
-                f"for N from 1,024 to 16,384 in bf16 at head dim {_d}, full (solid) and causal "
-                "(dashed), with the measured bf16 matmul ceiling; error bars span the 20th "
-                "to 80th percentile.",
+for _dir in ("forward", "backward"):
+    for _d in HEAD_DIMS:
+        FIGURES[f"attention-{_dir}-d{_d}"] = Figure(
+            f"Attention {_dir}, d = {_d}: TFLOP/s against sequence length",
+            (BENCH,),
+            fig_rate(_dir, _d),
+            f"{_dir.capitalize()} TFLOP/s of the Triton flash attention, SDPA's cuDNN, "
+            f"flash and memory-efficient backends, FlexAttention and a naive attention "
+            f"for N from 1,024 to 16,384 in bf16 at head dim {_d}, full (solid) and causal "
+            "(dashed), with the measured bf16 matmul ceiling; error bars span the 20th "
+            "to 80th percentile.",
+        )
+FIGURES["attention-memory"] = Figure(
+    "Attention: peak working memory against sequence length",
+    (MEMORY,),
+    fig_memory,
+    "Peak memory the CUDA allocator held beyond the inputs during one causal attention "
+    "forward (solid) and one training step (dashed), for the naive attention, the Triton "
+    "flash attention and SDPA's flash backend, N from 1,024 to 16,384, log scale.",
+)
+
+
+# ---- verdicts against the targets (TARGETS.md), at N = N_TARGET ----------------------------
+
+
+def verdict(direction: str, d: int, causal: bool):
+    """Forward: >= FlexAttention and >= 85% of cuDNN. Backward: >= FlexAttention and
+    >= 1.3x SDPA's flash backend."""
+    bars = (("flex", 1.0), ("sdpa_cudnn", 0.85)) if direction == "forward" else (
+        ("flex", 1.0), ("sdpa_flash", 1.3))  # fmt: skip
+
+    def compute(docs: Docs) -> str | None:
+        misses = []
+        for peer, need in bars:
+            r = ratio_at(peer, direction, d, causal)(docs)
+            if r is None:
+                return None
+            if r < need:
+                misses.append(f"{LABEL[peer]} {r:.2f}× (needs {need:.2f}×)")
+        return "met" if not misses else "missed: " + "; ".join(misses)
+
+    doc_ = f"Verdict against the {direction} targets, bf16, d = {d}, {MASK[causal]}, N = {N_TARGET}"
+    return named(f"verdict_{SHORT[direction]}_d{d}_{MASK[causal]}", doc_ + ".", compute)
+
+
+for _dir in ("forward", "backward"):
+    for _d in HEAD_DIMS:
+        for _causal in (False, True):
+            VALUES[f"attention.verdict_{SHORT[_dir]}_d{_d}_{MASK[_causal]}"] = Value(
+                verdict(_dir, _d, _causal), or_not_measured(str)
             )
-if _measured(MEMORY):
-    FIGURES["attention-memory"] = Figure(
-        "Attention: peak working memory against sequence length",
-        (MEMORY,),
-        fig_memory,
-        "Peak memory the CUDA allocator held beyond the inputs during one causal attention "
-        "forward (solid) and one training step (dashed), for the naive attention, the Triton "
-        "flash attention and SDPA's flash backend, N from 1,024 to 16,384, log scale.",
-    )

@@ -16,9 +16,12 @@ from scripts.render import Docs, Value, count, plain, rows
 BENCH = "compiler"
 # Triton's IR carries source locations: `loc(#loc12)` after each op and `#loc12 = ...`
 # lines. They matter to a debugger, not to a reader: trimmed from listings.
-LOC_SUFFIX = re.compile(r"\s*loc\(#loc\d*\)")
+LOC_SUFFIX = re.compile(r"\s*loc\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)")
 LOC_LINE = re.compile(r"^#loc\d*\s*=")
 GLOBAL_MEMORY = re.compile(r"\b(ld|st)\.global")
+# The TTIR lines a reader should look at: the loads and the store, and the signature, where
+# n_elements carries the divisibility the specialisation found.
+TTIR_LINES = r"tt\.(load|store)|%n_elements: i32"
 LANG = {"ttir": "mlir", "ttgir": "mlir", "ptx": "text", "sass": "text"}
 
 
@@ -36,6 +39,22 @@ def clean_ir(text: str) -> list[str]:
         if LOC_LINE.match(line) or not line.strip():
             continue
         out.append(LOC_SUFFIX.sub("", line).rstrip())
+    return out
+
+
+def split_signature(lines: list[str]) -> list[str]:
+    """The function's signature with one argument per line, so that a reader need not
+    scroll sideways to find the last one (the IR writes it as one long line)."""
+    out = []
+    for line in lines:
+        if "tt.func" in line and ", %" in line:
+            indent = line[: len(line) - len(line.lstrip())]
+            head, *args = line.split(", %")
+            out.append(head + ",")
+            out += [f"{indent}    %{a}," for a in args[:-1]]
+            out.append(f"{indent}    %{args[-1]}")
+        else:
+            out.append(line)
     return out
 
 
@@ -62,7 +81,7 @@ def vector_ir(stage: str, variant: str, pattern: str):
     regex = re.compile(pattern)
 
     def compute(docs: Docs) -> str:
-        lines = clean_ir(stage_text(docs, "vector_add", variant, stage))
+        lines = split_signature(clean_ir(stage_text(docs, "vector_add", variant, stage)))
         return listing(lines, LANG[stage], regex)
 
     doc_ = (
@@ -102,6 +121,15 @@ def vector_n(variant: str):
     return named(f"vector_n_{variant}", f"n of the {variant} vector-add compile.", compute)
 
 
+def ragged_signature(docs: Docs) -> str:
+    """The kernel's signature line in the TTIR compiled for a ragged n (not a multiple of
+    16): n_elements carries no divisibility attribute there. A Markdown code block."""
+    lines = clean_ir(stage_text(docs, "vector_add", "ragged", "ttir"))
+    (sig,) = [line.strip() for line in lines if "tt.func" in line]
+    sig_lines = split_signature([sig])
+    return listing(sig_lines, "mlir", re.compile(r"%n_elements"))
+
+
 # ---- matmul: where tl.dot becomes tensor-core instructions ---------------------------------
 
 
@@ -109,7 +137,8 @@ def matmul_ttgir_dot(docs: Docs) -> str:
     """The matmul kernel's TTGIR lines that hold the dot (and its layouts' names), as a
     Markdown code block: where tl.dot is still one operation on whole tiles."""
     lines = clean_ir(stage_text(docs, "matmul", "bfloat16", "ttgir"))
-    kept = [line.strip() for line in lines if re.search(r"\bdot\b|warp_group_dot|mma", line)]
+    wanted = re.compile(r"^#mma|^#shared|= ttng\.warp_group_dot |= tt\.dot ")
+    kept = [line.strip() for line in lines if wanted.search(line.strip())]
     return block(kept[:8], "mlir", [])
 
 
@@ -117,7 +146,19 @@ def matmul_ptx_mma(docs: Docs) -> str:
     """The first tensor-core instructions of the matmul kernel's PTX (bf16), as a Markdown
     code block."""
     kept = stage_text(docs, "matmul", "bfloat16", "ptx").splitlines()
-    return block(kept[:4], "text", [])
+    return block([shorten_registers(line) for line in kept[:4]], "text", [])
+
+
+def shorten_registers(line: str) -> str:
+    """A long register list ``{%r1,%r2,...,%r64}`` as ``{%r1, …, %r64}`` (N registers)."""
+
+    def short(m: re.Match) -> str:
+        regs = [r.strip() for r in m.group(1).split(",")]
+        if len(regs) <= 4:
+            return m.group(0)
+        return f"{{{regs[0]}, …, {regs[-1]}}} /* {len(regs)} registers */"
+
+    return re.sub(r"\{([^{}]*)\}", short, line)
 
 
 def matmul_mma_count(docs: Docs) -> int:
@@ -146,9 +187,10 @@ def sass_captured(docs: Docs) -> str:
 
 
 VALUES = {
-    "compiler.vector_ttir": Value(vector_ir("ttir", "divisible", r"tt\.(load|store)"), plain),
+    "compiler.vector_ttir": Value(vector_ir("ttir", "divisible", TTIR_LINES), plain),
+    "compiler.vector_ttir_ragged_signature": Value(ragged_signature, plain),
     "compiler.vector_ttgir": Value(
-        vector_ir("ttgir", "divisible", r"#blocked|tt\.(load|store)"), plain
+        vector_ir("ttgir", "divisible", r"^#blocked|tt\.(load|store)"), plain
     ),
     "compiler.vector_ptx_memory_divisible": Value(vector_ptx_memory("divisible"), plain),
     "compiler.vector_ptx_memory_ragged": Value(vector_ptx_memory("ragged"), plain),

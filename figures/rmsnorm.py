@@ -526,6 +526,33 @@ for _h in (1024, 4096, 8192):
     VALUES[f"rmsnorm.sweep_one_per_sm_{_h}"] = Value(sweep_value(_h, "one_per_sm"), tbps)
 VALUES["rmsnorm.sweep_count"] = Value(sweep_count, count)
 
+
+def sweep_wide(prefetch: bool, what: str):
+    def compute(docs: Docs):
+        found = [r for r in rows(docs, SWEEP, hidden=16384) if r.get("prefetch") is prefetch]
+        if not found:
+            return None  # a run from before the wide rows were swept
+        best = max(found, key=bandwidth)
+        if what == "bandwidth":
+            return bandwidth(best)
+        return (
+            f"{best['num_warps']} warps, {best['programs_per_sm']} per SM: "
+            f"{best['n_regs']} registers per thread, {best['n_spills']} spilled"
+        )
+
+    label = "loading the next row ahead" if prefetch else "without loading ahead"
+    doc_ = f"H = 16384, the backward {label}: best {what} in the sweep."
+    return named(f"sweep_wide_{'prefetch' if prefetch else 'no_prefetch'}_{what}", doc_, compute)
+
+
+for _pre, _key in ((True, "prefetch"), (False, "no_prefetch")):
+    VALUES[f"rmsnorm.sweep_16384_{_key}"] = Value(
+        sweep_wide(_pre, "bandwidth"), or_not_measured(tbps)
+    )
+    VALUES[f"rmsnorm.sweep_16384_{_key}_shape"] = Value(
+        sweep_wide(_pre, "shape"), or_not_measured(plain)
+    )
+
 FIGURES = {
     "rmsnorm-forward": Figure(
         "RMSNorm forward: achieved bandwidth against hidden size",

@@ -992,3 +992,46 @@ FIGURES = {
         "as a lone point, the copy ceiling and the 85% target.",
     ),
 }
+
+
+# ---- the online backward's tile (softmax_online_backward) ---------------------------------
+
+BACKWARD_SWEEP = "softmax_online_backward"
+
+
+def backward_tile(dtype: str, block_n: int, num_warps: int):
+    def compute(docs: Docs) -> float | None:
+        if BACKWARD_SWEEP not in docs:
+            return None
+        found = rows(docs, BACKWARD_SWEEP, dtype=dtype, block_n=block_n, num_warps=num_warps)
+        if not found:
+            return None
+        r = found[0]
+        return r["bytes"] / r["time_s"]["p50"]
+
+    compute.__name__ = compute.__qualname__ = f"bwd_tile_{dtype}_{block_n}_{num_warps}"
+    compute.__doc__ = (
+        f"The online backward at 65536 columns, {dtype}, tiles of {block_n} on {num_warps} "
+        "warps, launched directly: bandwidth, bytes/s."
+    )
+    return compute
+
+
+def backward_tile_best(docs: Docs) -> str | None:
+    """The online backward sweep's fastest tile per dtype, as text."""
+    if BACKWARD_SWEEP not in docs:
+        return None
+    parts = []
+    for dtype in DTYPES:
+        found = rows(docs, BACKWARD_SWEEP, dtype=dtype)
+        best = max(found, key=lambda r: r["bytes"] / r["time_s"]["p50"])
+        parts.append(f"{best['block_n']:,} on {best['num_warps']} warps in {dtype}")
+    return " and ".join(parts)
+
+
+for _dt in DTYPES:
+    for _bn, _nw in ((8192, 16), (16384, 16), (16384, 32), (32768, 32)):
+        VALUES[f"softmax.bwd_tile_{_dt}_{_bn}_{_nw}"] = Value(
+            backward_tile(_dt, _bn, _nw), or_not_measured(tbps)
+        )
+VALUES["softmax.bwd_tile_best"] = Value(backward_tile_best, or_not_measured(plain))

@@ -63,6 +63,7 @@ def rmsnorm_bwd_kernel(
     x_row_stride,
     BLOCK: tl.constexpr,
     ROWS: tl.constexpr,
+    PREFETCH: tl.constexpr = True,
 ):
     # Program p owns rows [first, last) and walks them ROWS at a time: each step is a
     # (ROWS, BLOCK) tile, one row of the tensor per row of the tile.
@@ -73,26 +74,37 @@ def rmsnorm_bwd_kernel(
     last = tl.minimum(first + rows_per_program, n_rows)
     # This program's share of dweight, the sum of dy * x_hat over its rows, in float32.
     dw = tl.zeros([ROWS, BLOCK], dtype=tl.float32)
-    # Load the first step before the loop. Each step then asks for the next step's
-    # rows before it works on its own, so those loads are in flight during the work.
-    rows = first + tl.arange(0, ROWS)
-    mask = (rows < last)[:, None] & col_mask[None, :]
-    x_next = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0)
-    dy_next = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0)
+    if PREFETCH:
+        # Load the first step before the loop. Each step then asks for the next step's
+        # rows before it works on its own, so those loads are in flight during the work.
+        rows = first + tl.arange(0, ROWS)
+        mask = (rows < last)[:, None] & col_mask[None, :]
+        x_next = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0)
+        dy_next = tl.load(
+            dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0
+        )
     for start in range(first, last, ROWS):
         rows = start + tl.arange(0, ROWS)
         row_mask = rows < last
         mask = row_mask[:, None] & col_mask[None, :]
-        x = x_next.to(tl.float32)
-        dy = dy_next.to(tl.float32)
-        ahead = rows + ROWS  # the next step's rows; masked off past this program's last
-        ahead_mask = (ahead < last)[:, None] & col_mask[None, :]
-        x_next = tl.load(
-            x_ptr + ahead[:, None] * x_row_stride + cols[None, :], mask=ahead_mask, other=0.0
-        )
-        dy_next = tl.load(
-            dy_ptr + ahead[:, None] * dy_row_stride + cols[None, :], mask=ahead_mask, other=0.0
-        )
+        if PREFETCH:
+            x = x_next.to(tl.float32)
+            dy = dy_next.to(tl.float32)
+            ahead = rows + ROWS  # the next step's rows; masked off past this program's last
+            ahead_mask = (ahead < last)[:, None] & col_mask[None, :]
+            x_next = tl.load(
+                x_ptr + ahead[:, None] * x_row_stride + cols[None, :], mask=ahead_mask, other=0.0
+            )
+            dy_next = tl.load(
+                dy_ptr + ahead[:, None] * dy_row_stride + cols[None, :], mask=ahead_mask, other=0.0
+            )
+        else:  # the control: each step loads its own rows, nothing held for the next
+            x = tl.load(
+                x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0
+            ).to(tl.float32)
+            dy = tl.load(
+                dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0
+            ).to(tl.float32)
         # w is re-read each step (from cache) rather than held: fewer registers.
         w = tl.load(w_ptr + cols, mask=col_mask, other=0.0).to(tl.float32)
         rstd = tl.load(rstd_ptr + rows, mask=row_mask, other=0.0)
@@ -147,6 +159,7 @@ MAX_ROWS = 2**31 - 1  # the forward launches one program per row: a 1-D grid's l
 # warp per 512 columns past 4096 (at most 32). Chosen from a sweep on an H100 (lesson 11):
 # 1, 2 or 4 programs per SM x 4 to 32 warps x tiles of 2048 to 16384 elements.
 BACKWARD_TILE, BACKWARD_MAX_ROWS, BACKWARD_PROGRAMS_PER_SM = 4096, 64, 2
+PREFETCH_MAX_BLOCK = 8192  # wider rows: no load ahead, one warp per 1024 columns
 DW_BLOCK_P, DW_BLOCK_N = 128, 32  # the second stage's tile: partial rows x columns
 INTERPRETER_PROGRAMS = 4  # on the CPU: a few programs, so each walks several rows
 
@@ -173,11 +186,15 @@ def _backward_programs(device: int) -> int:
     return BACKWARD_PROGRAMS_PER_SM * _SM_COUNT[device]
 
 
-def _backward_config(n_cols: int) -> tuple[int, int, int]:
-    """(BLOCK, ROWS, num_warps) of the backward's step tile for rows of n_cols."""
+def _backward_config(n_cols: int) -> tuple[int, int, int, bool]:
+    """(BLOCK, ROWS, num_warps, PREFETCH) of the backward's step tile for rows of n_cols.
+    Rows wider than PREFETCH_MAX_BLOCK are not loaded a step ahead: holding the next row
+    too spilled registers at 16,384 columns (lesson 11's rmsnorm_bwd_sweep shows both)."""
     block = _block(n_cols)
     rows = max(1, min(BACKWARD_MAX_ROWS, BACKWARD_TILE // block))
-    return block, rows, min(32, max(8, block // 512))
+    if block <= PREFETCH_MAX_BLOCK:
+        return block, rows, min(32, max(8, block // 512)), True
+    return block, rows, min(32, block // 1024), False
 
 
 def _forward(x2: torch.Tensor, weight: torch.Tensor, eps: float):
@@ -214,7 +231,7 @@ def _backward(dy2, x2, weight, rstd, programs: int | None = None):
     rows_per_program = (n_rows + min(programs, n_rows) - 1) // min(programs, n_rows)
     programs = (n_rows + rows_per_program - 1) // rows_per_program  # none left idle
     partial = torch.empty((programs, n_cols), dtype=torch.float32, device=x2.device)
-    block, rows, num_warps = _backward_config(n_cols)
+    block, rows, num_warps, prefetch = _backward_config(n_cols)
     rmsnorm_bwd_kernel[(programs,)](
         dy2,
         x2,
@@ -229,6 +246,7 @@ def _backward(dy2, x2, weight, rstd, programs: int | None = None):
         x2.stride(0),
         BLOCK=block,
         ROWS=rows,
+        PREFETCH=prefetch,
         num_warps=num_warps,
     )
     dw = torch.empty(n_cols, dtype=weight.dtype, device=weight.device)

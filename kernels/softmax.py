@@ -171,11 +171,12 @@ SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 # sweeps the online tile and runs the whole-row kernel on the same rows as a control).
 MAX_WHOLE_ROW = 32768
 ONLINE_BLOCK_N = 32768
-# Backward: a tile holds y and dy, twice the values of a forward tile as wide, so its
-# limits stay where they were: rows of up to 16,384 whole (2 x 32 values per thread over
-# 16 warps), tiles of 8,192 past that (2 x 16 values per thread over 16 warps).
+# Backward: a tile holds y and dy, twice the values of a forward tile as wide: rows of up
+# to 16,384 whole (2 x 32 values per thread over 16 warps), tiles of 16,384 past that on
+# 32 warps (2 x 16 values per thread; lesson 10's benchmark softmax_online_backward sweeps
+# this tile).
 BACKWARD_MAX_WHOLE_ROW = 16384
-BACKWARD_ONLINE_BLOCK_N = 8192
+BACKWARD_ONLINE_BLOCK_N = 16384
 # Default warps: about 16 values per thread, at most 16 warps up to tiles of WIDE_TILE
 # elements (32 values per thread there), 32 warps for wider tiles (32 values per thread
 # at 32,768).
@@ -294,7 +295,9 @@ def _plan(
     if whole_rows:
         block_m = min(max(1, TILE_BYTES // elem_size // block_n), _next_pow2(n_rows))
     if num_warps is None:
-        most = 16 if block_m * block_n <= WIDE_TILE else MAX_NUM_WARPS
+        # (the online backward's tile holds two tensors: it counts as twice as wide)
+        values = block_m * block_n * (2 if backward and not whole_rows else 1)
+        most = 16 if values <= WIDE_TILE else MAX_NUM_WARPS
         num_warps = min(most, max(1, block_m * block_n // 512))  # as WIDE_TILE says
     per_thread = block_m * block_n // (32 * num_warps)
     if per_thread > MAX_PER_THREAD:

@@ -33,15 +33,26 @@ ELEMENTS = 2**27
 SMALL_M, SMALL_M_HIDDEN = 16384, [1024, 2048, 4096]  # the control, rmsnorm_small_m
 # rmsnorm_bwd_sweep: the backward's launch shapes tried (programs per SM, warps, elements
 # per step), at three widths.
-SWEEP_HIDDEN = [1024, 4096, 8192]
+SWEEP_HIDDEN = [1024, 4096, 8192, 16384]
 SWEEP_SHAPES = [
-    (per_sm, warps, tile)
+    (per_sm, warps, tile, True)
     for per_sm in (1, 2, 4)
     for warps in (4, 8, 16, 32)
     for tile in (2048, 4096, 8192)
 ]
+# At 16384 columns a step is one whole row: the sweep there is whether to load the next row
+# ahead (PREFETCH) or not, on 16 or 32 warps, 1 or 2 programs per SM.
+WIDE_SHAPES = [
+    (per_sm, warps, 16384, prefetch)
+    for per_sm in (1, 2)
+    for warps in (16, 32)
+    for prefetch in (True, False)
+]
 HIDDEN = {torch.bfloat16: [1024, 2048, 4096, 8192, 16384], torch.float32: [4096]}
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+# measure.py --quick: one width of each benchmark (bf16 4096 for the comparison and sweep).
+QUICK_HIDDEN = {torch.bfloat16: [4096]}
+QUICK_SWEEP_HIDDEN, QUICK_SMALL_M_HIDDEN = [4096], [1024]
 EPS = 1e-6
 # Results are checked against the float64 reference rounded to the dtype, not bit for bit:
 # each implementation rounds its float32 work once or twice. Liger-Kernel's default
@@ -115,10 +126,10 @@ def resources(x, w, dy) -> dict:
     programs = math.ceil(n_rows / rows_per_program)
     partial = torch.empty(programs, hidden, device="cuda")
     dx = torch.empty_like(x)
-    bblock, step_rows, warps = rn._backward_config(hidden)
+    bblock, step_rows, warps, prefetch = rn._backward_config(hidden)
     bwd = rn.rmsnorm_bwd_kernel[(programs,)](
         dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
-        x.stride(0), BLOCK=bblock, ROWS=step_rows, num_warps=warps,
+        x.stride(0), BLOCK=bblock, ROWS=step_rows, PREFETCH=prefetch, num_warps=warps,
     )  # fmt: skip
     dw = torch.empty_like(w)
     second = rn.rmsnorm_dw_kernel[(math.ceil(hidden / rn.DW_BLOCK_N),)]
@@ -137,7 +148,7 @@ def resources(x, w, dy) -> dict:
     def backward_alone():
         rn.rmsnorm_bwd_kernel[(programs,)](
             dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
-            x.stride(0), BLOCK=bblock, ROWS=step_rows, num_warps=warps,
+            x.stride(0), BLOCK=bblock, ROWS=step_rows, PREFETCH=prefetch, num_warps=warps,
         )  # fmt: skip
         stage2()
 
@@ -159,14 +170,16 @@ def resources(x, w, dy) -> dict:
     }
 
 
-def launch_backward(dy, x, w, rstd, dx, partial, dw, rows_per_program, block, steps, warps):
+def launch_backward(
+    dy, x, w, rstd, dx, partial, dw, rows_per_program, block, steps, warps, prefetch=True
+):
     """Both backward kernels, launched directly with the given shape; returns the first's
     compiled object (registers, spills)."""
     n_rows, hidden = x.shape
     programs = partial.shape[0]
     k = rn.rmsnorm_bwd_kernel[(programs,)](
         dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
-        x.stride(0), BLOCK=block, ROWS=steps, num_warps=warps,
+        x.stride(0), BLOCK=block, ROWS=steps, PREFETCH=prefetch, num_warps=warps,
     )  # fmt: skip
     rn.rmsnorm_dw_kernel[(math.ceil(hidden / rn.DW_BLOCK_N),)](
         partial, dw, programs, hidden, BLOCK_P=rn.DW_BLOCK_P, BLOCK_N=rn.DW_BLOCK_N,
@@ -182,7 +195,7 @@ def run_backward_sweep(ceilings: dict) -> list[dict]:
     rows = []
     dtype = torch.bfloat16
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    for hidden in SWEEP_HIDDEN:
+    for hidden in benchlib.pick(SWEEP_HIDDEN, QUICK_SWEEP_HIDDEN):
         n_rows = ELEMENTS // hidden
         x = torch.randn(n_rows, hidden, device="cuda").to(dtype)
         w = (1 + 0.1 * torch.randn(hidden, device="cuda")).to(dtype)
@@ -190,7 +203,7 @@ def run_backward_sweep(ceilings: dict) -> list[dict]:
         _, rstd = rn._forward(x, w, EPS)
         dx_ref, dw_ref = rn._backward(dy, x, w, rstd)
         block = rn._block(hidden)
-        for per_sm, warps, tile in SWEEP_SHAPES:
+        for per_sm, warps, tile, prefetch in SWEEP_SHAPES if hidden < 16384 else WIDE_SHAPES:
             step_rows = max(1, min(rn.BACKWARD_MAX_ROWS, tile // block))
             per_thread = step_rows * block // (32 * warps)
             if tile < block or not 1 <= per_thread <= 64:  # no such step / too many values
@@ -202,11 +215,11 @@ def run_backward_sweep(ceilings: dict) -> list[dict]:
             dx, dw = torch.empty_like(x), torch.empty_like(w)
             both = functools.partial(
                 launch_backward, dy, x, w, rstd, dx, partial, dw, rows_per_program,
-                block, step_rows, warps,
+                block, step_rows, warps, prefetch,
             )  # fmt: skip
             compiled = both()
             torch.cuda.synchronize()
-            what = f"rmsnorm sweep H={hidden} {per_sm}/SM {warps} warps tile {tile}"
+            what = f"rmsnorm sweep H={hidden} {per_sm}/SM {warps} warps tile {tile} {prefetch=}"
             rtol = RTOL[dtype]
             benchlib.check(dx, dx_ref, f"{what} dx", exact=False, rtol=rtol, atol=ATOL_DX)
             # A different number of partial rows adds in a different order: a tolerance.
@@ -221,6 +234,7 @@ def run_backward_sweep(ceilings: dict) -> list[dict]:
                     "num_warps": warps,
                     "tile": tile,
                     "rows_per_step": step_rows,
+                    "prefetch": prefetch,
                     "bytes": 3 * n_rows * hidden * 2 + 2 * hidden * 2,
                     "time_s": benchlib.device_time(both, warmup_ms=10, rep_ms=40),
                     **benchlib.kernel_resources(compiled),
@@ -246,7 +260,7 @@ def run_small_m(ceilings: dict) -> list[dict]:
     rows = []
     dtype = torch.bfloat16
     benchlib.warm_up()
-    for hidden in SMALL_M_HIDDEN:
+    for hidden in benchlib.pick(SMALL_M_HIDDEN, QUICK_SMALL_M_HIDDEN):
         x = torch.randn(SMALL_M, hidden, device="cuda").to(dtype).requires_grad_()
         w = (1 + 0.1 * torch.randn(hidden, device="cuda")).to(dtype).requires_grad_()
         dy = torch.randn(SMALL_M, hidden, device="cuda").to(dtype)
@@ -307,7 +321,7 @@ def run(ceilings: dict) -> list[dict]:
     setattr(config, limit, max(getattr(config, limit), 64))
     benchlib.warm_up()
     rows = []
-    for dtype, widths in HIDDEN.items():
+    for dtype, widths in benchlib.pick(HIDDEN, QUICK_HIDDEN).items():
         for hidden in widths:
             s = torch.finfo(dtype).bits // 8
             n_rows = ELEMENTS // hidden
@@ -402,7 +416,9 @@ BENCHMARKS = [
         "rmsnorm_dw_kernel, launched directly, no autograd), bf16, M x H = 2**27, H = 1024, "
         "4096, 8192, over launch shapes: programs per SM (1, 2, 4) x num_warps (4..32) x "
         "elements per step (tile 2048, 4096, 8192; rows per step = tile / H, at least 1), "
-        "skipping shapes with more than 64 or fewer than 1 values per thread. Each checked "
+        "skipping shapes with more than 64 or fewer than 1 values per thread; and at H = "
+        "16384 (one row per step), loading the next row ahead (prefetch) or not, on 16 or 32 "
+        "warps, 1 or 2 programs per SM. Each checked "
         "against the wrapper's result first; device time by do_bench (L2 flushed). Bytes as "
         "in 'rmsnorm' (3*M*H*2 + 2*H*2).",
         run_backward_sweep,

@@ -19,6 +19,7 @@ from kernels import softmax as sm
 from scripts import benchlib
 
 WIDTHS = [256, 1024, 4096, 16384, 65536]
+QUICK_WIDTHS = [4096, 65536]  # measure.py --quick; 4096 is the roofline's point
 DTYPES = {torch.float32: "float32", torch.bfloat16: "bfloat16"}
 TENSOR_BYTES = 512 * 2**20  # each tensor: ten times an H100's L2, eight an H200's
 # Forward results against the float64 reference rounded to the dtype: a few fp32 ulps, one
@@ -48,6 +49,7 @@ SWEEP_PROGRAMS_PER_SM = [1, 2]  # 2 programs of 32 warps fill an SM's 2,048 thre
 # The control: the whole-row kernel on the same rows, 32 warps (32 or 64 values per thread).
 WHOLE_ROW_SHAPES = [(torch.float32, 32768), (torch.float32, 65536), (torch.bfloat16, 32768)]
 WHOLE_ROW_WARPS = 32
+QUICK_SWEEP_SHAPES = [(torch.float32, 65536)]  # measure.py --quick: one shape of the sweep
 
 
 def torch_softmax(x: torch.Tensor) -> torch.Tensor:
@@ -104,7 +106,7 @@ def run_widths(ceilings: dict) -> list[dict]:
     torch._dynamo.config.cache_size_limit = max(torch._dynamo.config.cache_size_limit, 64)
     benchlib.warm_up()
     for dtype, dname in DTYPES.items():
-        for n_cols in WIDTHS:
+        for n_cols in benchlib.pick(WIDTHS, QUICK_WIDTHS):
             n_rows = TENSOR_BYTES // (n_cols * dtype.itemsize)
             shape = f"{dname} {n_rows}x{n_cols}"
             # randn, never zeros: x (which requires grad, so every forward builds the graph
@@ -193,7 +195,7 @@ def online_configs(dtype: torch.dtype, n_cols: int) -> list[tuple]:
 def run_online(ceilings: dict) -> list[dict]:
     rows = []
     device = torch.cuda.current_device()
-    for dtype, n_cols in SWEEP_SHAPES:
+    for dtype, n_cols in benchlib.pick(SWEEP_SHAPES, QUICK_SWEEP_SHAPES):
         size = dtype.itemsize
         n_rows = TENSOR_BYTES // (n_cols * size)
         x = torch.randn(n_rows, n_cols, device="cuda").to(dtype)
@@ -245,7 +247,76 @@ def run_online(ceilings: dict) -> list[dict]:
     return rows
 
 
+# softmax_online_backward: the online backward kernel's tile, swept (the forward's sweep
+# is softmax_online). Launched directly through the wrapper's _backward, no autograd.
+BACKWARD_SWEEP_COLS = 65536
+BACKWARD_SWEEP_TILES = [(8192, 16), (16384, 16), (16384, 32), (32768, 32)]
+
+
+def run_online_backward(ceilings: dict) -> list[dict]:
+    rows = []
+    for dtype in DTYPES:
+        size = dtype.itemsize
+        n_cols = BACKWARD_SWEEP_COLS
+        n_rows = TENSOR_BYTES // (n_cols * size)
+        y = torch.softmax(torch.randn(n_rows, n_cols, device="cuda"), dim=-1).to(dtype)
+        dy = torch.randn(n_rows, n_cols, device="cuda").to(dtype)
+        dx = torch.empty_like(y)
+        y64, dy64 = y.double(), dy.double()
+        expected = (y64 * (dy64 - (dy64 * y64).sum(-1, keepdim=True))).to(dtype)
+        del y64, dy64
+        for block_n, num_warps in BACKWARD_SWEEP_TILES:
+            fn = functools.partial(sm._backward, y, dy, dx, block_n, num_warps, None)
+            whole, _, _, _, programs = sm._plan(
+                n_rows, n_cols, 2 * n_cols * size, size, y.get_device(), block_n, num_warps,
+                None, backward=True,
+            )  # fmt: skip
+            assert not whole
+            what = f"online backward {DTYPES[dtype]} block_n={block_n} num_warps={num_warps}"
+            rtol, atol = TOL[dtype]
+            scale = expected.abs().max().item()
+            atol = GRAD_ATOL[dtype] * scale
+            timing = benchlib.check_then_time(
+                fn, expected, what, out=dx, exact=False, rtol=rtol, atol=atol, **TIMING
+            )
+            extra = resources(fn, "softmax_backward_online_kernel")
+            rows.append(
+                {
+                    "dtype": DTYPES[dtype],
+                    "rows": n_rows,
+                    "cols": n_cols,
+                    "block_n": block_n,
+                    "bytes_per_tile": block_n * size,
+                    "num_warps": num_warps,
+                    "programs": programs,
+                    "bytes": 3 * n_rows * n_cols * size,
+                    **timing,
+                    **extra,
+                }
+            )
+            r = rows[-1]
+            print(
+                f"  backward {DTYPES[dtype]:>8} block_n={block_n:>5} warps={num_warps:>2}: "
+                f"{r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s, "
+                f"{r['n_regs']} registers, {r['n_spills']} spilled"
+            )
+        del y, dy, dx, expected
+        torch.cuda.empty_cache()
+    return rows
+
+
 BENCHMARKS = [
+    benchlib.Benchmark(
+        "softmax_online_backward",
+        "The online backward kernel of kernels/softmax.py (softmax_backward_online_kernel: "
+        "pass 1 sums dy * y over a row, pass 2 writes dx = y * (dy - sum)) at 65536 columns, "
+        "512 MiB tensors, float32 and bfloat16, over tiles (block_n, num_warps) "
+        f"{BACKWARD_SWEEP_TILES}, programs per SM as the wrapper picks them; launched "
+        "directly through the wrapper's _backward (no autograd), checked against float64 "
+        "first; device time by do_bench, L2 flushed. Bytes: y and dy read once, dx written "
+        "once (3 * rows * cols * element size).",
+        run_online_backward,
+    ),
     benchlib.Benchmark(
         "softmax",
         "Row softmax over the last dimension of an (rows x cols) tensor of 512 MiB, for "

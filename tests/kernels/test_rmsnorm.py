@@ -207,7 +207,7 @@ def test_programs_walk_several_steps_with_a_ragged_last_one():
     """The case the loop's masks are for: more rows per program than rows per step."""
     seed = fresh_seed()
     n_rows, hidden, programs = 33, 1500, 4
-    _, rows_per_step, _ = rn._backward_config(hidden)
+    _, rows_per_step, _, _ = rn._backward_config(hidden)
     rows_per_program = math.ceil(n_rows / programs)
     assert rows_per_program > rows_per_step and rows_per_program % rows_per_step
     x, w, dy, rstd = partial_setup((n_rows, hidden), torch.float16)

@@ -163,7 +163,7 @@ def test_forward_rows_past_the_on_chip_limit_go_online(
     "n_cols, kernel, block_n, num_warps",
     [
         (16384, "softmax_backward_kernel", 16384, 16),
-        (16385, "softmax_backward_online_kernel", 8192, 16),
+        (16385, "softmax_backward_online_kernel", 16384, 32),
     ],
 )
 def test_backward_keeps_its_own_on_chip_limit(n_cols, kernel, block_n, num_warps, monkeypatch):

@@ -322,3 +322,34 @@ def test_reads_the_sweep_when_it_lands(browser, sweep_site):
         assert not errors, errors
     finally:
         context.close()
+
+
+# ---- the committed sweep ------------------------------------------------------------------
+
+DEVICES_WITH_SWEEP = [p.parent.name for p in sorted(DATA.glob("*/matmul_configs.json"))]
+
+
+@pytest.mark.parametrize("slug", DEVICES_WITH_SWEEP)
+def test_opens_on_the_committed_sweep(open_13, slug):
+    """A device with lesson 13's sweep opens on the swept problem; every timed config shows
+    its measured rate, the autotuner's pick is marked, and the note names the sweep."""
+    pg = open_13()
+    el = widget(pg, "pick-config")
+    el.locator('[data-in="device"]').select_option(slug)
+    rows = load(slug, "matmul_configs")["rows"]
+    first = rows[0]
+    problem = f"{first['dtype']}/{first['m']}/{first['n']}/{first['k']}/{first['group_m']}"
+    assert el.locator('[data-in="problem"]').input_value() == problem
+    timed = [r for r in rows if "time_s" in r]
+    assert timed, "the committed sweep has no timed config"
+    for r in timed[:: max(1, len(timed) // 6)]:  # a spread of them: each is a page update
+        set_config(el, r)
+        rate = r["flops"] / r["time_s"]["p50"]
+        assert value(el, "tflops") == pytest.approx(rate, rel=1e-12)
+        is_pick = "this is it" if r["autotuner_pick"] else "not this one"
+        assert outputs(el, "is-pick")["is-pick"] == is_pick
+    (pick,) = [r for r in rows if r["autotuner_pick"]]
+    set_config(el, pick)
+    assert outputs(el, "is-pick")["is-pick"] == "this is it"
+    assert "configuration sweep" in el.locator('[data-out="source"]').inner_text()
+    assert not pg.errors, pg.errors

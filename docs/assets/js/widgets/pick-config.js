@@ -169,7 +169,12 @@
       });
       if (!probs.length) problemSelect.appendChild(h("option", { value: "", text: "nothing measured" }));
       problemSelect.disabled = !probs.length;
-      state.problem = probs.length ? probs[probs.length - 1] : null;
+      // Start on the problem with the most measured configurations (the sweep's, once run).
+      const counts = {};
+      recs.list.forEach(function (x) { const k = problemKey(x.row); counts[k] = (counts[k] || 0) + 1; });
+      state.problem = probs.reduce(function (best, p) {
+        return best === null || counts[problemKey(p)] > counts[problemKey(best)] ? p : best;
+      }, null);
       if (state.problem) problemSelect.value = problemKey(state.problem);
       // The knobs offer every value of the autotuner's list and of the measured rows.
       KNOBS.forEach(function (k, i) {
@@ -252,8 +257,8 @@
       const sources = {};
       mine.forEach(function (x) { sources[x.source] = true; });
       if (!state.slug) sourceNote.textContent = "No device in figures/data has matmul measurements yet.";
-      else if (recs.swept) sourceNote.textContent = "From lesson 13's configuration sweep (figures/data/" + state.slug + "/matmul_configs.json); the pick is the config the autotuner chose in the same run.";
-      else sourceNote.textContent = "Lesson 13's configuration sweep has not run on this device yet, so only the autotuner's pick has a measurement, " +
+      else if (sources.matmul_configs) sourceNote.textContent = "From lesson 13's configuration sweep (figures/data/" + state.slug + "/matmul_configs.json); the pick is the config the autotuner chose in the same run.";
+      else sourceNote.textContent = (recs.swept ? "Lesson 13's configuration sweep did not run this problem" : "Lesson 13's configuration sweep has not run on this device yet") + ", so only the autotuner's pick has a measurement, " +
         (sources.matmul_grouped ? "from lesson 09's program-order run (figures/data/" + state.slug + "/matmul_grouped.json, grouped order)." : "and none is recorded here.") +
         " Every other configuration says \"not measured\" until the sweep fills it in.";
     }

@@ -54,6 +54,42 @@ class Benchmark:
     roofline: Callable[[list[Row]], list[dict]] | None = None
 
 
+# ---- quick mode and skips ----------------------------------------------------------------
+
+QUICK_ENV = "BOOK_QUICK"
+
+
+def quick() -> bool:
+    """True in quick mode (``measure.py --quick``, ``make figures QUICK=1``): the runner sets
+    BOOK_QUICK=1 before it imports any benchmark module, and a module MAY then time fewer
+    sizes. Quick data is marked ``"quick": true`` in its provenance and written apart from
+    the full data (figures/data-quick/), so it never replaces it."""
+    return os.environ.get(QUICK_ENV) == "1"
+
+
+def pick(full, quick_subset):
+    """``quick_subset`` in quick mode, else ``full``: how a module shrinks a size list,
+    read when the benchmark runs (``for n in benchlib.pick(SIZES, QUICK_SIZES)``)."""
+    return quick_subset if quick() else full
+
+
+class Skip(Exception):
+    """Raised by a benchmark that cannot run on this GPU at all (say, TMA before compute
+    capability 9.0). The runner prints the reason, writes no file for it and goes on; it
+    is not a failure. A benchmark that can run in part records the rest as rows with a
+    ``skipped`` (or ``failure``) field saying why, and the runner counts those."""
+
+
+def require_capability(major: int, minor: int, what: str) -> None:
+    """Raise Skip unless the current GPU has compute capability >= ``major.minor``."""
+    have = torch.cuda.get_device_capability(torch.cuda.current_device())
+    if tuple(have) < (major, minor):
+        raise Skip(
+            f"{what} needs compute capability {major}.{minor} or newer; "
+            f"this GPU has {have[0]}.{have[1]}"
+        )
+
+
 # ---- provenance -------------------------------------------------------------------------
 
 

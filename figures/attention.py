@@ -183,23 +183,33 @@ def fig_rate(direction: str, d: int):
                 if not rs:
                     continue
                 ns |= {r["n"] for r in rs}
-                traces.append(
-                    line(
-                        [r["n"] for r in rs],
-                        [rate(r["flops"], r["time_s"], 1e12) for r in rs],
-                        f"{label}, {MASK[causal]}",
-                        role,
-                        dash="dash" if causal else None,
-                        hover="N = %{x:,}<br>%{y:.0f} TFLOP/s",
-                    )
+                trace = line(
+                    [r["n"] for r in rs],
+                    [rate(r["flops"], r["time_s"], 1e12) for r in rs],
+                    f"{label}, {MASK[causal]}",
+                    role,
+                    dash="dash" if causal else None,
+                    hover="N = %{x:,}<br>%{y:.0f} TFLOP/s",
                 )
+                # One legend entry per implementation (solid full, dashed causal, as the
+                # axis says): twelve entries do not fit under the plot on a phone.
+                trace["legendgroup"] = impl
+                if causal:
+                    trace["showlegend"] = False
+                else:
+                    trace["name"] = label
+                traces.append(trace)
         peak = matmul_rate(doc(docs, BENCH), "bfloat16") / 1e12
         traces.append(hline(peak, min(ns), max(ns), f"bf16 matmul ceiling ({peak:.0f} TFLOP/s)"))
         batch_heads = "B·N = 16,384, H·d = 4,096"
         return {
             "data": traces,
             "layout": {
-                "xaxis": n_axis(sorted(ns), f"sequence length N (bf16, d = {d}, {batch_heads})"),
+                "xaxis": n_axis(
+                    sorted(ns),
+                    f"sequence length N (bf16, d = {d}, {batch_heads});"
+                    " solid: full, dashed: causal",
+                ),
                 "yaxis": axis(f"{direction} TFLOP/s", rangemode="tozero"),
             },
         }

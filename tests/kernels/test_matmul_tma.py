@@ -1,0 +1,754 @@
+"""Persistent matmul, TMA and pointer paths, against its float64 reference: ragged shapes,
+both dtypes, transposed and strided operands, the rule that picks the path, every refusal;
+on a Hopper GPU, the TMA path at ragged sizes and at 4096^3.
+
+Under the CPU interpreter the wrapper picks the pointer kernel; the TMA kernel still runs
+there when asked for (``path="tma"``), the interpreter emulating the descriptors (it checks
+TMA's alignment rules too), so its tile and index logic is tested without a GPU.
+
+Tolerance, per element, against the float64 result ``ref`` of the same (rounded) inputs:
+
+    |out - ref| <= 2 u |ref| + 2 (K + 4) 2**-24 (|a| @ |b|) + 2**-24
+
+u is the output's rounding unit (fp16 2**-11, bf16 2**-8; the interpreter truncates to
+bf16, so 2**-7 there); (K + 4) 2**-24 bounds float32 accumulation over K terms (fp16 and
+bf16 products are exact in float32). A missing or doubled K step or tile is off by about
+the size of the values and fails.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+from kernels import matmul_tma as mt
+from tests.support import (
+    DEVICE,
+    ON_GPU,
+    LaunchSpy,
+    fresh_seed,
+    poisoned_like,
+    rand,
+    requires_gpu,
+    requires_two_gpus,
+)
+
+DTYPES = [torch.float16, torch.bfloat16]
+OUT_UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
+H100_SHARED_MEMORY = 232_448  # bytes per program, as Triton reports it for an H100
+KERNELS = ("matmul_tma_autotuned", "matmul_persistent_autotuned")
+PATH_KERNEL = {"tma": "matmul_tma_autotuned", "pointers": "matmul_persistent_autotuned"}
+
+
+def hopper() -> bool:
+    return ON_GPU and torch.cuda.get_device_capability() >= (9, 0)
+
+
+# The TMA kernel runs under the interpreter (it emulates descriptors) and on Hopper or newer.
+requires_tma = pytest.mark.skipif(
+    not mt.HAS_TENSOR_DESCRIPTORS or (ON_GPU and not hopper()),
+    reason="needs tl.make_tensor_descriptor, and on a GPU compute capability >= 9.0",
+)
+requires_hopper = pytest.mark.skipif(
+    not hopper() or not mt.HAS_TENSOR_DESCRIPTORS,
+    reason="needs a GPU of compute capability >= 9.0 (TMA) and a Triton with descriptors",
+)
+
+
+def full_configs(test):
+    """Mark a test that runs the autotuner's real config lists on a GPU."""
+    test.full_configs = True
+    return test
+
+
+@pytest.fixture(autouse=True)
+def one_small_config_on_a_gpu(request, monkeypatch):
+    """On a GPU, every test not marked ``full_configs`` runs one small config: each new
+    shape and layout would otherwise compile and time every config of the lists, and the
+    small tests check indexing, not speed. (Under the interpreter there is one anyway.)"""
+    if ON_GPU and not getattr(request.function, "full_configs", False):
+        for name in KERNELS:
+            tuner = getattr(mt, name)
+            monkeypatch.setattr(tuner, "configs", [mt.FALLBACK_CONFIG])
+            monkeypatch.setattr(tuner, "cache", {})  # no pick from the full lists reused
+
+
+def assert_matches(out, a, b, msg=""):
+    """out against the float64 reference within the bound stated at the top."""
+    dtype = a.dtype
+    a64, b64 = a.double(), b.double()
+    ref = mt.reference(a64, b64)  # float64 in, float64 out
+    scale = a64.abs() @ b64.abs()
+    unit = OUT_UNIT[dtype] * (2 if dtype == torch.bfloat16 and not ON_GPU else 1)
+    allowed = 2 * unit * ref.abs() + 2 * (a.shape[1] + 4) * 2**-24 * scale + 2**-24
+    assert out.shape == ref.shape and out.dtype == dtype, msg
+    err = (out.double() - ref).abs()
+    bad = ~(err <= allowed)  # NaN counts as bad
+    assert not bad.any(), (
+        f"{int(bad.sum())} of {out.numel()} elements off, worst error {err.max().item():.3g} "
+        f"(allowed there {allowed.flatten()[err.argmax()].item():.3g}) {msg}"
+    )
+
+
+def spies(monkeypatch) -> dict:
+    """Both autotuned kernels replaced by spies that record launches and still run."""
+    found = {}
+    for name in KERNELS:
+        found[name] = LaunchSpy(getattr(mt, name))
+        monkeypatch.setattr(mt, name, found[name])
+    return found
+
+
+def operands(m, n, k, dtype, a_transposed=False, b_transposed=False):
+    """a (m, k) and b (k, n); a transposed operand is the .t() view of a contiguous matrix."""
+    a = rand((k, m), dtype).t() if a_transposed else rand((m, k), dtype)
+    b = rand((n, k), dtype).t() if b_transposed else rand((k, n), dtype)
+    return a, b
+
+
+def h(shape):
+    """A float16 random tensor of ``shape``."""
+    return rand(shape, torch.float16)
+
+
+# ---- results: the pointer kernel on ragged shapes ----------------------------------------
+
+RAGGED = [(33, 47, 65), (1, 1, 1), (16, 16, 16), (31, 17, 130), (5, 100, 3), (70, 45, 150)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("m, n, k", RAGGED)
+def test_pointer_path_matches_reference(m, n, k, dtype, monkeypatch):
+    seed = fresh_seed()
+    found = spies(monkeypatch)
+    a, b = operands(m, n, k, dtype)
+    out = poisoned_like(torch.empty(m, n, dtype=dtype, device=DEVICE))  # NaN: unwritten fails
+    assert mt.matmul_tma(a, b, out=out, path="pointers") is out
+    assert_matches(out, a, b, msg=f"seed={seed}")
+    assert (
+        found["matmul_persistent_autotuned"].devices and not found["matmul_tma_autotuned"].devices
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("m, n, k", RAGGED + [(37, 40, 24), (100, 56, 40)])
+def test_auto_path_runs_the_kernel_path_for_names(m, n, k, dtype, monkeypatch):
+    seed = fresh_seed()
+    found = spies(monkeypatch)
+    a, b = operands(m, n, k, dtype)
+    expected = mt.path_for(a, b)
+    if not ON_GPU:
+        assert expected == "pointers"  # the interpreter always takes the portable kernel
+    out = mt.matmul_tma(a, b)
+    assert_matches(out, a, b, msg=f"seed={seed} path={expected}")
+    launched = [name for name in KERNELS if found[name].devices]
+    assert launched == [PATH_KERNEL[expected]]
+
+
+# ---- results: the TMA kernel (interpreter or Hopper) ----------------------------------------
+
+# Row strides of a, b and the result must be multiples of 16 bytes (8 elements): K and N
+# multiples of 8 (and M too where a is transposed); M, N, K still ragged against the tiles.
+ALIGNED = [(37, 40, 24), (33, 48, 72), (5, 16, 8), (100, 56, 40), (40, 8, 8)]
+
+
+@requires_tma
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("m, n, k", ALIGNED)
+def test_tma_path_matches_reference(m, n, k, dtype, monkeypatch):
+    seed = fresh_seed()
+    found = spies(monkeypatch)
+    a, b = operands(m, n, k, dtype)
+    assert mt.tma_refusal(a, b) is None
+    out = poisoned_like(torch.empty(m, n, dtype=dtype, device=DEVICE))
+    assert mt.matmul_tma(a, b, out=out, path="tma") is out
+    assert_matches(out, a, b, msg=f"seed={seed}")
+    assert (
+        found["matmul_tma_autotuned"].devices and not found["matmul_persistent_autotuned"].devices
+    )
+
+
+@requires_tma
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize(
+    "a_transposed, b_transposed", [(True, False), (False, True), (True, True)], ids=str
+)
+def test_tma_path_reads_transposed_operands(a_transposed, b_transposed, dtype):
+    """b = w.t() with w a contiguous (N, K) weight, as nn.Linear stores it; a = x.t()."""
+    seed = fresh_seed()
+    a, b = operands(40, 48, 56, dtype, a_transposed, b_transposed)
+    assert mt.tma_refusal(a, b) is None
+    out = mt.matmul_tma(a, b, path="tma")
+    assert_matches(out, a, b, msg=f"seed={seed}")
+
+
+@requires_tma
+@pytest.mark.skipif(ON_GPU, reason="on a GPU, test_warp_specialized_tma_on_hopper")
+@pytest.mark.skipif(not mt.HAS_WARP_SPECIALIZE, reason="this Triton has no warp_specialize")
+def test_warp_specialize_flag_keeps_the_result():
+    seed = fresh_seed()
+    a, b = operands(37, 40, 24, torch.float16)
+    out = mt.matmul_tma(a, b, path="tma", warp_specialize=True)
+    assert_matches(out, a, b, msg=f"seed={seed}")
+
+
+# ---- strides, K = 0, empty outputs ------------------------------------------------------------
+
+
+def strided(kind, m, n, k, dtype):
+    """(a, b, out) with the layout ``kind`` names; all read or written in place."""
+    a, b, out = rand((m, k), dtype), rand((k, n), dtype), None
+    if kind in ("a-transposed", "both-transposed"):
+        a = rand((k, m), dtype).t()
+    if kind in ("b-transposed", "both-transposed"):
+        b = rand((n, k), dtype).t()
+    if kind == "sliced":
+        a = rand((m + 3, 2 * k), dtype)[3:, ::2]
+        b = rand((k, 3 * n), dtype)[:, 1::3]
+    if kind == "broadcast":
+        a = rand((1, k), dtype).expand(m, k)  # stride 0: every row the same
+    if kind == "out-transposed":
+        out = torch.empty(n, m, dtype=dtype, device=DEVICE).t()
+    if kind == "out-in-a-wider-buffer":
+        out = torch.empty(m, n + 9, dtype=dtype, device=DEVICE)[:, 4 : 4 + n]
+    return a, b, out
+
+
+LAYOUTS = [
+    "a-transposed", "b-transposed", "both-transposed", "sliced", "broadcast",
+    "out-transposed", "out-in-a-wider-buffer",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("kind", LAYOUTS)
+def test_strided_operands_are_read_in_place(kind, dtype):
+    seed = fresh_seed()
+    a, b, out = strided(kind, 37, 29, 41, dtype)
+    if out is not None:
+        out.fill_(float("nan"))
+    result = mt.matmul_tma(a, b, out=out)
+    assert out is None or result is out
+    assert_matches(result, a, b, msg=f"seed={seed} {kind}")
+
+
+@pytest.mark.parametrize("path", [None, "pointers"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_k_zero_gives_zeros(dtype, path):
+    a, b = rand((5, 0), dtype), rand((0, 7), dtype)
+    out = poisoned_like(torch.empty(5, 7, dtype=dtype, device=DEVICE))
+    mt.matmul_tma(a, b, out=out, path=path)
+    assert torch.equal(out, torch.zeros(5, 7, dtype=dtype, device=DEVICE))
+
+
+@pytest.mark.parametrize("m, n", [(0, 5), (4, 0), (0, 0)])
+def test_empty_output_without_a_launch(m, n, monkeypatch):
+    found = spies(monkeypatch)
+    a, b = rand((m, 8), torch.float16), rand((8, n), torch.float16)
+    out = mt.matmul_tma(a, b)
+    assert out.shape == (m, n) and out.dtype == a.dtype
+    given = torch.empty(m, n, dtype=torch.float16, device=DEVICE)
+    assert mt.matmul_tma(a, b, out=given, path="pointers") is given
+    assert all(not spy.devices for spy in found.values())
+
+
+# ---- the rule that picks the path -------------------------------------------------------------
+
+
+def test_the_interpreter_and_cpu_tensors_take_pointers():
+    a, b = operands(64, 64, 64, torch.float16)
+    assert mt.tma_refusal(a, b) is None  # the layouts would do
+    if not ON_GPU:
+        assert mt.path_for(a, b) == "pointers"
+    assert mt.path_for(a.cpu(), b.cpu()) == "pointers"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: operands(64, 64, 64, torch.float16),
+        lambda: operands(8, 16, 24, torch.bfloat16, b_transposed=True),  # x @ w.t()
+        lambda: operands(8, 16, 24, torch.float16, a_transposed=True),  # M = 8: 16-byte rows
+        lambda: operands(8, 16, 24, torch.float16, a_transposed=True, b_transposed=True),
+        lambda: (h((8, 40))[:, :24], h((24, 16))),  # a slice of a wider buffer: row stride 40
+    ],
+    ids=["plain", "b-transposed", "a-transposed", "both-transposed", "a-in-a-wider-buffer"],
+)
+def test_tma_accepts_plain_and_transposed_layouts(make):
+    a, b = make()
+    assert mt.tma_refusal(a, b) is None
+
+
+@pytest.mark.parametrize(
+    "make, who",
+    [
+        (lambda: operands(8, 16, 1031, torch.float16), "a (strides"),  # K * 2 bytes % 16 != 0
+        (lambda: operands(8, 1041, 16, torch.bfloat16), "b (strides"),  # N * 2 bytes % 16 != 0
+        (lambda: operands(1001, 16, 16, torch.float16, a_transposed=True), "a (strides"),
+        (lambda: (h(8 * 16 + 1)[1:].view(8, 16), h((16, 16))), "a (strides"),  # 2 bytes off
+        (lambda: (h((8, 32))[:, ::2], h((16, 16))), "a (strides"),  # no unit stride
+        (lambda: (h((8, 16)), h((16, 1)).expand(16, 16)), "b (strides"),  # stride 0
+        (lambda: (h((8, 0)), h((0, 16))), "K is 0"),
+    ],
+    ids=["k-odd", "n-odd", "a-transposed-m-odd", "a-misaligned", "a-no-unit-stride",
+         "b-broadcast", "k-zero"],
+)  # fmt: skip
+def test_tma_refusal_names_what_breaks_the_rule(make, who):
+    a, b = make()
+    reason = mt.tma_refusal(a, b)
+    assert reason is not None and who in reason, reason
+    assert mt.path_for(a, b) == "pointers"
+
+
+def test_tma_refusal_looks_at_out():
+    a, b = operands(16, 24, 16, torch.float16)
+    assert mt.tma_refusal(a, b) is None
+    fine = torch.empty(16, 24, dtype=torch.float16, device=DEVICE)
+    assert mt.tma_refusal(a, b, fine) is None
+    wide = torch.empty(16, 32, dtype=torch.float16, device=DEVICE)[:, :24]  # row stride 32
+    assert mt.tma_refusal(a, b, wide) is None
+    for bad in (
+        torch.empty(24, 16, dtype=torch.float16, device=DEVICE).t(),  # columns contiguous
+        torch.empty(16, 29, dtype=torch.float16, device=DEVICE)[:, :24],  # row stride 58 bytes
+        torch.empty(16 * 24 + 1, dtype=torch.float16, device=DEVICE)[1:].view(16, 24),
+    ):
+        assert "out (strides" in mt.tma_refusal(a, b, bad)
+    a, b = operands(16, 20, 16, torch.float16)  # b's rows 40 bytes: b is refused first
+    assert "b (strides" in mt.tma_refusal(a, b)
+    b = rand((20, 16), torch.float16).t()  # b fine (a transposed weight), result rows 40 bytes
+    assert "result's rows (N = 20)" in mt.tma_refusal(a, b)
+
+
+# ---- configs --------------------------------------------------------------------------------
+
+
+def test_configs_fit_hopper_shared_memory(monkeypatch):
+    assert 3 <= len(mt.TMA_CONFIGS) <= 6 and 2 <= len(mt.POINTER_CONFIGS) <= 6
+    for cfg in mt.TMA_CONFIGS:
+        assert mt.shared_memory_bytes(cfg, 2, tma=True) <= H100_SHARED_MEMORY, cfg
+    for cfg in mt.POINTER_CONFIGS:
+        assert mt.shared_memory_bytes(cfg, 2, tma=False) <= H100_SHARED_MEMORY, cfg
+    for cfg in mt.TMA_CONFIGS + mt.POINTER_CONFIGS:
+        kw = cfg.kwargs
+        # the float32 accumulator: at most 128 values per thread (no spills on Hopper)
+        assert kw["BLOCK_M"] * kw["BLOCK_N"] // (32 * cfg.num_warps) <= 128, cfg
+    # 128 x 256 x 64 with 4 stages: 196,608 bytes of operands + 65,536 for the TMA store
+    big = mt._config(128, 256, 64, 8, 4)
+    assert mt.shared_memory_bytes(big, 2, tma=True) == 262_144 > H100_SHARED_MEMORY
+    monkeypatch.setattr(mt, "shared_memory_limit", lambda device: H100_SHARED_MEMORY)
+    a = rand((2, 2), torch.float16)
+    assert mt._tma_configs_that_fit(mt.TMA_CONFIGS + [big], {"a_ptr": a}) == mt.TMA_CONFIGS
+    assert mt._pointer_configs_that_fit([big], {"a_ptr": a}) == [big]  # no store tile
+    monkeypatch.setattr(mt, "shared_memory_limit", lambda device: 48 * 1024)
+    assert mt._tma_configs_that_fit(mt.TMA_CONFIGS, {"a_ptr": a}) == [mt.FALLBACK_CONFIG]
+
+
+@full_configs
+def test_the_interpreter_tunes_nothing():
+    if not ON_GPU:
+        assert mt.matmul_tma_autotuned.configs == [mt.INTERPRETER_CONFIG]
+        assert mt.matmul_persistent_autotuned.configs == [mt.INTERPRETER_CONFIG]
+        assert mt.sm_count(-1) == mt.INTERPRETER_PROGRAMS
+    else:
+        assert mt.matmul_tma_autotuned.configs == mt.TMA_CONFIGS
+        assert mt.matmul_persistent_autotuned.configs == mt.POINTER_CONFIGS
+
+
+# ---- neg views, autograd, out= ----------------------------------------------------------------
+
+
+def test_reads_negated_views_as_their_values():
+    seed = fresh_seed()
+    a, b = rand((24, 32), torch.float16), rand((32, 16), torch.float16)
+    an, bn = torch._neg_view(a), torch._neg_view(b)
+    assert an.is_neg()
+    assert_matches(mt.matmul_tma(an, bn), -a, -b, msg=f"seed={seed}")
+
+
+def test_refuses_a_negated_out():
+    out = torch._neg_view(torch.empty(4, 5, dtype=torch.float16, device=DEVICE))
+    with pytest.raises(ValueError, match="matmul_tma: out is a view with the negative bit"):
+        mt.matmul_tma(rand((4, 3), torch.float16), rand((3, 5), torch.float16), out=out)
+
+
+@pytest.mark.parametrize("which", ["a", "b"])
+def test_refuses_inputs_that_require_grad(which):
+    args = {"a": rand((4, 3), torch.float16), "b": rand((3, 5), torch.float16)}
+    args[which].requires_grad_()
+    with pytest.raises(ValueError, match=f"matmul_tma: {which} requires grad"):
+        mt.matmul_tma(args["a"], args["b"])
+
+
+@pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode])
+def test_inputs_that_require_grad_are_fine_without_grad_mode(mode):
+    seed = fresh_seed()
+    a = rand((9, 7), torch.float16).requires_grad_()
+    b = rand((7, 5), torch.float16).requires_grad_()
+    out = torch.zeros(9, 5, dtype=torch.float16, device=DEVICE, requires_grad=True)
+    with mode():
+        result = mt.matmul_tma(a, b)
+        mt.matmul_tma(a, b, out=out)
+    assert not result.requires_grad
+    assert_matches(result, a.detach(), b.detach(), msg=f"seed={seed}")
+    assert torch.equal(out.detach(), result)
+
+
+def test_refuses_out_that_requires_grad():
+    out = torch.zeros(4, 5, dtype=torch.float16, device=DEVICE, requires_grad=True)
+    with pytest.raises(ValueError, match="matmul_tma: out requires grad"):
+        mt.matmul_tma(rand((4, 3), torch.float16), rand((3, 5), torch.float16), out=out)
+
+
+def test_out_write_bumps_version_so_a_stale_saved_tensor_fails_at_backward():
+    a, b = rand((4, 3), torch.float16), rand((3, 5), torch.float16)
+    x = rand((4, 5), torch.float16)
+    w = rand((4, 5), torch.float16).requires_grad_()
+    z = w * x  # saves x
+    version = x._version
+    mt.matmul_tma(a, b, out=x)
+    assert x._version > version
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+
+
+@pytest.mark.parametrize("which", ["a", "b"])
+def test_refuses_out_overlapping_an_input(which):
+    buf = rand(200, torch.float16)
+    args = {"a": rand((4, 3), torch.float16), "b": rand((3, 5), torch.float16)}
+    shapes = {"a": (4, 3), "b": (3, 5)}
+    numel = int(np.prod(shapes[which]))
+    args[which] = buf[10 : 10 + numel].view(shapes[which])
+    out = buf[12:32].view(4, 5)  # shares bytes with the input, starts elsewhere
+    with pytest.raises(ValueError, match=f"matmul_tma: out overlaps {which}"):
+        mt.matmul_tma(args["a"], args["b"], out=out)
+
+
+def test_catches_overlap_through_another_storage():
+    b = rand((3, 5), torch.float16)
+    alias = torch.from_dlpack(b)  # same bytes, a different storage object
+    with pytest.raises(ValueError, match="matmul_tma: out overlaps b"):
+        mt.matmul_tma(rand((3, 3), torch.float16), b, out=alias)
+
+
+def test_refuses_out_whose_elements_share_memory():
+    out = torch.empty(1, 5, dtype=torch.float16, device=DEVICE).expand(4, 5)
+    with pytest.raises(ValueError, match="matmul_tma: out has strides .* share memory"):
+        mt.matmul_tma(rand((4, 3), torch.float16), rand((3, 5), torch.float16), out=out)
+
+
+def test_accepts_a_disjoint_out_in_the_same_buffer():
+    seed = fresh_seed()
+    buf = rand(12 + 15 + 20, torch.float16)
+    a, b, out = buf[:12].view(4, 3), buf[12:27].view(3, 5), buf[27:].view(4, 5)
+    before = buf.clone()
+    mt.matmul_tma(a, b, out=out)
+    assert_matches(out, before[:12].view(4, 3), before[12:27].view(3, 5), msg=f"seed={seed}")
+    assert torch.equal(buf[:27], before[:27])
+
+
+# ---- devices ----------------------------------------------------------------------------------
+
+
+def test_rejects_cpu_tensors_when_not_interpreting(monkeypatch):
+    monkeypatch.setattr(mt, "_INTERPRET", False)
+    with pytest.raises(ValueError, match="matmul_tma: a must be on a CUDA device"):
+        mt.matmul_tma(torch.ones(2, 2, dtype=torch.float16), torch.ones(2, 2, dtype=torch.float16))
+
+
+@requires_two_gpus
+@pytest.mark.parametrize("path", ["tma", "pointers"])
+def test_runs_on_a_gpu_that_is_not_the_current_one(path, monkeypatch):
+    if path == "tma" and (
+        torch.cuda.get_device_capability(1) < (9, 0) or not mt.HAS_TENSOR_DESCRIPTORS
+    ):
+        pytest.skip("cuda:1 cannot run TMA")
+    seed = fresh_seed()
+    name = PATH_KERNEL[path]
+    spy = LaunchSpy(getattr(mt, name), expect_device=1)
+    monkeypatch.setattr(mt, name, spy)
+    with torch.cuda.device(0):
+        a = rand((300, 200), torch.bfloat16, device="cuda:1")
+        b = rand((200, 104), torch.bfloat16, device="cuda:1")
+        out = mt.matmul_tma(a, b, path=path)
+        assert torch.cuda.current_device() == 0  # the wrapper put it back
+    assert spy.devices == [1]
+    assert_matches(out, a, b, msg=f"seed={seed}")
+
+
+@requires_two_gpus
+def test_refuses_tensors_on_two_gpus():
+    a = rand((4, 3), torch.float16, device="cuda:0")
+    with pytest.raises(ValueError, match="matmul_tma: b is on cuda:1, but a is on cuda:0"):
+        mt.matmul_tma(a, rand((3, 5), torch.float16, device="cuda:1"))
+    with pytest.raises(ValueError, match="matmul_tma: out must be"):
+        out = torch.empty(4, 5, dtype=torch.float16, device="cuda:1")
+        mt.matmul_tma(a, rand((3, 5), torch.float16, device="cuda:0"), out=out)
+
+
+# ---- knobs: path and warp_specialize ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"path": 1}, TypeError, "path must be None or a str, got int"),
+        ({"path": b"tma"}, TypeError, "path must be None or a str, got bytes"),
+        ({"path": "TMA"}, ValueError, r"path must be None or one of \('tma', 'pointers'\)"),
+        ({"path": "auto"}, ValueError, "path must be None or one of"),
+        ({"warp_specialize": 1}, TypeError, "warp_specialize must be a bool, got int"),
+        ({"warp_specialize": None}, TypeError, "warp_specialize must be a bool, got NoneType"),
+        ({"warp_specialize": np.bool_(True)}, TypeError, "warp_specialize must be a bool"),
+        ({"warp_specialize": True, "path": "pointers"}, ValueError,
+         "warp_specialize=True needs the TMA path"),
+    ],
+    ids=["path-int", "path-bytes", "path-case", "path-unknown", "ws-int", "ws-none", "ws-numpy",
+         "ws-pointers"],
+)  # fmt: skip
+def test_rejects_bad_knobs(kwargs, error, match, monkeypatch):
+    found = spies(monkeypatch)
+    with pytest.raises(error, match=f"^matmul_tma: {match}"):
+        mt.matmul_tma(rand((8, 16), torch.float16), rand((16, 8), torch.float16), **kwargs)
+    assert all(not spy.devices for spy in found.values())
+
+
+def test_warp_specialize_with_the_auto_path_off_hopper_is_refused(monkeypatch):
+    if hopper():
+        pytest.skip("on Hopper the auto path may be TMA")
+    with pytest.raises(ValueError, match="^matmul_tma: warp_specialize=True needs the TMA path"):
+        mt.matmul_tma(rand((8, 16), torch.float16), rand((16, 8), torch.float16),
+                      warp_specialize=True)  # fmt: skip
+
+
+def test_forced_tma_on_a_misaligned_layout_says_why(monkeypatch):
+    found = spies(monkeypatch)
+    a, b = operands(8, 16, 1031, torch.float16)
+    with pytest.raises(ValueError, match=r"^matmul_tma: path='tma' cannot run: a \(strides"):
+        mt.matmul_tma(a, b, path="tma")
+    out = torch.empty(16, 8, dtype=torch.float16, device=DEVICE).t()
+    a, b = operands(8, 16, 24, torch.float16)
+    with pytest.raises(ValueError, match=r"^matmul_tma: path='tma' cannot run: out \(strides"):
+        mt.matmul_tma(a, b, out=out, path="tma")
+    assert all(not spy.devices for spy in found.values())
+
+
+def test_forced_tma_without_descriptors_or_warp_specialize_is_refused(monkeypatch):
+    a, b = operands(8, 16, 24, torch.float16)
+    monkeypatch.setattr(mt, "HAS_WARP_SPECIALIZE", False)
+    if mt.HAS_TENSOR_DESCRIPTORS and not (ON_GPU and not hopper()):
+        with pytest.raises(ValueError, match="^matmul_tma: warp_specialize=True needs tl.range"):
+            mt.matmul_tma(a, b, path="tma", warp_specialize=True)
+    monkeypatch.setattr(mt, "HAS_TENSOR_DESCRIPTORS", False)
+    with pytest.raises(ValueError, match="^matmul_tma: path='tma' needs tl.make_tensor_descriptor"):
+        mt.matmul_tma(a, b, path="tma")
+    assert mt.path_for(a, b) == "pointers"
+
+
+@requires_gpu
+def test_forced_tma_before_hopper_is_refused():
+    if hopper():
+        pytest.skip("this GPU has TMA")
+    a, b = operands(8, 16, 24, torch.float16)
+    with pytest.raises(ValueError, match=r"^matmul_tma: path='tma' needs compute capability 9\.0"):
+        mt.matmul_tma(a, b, path="tma")
+    assert mt.path_for(a, b) == "pointers"
+
+
+# ---- hostile inputs: every check raises before anything is launched -----------------------------
+
+
+def meta(*shape):
+    return torch.empty(shape, dtype=torch.float16, device="meta")
+
+
+@pytest.mark.parametrize(
+    "make_args, error, match",
+    [
+        (lambda: ([[1.0]], h((1, 1))), TypeError, "a must be a torch.Tensor"),
+        (lambda: (h((1, 1)), 2.0), TypeError, "b must be a torch.Tensor"),
+        (lambda: (rand((2, 2)),) * 2, TypeError, "a has dtype torch.float32"),
+        (lambda: (rand((2, 2), torch.float64),) * 2, TypeError, "a has dtype torch.float64"),
+        (lambda: (rand((2, 2)).int(),) * 2, TypeError, "a has dtype torch.int32"),
+        (lambda: (h((2, 2)), rand((2, 2), torch.bfloat16)), TypeError, "b has dtype"),
+        (
+            lambda: (torch.randn(2, 2, dtype=torch.complex64, device=DEVICE).conj(),) * 2,
+            TypeError,
+            "a has dtype torch.complex64",
+        ),
+        (lambda: (h(4), h((4, 2))), ValueError, r"a must be 2-D, got shape \(4,\)"),
+        (lambda: (h((2, 4)), h((2, 4, 1))), ValueError, "b must be 2-D"),
+        (lambda: (h(()), h((1, 1))), ValueError, "a must be 2-D"),
+        (lambda: (h((2, 4)), h((5, 3))), ValueError, r"b has shape \(5, 3\), but a has 4"),
+        (lambda: (meta(2, 2), h((2, 2))), ValueError, "a is a meta tensor"),
+        (lambda: (h((2, 2)), meta(2, 2)), ValueError, "b is a meta tensor"),
+        (lambda: (h((2, 2)).to_sparse(), h((2, 2))), ValueError, "a must be a dense tensor"),
+        (lambda: (h((2, 2)), rand((2, 2)).to_sparse_csr()), ValueError, "b must be a dense"),
+    ],
+    ids=[
+        "a-not-tensor", "b-not-tensor", "float32", "float64", "int32", "mixed-dtype", "complex",
+        "a-1d", "b-3d", "a-0d", "inner-mismatch", "meta-a", "meta-b", "sparse-a", "sparse-csr-b",
+    ],
+)  # fmt: skip
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_rejects_bad_inputs(make_args, error, match, monkeypatch):
+    found = spies(monkeypatch)
+    a, b = make_args()
+    with pytest.raises(error, match=f"^matmul_tma: {match}"):
+        mt.matmul_tma(a, b)
+    assert all(not spy.devices for spy in found.values())
+
+
+@pytest.mark.parametrize(
+    "make_out, error, match",
+    [
+        (lambda: [[0.0] * 4] * 2, TypeError, "out must be a torch.Tensor"),
+        (lambda: h((4, 2)), ValueError, r"out must be \(2, 4\)"),
+        (lambda: h(8), ValueError, r"out must be \(2, 4\)"),
+        (lambda: rand((2, 4), torch.bfloat16), ValueError, r"out must be \(2, 4\)"),
+        (lambda: meta(2, 4), ValueError, "out is a meta tensor"),
+        (lambda: h((2, 4)).to_sparse(), ValueError, "out must be a dense tensor"),
+    ],
+    ids=["not-tensor", "transposed-shape", "flat", "dtype", "meta", "sparse"],
+)
+def test_rejects_bad_out(make_out, error, match, monkeypatch):
+    found = spies(monkeypatch)
+    with pytest.raises(error, match=f"^matmul_tma: {match}"):
+        mt.matmul_tma(h((2, 3)), h((3, 4)), out=make_out())
+    assert all(not spy.devices for spy in found.values())
+
+
+# ---- on a Hopper GPU: the TMA path for real ------------------------------------------------------
+
+# M, N, K not multiples of any tile (128, 256, 64), but K and N multiples of 8 elements, so
+# the rows of a, b and the result are multiples of 16 bytes and TMA can read them.
+RAGGED_ALIGNED = (1000, 1040, 1032)
+MISALIGNED = (1000, 1041, 1031)
+
+
+@requires_hopper
+@pytest.mark.parametrize(
+    "dtype, b_transposed",
+    [(torch.float16, False), (torch.bfloat16, False), (torch.bfloat16, True)],
+    ids=["fp16", "bf16", "bf16-weight.t()"],
+)
+@full_configs
+def test_tma_path_on_hopper_at_ragged_sizes(dtype, b_transposed, monkeypatch):
+    seed = fresh_seed()
+    m, n, k = RAGGED_ALIGNED
+    a, b = operands(m, n, k, dtype, b_transposed=b_transposed)
+    assert mt.path_for(a, b) == "tma", mt.tma_refusal(a, b)
+    found = spies(monkeypatch)
+    out = poisoned_like(torch.empty(m, n, dtype=dtype, device=DEVICE))
+    mt.matmul_tma(a, b, out=out)
+    launched = [name for name in KERNELS if found[name].devices]
+    assert launched == ["matmul_tma_autotuned"], f"expected the TMA kernel, launched {launched}"
+    # (the autotuner itself is behind the spy here: its chosen config is not at hand)
+    assert_matches(out, a, b, msg=f"seed={seed}")
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@full_configs
+def test_misaligned_shapes_take_the_pointer_kernel_on_a_gpu(dtype, monkeypatch):
+    seed = fresh_seed()
+    m, n, k = MISALIGNED
+    a, b = operands(m, n, k, dtype)
+    assert mt.path_for(a, b) == "pointers"
+    found = spies(monkeypatch)
+    out = poisoned_like(torch.empty(m, n, dtype=dtype, device=DEVICE))
+    mt.matmul_tma(a, b, out=out)
+    assert [name for name in KERNELS if found[name].devices] == ["matmul_persistent_autotuned"]
+    assert_matches(out, a, b, msg=f"seed={seed}")
+
+
+@requires_hopper
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@full_configs
+def test_tma_path_on_hopper_at_4096(dtype):
+    seed = fresh_seed()
+    a, b = operands(4096, 4096, 4096, dtype)
+    assert mt.path_for(a, b) == "tma", mt.tma_refusal(a, b)
+    out = poisoned_like(torch.empty(4096, 4096, dtype=dtype, device=DEVICE))
+    mt.matmul_tma(a, b, out=out)
+    # (the autotuner itself is behind the spy here: its chosen config is not at hand)
+    assert_matches(out, a, b, msg=f"seed={seed}")
+
+
+@requires_hopper
+@pytest.mark.skipif(not mt.HAS_WARP_SPECIALIZE, reason="this Triton has no warp_specialize")
+@full_configs
+def test_warp_specialized_tma_on_hopper():
+    """Opt-in: the benchmark records a failure here as a row instead of stopping. If this
+    test fails to compile, the installed Triton cannot warp-specialize this loop on Hopper."""
+    seed = fresh_seed()
+    m, n, k = RAGGED_ALIGNED
+    a, b = operands(m, n, k, torch.bfloat16)
+    out = mt.matmul_tma(a, b, warp_specialize=True)
+    assert_matches(out, a, b, msg=f"seed={seed}")
+
+
+# ---- figures/matmul_tma.py: values without data, and on made-up rows -------------------------
+
+
+def fake_row(impl, dtype, n, p50, spread=0.01, **extra):
+    t = {"p20": p50 * (1 - spread), "p50": p50, "p80": p50 * (1 + spread), "reps": 10}
+    return {"impl": impl, "dtype": dtype, "m": n, "n": n, "k": n, "flops": 2 * n**3,
+            "bytes": 6 * n * n, "time_s": t, **extra}  # fmt: skip
+
+
+def fake_docs(rows):
+    provenance = {"gpu": "Some GPU", "triton": "3.6.0", "torch": "2.11", "date": "2026-12-01T00"}
+    return {"matmul_tma": {"rows": rows, "provenance": provenance}}
+
+
+def test_values_say_not_measured_without_data():
+    from figures import matmul_tma as fig
+    from scripts import render
+
+    for key, value in fig.VALUES.items():
+        if key == "matmul_tma.status":
+            assert value.compute({}).startswith("Not yet measured on this GPU")
+            continue
+        assert value.compute({}) is None, key
+        assert value.format(value.compute({})) == "not measured", key
+    devices = {"some-gpu": {"other": {}}}
+    assert render.value_text("some-gpu", "matmul_tma.verdict_4096", devices) == "not measured"
+
+
+def test_values_on_made_up_rows():
+    from figures import matmul_tma as fig
+
+    cfg = {"block_m": 128, "block_n": 256, "block_k": 64, "num_warps": 8, "num_stages": 3}
+    rows = [
+        fake_row("tma", "float16", 4096, 1.00e-3, path="tma", **cfg),
+        fake_row("cublas", "float16", 4096, 1.05e-3),
+        fake_row("lesson09", "float16", 4096, 1.20e-3),
+        fake_row("tma", "bfloat16", 4096, 1.10e-3, path="tma", **cfg),
+        fake_row("cublas", "bfloat16", 4096, 1.00e-3),
+        fake_row("tma", "float16", 8192, 8.00e-3, spread=0.05, path="tma"),
+        fake_row("cublas", "float16", 8192, 8.10e-3, spread=0.05),
+        fake_row("tma_ws", "bfloat16", 4096, 1.0),
+    ]
+    del rows[-1]["time_s"]  # a failed row: no time, the exception instead
+    rows[-1]["failure"] = "CompilationError: no warp specialization here"
+    docs = fake_docs(rows)
+    v = fig.VALUES
+    assert v["matmul_tma.tma_vs_cublas_fp16_4096"].compute(docs) == pytest.approx(1.05)
+    assert v["matmul_tma.tma_over_lesson09_fp16_4096"].compute(docs) == pytest.approx(1.2)
+    tf = v["matmul_tma.tma_fp16_4096"]
+    assert tf.format(tf.compute(docs)) == f"{2 * 4096**3 / 1e-3 / 1e12:.0f} TFLOP/s"
+    assert v["matmul_tma.config_fp16_4096"].compute(docs) == "128×256×64, 8 warps, 3 stages"
+    assert v["matmul_tma.config_fp16_8192"].compute(docs) is None  # no config fields
+    assert v["matmul_tma.pointers_fp16_4096"].compute(docs) is None  # no such row
+    assert v["matmul_tma.verdict_4096"].compute(docs) == "missed (fp16 105.0%, bf16 90.9%)"
+    assert v["matmul_tma.wins"].compute(docs) == (
+        "Triton faster: fp16 4096³; cuBLAS faster: bf16 4096³; tie within spread: fp16 8192³"
+    )
+    assert v["matmul_tma.ws_status"].compute(docs).startswith("failed (CompilationError")
+    assert v["matmul_tma.tma_ws_bf16_4096"].compute(docs) is None  # a failed row
+    assert v["matmul_tma.triton"].compute(docs) == "3.6.0"
+    assert v["matmul_tma.status"].compute(docs).startswith("Measured on Some GPU with Triton 3.6.0")
+    c = v["matmul_tma.cell_tma_fp16_4096"].compute(docs)
+    assert c == f"{2 * 4096**3 / 1e-3 / 1e12:.0f} TFLOP/s (105.0%)"
+    assert v["matmul_tma.cell_cublas_fp16_4096"].compute(docs).endswith("TFLOP/s")
+    assert v["matmul_tma.cell_tma_fp16_8192"].compute(docs).endswith("(101.2%)")
+    rows[4] = fake_row("cublas", "bfloat16", 4096, 1.20e-3)
+    assert v["matmul_tma.verdict_4096"].compute(fake_docs(rows)) == "met"

@@ -1,4 +1,5 @@
-"""Figures and values of the matmul family: lesson 09.
+"""Figures and values of the matmul family: lessons 09 and 13 (lesson 13's part, the config
+sweep and the autotuner's first-call cost, is at the end of the file).
 
 Data: ``matmul`` (square sizes, Triton / cuBLAS / torch.compile), ``matmul_llm`` (LLM
 projection shapes), ``matmul_grouped`` (program order) and ``matmul_epilogue`` (fused
@@ -12,6 +13,8 @@ time need between them.
 """
 
 from __future__ import annotations
+
+import re
 
 from scripts.render import (
     Docs,
@@ -1094,3 +1097,651 @@ def epilogue_verdict(n: int):
 
 for _n in (4096, 8192):
     VALUES[f"matmul.epilogue_verdict_{_n}"] = Value(epilogue_verdict(_n), plain)
+
+
+# ==== lesson 13: the config sweep (matmul_configs) and the autotuner's first-call cost ====
+#
+# matmul_configs: one row per config of lesson 13's sweep at 4096^3 bf16, with time_s where
+# it ran or failure where the wrapper refused it (more shared memory than the GPU has, or
+# an accumulator too big for the registers). matmul_autotune_cost: the first call of a new
+# autotuner over 1, 2, 4 and 8 configs; until a GPU run writes it, its values read "not
+# measured" and its figure is not registered (see AUTOTUNE_COST_FIGURE below).
+
+SWEEP = "matmul_configs"
+AUTOTUNE_COST = "matmul_autotune_cost"
+ELEMENT_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
+
+
+def sweep_rows(docs: Docs) -> list[dict]:
+    return doc(docs, SWEEP)["rows"]
+
+
+def sweep_ran(docs: Docs) -> list[dict]:
+    """The sweep's rows that ran (have a time)."""
+    return [r for r in sweep_rows(docs) if "time_s" in r]
+
+
+def tile(r: dict) -> str:
+    return f"{r['block_m']}×{r['block_n']}×{r['block_k']}"
+
+
+def config_text(r: dict) -> str:
+    """'128 × 256 × 64, 8 warps, 3 stages'."""
+    return (
+        f"{r['block_m']} × {r['block_n']} × {r['block_k']}, {r['num_warps']} warps, "
+        f"{r['num_stages']} stages"
+    )
+
+
+def failure_kind(r: dict) -> str | None:
+    """'shared memory', 'registers' or 'other' for a refused config; None if it ran."""
+    if "failure" not in r:
+        return None
+    text = r["failure"]
+    if "shared memory" in text:
+        return "shared memory"
+    if "accumulator" in text:
+        return "registers"
+    return "other"
+
+
+def smem_need_and_limit(r: dict) -> tuple[int, int] | None:
+    """(bytes needed, bytes the GPU has) from a shared-memory refusal's message."""
+    m = re.search(r"needs about ([\d,]+) bytes.*?GPU's ([\d,]+)", r.get("failure", ""))
+    return (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) if m else None
+
+
+def stage_bytes(block_m: int, block_n: int, block_k: int, stages: int, elem: int) -> int:
+    """Shared memory of the operand pipeline: one a tile and one b tile per stage (the
+    formula of kernels/matmul.py's shared_memory_bytes)."""
+    return stages * (block_m + block_n) * block_k * elem
+
+
+def sweep_best(docs: Docs) -> dict:
+    return max(sweep_ran(docs), key=flop_rate)
+
+
+def sweep_worst(docs: Docs) -> dict:
+    return min(sweep_ran(docs), key=flop_rate)
+
+
+def sweep_pick(docs: Docs) -> dict:
+    return next(r for r in sweep_rows(docs) if r["autotuner_pick"])
+
+
+def sweep_cublas(docs: Docs) -> dict | None:
+    """cuBLAS at the sweep's size and dtype in lesson 09's data, or None."""
+    r = sweep_rows(docs)[0]
+    if "matmul" not in docs:
+        return None
+    found = rows(docs, "matmul", impl="cublas", dtype=r["dtype"], m=r["m"], n=r["n"], k=r["k"])
+    return found[0] if found else None
+
+
+# ---- values: the sweep -------------------------------------------------------------------
+
+
+def sweep_size(docs: Docs) -> str:
+    """The sweep's problem: '4096³ bf16'."""
+    r = sweep_rows(docs)[0]
+    short = dict(DTYPES).get(r["dtype"], r["dtype"])
+    return f"{r['m']}³ {short}" if r["m"] == r["n"] == r["k"] else f"{r['m']}×{r['n']}×{r['k']}"
+
+
+def sweep_configs(docs: Docs) -> int:
+    """Configs in the sweep."""
+    return len(sweep_rows(docs))
+
+
+def sweep_ran_count(docs: Docs) -> int:
+    """Configs of the sweep that compiled and ran."""
+    return len(sweep_ran(docs))
+
+
+def sweep_smem_failures(docs: Docs) -> int:
+    """Configs the wrapper refused for needing more shared memory than the GPU has."""
+    return sum(failure_kind(r) == "shared memory" for r in sweep_rows(docs))
+
+
+def sweep_reg_failures(docs: Docs) -> int:
+    """Configs the wrapper refused for an accumulator too big for the registers."""
+    return sum(failure_kind(r) == "registers" for r in sweep_rows(docs))
+
+
+def smem_refusals(docs: Docs) -> list[tuple[int, int, dict]]:
+    """(bytes needed, bytes the GPU has, row) of every refusal that quotes both numbers."""
+    out = []
+    for r in sweep_rows(docs):
+        x = smem_need_and_limit(r)
+        if x:
+            out.append((*x, r))
+    return out
+
+
+def sweep_smem_limit(docs: Docs) -> int | None:
+    """The GPU's shared memory per program, bytes, as the refusals quote it (None if no
+    refusal quotes it)."""
+    found = smem_refusals(docs)
+    return found[0][1] if found else None
+
+
+def sweep_smem_smallest_refused(docs: Docs) -> int | None:
+    """The least shared memory among the configs refused for it, bytes."""
+    found = smem_refusals(docs)
+    return min(x[0] for x in found) if found else None
+
+
+def sweep_smem_smallest_refused_config(docs: Docs) -> str | None:
+    """The config behind sweep_smem_smallest_refused (the first if several tie)."""
+    found = smem_refusals(docs)
+    return config_text(min(found, key=lambda x: x[0])[2]) if found else None
+
+
+def sweep_best_config(docs: Docs) -> str:
+    """The fastest config of the sweep."""
+    return config_text(sweep_best(docs))
+
+
+def sweep_best_tflops(docs: Docs) -> float:
+    """FLOP/s of the fastest config."""
+    return flop_rate(sweep_best(docs))
+
+
+def sweep_worst_config(docs: Docs) -> str:
+    """The slowest config that ran."""
+    return config_text(sweep_worst(docs))
+
+
+def sweep_worst_tflops(docs: Docs) -> float:
+    """FLOP/s of the slowest config that ran."""
+    return flop_rate(sweep_worst(docs))
+
+
+def sweep_best_over_worst(docs: Docs) -> float:
+    """The fastest config's FLOP/s over the slowest's."""
+    return sweep_best_tflops(docs) / sweep_worst_tflops(docs)
+
+
+def sweep_pick_config(docs: Docs) -> str:
+    """The config the autotuner picked for the same problem in the same run."""
+    return config_text(sweep_pick(docs))
+
+
+def sweep_pick_tflops(docs: Docs) -> float | None:
+    """FLOP/s of the autotuner's pick, timed by the sweep (None if the sweep could not
+    run it on its own)."""
+    pick = sweep_pick(docs)
+    return flop_rate(pick) if "time_s" in pick else None
+
+
+def sweep_pick_of_best(docs: Docs) -> float | None:
+    """The pick's FLOP/s over the best config's, both timed by the sweep."""
+    pick = sweep_pick_tflops(docs)
+    return None if pick is None else pick / sweep_best_tflops(docs)
+
+
+def sweep_pick_is_best(docs: Docs) -> str:
+    """'the same config as' or 'not the same config as' the sweep's fastest."""
+    same = sweep_pick(docs) is sweep_best(docs)
+    return "the same config as" if same else "not the same config as"
+
+
+def sweep_pick_rank(docs: Docs) -> int | None:
+    """Place of the autotuner's pick among the configs that ran, fastest first (1 = best)."""
+    order = sorted(sweep_ran(docs), key=flop_rate, reverse=True)
+    return next((i for i, r in enumerate(order, 1) if r["autotuner_pick"]), None)
+
+
+def sweep_cublas_tflops(docs: Docs) -> float | None:
+    """cuBLAS's FLOP/s at the sweep's size and dtype (lesson 09's run), or None."""
+    r = sweep_cublas(docs)
+    return None if r is None else flop_rate(r)
+
+
+def sweep_best_vs_cublas(docs: Docs) -> float | None:
+    """The sweep's best FLOP/s over cuBLAS's at the same size (different runs), or None."""
+    c = sweep_cublas_tflops(docs)
+    return None if c is None else sweep_best_tflops(docs) / c
+
+
+def sweep_max_spills(docs: Docs) -> int | None:
+    """The most registers any config of the sweep spilled (None: not recorded)."""
+    spills = [r["n_spills"] for r in sweep_ran(docs) if "n_spills" in r]
+    return max(spills) if spills else None
+
+
+def sweep_pick_regs(docs: Docs) -> int | None:
+    """Registers per thread of the autotuner's pick (None: not recorded)."""
+    return sweep_pick(docs).get("n_regs")
+
+
+def sweep_pick_shared_estimate(docs: Docs) -> int:
+    """shared_memory_bytes' estimate for the autotuner's pick, bytes."""
+    r = sweep_pick(docs)
+    elem = ELEMENT_BYTES[r["dtype"]]
+    return stage_bytes(r["block_m"], r["block_n"], r["block_k"], r["num_stages"], elem)
+
+
+def sweep_pick_shared_compiled(docs: Docs) -> int | None:
+    """Shared memory the compiled pick uses (metadata.shared), bytes; None in a run made
+    before the sweep recorded it."""
+    return sweep_pick(docs).get("shared_bytes")
+
+
+def kib(v: int) -> str:
+    return f"{v:,} bytes ({v / 1024:.0f} KiB)"
+
+
+def secs(v: float) -> str:
+    return f"{v:.2f} s"
+
+
+def config_rate(bm: int, bn: int, bk: int, warps: int, stages: int):
+    """A value: FLOP/s of one config of the sweep (None if it was refused)."""
+
+    def compute(docs: Docs) -> float | None:
+        found = rows(
+            docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps, num_stages=stages
+        )
+        if len(found) != 1 or "time_s" not in found[0]:
+            return None  # not in this sweep, or refused
+        return flop_rate(found[0])
+
+    compute.__name__ = compute.__qualname__ = f"config_{bm}x{bn}x{bk}_w{warps}_s{stages}"
+    compute.__doc__ = f"FLOP/s of {bm}x{bn}x{bk}, {warps} warps, {stages} stages in the sweep."
+    return compute
+
+
+def worked_smem(bm: int, bn: int, bk: int, stages: int):
+    """A value that needs no data: the formula's shared memory for one bf16 config."""
+
+    def compute(docs: Docs) -> int:
+        return stage_bytes(bm, bn, bk, stages, 2)
+
+    compute.__name__ = compute.__qualname__ = f"smem_{bm}x{bn}x{bk}_s{stages}"
+    compute.__doc__ = (
+        f"stages x (BLOCK_M + BLOCK_N) x BLOCK_K x 2 bytes for {bm}x{bn}x{bk} at {stages} "
+        "stages in bf16 (arithmetic, not a measurement)."
+    )
+    return compute
+
+
+VALUES.update(
+    {
+        "matmul.sweep_size": Value(sweep_size, plain),
+        "matmul.sweep_configs": Value(sweep_configs, count),
+        "matmul.sweep_ran": Value(sweep_ran_count, count),
+        "matmul.sweep_smem_failures": Value(sweep_smem_failures, count),
+        "matmul.sweep_reg_failures": Value(sweep_reg_failures, count),
+        "matmul.sweep_smem_limit": Value(sweep_smem_limit, or_not_measured(kib)),
+        "matmul.sweep_smem_smallest_refused": Value(
+            sweep_smem_smallest_refused, or_not_measured(kib)
+        ),
+        "matmul.sweep_smem_smallest_refused_config": Value(
+            sweep_smem_smallest_refused_config, or_not_measured(plain)
+        ),
+        "matmul.sweep_best_config": Value(sweep_best_config, plain),
+        "matmul.sweep_best_tflops": Value(sweep_best_tflops, tflops),
+        "matmul.sweep_worst_config": Value(sweep_worst_config, plain),
+        "matmul.sweep_worst_tflops": Value(sweep_worst_tflops, tflops),
+        "matmul.sweep_best_over_worst": Value(sweep_best_over_worst, ratio),
+        "matmul.sweep_pick_config": Value(sweep_pick_config, plain),
+        "matmul.sweep_pick_tflops": Value(sweep_pick_tflops, or_not_measured(tflops)),
+        "matmul.sweep_pick_of_best": Value(sweep_pick_of_best, or_not_measured(percent1)),
+        "matmul.sweep_pick_is_best": Value(sweep_pick_is_best, plain),
+        "matmul.sweep_pick_rank": Value(sweep_pick_rank, or_not_measured(count)),
+        "matmul.sweep_cublas_tflops": Value(sweep_cublas_tflops, or_not_measured(tflops)),
+        "matmul.sweep_best_vs_cublas": Value(sweep_best_vs_cublas, or_not_measured(percent)),
+        "matmul.sweep_max_spills": Value(sweep_max_spills, or_not_measured(count)),
+        "matmul.sweep_pick_regs": Value(sweep_pick_regs, or_not_measured(count)),
+        "matmul.sweep_pick_shared_estimate": Value(sweep_pick_shared_estimate, kib),
+        "matmul.sweep_pick_shared_compiled": Value(
+            sweep_pick_shared_compiled, or_not_measured(kib)
+        ),
+    }
+)
+
+
+def sweep_pick_note(docs: Docs) -> str:
+    """A sentence on the pick against the best: the same config, or whether their
+    20th-80th percentile ranges of time overlap."""
+    pick, best = sweep_pick(docs), sweep_best(docs)
+    if pick is best:
+        return "The sweep's timing and the autotuner's agree."
+    if "time_s" not in pick:
+        return "The autotuner's pick was refused when the sweep ran it on its own."
+    p, b = pick["time_s"], best["time_s"]
+    if p["p20"] <= b["p80"]:
+        return (
+            "The two were timed by separate do_bench runs, and their 20th–80th percentile "
+            "ranges overlap: between configs this close the tuner is choosing within the "
+            "timer's noise, and either is a fine answer."
+        )
+    return (
+        "The two were timed by separate do_bench runs, and their 20th–80th percentile "
+        "ranges do not overlap: in the sweep's timing the pick is measurably slower, a "
+        "difference the autotuner's own timing in the same run did not see."
+    )
+
+
+def tile_rates(docs: Docs) -> dict[str, list[float]]:
+    """FLOP/s of every config that ran, grouped by tile shape."""
+    out: dict[str, list[float]] = {}
+    for r in sweep_ran(docs):
+        out.setdefault(tile(r), []).append(flop_rate(r))
+    return out
+
+
+def sweep_within_tile_max(docs: Docs) -> float | None:
+    """The largest fastest-over-slowest ratio within one tile shape (warps and stages
+    varied), over the tile shapes with at least two configs that ran."""
+    ratios = [max(v) / min(v) for v in tile_rates(docs).values() if len(v) > 1]
+    return max(ratios) if ratios else None
+
+
+def sweep_small_tile_of_best(docs: Docs) -> float | None:
+    """The best 64 x 64 tile (any BLOCK_K, warps, stages) over the sweep's best config."""
+    small = [max(v) for t, v in tile_rates(docs).items() if t.startswith("64×64×")]
+    return max(small) / sweep_best_tflops(docs) if small else None
+
+
+VALUES.update(
+    {
+        "matmul.sweep_pick_note": Value(sweep_pick_note, plain),
+        "matmul.sweep_within_tile_max": Value(sweep_within_tile_max, or_not_measured(ratio)),
+        "matmul.sweep_small_tile_of_best": Value(
+            sweep_small_tile_of_best, or_not_measured(percent)
+        ),
+    }
+)
+
+# The configs the page quotes by name: (tile, warps, stages).
+QUOTED_CONFIGS = (
+    (128, 256, 64, 8, 3),
+    (128, 256, 64, 8, 4),
+    (128, 128, 64, 4, 3),
+    (128, 128, 64, 4, 4),
+    (64, 256, 32, 4, 3),
+    (64, 256, 32, 4, 4),
+    (128, 128, 128, 4, 3),
+)
+for _c in QUOTED_CONFIGS:
+    _key = "matmul.cfg_{}x{}x{}_w{}_s{}".format(*_c)
+    VALUES[_key] = Value(config_rate(*_c), or_not_measured(tflops))
+for _c in ((128, 256, 64, 3), (128, 256, 64, 4), (128, 256, 64, 5), (128, 128, 128, 4)):
+    VALUES["matmul.smem_{}x{}x{}_s{}".format(*_c)] = Value(worked_smem(*_c), kib)
+
+
+# ---- values: the autotuner's first-call cost (None until measured) ------------------------
+
+
+def cost_row(docs: Docs, configs: int) -> dict | None:
+    if AUTOTUNE_COST not in docs:
+        return None
+    found = [r for r in docs[AUTOTUNE_COST]["rows"] if r["configs"] == configs]
+    return found[0] if found else None
+
+
+def most_configs(docs: Docs) -> dict | None:
+    if AUTOTUNE_COST not in docs:
+        return None
+    return max(docs[AUTOTUNE_COST]["rows"], key=lambda r: r["configs"])
+
+
+def autotune_first_1(docs: Docs) -> float | None:
+    """First call with one config (no benchmarking: a compile and a run), seconds."""
+    r = cost_row(docs, 1)
+    return None if r is None else r["first_call_s"]
+
+
+def autotune_first_most(docs: Docs) -> float | None:
+    """First call with the most configs measured (8): compile and benchmark each, seconds."""
+    r = most_configs(docs)
+    return None if r is None else r["first_call_s"]
+
+
+def autotune_most_configs(docs: Docs) -> int | None:
+    """The largest number of configs the cost benchmark tried."""
+    r = most_configs(docs)
+    return None if r is None else r["configs"]
+
+
+def autotune_tune_only_most(docs: Docs) -> float | None:
+    """First call of a new autotuner over already compiled kernels, most configs: seconds
+    of benchmarking alone."""
+    r = most_configs(docs)
+    return None if r is None else r["tune_only_s"]
+
+
+def autotune_compile_per_config(docs: Docs) -> float | None:
+    """(first call - benchmarking alone) / configs at the most configs: compile seconds
+    per config."""
+    r = most_configs(docs)
+    return None if r is None else (r["first_call_s"] - r["tune_only_s"]) / r["configs"]
+
+
+def autotune_bench_per_config(docs: Docs) -> float | None:
+    """Benchmarking alone / configs at the most configs: do_bench seconds per config."""
+    r = most_configs(docs)
+    return None if r is None else r["tune_only_s"] / r["configs"]
+
+
+def autotune_host(docs: Docs) -> float | None:
+    """Host time of a later call through the autotuner (most configs), seconds (median)."""
+    r = most_configs(docs)
+    return None if r is None else r["host_s"]["p50"]
+
+
+def autotune_pinned_host(docs: Docs) -> float | None:
+    """Host time of the same call with the picked config passed explicitly, seconds."""
+    r = most_configs(docs)
+    return None if r is None else r["pinned_host_s"]["p50"]
+
+
+def autotune_lookup(docs: Docs) -> float | None:
+    """Host time through the autotuner minus with the config pinned: the lookup, seconds."""
+    r = most_configs(docs)
+    return None if r is None else r["host_s"]["p50"] - r["pinned_host_s"]["p50"]
+
+
+def autotune_pick(docs: Docs) -> str | None:
+    """The config the autotuner picked among the most configs."""
+    r = most_configs(docs)
+    return None if r is None else config_text(r)
+
+
+VALUES.update(
+    {
+        "matmul.autotune_first_1": Value(autotune_first_1, or_not_measured(secs)),
+        "matmul.autotune_first_most": Value(autotune_first_most, or_not_measured(secs)),
+        "matmul.autotune_most_configs": Value(autotune_most_configs, or_not_measured(str)),
+        "matmul.autotune_tune_only_most": Value(autotune_tune_only_most, or_not_measured(secs)),
+        "matmul.autotune_compile_per_config": Value(
+            autotune_compile_per_config, or_not_measured(secs)
+        ),
+        "matmul.autotune_bench_per_config": Value(autotune_bench_per_config, or_not_measured(secs)),
+        "matmul.autotune_host_us": Value(autotune_host, or_not_measured(micros(1))),
+        "matmul.autotune_pinned_host_us": Value(autotune_pinned_host, or_not_measured(micros(1))),
+        "matmul.autotune_lookup_us": Value(autotune_lookup, or_not_measured(micros(1))),
+        "matmul.autotune_pick": Value(autotune_pick, or_not_measured(str)),
+    }
+)
+
+
+# ---- figures ----------------------------------------------------------------------------
+
+SETTING_GAP = 0.16  # bar pitch within a tile's group, in y units (one unit per tile)
+
+
+def fig_configs(docs: Docs) -> dict:
+    """Horizontal bars, one group per tile shape (fastest tile on top), one bar per
+    (num_warps, num_stages); refused configs as markers at the axis, the autotuner's pick
+    as a star past its bar, cuBLAS at the same size as a dashed line."""
+    all_rows = sweep_rows(docs)
+    settings = sorted({(r["num_warps"], r["num_stages"]) for r in all_rows})
+    tiles = sorted(
+        {tile(r) for r in all_rows},
+        key=lambda t: -max((flop_rate(r) for r in sweep_ran(docs) if tile(r) == t), default=0),
+    )
+    y_of = {t: i for i, t in enumerate(tiles)}
+    top = max(flop_rate(r) for r in sweep_ran(docs)) / 1e12
+
+    def ypos(r: dict) -> float:
+        j = settings.index((r["num_warps"], r["num_stages"]))
+        return y_of[tile(r)] + (j - (len(settings) - 1) / 2) * SETTING_GAP
+
+    def about(r: dict) -> str:
+        res = ""
+        if "n_regs" in r:
+            res = f"<br>{r['n_regs']} registers a thread, {r.get('n_spills', 0)} spilled"
+        return f"{config_text(r)}{res}"
+
+    traces = []
+    for j, (warps, stages) in enumerate(settings):
+        rs = [r for r in sweep_ran(docs) if (r["num_warps"], r["num_stages"]) == (warps, stages)]
+        points = [rate(r["flops"], r["time_s"], 1e12) for r in rs]
+        traces.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": f"{warps} warps, {stages} stages",
+                "y": [ypos(r) for r in rs],
+                "x": [p[0] for p in points],
+                "width": SETTING_GAP * 0.9,
+                "error_x": error_bars(points),
+                "hovertext": [about(r) for r in rs],
+                "hovertemplate": "%{hovertext}<br>%{x:.0f} TFLOP/s<extra></extra>",
+                "meta": {"role": "bars", "roles": [f"series-{j}"] * len(rs)},
+            }
+        )
+    refused = (
+        ("shared memory", "refused: shared memory", "x", "ceiling"),
+        ("registers", "refused: registers", "triangle-left",
+         "ceiling-2"),
+    )  # fmt: skip
+    for kind, label, symbol, role in refused:
+        rs = [r for r in all_rows if failure_kind(r) == kind]
+        if not rs:
+            continue
+        traces.append(
+            line(
+                [top * 0.015] * len(rs),
+                [ypos(r) for r in rs],
+                label,
+                role,
+                mode="markers",
+                marker={"symbol": symbol, "size": 9},
+                hovertext=[f"{config_text(r)}<br>{r['failure'][:120]}" for r in rs],
+                hovertemplate="%{hovertext}<extra></extra>",
+            )
+        )
+    pick = sweep_pick(docs)
+    if "time_s" in pick:
+        hi = rate(pick["flops"], pick["time_s"], 1e12)[2]
+        traces.append(
+            line(
+                [hi + top * 0.03],
+                [ypos(pick)],
+                "the autotuner's pick",
+                "ceiling",
+                mode="markers",
+                marker={"symbol": "star", "size": 14},
+                hovertext=[f"picked by the autotuner<br>{config_text(pick)}"],
+                hovertemplate="%{hovertext}<extra></extra>",
+            )
+        )
+    cublas = sweep_cublas(docs)
+    if cublas is not None:
+        x = flop_rate(cublas) / 1e12
+        traces.append(
+            line(
+                [x, x],
+                [-0.5, len(tiles) - 0.5],
+                f"cuBLAS, same size: {x:.0f} TFLOP/s",
+                "cublas",
+                dash="dash",
+                mode="lines",
+                hoverinfo="skip",
+            )
+        )
+    size = sweep_size(docs)
+    return {
+        "data": traces,
+        "layout": {
+            "height": 820,
+            "barmode": "overlay",
+            "xaxis": axis(
+                f"TFLOP/s at {size} (longer is faster)",
+                rangemode="tozero",
+            ),
+            "yaxis": {
+                "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
+                "tickvals": list(range(len(tiles))),
+                "ticktext": tiles,
+                "range": [len(tiles) - 0.5, -0.5],
+                "zeroline": False,
+                "showgrid": False,
+            },
+        },
+    }
+
+
+def fig_autotune_cost(docs: Docs) -> dict:
+    """First-call seconds against the number of configs: compile + benchmark, and the
+    benchmarking alone (kernels already compiled)."""
+    rs = sorted(doc(docs, AUTOTUNE_COST)["rows"], key=lambda r: r["configs"])
+    xs = [r["configs"] for r in rs]
+    traces = [
+        line(
+            xs,
+            [r["first_call_s"] for r in rs],
+            "first call: compile and time every config",
+            "triton",
+            hover="%{x} configs<br>%{y:.2f} s",
+        ),
+        line(
+            xs,
+            [r["tune_only_s"] for r in rs],
+            "first call, kernels already compiled: timing alone",
+            "series-1",
+            dash="dash",
+            hover="%{x} configs<br>%{y:.2f} s",
+        ),
+    ]
+    r = rs[0]
+    return {
+        "data": traces,
+        "layout": {
+            "xaxis": axis(
+                f"configs in the autotuner's list ({r['m']}³ {dict(DTYPES)[r['dtype']]})",
+                log=True,
+                tickvals=xs,
+                ticktext=[str(x) for x in xs],
+            ),
+            "yaxis": axis("seconds, first call for a new key", rangemode="tozero"),
+        },
+    }
+
+
+FIGURES["matmul-configs"] = Figure(
+    "Every config of the sweep: TFLOP/s by tile shape, warps and stages",
+    (SWEEP, "matmul"),
+    fig_configs,
+    "Horizontal bars of TFLOP/s at 4096³ bf16, one group per tile shape (fastest tile on "
+    "top) and one bar per combination of num_warps and num_stages; configs the wrapper "
+    "refused (too much shared memory, or an accumulator too big for the registers) are "
+    "marked at the axis by the reason, a star marks the autotuner's pick, a dashed line "
+    "marks cuBLAS at the same size (lesson 09's run).",
+)
+
+# Registered once a GPU run has written matmul_autotune_cost (a figure must have data on
+# some device to be drawn); add it to FIGURES then, and {{ figure matmul-autotune-cost }}
+# to lesson 13. Until then the page quotes its values, which read "not measured".
+AUTOTUNE_COST_FIGURE = Figure(
+    "What the autotuner's first call costs, against the number of configs",
+    (AUTOTUNE_COST,),
+    fig_autotune_cost,
+    "Seconds taken by the first call of a new autotuner for 1, 2, 4 and 8 configs: with "
+    "an empty compile cache (compile and time every config), and over kernels already "
+    "compiled (timing alone).",
+)

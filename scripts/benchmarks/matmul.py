@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import functools
 import math
+import tempfile
+import time
 
 import torch
 import torch.nn.functional as F
+import triton
 
 from kernels import matmul as mm
 from scripts import benchlib
@@ -35,6 +38,9 @@ LLM_N, LLM_K = 14336, 4096  # an MLP up-projection: hidden 4096 -> 14336
 GROUPED_SIZE = 8192
 EPILOGUE_SIZES = [4096, 8192]
 TRITON = ("triton_fused", "triton_plain")
+# measure.py --quick: two squares and no torch.compile (its autotuning alone takes minutes),
+# two LLM shapes, one epilogue size, and a sweep of three tiles x two warps/stages.
+QUICK_SQUARES, QUICK_LLM_M, QUICK_EPILOGUE_SIZES = [1024, 4096], [16, 4096], [4096]
 # Results are checked against reference() (float64, rounded once) before timing. cuBLAS
 # may reduce fp16 partial sums in fp16, and the eager epilogue rounds three times in
 # bf16; errors grow like sqrt(K) while the values do too. Relative TOL, absolute
@@ -115,14 +121,14 @@ def compiled_matmul(a: torch.Tensor, b: torch.Tensor):
 def run_squares(ceilings: dict) -> list[dict]:
     rows = []
     for dtype, dname in DTYPES.items():
-        for n in SQUARES:
+        for n in benchlib.pick(SQUARES, QUICK_SQUARES):
             a, b = operands(n, n, n, dtype)
             c = torch.empty(n, n, device="cuda", dtype=dtype)
             expected = mm.reference(a, b)
             rows += triton_and_cublas(a, b, c, expected, f"{n}^3 {dname}")
             t, p = tflops(rows[-2]), tflops(rows[-1])
             line = f"  {dname:>8} {n:>5}^3: triton {t:.0f}, cublas {p:.0f}"
-            if n == COMPILE_AT:
+            if n == COMPILE_AT and not benchlib.quick():
                 try:
                     fn = compiled_matmul(a, b)
                     timing = benchlib.check_then_time(
@@ -158,7 +164,7 @@ def roofline_squares(rows: list[dict]) -> list[dict]:
 def run_llm(ceilings: dict) -> list[dict]:
     rows = []
     dtype = torch.bfloat16
-    for m in LLM_M:
+    for m in benchlib.pick(LLM_M, QUICK_LLM_M):
         a, b = operands(m, LLM_N, LLM_K, dtype, weight_layout=True)
         c = torch.empty(m, LLM_N, device="cuda", dtype=dtype)
         expected = mm.reference(a, b)
@@ -244,7 +250,7 @@ def addmm_then_gelu(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> tor
 def run_epilogue(ceilings: dict) -> list[dict]:
     rows = []
     dtype = torch.bfloat16
-    for n in EPILOGUE_SIZES:
+    for n in benchlib.pick(EPILOGUE_SIZES, QUICK_EPILOGUE_SIZES):
         a, b = operands(n, n, n, dtype)
         bias = torch.randn(n, device="cuda", dtype=dtype)
         c = torch.empty(n, n, device="cuda", dtype=dtype)
@@ -298,8 +304,11 @@ SWEEP_WARPS_STAGES = [(4, 3), (4, 4), (8, 3), (8, 4), (8, 5)]
 def sweep_configs() -> list:
     """The sweep's configs: SWEEP_TILES x SWEEP_WARPS_STAGES, plus any config of the
     autotuner's list not already in it."""
+    tiles = benchlib.pick(SWEEP_TILES, SWEEP_TILES[:3])
     configs = [
-        mm._config(bm, bn, bk, w, st) for bm, bn, bk in SWEEP_TILES for w, st in SWEEP_WARPS_STAGES
+        mm._config(bm, bn, bk, w, st)
+        for bm, bn, bk in tiles
+        for w, st in benchlib.pick(SWEEP_WARPS_STAGES, [(4, 3), (8, 3)])
     ]
     seen = {config_key(c) for c in configs}
     return configs + [c for c in mm.CONFIGS if config_key(c) not in seen]
@@ -350,6 +359,10 @@ def run_configs(ceilings: dict) -> list[dict]:
                 row.update(timing)
                 res = benchlib.kernel_resources(capture.compiled)
                 row.update({k: v for k, v in res.items() if v is not None})
+                # What the compiler allocated, to set against shared_memory_bytes' estimate.
+                shared = getattr(getattr(capture.compiled, "metadata", None), "shared", None)
+                if shared is not None:
+                    row["shared_bytes"] = int(shared)
             rows.append(row)
         ok = [r for r in rows if "time_s" in r]
         best = max(ok, key=tflops)
@@ -361,6 +374,99 @@ def run_configs(ceilings: dict) -> list[dict]:
             + (f"{tflops(picked):.0f}" if "time_s" in picked else "failed")
         )
         del a, b, c, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
+# matmul_autotune_cost: lesson 13's price of @triton.autotune. The first call for a new key
+# compiles every config and times each with do_bench; later calls look the winner up.
+AUTOTUNE_SIZE = 2048
+AUTOTUNE_COUNTS = (1, 2, 4, 8)  # the first so many configs of mm.CONFIGS
+
+
+def autotuner(configs: list, kernel):
+    """``kernel`` behind a new @triton.autotune over ``configs``, with the key and pruning
+    of mm.matmul_autotuned: a new, empty cache of winners."""
+    return triton.autotune(
+        configs=configs,
+        key=list(mm.matmul_autotuned.keys),
+        prune_configs_by={"early_config_prune": mm._configs_that_fit},
+    )(kernel)
+
+
+def enqueue_times(fn, calls: int = 200) -> dict:
+    """Host time of each of ``calls`` calls, timed one by one without synchronising (the
+    GPU runs behind; at 2048^3 a call's GPU work is shorter than its host path, so the
+    launch queue never fills and each sample is the host's cost of that call)."""
+    samples = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    torch.cuda.synchronize()
+    return benchlib.spread(samples)
+
+
+def first_call(fn) -> float:
+    """Wall time of one call, synchronised: everything it does, GPU work included."""
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def run_autotune_cost(ceilings: dict) -> list[dict]:
+    n, dtype = AUTOTUNE_SIZE, torch.bfloat16
+    a, b = operands(n, n, n, dtype)
+    c = torch.empty(n, n, device="cuda", dtype=dtype)
+    expected = mm.reference(a, b)
+    tol = tolerance(dtype, n)
+    fn = functools.partial(mm.matmul, a, b, out=c)
+    rows = []
+    for count in AUTOTUNE_COUNTS:
+        configs = mm.CONFIGS[:count]
+        # A new JIT function too (triton.jit of the same Python function): none of the
+        # kernels compiled earlier in this process is reused.
+        tuner = autotuner(configs, triton.jit(mm.matmul_kernel.fn))
+        row = {"impl": "triton", **sizes(n, n, n, dtype), "configs": count}
+        # An empty on-disk cache: every config of this tuner is compiled from source.
+        with tempfile.TemporaryDirectory() as cache_dir, triton.knobs.cache.scope():
+            triton.knobs.cache.dir = cache_dir
+            saved = mm.matmul_autotuned
+            mm.matmul_autotuned = tuner  # mm.matmul launches whatever this name holds
+            try:
+                c.fill_(float("nan"))
+                row["first_call_s"] = first_call(fn)
+                benchlib.check(c, expected, f"autotune {count} configs, first call", **tol)
+                if getattr(tuner, "bench_time", None) is not None and count > 1:
+                    row["bench_time_s"] = tuner.bench_time  # the tuner's own clock
+                row["host_s"] = enqueue_times(fn)  # the winner, looked up by key
+                # Control: the same kernels already compiled (in memory), a new tuner: the
+                # first call now only benchmarks.
+                mm.matmul_autotuned = autotuner(configs, tuner.fn)
+                c.fill_(float("nan"))
+                row["tune_only_s"] = first_call(fn)
+                benchlib.check(c, expected, f"autotune {count} configs, compiled", **tol)
+            finally:
+                mm.matmul_autotuned = saved
+        pick = tuner.best_config
+        bm, bn, bk, warps, stages = config_key(pick)
+        row.update(
+            {"block_m": bm, "block_n": bn, "block_k": bk, "num_warps": warps, "num_stages": stages}
+        )
+        # Control for the lookup: the picked config passed to the wrapper, no autotuner.
+        pinned = functools.partial(mm.matmul, a, b, out=c, config=pick)
+        pinned()
+        row["pinned_host_s"] = enqueue_times(pinned)
+        rows.append(row)
+        print(
+            f"  {count} config(s): first call {row['first_call_s']:.2f} s, of which "
+            f"benchmarking alone {row['tune_only_s']:.2f} s; later calls "
+            f"{row['host_s']['p50'] * 1e6:.0f} us on the host "
+            f"(pinned config {row['pinned_host_s']['p50'] * 1e6:.0f} us)"
+        )
+    del a, b, c, expected
     torch.cuda.empty_cache()
     return rows
 
@@ -415,5 +521,21 @@ BENCHMARKS = [
         "2*M*N*K; bytes = A, B (and bias) read once + C written once. Triton rows: n_regs "
         "and n_spills of the compiled kernel the autotuner chose.",
         run_epilogue,
+    ),
+    benchlib.Benchmark(
+        "matmul_autotune_cost",
+        "What @triton.autotune costs on the first call: kernels/matmul.py's kernel behind a "
+        f"new autotuner (same key and pruning as matmul_autotuned) over the first "
+        f"{AUTOTUNE_COUNTS} configs of CONFIGS, bf16 {AUTOTUNE_SIZE}^3, group_m = 8. Per "
+        "count: a fresh triton.jit of the kernel and an empty TRITON_CACHE_DIR, so every "
+        "config compiles; first_call_s = wall time of the first wrapper call, synchronised "
+        "(compile + do_bench of every config + the run); bench_time_s = the autotuner's own "
+        "bench_time (absent with one config: nothing to time); tune_only_s = the first call "
+        "of a second new autotuner over the already compiled kernel (benchmarking without "
+        "compiling); host_s = host time per later call (enqueue, one call per sample, 200 "
+        "calls); pinned_host_s = the same with the picked config passed as config=, no "
+        "autotuner. One cold first call per count, so first_call_s and tune_only_s are "
+        "single samples. block_m..num_stages: the config the autotuner picked.",
+        run_autotune_cost,
     ),
 ]

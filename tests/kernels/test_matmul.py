@@ -635,3 +635,110 @@ def test_k_step_past_int32():
     for rows in (slice(0, 64), slice(m - 100, m)):
         assert_matches(out[rows], x.t()[rows], b, msg=f"rows {rows}")
     del x
+
+
+# ---- lesson 13: num_stages and shared memory ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "stages, dtype, expected",
+    [
+        # stages x (BLOCK_M + BLOCK_N) x BLOCK_K x element bytes, for 128 x 256 x 64 tiles
+        (3, torch.bfloat16, 147_456),  # 144 KiB
+        (4, torch.bfloat16, 196_608),  # 192 KiB
+        (5, torch.bfloat16, 245_760),  # 240 KiB: past an H100's 227 KiB
+        (3, torch.float32, 294_912),  # float32 doubles it
+    ],
+)
+def test_shared_memory_bytes_is_stages_times_one_a_and_one_b_tile(stages, dtype, expected):
+    elem = torch.empty((), dtype=dtype).element_size()
+    assert mm.shared_memory_bytes(config(128, 256, 64, 8, stages), elem) == expected
+
+
+@requires_gpu
+def test_a_config_past_the_gpus_shared_memory_is_refused_by_name(monkeypatch):
+    """On the real GPU, with its real limit: the smallest stage count of 128 x 256 x 64 in
+    bf16 that does not fit is refused before anything compiles or launches, and the
+    message gives both numbers and what to change."""
+    limit = mm.shared_memory_limit(torch.cuda.current_device())
+    over = [s for s in range(1, mm.MAX_NUM_STAGES + 1)
+            if mm.shared_memory_bytes(config(128, 256, 64, 8, s), 2) > limit]  # fmt: skip
+    if not over:
+        pytest.skip(f"every stage count of 128 x 256 x 64 fits this GPU's {limit:,} bytes")
+    cfg = config(128, 256, 64, 8, over[0])
+    need = mm.shared_memory_bytes(cfg, 2)
+    spy = LaunchSpy(mm.matmul_kernel)
+    monkeypatch.setattr(mm, "matmul_kernel", spy)
+    a, b = rand((256, 256), torch.bfloat16), rand((256, 256), torch.bfloat16)
+    message = (
+        f"matmul: config needs about {need:,} bytes of shared memory for torch.bfloat16, "
+        f"more than this GPU's {limit:,}; use fewer stages or smaller blocks"
+    )
+    with pytest.raises(ValueError) as info:
+        mm.matmul(a, b, config=cfg)
+    assert str(info.value) == message
+    assert spy.devices == []
+    # One stage fewer fits, and runs.
+    fewer = config(128, 256, 64, 8, over[0] - 1)
+    assert mm.shared_memory_bytes(fewer, 2) <= limit
+    monkeypatch.setattr(mm, "matmul_kernel", spy.kernel)
+    assert_matches(mm.matmul(a, b, config=fewer), a, b, msg=str(fewer))
+
+
+def test_the_autotuner_prunes_by_shared_memory_before_compiling(monkeypatch):
+    """_configs_that_fit drops, per dtype, the configs over the limit: with a 160 KiB GPU
+    the 192 KiB configs (128 x 256 x 64 at 4 stages) go for fp16 and stay out of timing."""
+    monkeypatch.setattr(mm, "shared_memory_limit", lambda device: 160 * 1024)
+    kept = mm._configs_that_fit(mm.CONFIGS, {"a_ptr": rand((2, 2), torch.float16)})
+    dropped = [c for c in mm.CONFIGS if c not in kept]
+    assert dropped and all(mm.shared_memory_bytes(c, 2) > 160 * 1024 for c in dropped)
+    assert all(mm.shared_memory_bytes(c, 2) <= 160 * 1024 for c in kept)
+    assert mm.matmul_autotuned.early_config_prune is mm._configs_that_fit
+
+
+def test_autotune_cost_figure_and_values_from_a_synthetic_run():
+    """matmul_autotune_cost has no committed data until a GPU run: its figure and values
+    are checked here on made-up rows that follow figures/schemas/matmul_autotune_cost.json
+    (and read "not measured" without them)."""
+    import json
+
+    import jsonschema
+
+    from scripts import render
+    from tests.site.support import ROOT
+
+    def spread(t):
+        return {"p20": t * 0.9, "p50": t, "p80": t * 1.2, "reps": 200}
+
+    rows = [
+        {
+            "impl": "triton", "dtype": "bfloat16", "m": 2048, "n": 2048, "k": 2048,
+            "flops": 2 * 2048**3, "bytes": 3 * 2 * 2048**2, "configs": n,
+            "first_call_s": 1.5 * n + 0.1, "tune_only_s": 0.2 * n, "host_s": spread(40e-6),
+            "pinned_host_s": spread(30e-6), "block_m": 128, "block_n": 256, "block_k": 64,
+            "num_warps": 8, "num_stages": 3,
+        }
+        for n in (1, 2, 4, 8)
+    ]  # fmt: skip
+    schema = json.loads((ROOT / "figures" / "schema.json").read_text())
+    schema["properties"]["rows"] = json.loads(
+        (ROOT / "figures" / "schemas" / "matmul_autotune_cost.json").read_text()
+    )
+    doc = {
+        "schema_version": 2,
+        "benchmark": "matmul_autotune_cost",
+        "description": "synthetic rows for a test",
+        "rows": rows,
+    }
+    jsonschema.Draft202012Validator(
+        schema["properties"]["rows"] | {"$defs": schema["$defs"]}
+    ).validate(rows)
+    docs = {"matmul_autotune_cost": doc}
+    assert model.autotune_first_most(docs) == pytest.approx(12.1)
+    assert model.autotune_compile_per_config(docs) == pytest.approx((12.1 - 1.6) / 8)
+    assert model.autotune_lookup(docs) == pytest.approx(10e-6)
+    plot = model.fig_autotune_cost(docs)
+    assert [t["x"] for t in plot["data"]] == [[1, 2, 4, 8]] * 2
+    assert plot["data"][0]["y"] == [r["first_call_s"] for r in rows]
+    for key in ("matmul.autotune_first_most", "matmul.autotune_lookup_us"):
+        assert render.or_not_measured(str)(model.VALUES[key].compute({})) == "not measured"

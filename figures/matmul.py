@@ -1105,7 +1105,7 @@ for _n in (4096, 8192):
 # it ran or failure where the wrapper refused it (more shared memory than the GPU has, or
 # an accumulator too big for the registers). matmul_autotune_cost: the first call of a new
 # autotuner over 1, 2, 4 and 8 configs; until a GPU run writes it, its values read "not
-# measured" and its figure is not registered (see AUTOTUNE_COST_FIGURE below).
+# measured" on a device that has not run it.
 
 SWEEP = "matmul_configs"
 AUTOTUNE_COST = "matmul_autotune_cost"
@@ -1734,9 +1734,6 @@ FIGURES["matmul-configs"] = Figure(
     "marks cuBLAS at the same size (lesson 09's run).",
 )
 
-# Registered once a GPU run has written matmul_autotune_cost (a figure must have data on
-# some device to be drawn); add it to FIGURES then, and {{ figure matmul-autotune-cost }}
-# to lesson 13. Until then the page quotes its values, which read "not measured".
 AUTOTUNE_COST_FIGURE = Figure(
     "What the autotuner's first call costs, against the number of configs",
     (AUTOTUNE_COST,),
@@ -1745,3 +1742,5 @@ AUTOTUNE_COST_FIGURE = Figure(
     "an empty compile cache (compile and time every config), and over kernels already "
     "compiled (timing alone).",
 )
+
+FIGURES["matmul-autotune-cost"] = AUTOTUNE_COST_FIGURE

@@ -1,0 +1,184 @@
+"""A Triton kernel as a PyTorch operator: ``silu(a) * b`` that torch.compile traces.
+
+The gated activation of LLaMA-style MLP blocks (SwiGLU: ``silu(x @ w_gate) * (x @ w_up)``),
+forward and backward, each one elementwise Triton kernel. Lesson 14 uses it to show the
+two pieces that make a hand-written kernel a first-class citizen of a compiled model:
+
+- ``torch.library.triton_op`` registers the Python function that launches the kernel as
+  an operator (``torch.ops.book.silu_mul``), and ``torch.library.wrap_triton`` around each
+  launch lets torch.compile see the kernel itself instead of an opaque call, so a model
+  that uses it compiles with ``fullgraph=True``.
+- ``register_autograd`` gives the operator its backward: the forward saves ``a`` and
+  ``b`` (the inputs, which the caller keeps alive anyway) and the backward recomputes
+  ``sigmoid(a)`` instead of storing it.
+
+Runs on a CUDA GPU, or on the CPU under the Triton interpreter (``TRITON_INTERPRET=1``
+set before this module is imported).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+# --8<-- [start:kernel]
+@triton.jit
+def silu_mul_fwd_kernel(a_ptr, b_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    # int64: with more than 2**31 elements, pid * BLOCK would wrap in int32.
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    # float32 inside, one rounding at the store (and no bf16 arithmetic on the interpreter).
+    a = tl.load(a_ptr + offsets, mask=mask).to(tl.float32)
+    b = tl.load(b_ptr + offsets, mask=mask).to(tl.float32)
+    out = a * tl.sigmoid(a) * b
+    tl.store(out_ptr + offsets, out.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def silu_mul_bwd_kernel(dy_ptr, a_ptr, b_ptr, da_ptr, db_ptr, n_elements, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    dy = tl.load(dy_ptr + offsets, mask=mask).to(tl.float32)
+    a = tl.load(a_ptr + offsets, mask=mask).to(tl.float32)
+    b = tl.load(b_ptr + offsets, mask=mask).to(tl.float32)
+    # Recomputed, not saved: one exp per element is cheaper than storing and re-reading
+    # sigmoid(a) (2 or 4 more bytes per element each way).
+    s = tl.sigmoid(a)
+    silu = a * s
+    # d silu(a) / da = s + a * s * (1 - s) = s * (1 + a * (1 - s))
+    da = dy * b * s * (1.0 + a * (1.0 - s))
+    db = dy * silu
+    tl.store(da_ptr + offsets, da.to(da_ptr.dtype.element_ty), mask=mask)
+    tl.store(db_ptr + offsets, db.to(db_ptr.dtype.element_ty), mask=mask)
+
+
+# --8<-- [end:kernel]
+
+
+# --8<-- [start:wrapper]
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+BLOCK = 1024  # elements per program
+MAX_ELEMENTS = (2**31 - 1) * BLOCK  # a 1-D grid holds at most 2**31 - 1 programs
+
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
+
+
+def _on_device(device: int, fn, *args):
+    """Run ``fn(*args)`` with ``device`` current: Triton launches on the current GPU.
+    (Device -1 is the CPU, under the interpreter: nothing to switch.)"""
+    if device < 0 or device == torch.cuda.current_device():
+        return fn(*args)
+    with torch.cuda.device(device):
+        return fn(*args)
+
+
+def _launch_forward(a, b, out):
+    n = a.numel()
+    # wrap_triton: under torch.compile this launch becomes a node of the graph that
+    # Inductor can see and schedule; called eagerly it is the plain launch.
+    torch.library.wrap_triton(silu_mul_fwd_kernel)[((n + BLOCK - 1) // BLOCK,)](
+        a, b, out, n, BLOCK=BLOCK
+    )
+
+
+def _launch_backward(dy, a, b, da, db):
+    n = a.numel()
+    torch.library.wrap_triton(silu_mul_bwd_kernel)[((n + BLOCK - 1) // BLOCK,)](
+        dy, a, b, da, db, n, BLOCK=BLOCK
+    )
+
+
+# The operator's body sees real tensors when called eagerly, and fake ones (shapes, no
+# data) when torch.compile traces it; with wrap_triton, the launch is then recorded, not
+# run. Inputs arrive checked by silu_mul() and contiguous.
+@torch.library.triton_op("book::silu_mul", mutates_args=())
+def silu_mul_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(a)
+    if a.numel():
+        _on_device(a.get_device(), _launch_forward, a, b, out)
+    return out
+
+
+@torch.library.triton_op("book::silu_mul_backward", mutates_args=())
+def silu_mul_backward_op(
+    dy: torch.Tensor, a: torch.Tensor, b: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    da, db = torch.empty_like(a), torch.empty_like(b)
+    if a.numel():
+        _on_device(a.get_device(), _launch_backward, dy, a, b, da, db)
+    return da, db
+
+
+def _setup_context(ctx, inputs, output):
+    a, b = inputs
+    # Save the inputs, not sigmoid(a): the backward recomputes it (see the kernel).
+    ctx.save_for_backward(a, b)
+
+
+def _backward(ctx, dy):
+    a, b = ctx.saved_tensors
+    # dy comes from whatever followed, in any layout (a sum's gradient is an expand).
+    return silu_mul_backward_op(dy.contiguous(), a, b)
+
+
+silu_mul_op.register_autograd(_backward, setup_context=_setup_context)
+
+if _INTERPRET:
+    # Under the interpreter, wrap_triton hands back the bare kernel, which would run on
+    # torch.compile's fake tensors and fail on their missing data. A shape function stands
+    # in for the body there; on a GPU, triton_op traces the body itself.
+    silu_mul_op.register_fake(lambda a, b: torch.empty_like(a))
+    silu_mul_backward_op.register_fake(lambda dy, a, b: (torch.empty_like(a), torch.empty_like(b)))
+
+
+def silu_mul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Return ``silu(a) * b`` (``a * sigmoid(a) * b``), differentiable in ``a`` and ``b``,
+    through the operator ``torch.ops.book.silu_mul``; torch.compile traces it whole.
+
+    ``a`` and ``b``: contiguous dense tensors of the same shape (0-d and empty included),
+    dtype (float32, float16 or bfloat16) and CUDA device, which need not be the
+    current one; on the CPU under the interpreter. Computed in float32 and rounded once.
+    Raises ``TypeError``/``ValueError`` naming the argument instead of launching on
+    anything else. The checks read only shapes, dtypes and devices, which torch.compile
+    resolves while tracing, so they cost nothing in a compiled model.
+    """
+    for name, t in (("a", a), ("b", b)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"silu_mul: {name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.is_meta:
+            raise ValueError(f"silu_mul: {name} is a meta tensor (a shape with no data)")
+        if not t.is_cuda and not _INTERPRET:
+            raise ValueError(
+                f"silu_mul: {name} must be on a CUDA device, got {t.device} "
+                "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
+            )
+        if t.layout != torch.strided:
+            raise ValueError(f"silu_mul: {name} must be a dense tensor, got layout {t.layout}")
+        if not t.is_contiguous():
+            raise ValueError(f"silu_mul: {name} must be contiguous (call .contiguous() first)")
+    if a.dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"silu_mul: a has dtype {a.dtype}; supported: {SUPPORTED_DTYPES}")
+    if b.dtype != a.dtype:
+        raise TypeError(f"silu_mul: b has dtype {b.dtype}, but a has {a.dtype}")
+    if b.shape != a.shape:
+        raise ValueError(f"silu_mul: b has shape {tuple(b.shape)}, but a has {tuple(a.shape)}")
+    if b.get_device() != a.get_device():
+        raise ValueError(f"silu_mul: b is on {b.device}, but a is on {a.device}")
+    if a.numel() > MAX_ELEMENTS:
+        raise ValueError(f"silu_mul: a has more than {MAX_ELEMENTS} elements")
+    return silu_mul_op(a, b)
+
+
+# --8<-- [end:wrapper]
+
+
+# --8<-- [start:reference]
+def reference(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``silu(a) * b`` in float64, rounded once to ``a``'s dtype, by torch alone.
+    Differentiable: on float64 leaves it gives float64 reference gradients."""
+    a64 = a.double()
+    return (torch.nn.functional.silu(a64) * b.double()).to(a.dtype)
+
+
+# --8<-- [end:reference]

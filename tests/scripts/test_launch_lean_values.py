@@ -1,0 +1,34 @@
+"""The launch_lean values: the verdict follows the data, and reads "not measured" without
+it (runs on a CPU, on made-up rows)."""
+
+from __future__ import annotations
+
+from figures import launch_lean as fig
+
+
+def docs_with(lean_s: float, torch_add_s: float) -> dict:
+    def row(key, t):
+        spread = {"p20": t, "p50": t, "p80": t, "reps": 7}
+        return {"key": key, "what": key, "host_s": spread, "enqueue_s": spread}
+
+    rows = [row("lean", lean_s), row("torch_add", torch_add_s), row("launcher", lean_s / 2)]
+    return {"launch_lean": {"rows": rows}}
+
+
+def test_verdict_met_when_lean_is_not_slower():
+    assert fig.verdict(docs_with(4e-6, 5e-6)).startswith("met: 4.0 µs")
+    assert fig.verdict(docs_with(5e-6, 5e-6)).startswith("met")
+
+
+def test_verdict_not_met_when_lean_is_slower():
+    assert fig.verdict(docs_with(6e-6, 5e-6)).startswith("not met: 6.0 µs")
+
+
+def test_values_without_data():
+    assert fig.verdict({}) == "not measured yet on this GPU"
+    for key, value in fig.VALUES.items():
+        assert "not measured" in value.format(value.compute({})), key
+
+
+def test_checks_cost_is_lean_minus_launcher():
+    assert abs(fig.checks_cost(docs_with(4e-6, 5e-6)) - 2e-6) < 1e-12

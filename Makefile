@@ -5,7 +5,8 @@
 #                 interpreter), strict build, sources, figure data, links, headless Chromium
 #   make lint     ruff check + ruff format --check
 #   make figures  run the GPU benchmarks -> figures/data/<gpu>/*.json; needs only an
-#                 existing torch + triton + numpy (no venv)
+#                 existing torch + triton + numpy (no venv). ONLY="names" runs a subset;
+#                 QUICK=1 fewer sizes -> figures/data-quick/<gpu>/ (never drawn by the site)
 
 PYTHON  ?= python3
 VENV    := .venv
@@ -46,7 +47,7 @@ lint: $(VENV)/.test
 	$(VPY) -m ruff format --check .
 
 figures:
-	$(PYTHON) scripts/measure.py $(ONLY)
+	$(PYTHON) scripts/measure.py $(if $(QUICK),--quick) $(ONLY)
 
 # An installed Chromium/Chrome, else Debian's (root) or Playwright's: scripts/browser.py.
 chromium: $(VENV)/.test

@@ -3,6 +3,7 @@
     python3 scripts/measure.py                    # every benchmark (what `make figures` runs)
     python3 scripts/measure.py vector_add launch  # the named families or benchmarks only
     python3 scripts/measure.py --list             # what would run (no GPU needed)
+    python3 scripts/measure.py --quick            # fewer sizes, a few minutes (QUICK=1)
 
 Benchmarks are found, not listed: every module ``scripts/benchmarks/F.py`` of a kernel
 family ``F`` holds ``BENCHMARKS``, a list of ``benchlib.Benchmark`` whose names are ``F``
@@ -10,16 +11,31 @@ or start with ``F_``. Each run measures the device's ceilings first (copy bandwi
 matmul rate, fp32 FMA rate) and stamps them, with provenance, into every file it writes.
 A run of a subset rewrites only those benchmarks' files and keeps the rest.
 
+Each file's provenance also holds the benchmark's wall time (``wall_s``) and the most GPU
+memory the CUDA allocator held for it (``peak_memory_bytes``, ``peak_reserved_bytes``).
+A benchmark that cannot run on this GPU raises ``benchlib.Skip`` (or runs out of shared
+memory): it is reported as skipped, with its reason, and is not a failure; rows that
+carry a ``skipped`` or ``failure`` field are counted and their reasons printed.
+
+Quick mode (``--quick``; ``make figures QUICK=1``) sets BOOK_QUICK=1 before the benchmark
+modules are imported, so the big families time a few sizes only (each module says which).
+Its files are marked ``"quick": true`` and written to figures/data-quick/<device>/, which
+the site never reads, so a quick run cannot replace full data; the one file it writes
+under figures/data/<device>/ is ``quick_run.json``, the run's wall time and memory per
+benchmark (what the reproduce page quotes).
+
 Needs a CUDA GPU and torch + triton + numpy, nothing else.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import pkgutil
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -27,12 +43,21 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import torch  # noqa: E402
+try:
+    import torch
+    from triton.runtime.errors import OutOfResources
+except ImportError as exc:  # before anything else can fail on it, say what is missing
+    sys.exit(
+        f"make figures needs an existing PyTorch + Triton install (a CUDA build of torch "
+        f"brings Triton) and NumPy: {exc}"
+    )
 
 from scripts import benchlib  # noqa: E402
 from scripts import benchmarks as benchmarks_pkg  # noqa: E402
 
-RESERVED = {"ceilings"}  # written by this runner itself
+# Written by this runner (ceilings, quick_run) or by scripts/variation.py, not by a family.
+RESERVED = {"ceilings", "quick_run", "variation"}
+QUICK_DIR = benchlib.ROOT / "figures" / "data-quick"
 
 
 class RegistryError(ValueError):
@@ -89,6 +114,66 @@ CEILINGS = benchlib.Benchmark(
 )
 
 
+QUICK_RUN = benchlib.Benchmark(
+    "quick_run",
+    "A quick run of scripts/measure.py (--quick: fewer sizes; its data is in "
+    "figures/data-quick/, never drawn by the site): per benchmark, its wall time in seconds, "
+    "the most memory the CUDA allocator held (allocated and reserved bytes), how many rows "
+    "it wrote and how many of them were skipped, and its status. The provenance's wall_s "
+    "is the whole run's.",
+    run=lambda ceilings: [],
+)
+
+
+@contextlib.contextmanager
+def peak_memory():
+    """Track the most memory the CUDA allocator held inside the block: ``{"allocated",
+    "reserved"}`` bytes. A benchmark that resets the peak counters itself (to measure its
+    own steps) is allowed to: each reset first folds the peak so far into ours."""
+    peak = {"allocated": 0, "reserved": 0}
+    cuda = torch.cuda
+    reset = cuda.reset_peak_memory_stats
+
+    def fold():
+        peak["allocated"] = max(peak["allocated"], cuda.max_memory_allocated())
+        peak["reserved"] = max(peak["reserved"], cuda.max_memory_reserved())
+
+    def folding_reset(*args, **kwargs):
+        fold()
+        return reset(*args, **kwargs)
+
+    reset()
+    cuda.reset_peak_memory_stats = folding_reset
+    try:
+        yield peak
+    finally:
+        cuda.reset_peak_memory_stats = reset
+        fold()
+
+
+def skipped_rows(rows: list) -> tuple[int, list[str]]:
+    """How many rows say they were skipped (``skipped`` or ``failure``), and the distinct
+    reasons, in order."""
+    reasons: list[str] = []
+    count = 0
+    for row in rows:
+        reason = row.get("skipped") or row.get("failure") if isinstance(row, dict) else None
+        if reason:
+            count += 1
+            if reason not in reasons:
+                reasons.append(str(reason))
+    return count, reasons
+
+
+def skip_reason(exc: BaseException) -> str | None:
+    """Why a benchmark that raised ``exc`` is skipped rather than failed, or None."""
+    if isinstance(exc, benchlib.Skip):
+        return str(exc)
+    if isinstance(exc, OutOfResources):  # a config the GPU's shared memory cannot hold
+        return f"needs more on-chip resources than this GPU has: {exc}"[:300]
+    return None
+
+
 def fp32_note(ceilings: dict) -> str:
     """', fp32 FMA <rate> TFLOP/s' for the console, or '' where it was not measured."""
     fma = ceilings.get("fma_fp32")
@@ -103,7 +188,15 @@ def main(argv=None) -> int:
         "names", nargs="*", metavar="NAME", help="families or benchmarks to run (default: all)"
     )
     parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="time fewer sizes (a few minutes); written to figures/data-quick/, not figures/data/",
+    )
     args = parser.parse_args(argv)
+    if args.quick:  # before discover() imports the modules: they may size themselves by it
+        os.environ[benchlib.QUICK_ENV] = "1"
+    quick = benchlib.quick()
     try:
         families = discover()
         chosen = select(families, args.names)
@@ -117,16 +210,29 @@ def main(argv=None) -> int:
             print(f"{family}: {', '.join(b.name for b in benches)}")
         return 0
     if not torch.cuda.is_available():
-        print("make figures needs a CUDA GPU; none is visible to torch.", file=sys.stderr)
+        print(
+            "make figures needs a CUDA GPU; none is visible to torch "
+            f"(torch {torch.__version__}, built for CUDA {torch.version.cuda or 'none'}). "
+            "Check `nvidia-smi`, CUDA_VISIBLE_DEVICES, and that this torch is a CUDA build.",
+            file=sys.stderr,
+        )
         return 2
 
-    prov = benchlib.provenance()
+    started = time.perf_counter()
+    out_dir = QUICK_DIR if quick else benchlib.DATA_DIR
+    prov = {**benchlib.provenance(), "quick": quick}
     print(
         f"device: {prov['gpu']} ({prov['device_slug']}), torch {prov['torch']}, "
         f"triton {prov['triton']}, CUDA {prov['cuda']}, driver {prov['driver']}, "
         f"commit {prov['commit'][:12]}, clocks {prov['clocks_at_start']}"
     )
-    ceilings = benchlib.measure_ceilings()
+    if quick:
+        print(f"quick mode: fewer sizes, written to {os.path.relpath(out_dir, benchlib.ROOT)}/")
+    t0 = time.perf_counter()
+    with peak_memory() as peak:
+        ceilings = benchlib.measure_ceilings()
+    ceilings_prov = {**prov, **usage(time.perf_counter() - t0, peak)}
+    summary = [summary_row("ceilings", ceilings_prov, [], "ok")]
     copy_tbps = ceilings["copy"]["bytes"] / ceilings["copy"]["time_s"]["p50"] / 1e12
     print(
         f"  ceilings: copy {copy_tbps:.2f} TB/s, matmul "
@@ -136,25 +242,71 @@ def main(argv=None) -> int:
         )
         + fp32_note(ceilings)
     )
-    written, failed = [], []
+    written, failed, skipped = [], [], []
     # The run-wide file: rewritten by a full run, or written when the device has none yet.
-    if not args.names or not (benchlib.DATA_DIR / prov["device_slug"] / "ceilings.json").exists():
-        written.append(benchlib.write(CEILINGS, prov, ceilings, []))
+    if not args.names or not (out_dir / prov["device_slug"] / "ceilings.json").exists():
+        written.append(benchlib.write(CEILINGS, ceilings_prov, ceilings, [], out_dir=out_dir))
     for bench in chosen:
         print(f"{bench.name} ...", flush=True)
+        t0 = time.perf_counter()
         try:
-            rows = bench.run(ceilings)
-            stamped = {**prov, "clocks_after": benchlib.read_clocks(torch.cuda.current_device())}
-            written.append(benchlib.write(bench, stamped, ceilings, rows))
-        except Exception:  # one broken benchmark must not lose the others' data
-            traceback.print_exc()
-            failed.append(bench.name)
+            with peak_memory() as peak:
+                rows = bench.run(ceilings)
+            stamped = {
+                **prov,
+                "clocks_after": benchlib.read_clocks(torch.cuda.current_device()),
+                **usage(time.perf_counter() - t0, peak),
+            }
+            written.append(benchlib.write(bench, stamped, ceilings, rows, out_dir=out_dir))
+        except Exception as exc:  # one broken benchmark must not lose the others' data
+            reason = skip_reason(exc)
+            if reason is None:
+                traceback.print_exc()
+                failed.append(bench.name)
+                summary.append(summary_row(bench.name, None, [], "failed", t0))
+            else:
+                print(f"  skipped {bench.name}: {reason}")
+                skipped.append(f"{bench.name} ({reason})")
+                summary.append(summary_row(bench.name, None, [], "skipped", t0))
+            torch.cuda.empty_cache()
+            continue
+        count, reasons = skipped_rows(rows)
+        if count:
+            print(f"  {count} of {len(rows)} rows skipped: " + "; ".join(reasons)[:500])
+        summary.append(summary_row(bench.name, stamped, rows, "ok"))
+    if quick:
+        total = {**prov, "wall_s": round(time.perf_counter() - started, 1)}
+        written.append(benchlib.write(QUICK_RUN, total, ceilings, summary))
     for p in written:
         print(f"wrote {os.path.relpath(p, benchlib.ROOT)}")
+    print(f"wall time {time.perf_counter() - started:.0f} s")
+    if skipped:
+        print("SKIPPED (this GPU cannot run them): " + "; ".join(skipped))
     if failed:
         print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def usage(wall_s: float, peak: dict) -> dict:
+    """Provenance fields: a benchmark's wall time and the allocator's peak during it."""
+    return {
+        "wall_s": round(wall_s, 2),
+        "peak_memory_bytes": int(peak["allocated"]),
+        "peak_reserved_bytes": int(peak["reserved"]),
+    }
+
+
+def summary_row(name: str, stamped: dict | None, rows: list, status: str, t0=None) -> dict:
+    """One row of quick_run.json: what a benchmark cost and how it ended."""
+    row = {"benchmark": name, "status": status}
+    if stamped is not None:
+        row.update({k: stamped[k] for k in ("wall_s", "peak_memory_bytes", "peak_reserved_bytes")})
+        row["rows"] = len(rows)
+        row["rows_skipped"] = skipped_rows(rows)[0]
+    else:
+        row["wall_s"] = round(time.perf_counter() - t0, 2)
+    return row
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@
 - ``attention_memory``: peak memory the CUDA allocator reports against N, inference
   forward and one training step, naive vs the book's kernels vs SDPA's flash backend.
 
-``ATTENTION_QUICK=1`` in the environment runs only d = 128, N = 4096 (and a short memory
-sweep): the point the targets name, in well under a minute of GPU time.
+Quick mode (``measure.py --quick``, which sets BOOK_QUICK=1 before this module is
+imported; see ``benchlib.quick``) runs only d = 128, N = 4096 (and a short memory sweep):
+the point the targets name, in well under a minute of GPU time.
 
 ``python3 -m scripts.benchmarks.attention`` (not run by ``make figures``) times a few
 tile configurations at N = 4096 and prints them: the way to retune the per-head-dim
@@ -21,7 +22,6 @@ tables in kernels/attention.py on a new GPU.
 from __future__ import annotations
 
 import functools
-import os
 
 import torch
 import torch.nn.functional as F
@@ -38,7 +38,7 @@ try:
 except ImportError:
     flex_attention = create_block_mask = None
 
-QUICK = os.environ.get("ATTENTION_QUICK") == "1"
+QUICK = benchlib.quick()  # read at import: the runner sets it before importing this module
 DTYPE = torch.bfloat16
 TOKENS = 16384  # B * N
 WIDTH = 4096  # H * d

@@ -142,8 +142,12 @@ def run(ceilings: dict) -> list[dict]:
                     continue
                 rows.append({"impl": "triton", **fields, **knobs(config), **timing})
                 best = max(best, tflops(rows[-1]))
-            if best == 0.0:
-                raise RuntimeError(f"dot: no block config of {precision} ran at {n}^3")
+            if best == 0.0:  # every config needs more shared memory than this GPU has
+                reason = f"no block config of {precision} fits this GPU's shared memory"
+                rows.append({"impl": "triton", **fields, "skipped": reason})
+                print(f"  {precision} {n}^3: skipped, {reason}")
+                del a, b, c, expected
+                continue
             fn, into_c = library_fn(precision, a, b, c)
             peer = "torch._scaled_mm" if precision == "fp8" else "torch.matmul"
             try:

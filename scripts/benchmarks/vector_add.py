@@ -24,6 +24,10 @@ SWEEP_N = 1 << 26  # 64M fp32 elements: 768 MiB moved per call, many times the L
 SWEEP_BLOCKS = [1 << p for p in range(2, 15)]  # 4 .. 16384
 SWEEP_WARPS = [1, 2, 4, 8, 16]
 RAGGED_N = 1 << 28  # and RAGGED_N - 1: a multiple of 16, and one that is not
+# Quick mode (measure.py --quick): five fp32 sizes and the largest of them in fp16/bf16;
+# the block sweep at four blocks and one warp count.
+QUICK_SIZES = [1 << 10, 1 << 16, 1 << 20, 1 << 24, 1 << 26]
+QUICK_BLOCKS, QUICK_WARPS = [64, 256, 1024, 4096], [4]
 
 
 def inputs(n: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
@@ -37,7 +41,8 @@ def run_sizes(ceilings: dict) -> list[dict]:
     rows = []
     benchlib.warm_up()
     for dtype, dname in DTYPES.items():
-        for n in SIZES if dtype == torch.float32 else SIZES[-3:]:
+        sizes = benchlib.pick(SIZES, QUICK_SIZES)
+        for n in sizes if dtype == torch.float32 else benchlib.pick(SIZES[-3:], sizes[-1:]):
             # --8<-- [start:sizes]
             x, y = inputs(n, dtype)  # fresh random data, never zeros
             out = torch.empty_like(x)
@@ -100,8 +105,8 @@ def run_block_sweep(ceilings: dict) -> list[dict]:
     out = torch.empty_like(x)
     expected = va.reference(x, y)
     rows = []
-    for num_warps in SWEEP_WARPS:
-        for block in SWEEP_BLOCKS:
+    for num_warps in benchlib.pick(SWEEP_WARPS, QUICK_WARPS):
+        for block in benchlib.pick(SWEEP_BLOCKS, QUICK_BLOCKS):
             fn = functools.partial(va.vector_add, x, y, out, block=block, num_warps=num_warps)
             timing = benchlib.check_then_time(
                 fn,

@@ -17,7 +17,10 @@
   page's widgets into one JSON blob, ``<script type="application/json"
   id="book-widget-data">``, read in the browser by ``BookWidgets.data()``. A benchmark
   with no schema in figures/schemas, or an unknown value key, fails the build; a device
-  without the data is simply absent, so a widget must say "not yet measured" itself.
+  without the data is simply absent, so a widget must say "not yet measured" itself;
+- expands ``{{ config repo_url }}`` to a link to the repository named in mkdocs.yml's
+  ``repo_url`` (the reproduce page's clone command), or to words saying it is not set:
+  the address is never typed into a page.
 """
 
 from __future__ import annotations
@@ -66,7 +69,19 @@ def on_config(config):
     return config
 
 
+_REPO_URL = re.compile(r"\{\{\s*config\s+repo_url\s*\}\}")
+
+
+def repo_link(config) -> str:
+    """The repository's address from mkdocs.yml (repo_url) as a Markdown link, or words."""
+    url = config.get("repo_url")
+    if url:
+        return f"[{url}]({url})"
+    return "the book's repository (this build does not know its address: `repo_url` is unset)"
+
+
 def on_page_markdown(markdown, page, config, files):
+    markdown = _REPO_URL.sub(lambda m: repo_link(config), markdown)
     try:
         return render.expand(markdown, _devices, _registry)
     except render.RenderError as exc:

@@ -151,6 +151,8 @@ def test_a_subset_run_rewrites_only_its_files(tmp_path, monkeypatch):
     monkeypatch.setattr(benchlib, "DATA_DIR", data)
     monkeypatch.setattr(measure.torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(measure.torch.cuda, "current_device", lambda: 0)
+    for name in ("reset_peak_memory_stats", "max_memory_allocated", "max_memory_reserved"):
+        monkeypatch.setattr(measure.torch.cuda, name, lambda device=None: 0)
     prov = {
         "gpu": "Fake GPU",
         "device_slug": "fake-gpu",

@@ -50,7 +50,8 @@ def figure_pages() -> list[str]:
 
 
 def html_for(md: str) -> str:
-    return "index.html" if md == "index.md" else md[: -len(".md")] + "/index.html"
+    """The built page of a nav entry: a Markdown page or a notebook (docs/labs/*.ipynb)."""
+    return "index.html" if md == "index.md" else md.rsplit(".", 1)[0] + "/index.html"
 
 
 # ---- widgets: locate one on an opened page and read its outputs ------------------------

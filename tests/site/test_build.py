@@ -17,9 +17,8 @@ def test_nav_has_every_page_of_the_book():
     # 00 orientation, lessons 01..14 once each, and every other page under docs/
     numbers = sorted(int(Path(p).name[:2]) for p in pages if Path(p).name[:2].isdigit())
     assert numbers == list(range(1, 15))
-    assert sorted(
-        str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")
-    ) == sorted(pages)
+    docs = [*(ROOT / "docs").rglob("*.md"), *(ROOT / "docs").rglob("*.ipynb")]  # pages, labs
+    assert sorted(str(p.relative_to(ROOT / "docs")) for p in docs) == sorted(pages)
 
 
 def test_every_page_is_built(built_site):

@@ -1,0 +1,109 @@
+"""What a run of scripts/measure.py costs, from the provenance it writes: the wall time and
+peak GPU memory of each benchmark (``wall_s``, ``peak_memory_bytes``,
+``peak_reserved_bytes``, recorded since the runner began to record them) and the quick
+run's summary (quick_run.json). Used by the reproduce appendix.
+
+A value that the committed data cannot support yet is None, shown as "not yet measured":
+the full-run time needs every benchmark file of the device to carry its wall time (files
+from older runs lack it), the quick-run values need a quick_run.json.
+"""
+
+from __future__ import annotations
+
+from scripts.render import Docs, Value
+
+NOT_FULL_DATA = {"quick_run", "variation"}  # not part of what `make figures` writes
+
+
+def _full(docs: Docs) -> dict[str, dict]:
+    return {name: d for name, d in docs.items() if name not in NOT_FULL_DATA}
+
+
+def benchmarks(docs: Docs) -> int:
+    """How many data files a full run writes on this device (the ceilings included)."""
+    return len(_full(docs))
+
+
+def timed(docs: Docs) -> int:
+    """How many of them record their wall time."""
+    return sum(1 for d in _full(docs).values() if "wall_s" in d["provenance"])
+
+
+def full_wall(docs: Docs) -> float | None:
+    """Wall seconds of a full run: the sum over every data file of its benchmark's wall
+    time (the ceilings counted once); None unless every file records it."""
+    full = _full(docs)
+    if not full or timed(docs) < len(full):
+        return None
+    return sum(d["provenance"]["wall_s"] for d in full.values())
+
+
+def full_peak(docs: Docs) -> float | None:
+    """Most GPU memory the CUDA allocator reserved in any benchmark of a full run, bytes;
+    None unless every data file records it."""
+    full = _full(docs)
+    peaks = [d["provenance"].get("peak_reserved_bytes") for d in full.values()]
+    return None if not peaks or None in peaks else max(peaks)
+
+
+def quick_wall(docs: Docs) -> float | None:
+    """Wall seconds of the latest quick run (measure.py --quick), start to end."""
+    return docs["quick_run"]["provenance"]["wall_s"] if "quick_run" in docs else None
+
+
+def quick_peak(docs: Docs) -> float | None:
+    """Most GPU memory the CUDA allocator reserved in any benchmark of the quick run."""
+    if "quick_run" not in docs:
+        return None
+    rows = docs["quick_run"]["rows"]
+    peaks = [r["peak_reserved_bytes"] for r in rows if "peak_reserved_bytes" in r]
+    return max(peaks) if peaks else None
+
+
+def quick_skipped(docs: Docs) -> str | None:
+    """The benchmarks the quick run skipped on this GPU, or 'none'."""
+    if "quick_run" not in docs:
+        return None
+    names = [r["benchmark"] for r in docs["quick_run"]["rows"] if r["status"] != "ok"]
+    return ", ".join(names) if names else "none"
+
+
+def latest_date(docs: Docs) -> str:
+    """The day of the newest full-run data file on this device (UTC)."""
+    return max(d["provenance"]["date"] for d in _full(docs).values())[:10]
+
+
+def oldest_date(docs: Docs) -> str:
+    """The day of the oldest full-run data file on this device (UTC)."""
+    return min(d["provenance"]["date"] for d in _full(docs).values())[:10]
+
+
+def minutes(v: float | None) -> str:
+    if v is None:
+        return "not yet measured"
+    return f"{v / 60:.0f} minutes" if v >= 90 else f"{v:.0f} seconds"
+
+
+def gib(v: float | None) -> str:
+    return "not yet measured" if v is None else f"{v / 2**30:.1f} GiB"
+
+
+def words(v) -> str:
+    return "not yet measured" if v is None else str(v)
+
+
+def count(v: int) -> str:
+    return str(v)
+
+
+VALUES = {
+    "runs.benchmarks": Value(benchmarks, count),
+    "runs.timed": Value(timed, count),
+    "runs.full_wall": Value(full_wall, minutes),
+    "runs.full_peak": Value(full_peak, gib),
+    "runs.quick_wall": Value(quick_wall, minutes),
+    "runs.quick_peak": Value(quick_peak, gib),
+    "runs.quick_skipped": Value(quick_skipped, words),
+    "runs.latest_date": Value(latest_date, words),
+    "runs.oldest_date": Value(oldest_date, words),
+}

@@ -1,0 +1,140 @@
+"""Run-to-run variation (figures/data/<device>/variation.json, from scripts/variation.py):
+how far apart repeated runs of the same measurement land, on one machine and across
+machines of the same kind. Used by the methodology appendix.
+
+Every value is None on a device without the data, so the page
+reads correctly ("not yet measured") before the first GPU run of scripts/variation.py.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+
+from figures.ceilings import not_yet
+from scripts.render import Docs, Figure, Value, axis, line, rows, whole
+
+LARGE, SMALL = 1 << 26, 1 << 16
+
+
+def _rows(docs: Docs) -> list[dict] | None:
+    return rows(docs, "variation") if "variation" in docs else None
+
+
+def _bandwidth(r: dict) -> float:
+    return r["bytes"] / r["time_s"]["p50"]
+
+
+def _machines(rs: list[dict]) -> list[str]:
+    return sorted({r["machine"] for r in rs})
+
+
+def _spread(rs: list[dict], n: int) -> float | None:
+    """The widest (max - min) / median of one point's per-run bandwidths on one machine,
+    over the points at size ``n`` and the machines."""
+    widest = None
+    for machine in _machines(rs):
+        for point in sorted({r["point"] for r in rs if r["n"] == n}):
+            bw = [_bandwidth(r) for r in rs if r["machine"] == machine and r["point"] == point]
+            if len(bw) >= 2:
+                w = (max(bw) - min(bw)) / median(bw)
+                widest = w if widest is None else max(widest, w)
+    return widest
+
+
+def runs(docs: Docs) -> int | None:
+    """How many runs the variation data holds on this device (over all its machines)."""
+    rs = _rows(docs)
+    return None if rs is None else len({(r["machine"], r["run"]) for r in rs})
+
+
+def machines(docs: Docs) -> int | None:
+    """How many machines of this kind contributed runs."""
+    rs = _rows(docs)
+    return None if rs is None else len(_machines(rs))
+
+
+def large_spread(docs: Docs) -> float | None:
+    """Widest run-to-run range of bandwidth at 2^26 fp32 elements (beyond the L2), as a
+    fraction of that point's median, on any one machine."""
+    rs = _rows(docs)
+    return None if rs is None else _spread(rs, LARGE)
+
+
+def small_spread(docs: Docs) -> float | None:
+    """Widest run-to-run range of bandwidth at 2^16 elements (launch-bound), as a fraction
+    of that point's median, on any one machine."""
+    rs = _rows(docs)
+    return None if rs is None else _spread(rs, SMALL)
+
+
+def between_machines(docs: Docs) -> float | None:
+    """At 2^26 elements, the largest gap between two machines' median bandwidths for the
+    same point, as a fraction of the lower one; None with fewer than two machines."""
+    rs = _rows(docs)
+    if rs is None or len(_machines(rs)) < 2:
+        return None
+    widest = 0.0
+    for point in sorted({r["point"] for r in rs if r["n"] == LARGE}):
+        meds = [
+            median(_bandwidth(r) for r in rs if r["machine"] == m and r["point"] == point)
+            for m in _machines(rs)
+            if any(r["machine"] == m and r["point"] == point for r in rs)
+        ]
+        if len(meds) >= 2:
+            widest = max(widest, max(meds) / min(meds) - 1)
+    return widest
+
+
+def build(docs: Docs) -> dict:
+    rs = rows(docs, "variation")
+    points = sorted({r["point"] for r in rs}, key=lambda p: (-int(p.split("^")[1]), p))
+    centre = {p: median(_bandwidth(r) for r in rs if r["point"] == p) for p in points}
+    traces = []
+    for i, machine in enumerate(_machines(rs)):
+        mine = sorted((r for r in rs if r["machine"] == machine), key=lambda r: r["run"])
+        traces.append(
+            line(
+                [r["point"] for r in mine],
+                [100 * _bandwidth(r) / centre[r["point"]] for r in mine],
+                f"machine {machine}",
+                f"series-{i}",
+                mode="markers",
+                hover="%{x}: %{y:.2f}% of the median<br>run %{customdata}",
+                customdata=[r["run"] for r in mine],
+                marker={"size": 8, "opacity": 0.75},
+            )
+        )
+    return {
+        "data": traces,
+        "layout": {
+            "xaxis": axis("point (implementation, fp32 elements)", type="category"),
+            "yaxis": axis("bandwidth, % of the point's median over all runs"),
+            "legend": {"orientation": "h", "y": -0.25},
+        },
+    }
+
+
+def one_decimal_percent(v: float) -> str:
+    return f"{v:.1%}"
+
+
+VARIATION_FIGURE = Figure(
+    "Run-to-run variation: each run's bandwidth against the median of all runs",
+    ("variation",),
+    build,
+    "Scatter of per-run bandwidth, as a percentage of each point's median over all runs, "
+    "for the vector add (Triton and torch.add) at 2^26 and 2^16 fp32 elements, one "
+    "colour per machine.",
+)
+# A figure needs its data (every registered figure must draw from committed data): this
+# one is registered, and placed on appendix/methodology.md, in the commit that adds the
+# first figures/data/<device>/variation.json (written by scripts/variation.py on a GPU):
+#     FIGURES = {"variation": VARIATION_FIGURE}
+FIGURES: dict = {}
+VALUES = {
+    "variation.runs": Value(runs, not_yet(whole)),
+    "variation.machines": Value(machines, not_yet(whole)),
+    "variation.large_spread": Value(large_spread, not_yet(one_decimal_percent)),
+    "variation.small_spread": Value(small_spread, not_yet(one_decimal_percent)),
+    "variation.between_machines": Value(between_machines, not_yet(one_decimal_percent)),
+}

@@ -126,11 +126,7 @@ VARIATION_FIGURE = Figure(
     "for the vector add (Triton and torch.add) at 2^26 and 2^16 fp32 elements, one "
     "colour per machine.",
 )
-# A figure needs its data (every registered figure must draw from committed data): this
-# one is registered, and placed on appendix/methodology.md, in the commit that adds the
-# first figures/data/<device>/variation.json (written by scripts/variation.py on a GPU):
-#     FIGURES = {"variation": VARIATION_FIGURE}
-FIGURES: dict = {}
+FIGURES = {"variation": VARIATION_FIGURE}
 VALUES = {
     "variation.runs": Value(runs, not_yet(whole)),
     "variation.machines": Value(machines, not_yet(whole)),

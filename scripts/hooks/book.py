@@ -161,7 +161,24 @@ def widget_data_tag(data: dict) -> str:
     return f'<script type="application/json" id="{WIDGET_DATA_ID}">{blob}</script>'
 
 
+# mkdocs-jupyter inlines JupyterLab's whole theme stylesheet (~570 KB, ~90 KB compressed)
+# into every lab page; the book's own CSS styles the few notebook classes it keeps
+# (book.css, "labs"), so the theme block is dropped and a lab page fits the text-page budget.
+STYLE_BLOCK = re.compile(r"<style[^>]*>.*?</style>", re.S)
+JUPYTER_THEME_MIN = 100_000  # characters: only the big theme block, not small cell styles
+
+
+def strip_jupyter_theme(output: str) -> str:
+    def drop(m: re.Match) -> str:
+        block = m.group(0)
+        return "" if len(block) >= JUPYTER_THEME_MIN and "--jp-" in block else block
+
+    return STYLE_BLOCK.sub(drop, output)
+
+
 def on_post_page(output, page, config):
+    if page.file.src_uri.endswith(".ipynb"):
+        output = strip_jupyter_theme(output)
     scripts = list(FIGURE_SCRIPTS) if FIGURE_MARK in output else []
     scripts += widget_scripts(output, page, config)
     if not scripts:

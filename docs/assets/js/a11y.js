@@ -15,8 +15,8 @@
   // of the lab notebooks (rendered by mkdocs-jupyter).
   const SCROLLERS = [
     [".md-typeset__scrollwrap", "Table (scrolls sideways)"],
-    [".jupyter-wrapper .highlight-ipynb", "Code (scrolls sideways)"],
-    [".jupyter-wrapper .jp-OutputArea-output", "Output (scrolls sideways)"],
+    [".jupyter-wrapper .highlight-ipynb pre", "Code (scrolls sideways)"],
+    [".jupyter-wrapper .jp-OutputArea pre", "Output (scrolls sideways)"],
   ];
   function scrollers() {
     SCROLLERS.forEach(function (pair) { scrollable(pair[0], pair[1]); });

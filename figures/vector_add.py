@@ -33,6 +33,7 @@ from scripts.render import (
 
 DTYPES = ("float32", "float16", "bfloat16")
 SMALL_N = 65536  # sizes up to this are where launch cost, not bandwidth, sets the time
+FLOOR_FACTOR = 1.5  # "within 1.5x of the small-size floor": lesson 07's latency region
 CONTROL_WARPS = 4  # the num_warps whose empty-kernel control the block-sweep figure draws
 
 
@@ -139,7 +140,7 @@ def flat_until_n(docs: Docs) -> int:
     floor = small_gpu(docs)
     flat = 0
     for r in by_size(docs, "triton"):
-        if r["time_s"]["p50"] > 1.5 * floor:
+        if r["time_s"]["p50"] > FLOOR_FACTOR * floor:
             break
         flat = r["n"]
     return flat

@@ -1,0 +1,120 @@
+"""Constants the lessons type that are not measurements: each one is tied here to the code
+that uses it, so that changing either side without the other fails the build's tests.
+
+A measured number never appears in a lesson as typed text (it comes from a placeholder);
+but sizes, factors and hardware facts do ("n = 2²⁸",
+        "2²⁸", "within 1.5×",
+        "1.5×", "65,536 registers").
+Each row below names the page, the exact text, and the value in the code (or the
+hardware fact, with its source) the text must agree with. The page must contain the text,
+and the text, parsed, must equal the value.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from tests.site.support import DOCS, ROOT
+
+SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+
+
+def module_constant(path: str, name: str):
+    """A module-level constant of a repository file, read with ast (no import, no torch)."""
+    tree = ast.parse((ROOT / path).read_text())
+    for node in tree.body:
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            targets = [node.target.id]
+        if name in targets:
+            return eval(compile(ast.Expression(node.value), path, "eval"), {})  # noqa: S307
+    raise KeyError(f"{path} defines no module constant {name}")
+
+
+def parse(text: str) -> float:
+    """'2²⁸' -> 2**28, '65,536' -> 65536, '1.5×' -> 1.5."""
+    text = text.strip().rstrip("×")
+    power = re.fullmatch(r"(\d+)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
+    if power:
+        return int(power.group(1)) ** int(power.group(2).translate(SUPERSCRIPT))
+    return float(text.replace(",", ""))
+
+
+CASES = [
+    # (page, text as typed, the number in it, where the value lives, the value)
+    (
+        "building/07-vector-add.md",
+        "n = 2²⁸",
+        "2²⁸",
+        "scripts/benchmarks/vector_add.py RAGGED_N",
+        module_constant("scripts/benchmarks/vector_add.py", "RAGGED_N"),
+    ),
+    (
+        "building/07-vector-add.md",
+        "within 1.5×",
+        "1.5×",
+        "figures/vector_add.py FLOOR_FACTOR",
+        module_constant("figures/vector_add.py", "FLOOR_FACTOR"),
+    ),
+    (
+        "building/07-vector-add.md",
+        "sizes up to 65,536",
+        "65,536",
+        "figures/vector_add.py SMALL_N",
+        module_constant("figures/vector_add.py", "SMALL_N"),
+    ),
+    (
+        "building/07-vector-add.md",
+        "n = 2²⁸ = ",
+        "2²⁸",
+        "scripts/benchmarks/vector_add.py SIZES",
+        max(module_constant("scripts/benchmarks/vector_add.py", "SIZES")),
+    ),
+    (
+        "dsl/04-loads-stores-masks.md",
+        "sweep's 2²⁶",
+        "2²⁶",
+        "scripts/benchmarks/vector_add.py SWEEP_N",
+        module_constant("scripts/benchmarks/vector_add.py", "SWEEP_N"),
+    ),
+    (
+        "building/10-softmax.md",
+        "tiles of 32,768",
+        "32,768",
+        "kernels/softmax.py ONLINE_BLOCK_N",
+        module_constant("kernels/softmax.py", "ONLINE_BLOCK_N"),
+    ),
+    (
+        "building/10-softmax.md",
+        "at 65,536 columns, launched directly",
+        "65,536",
+        "scripts/benchmarks/softmax.py BACKWARD_SWEEP_COLS",
+        module_constant("scripts/benchmarks/softmax.py", "BACKWARD_SWEEP_COLS"),
+    ),
+    (
+        "building/11-rmsnorm.md",
+        "up to 8,192 columns (`PREFETCH_MAX_BLOCK`)",
+        "8,192",
+        "kernels/rmsnorm.py PREFETCH_MAX_BLOCK",
+        module_constant("kernels/rmsnorm.py", "PREFETCH_MAX_BLOCK"),
+    ),
+    # A hardware fact, not code: 64K 32-bit registers per SM on Hopper (NVIDIA's Hopper
+    # tuning guide); kernels/softmax.py's register arithmetic assumes the same.
+    ("building/10-softmax.md", "An SM has 65,536 registers", "65,536", "Hopper", 65536),
+    ("building/11-rmsnorm.md", "an H100 SM has 65,536", "65,536", "Hopper", 65536),
+]
+
+
+@pytest.mark.parametrize(
+    "md, typed, number, where, value", CASES, ids=[f"{c[0]}: {c[1]!r}" for c in CASES]
+)
+def test_typed_constant_matches_the_code(md, typed, number, where, value):
+    page = " ".join((DOCS / md).read_text().split())
+    assert " ".join(typed.split()) in page, f"{md} no longer says {typed!r}: update this test"
+    assert number in typed
+    assert parse(number) == value, f"{md} says {typed!r} but {where} is {value}"

@@ -63,3 +63,24 @@ def widget(pg, name):
 
 def outputs(el, *names) -> dict[str, str]:
     return {n: el.locator(f'[data-out="{n}"]').first.text_content().strip() for n in names}
+
+
+def assert_fits_screen(pg, el, width: int = 390) -> None:
+    """A widget on a screen ``width`` px wide: nothing scrolls sideways inside it or on the
+    page, and the widget and each of its controls lie within the screen."""
+    name = el.get_attribute("data-widget")
+    assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), f"{name} overflows"
+    assert pg.evaluate("document.documentElement.scrollWidth") <= width
+    box = el.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width, f"{name}: {box}"
+    for control in el.locator("select, input").all():
+        b = control.bounding_box()
+        if b is not None:  # a control inside a closed section has no box
+            assert b["x"] >= 0 and b["x"] + b["width"] <= width, f"{name} control: {b}"
+
+
+def assert_controls_labelled(el) -> None:
+    """Every select and input of a widget has a <label for=...> with text."""
+    for control in el.locator("select, input").all():
+        cid = control.get_attribute("id")
+        assert cid and el.locator(f'label[for="{cid}"]').inner_text().strip(), cid

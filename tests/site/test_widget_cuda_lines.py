@@ -18,7 +18,7 @@ import textwrap
 
 import pytest
 
-from tests.site.support import ROOT, outputs, widget
+from tests.site.support import ROOT, assert_fits_screen, outputs, widget
 
 PAGE = "model/02-programs-and-tiles.md"
 TRITON_FILE = ROOT / "kernels" / "softmax.py"
@@ -260,10 +260,7 @@ def test_fits_a_narrow_screen(open_page, scheme):
     el = open_all(pg)
     el.locator("details.book-widget__cl-files summary").click()
     el.scroll_into_view_if_needed()
-    assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "cuda-lines overflows"
-    assert pg.evaluate("document.documentElement.scrollWidth") <= 390
-    box = el.bounding_box()
-    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert_fits_screen(pg, el)
     assert not pg.errors, pg.errors
 
 

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.site.support import DOCS, outputs, widget
+from tests.site.support import DOCS, assert_controls_labelled, assert_fits_screen, outputs, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -200,21 +200,13 @@ def test_fits_a_narrow_screen(open_01, scheme):
     el = widget(pg, NAME)
     answer(el, 37.5, "library", "irregular", "compute")
     el.scroll_into_view_if_needed()
-    assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "triton-decision overflows"
-    assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+    assert_fits_screen(pg, el)
     assert not wrapped_labels(el), wrapped_labels(el)
-    box = el.bounding_box()
-    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
-    for control in el.locator("select, input").all():
-        b = control.bounding_box()
-        assert b["x"] >= 0 and b["x"] + b["width"] <= 390
     assert not pg.errors, pg.errors
 
 
 def test_every_control_has_a_label(open_01):
     pg = open_01()
     el = widget(pg, NAME)
-    for control in el.locator("select, input").all():
-        cid = control.get_attribute("id")
-        assert cid and el.locator(f'label[for="{cid}"]').inner_text().strip()
+    assert_controls_labelled(el)
     assert not pg.errors, pg.errors

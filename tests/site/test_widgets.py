@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from tests.site.support import DOCS, html_for, nav_pages, outputs, widget
+from tests.site.support import DOCS, assert_fits_screen, html_for, nav_pages, outputs, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -250,10 +250,7 @@ def test_widget_fits_a_narrow_screen(open_page, name, scheme):
         set_lifecycle(pg, 1000, 1024)  # the widest drawing: 1024 lanes
     else:
         set_lanes(pg, 4096, 8, 4095)  # the most warps
-    assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), f"{name} overflows"
-    assert pg.evaluate("document.documentElement.scrollWidth") <= 390
-    box = el.bounding_box()
-    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert_fits_screen(pg, el)
     assert not pg.errors, pg.errors
 
 
@@ -497,10 +494,7 @@ def test_program_order_fits_a_narrow_screen(open_09, side, scheme):
     pg = open_09(width=390, scheme=scheme)
     el = set_program_order(pg, side, "grouped", 3, 9)
     el.scroll_into_view_if_needed()
-    assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "program-order overflows"
-    assert pg.evaluate("document.documentElement.scrollWidth") <= 390
-    box = el.bounding_box()
-    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert_fits_screen(pg, el)
     # No tile's number is cut off or wrapped: each fits its cell.
     clipped = el.locator(".book-widget__tile").evaluate_all(
         "ts => ts.filter(t => t.scrollWidth > t.clientWidth"

@@ -171,7 +171,7 @@ for _n in (4096, 16384):
 
 
 def n_axis(ns: list[int], what: str) -> dict:
-    return axis(what, log=True, tickvals=ns, ticktext=[f"{n:,}" for n in ns])
+    return axis(what, log=True, ticks=ns)
 
 
 def fig_rate(direction: str, d: int):

@@ -8,6 +8,8 @@ the call alone (``enqueue_s``). Until a GPU run has written the file, every valu
 
 from __future__ import annotations
 
+import textwrap
+
 from scripts.render import (
     Docs,
     Figure,
@@ -123,7 +125,8 @@ VALUES = {
 
 def fig_host_cost(docs: Docs) -> dict:
     rs = rows(docs, BENCH)
-    labels = [r["what"].replace(" (", "<br>(") for r in rs]  # two lines: fits a phone
+    # Short lines (the axis title says 128 floats): the plot keeps its width on a phone.
+    labels = ["<br>".join(textwrap.wrap(r["what"].replace(" (128 floats)", ""), 18)) for r in rs]
     traces = []
     for field, name, role in (
         ("host_s", "wall time per call, loop of calls", "series-0"),

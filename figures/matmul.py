@@ -897,8 +897,7 @@ def fig_squares(docs: Docs) -> dict:
             "xaxis": axis(
                 "square size n (M = N = K = n)",
                 log=True,
-                tickvals=sizes,
-                ticktext=[str(n) for n in sizes],
+                ticks=sizes,
             ),
             "yaxis": axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
         },
@@ -924,12 +923,11 @@ def fig_llm(docs: Docs) -> dict:
     return {
         "data": traces,
         "layout": {
-            "xaxis": axis("tokens M", log=True, tickvals=ms, ticktext=[str(m) for m in ms]),
+            "xaxis": axis("tokens M", log=True, ticks=ms),
             "yaxis": axis(
                 "TFLOP/s (2·M·N·K per matmul)",
                 log=True,
-                tickvals=ticks,
-                ticktext=[str(t) for t in ticks],
+                ticks=ticks,
             ),
         },
     }
@@ -1715,8 +1713,7 @@ def fig_autotune_cost(docs: Docs) -> dict:
             "xaxis": axis(
                 f"configs in the autotuner's list ({r['m']}³ {dict(DTYPES)[r['dtype']]})",
                 log=True,
-                tickvals=xs,
-                ticktext=[str(x) for x in xs],
+                ticks=xs,
             ),
             "yaxis": axis("seconds, first call for a new key", rangemode="tozero"),
         },

@@ -226,8 +226,7 @@ def fig_widths(docs: Docs) -> dict:
             "xaxis": axis(
                 "columns per row (512 MiB tensors)",
                 log=True,
-                tickvals=ws,
-                ticktext=[f"{w:,}" for w in ws],
+                ticks=ws,
             ),
             "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
         },

@@ -392,8 +392,7 @@ def width_axis(widths: list[int]) -> dict:
     return axis(
         "hidden size H (bf16, M × H = 2²⁷ elements)",
         log=True,
-        tickvals=widths,
-        ticktext=[f"{w:,}" for w in widths],
+        ticks=widths,
     )
 
 
@@ -486,8 +485,7 @@ def fig_sweep(docs: Docs) -> dict:
             "xaxis": axis(
                 "backward programs per SM",
                 log=True,
-                tickvals=sorted(per_sm_all),
-                ticktext=[str(k) for k in sorted(per_sm_all)],
+                ticks=sorted(per_sm_all),
             ),
             "yaxis": axis("best backward bandwidth (TB/s)", rangemode="tozero"),
         },

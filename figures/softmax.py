@@ -887,8 +887,7 @@ def fig_widths(direction: str):
                 "xaxis": axis(
                     "columns per row (512 MiB tensors)",
                     log=True,
-                    tickvals=ws,
-                    ticktext=[f"{w:,}" for w in ws],
+                    ticks=ws,
                 ),
                 "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
             },
@@ -956,8 +955,7 @@ def fig_online(docs: Docs) -> dict:
             "xaxis": axis(
                 "bytes per tile (KiB), 65,536 columns per row",
                 log=True,
-                tickvals=ticks,
-                ticktext=[f"{t:,}" for t in ticks],
+                ticks=ticks,
             ),
             "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
         },

@@ -193,8 +193,12 @@ def vline(x, y0, y1, name: str) -> dict:
     )
 
 
-def axis(title: str, log: bool = False, **extra) -> dict:
+def axis(title: str, log: bool = False, ticks=None, **extra) -> dict:
+    """A Plotly axis. ``ticks``: the values to mark, labelled with thousands separators
+    (4,096), which log axes of sizes want rather than Plotly's 2k/5k/10k."""
     ax = {"title": {"text": title}, "type": "log" if log else "linear", "zeroline": False}
+    if ticks is not None:
+        ax.update(tickvals=list(ticks), ticktext=[f"{t:,}" for t in ticks])
     ax.update(extra)
     return ax
 

@@ -114,50 +114,28 @@ def expected_results(x, w, dy):
 
 def resources(x, w, dy) -> dict:
     """Registers and spills of the three compiled kernels, launched as the wrapper launches
-    them, and the device time of the backward's second stage (summing the partial rows)."""
+    them; the device time of the backward's second stage (summing the partial rows); and,
+    the control for timing through autograd, the device time of each direction's kernels
+    launched directly."""
     n_rows, hidden = x.shape
     y, rstd = torch.empty_like(x), torch.empty(n_rows, device="cuda")
-    block = rn._block(hidden)
-    fwd = rn.rmsnorm_fwd_kernel[(n_rows,)](
-        x, w, y, rstd, hidden, x.stride(0), EPS, BLOCK=block, num_warps=rn._forward_warps(block)
-    )
-    programs = rn._backward_programs(x.get_device())
-    rows_per_program = math.ceil(n_rows / programs)
-    programs = math.ceil(n_rows / rows_per_program)
+    forward = functools.partial(launch_forward, x, w, y, rstd)
+    fwd = forward()
+    programs, rows_per_program = backward_grid(n_rows, rn._backward_programs(x.get_device()))
     partial = torch.empty(programs, hidden, device="cuda")
-    dx = torch.empty_like(x)
+    dx, dw = torch.empty_like(x), torch.empty_like(w)
     bblock, step_rows, warps, prefetch = rn._backward_config(hidden)
-    bwd = rn.rmsnorm_bwd_kernel[(programs,)](
-        dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
-        x.stride(0), BLOCK=bblock, ROWS=step_rows, PREFETCH=prefetch, num_warps=warps,
+    backward = functools.partial(
+        launch_backward, dy, x, w, rstd, dx, partial, dw, rows_per_program, bblock, step_rows,
+        warps, prefetch,
     )  # fmt: skip
-    dw = torch.empty_like(w)
-    second = rn.rmsnorm_dw_kernel[(math.ceil(hidden / rn.DW_BLOCK_N),)]
-    stage2 = functools.partial(
-        second, partial, dw, programs, hidden, BLOCK_P=rn.DW_BLOCK_P, BLOCK_N=rn.DW_BLOCK_N,
-        num_warps=4,
-    )  # fmt: skip
-    stage2()  # compile it before timing
-
-    def forward_alone():
-        rn.rmsnorm_fwd_kernel[(n_rows,)](
-            x, w, y, rstd, hidden, x.stride(0), EPS, BLOCK=block,
-            num_warps=rn._forward_warps(block),
-        )  # fmt: skip
-
-    def backward_alone():
-        rn.rmsnorm_bwd_kernel[(programs,)](
-            dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
-            x.stride(0), BLOCK=bblock, ROWS=step_rows, PREFETCH=prefetch, num_warps=warps,
-        )  # fmt: skip
-        stage2()
-
+    bwd = backward()
+    stage2 = functools.partial(launch_dw, partial, dw)
     return {
         "forward": {
-            "num_warps": rn._forward_warps(block),
+            "num_warps": rn._forward_warps(rn._block(hidden)),
             **benchlib.kernel_resources(fwd),
-            # The control: the same kernel launched directly, no autograd around it.
-            "kernels_time_s": benchlib.device_time(forward_alone),
+            "kernels_time_s": benchlib.device_time(forward),
         },
         "backward": {
             "num_warps": warps,
@@ -165,9 +143,34 @@ def resources(x, w, dy) -> dict:
             "programs": programs,
             **benchlib.kernel_resources(bwd),
             "dw_time_s": benchlib.device_time(stage2, warmup_ms=10, rep_ms=50),
-            "kernels_time_s": benchlib.device_time(backward_alone),
+            "kernels_time_s": benchlib.device_time(backward),
         },
     }
+
+
+def backward_grid(n_rows: int, programs: int) -> tuple[int, int]:
+    """(programs, rows per program) as the wrapper's _backward computes them: no program
+    left without rows."""
+    rows_per_program = math.ceil(n_rows / min(programs, n_rows))
+    return math.ceil(n_rows / rows_per_program), rows_per_program
+
+
+def launch_forward(x, w, y, rstd):
+    """The forward kernel, launched as the wrapper launches it; returns the compiled kernel."""
+    n_rows, hidden = x.shape
+    block = rn._block(hidden)
+    return rn.rmsnorm_fwd_kernel[(n_rows,)](
+        x, w, y, rstd, hidden, x.stride(0), EPS, BLOCK=block, num_warps=rn._forward_warps(block)
+    )
+
+
+def launch_dw(partial, dw):
+    """The backward's second stage: the partial rows of dweight summed in a fixed order."""
+    programs, hidden = partial.shape
+    rn.rmsnorm_dw_kernel[(math.ceil(hidden / rn.DW_BLOCK_N),)](
+        partial, dw, programs, hidden, BLOCK_P=rn.DW_BLOCK_P, BLOCK_N=rn.DW_BLOCK_N,
+        num_warps=4,
+    )  # fmt: skip
 
 
 def launch_backward(
@@ -176,15 +179,11 @@ def launch_backward(
     """Both backward kernels, launched directly with the given shape; returns the first's
     compiled object (registers, spills)."""
     n_rows, hidden = x.shape
-    programs = partial.shape[0]
-    k = rn.rmsnorm_bwd_kernel[(programs,)](
+    k = rn.rmsnorm_bwd_kernel[(partial.shape[0],)](
         dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
         x.stride(0), BLOCK=block, ROWS=steps, PREFETCH=prefetch, num_warps=warps,
     )  # fmt: skip
-    rn.rmsnorm_dw_kernel[(math.ceil(hidden / rn.DW_BLOCK_N),)](
-        partial, dw, programs, hidden, BLOCK_P=rn.DW_BLOCK_P, BLOCK_N=rn.DW_BLOCK_N,
-        num_warps=4,
-    )  # fmt: skip
+    launch_dw(partial, dw)
     return k
 
 
@@ -208,9 +207,7 @@ def run_backward_sweep(ceilings: dict) -> list[dict]:
             per_thread = step_rows * block // (32 * warps)
             if tile < block or not 1 <= per_thread <= 64:  # no such step / too many values
                 continue
-            programs = min(n_rows, per_sm * sms)
-            rows_per_program = math.ceil(n_rows / programs)
-            programs = math.ceil(n_rows / rows_per_program)
+            programs, rows_per_program = backward_grid(n_rows, per_sm * sms)
             partial = torch.empty(programs, hidden, device="cuda")
             dx, dw = torch.empty_like(x), torch.empty_like(w)
             both = functools.partial(

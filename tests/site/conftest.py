@@ -5,15 +5,18 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
+import re
 from pathlib import Path
 
 import pytest
 
 from scripts.browser import find_installed
-from tests.site.support import ROOT, html_for, mkdocs_build
+from tests.site.support import ROOT, html_for, mkdocs_build, serve
+
+# The committed data the build embeds for a page's widgets (scripts/hooks/book.py).
+WIDGET_DATA = re.compile(
+    r'<script type="application/json" id="book-widget-data">.*?</script>', re.S
+)
 
 
 @pytest.fixture(scope="session")
@@ -24,19 +27,10 @@ def built_site(tmp_path_factory) -> Path:
     return dest
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url(built_site):
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve(built_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -68,17 +62,34 @@ def open_page(browser, site_url):
     the page records console errors and uncaught exceptions in ``pg.errors``.
 
     Each widget's browser test lives in its own file, tests/site/test_widget_NAME.py, and
-    uses this fixture with ``widget`` and ``outputs`` from tests/site/support.py."""
+    uses this fixture with ``widget`` and ``outputs`` from tests/site/support.py.
+    ``url``: another built site (one made from other data); ``without_widget_data``: the
+    page as served minus the committed data the build embeds for its widgets, to check
+    what a widget shows when no device has measured anything."""
     contexts = []
 
-    def _open(width=1280, scheme="light", md="model/02-programs-and-tiles.md"):
+    def _open(
+        width=1280,
+        scheme="light",
+        md="model/02-programs-and-tiles.md",
+        url=None,
+        without_widget_data=False,
+    ):
         context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
         contexts.append(context)
         pg = context.new_page()
         pg.errors = []
         pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
         pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
-        pg.goto(f"{site_url}/{html_for(md).removesuffix('index.html')}", wait_until="networkidle")
+        address = f"{url or site_url}/{html_for(md).removesuffix('index.html')}"
+        if without_widget_data:
+
+            def strip(route):
+                response = route.fetch()
+                route.fulfill(response=response, body=WIDGET_DATA.sub("", response.text()))
+
+            pg.route(address, strip)
+        pg.goto(address, wait_until="networkidle")
         pg.wait_for_selector(".book-widget[data-mounted='true']")
         return pg
 

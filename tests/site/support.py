@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import yaml
@@ -13,8 +17,12 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 
-def mkdocs_build(config: Path, dest: Path) -> subprocess.CompletedProcess:
+def mkdocs_build(config: Path, dest: Path, data: Path | None = None) -> subprocess.CompletedProcess:
+    """A strict build into ``dest``; with ``data``, from that data folder instead of
+    figures/data (BOOK_DATA_DIR, as `make serve` takes it)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    if data is not None:
+        env["BOOK_DATA_DIR"] = str(data)
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(dest)],
         cwd=ROOT,
@@ -84,3 +92,20 @@ def assert_controls_labelled(el) -> None:
     for control in el.locator("select, input").all():
         cid = control.get_attribute("id")
         assert cid and el.locator(f'label[for="{cid}"]').inner_text().strip(), cid
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path):
+    """Serves ``directory`` on a loopback port for as long as the block runs; yields its URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()

@@ -20,7 +20,6 @@ from tests.site.support import DOCS, assert_controls_labelled, assert_fits_scree
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 # The page's embedded widget data (scripts/hooks/book.py), removed to test the no-data path.
-DATA_BLOB = re.compile(r'<script type="application/json" id="book-widget-data">.*?</script>', re.S)
 
 PAGE = "performance/14-production.md"
 NAME = "choose-stack"
@@ -194,29 +193,14 @@ def test_patterns_without_data_say_so(open_14):
     assert not pg.errors, pg.errors
 
 
-def test_without_data_nothing_is_invented(browser, site_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        pg = context.new_page()
-        errors = []
-        pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-
-        def strip_data(route):
-            response = route.fetch()
-            route.fulfill(response=response, body=DATA_BLOB.sub("", response.text()))
-
-        pg.route("**/performance/14-production/", strip_data)
-        pg.goto(f"{site_url}/performance/14-production/", wait_until="networkidle")
-        pg.wait_for_selector(f'.book-widget[data-widget="{NAME}"][data-mounted="true"]')
-        el = widget(pg, NAME)
-        assert el.locator('[data-in="device"]').is_disabled()
-        for pattern in SPEC:
-            el.locator('[data-in="pattern"]').select_option(pattern)
-            assert shown(el) == expected(pattern, {}), pattern
-        assert not errors, errors
-    finally:
-        context.close()
+def test_without_data_nothing_is_invented(open_page):
+    pg = open_page(md="performance/14-production.md", without_widget_data=True)
+    el = widget(pg, NAME)
+    assert el.locator('[data-in="device"]').is_disabled()
+    for pattern in SPEC:
+        el.locator('[data-in="pattern"]').select_option(pattern)
+        assert shown(el) == expected(pattern, {}), pattern
+    assert not pg.errors, pg.errors
 
 
 def test_with_the_keyboard(open_14):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 
 import pytest
 
@@ -20,7 +19,6 @@ from tests.site.support import DOCS, assert_controls_labelled, assert_fits_scree
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 # The page's embedded widget data (scripts/hooks/book.py), removed to test the no-data path.
-DATA_BLOB = re.compile(r'<script type="application/json" id="book-widget-data">.*?</script>', re.S)
 
 PAGE = "dsl/04-loads-stores-masks.md"
 NAME = "hbm-trips"
@@ -182,32 +180,17 @@ def test_keyboard_and_end_of_range(open_04):
     assert not pg.errors, pg.errors
 
 
-def test_without_data_it_says_not_measured(browser, site_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        pg = context.new_page()
-        errors = []
-        pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-
-        def strip_data(route):
-            response = route.fetch()
-            route.fulfill(response=response, body=DATA_BLOB.sub("", response.text()))
-
-        pg.route("**/dsl/04-loads-stores-masks/", strip_data)
-        pg.goto(f"{site_url}/dsl/04-loads-stores-masks/", wait_until="networkidle")
-        pg.wait_for_selector(f'.book-widget[data-widget="{NAME}"][data-mounted="true"]')
-        el = widget(pg, NAME)
-        assert outputs(el, "bandwidth", "programs", "n") == {
-            "bandwidth": "not measured",
-            "programs": "65,536",
-            "n": "67,108,864",
-        }
-        assert el.locator('[data-in="device"]').is_disabled()
-        assert "no device has block-sweep data yet" in el.inner_text()
-        assert not errors, errors
-    finally:
-        context.close()
+def test_without_data_it_says_not_measured(open_page):
+    pg = open_page(md="dsl/04-loads-stores-masks.md", without_widget_data=True)
+    el = widget(pg, NAME)
+    assert outputs(el, "bandwidth", "programs", "n") == {
+        "bandwidth": "not measured",
+        "programs": "65,536",
+        "n": "67,108,864",
+    }
+    assert el.locator('[data-in="device"]').is_disabled()
+    assert "no device has block-sweep data yet" in el.inner_text()
+    assert not pg.errors, pg.errors
 
 
 def test_follows_dark_palette(open_04):

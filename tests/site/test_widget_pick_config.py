@@ -16,13 +16,10 @@ import ast
 import contextlib
 import copy
 import functools
-import http.server
 import json
-import os
 import random
 import re
 import shutil
-import threading
 
 import jsonschema
 import pytest
@@ -31,9 +28,9 @@ from tests.site.support import (
     DOCS,
     ROOT,
     assert_fits_screen,
-    html_for,
     mkdocs_build,
     outputs,
+    serve,
     widget,
 )
 
@@ -118,25 +115,10 @@ def older_site(tmp_path_factory):
 
 
 @pytest.fixture
-def open_old(browser, older_site):
-    """Opens lesson 13 on older_site; the page records console errors in ``pg.errors``."""
+def open_old(open_page, older_site):
+    """Opens lesson 13 on older_site (open_page's options otherwise)."""
     url, _ = older_site
-    contexts = []
-
-    def _open(width=1280, scheme="light"):
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        contexts.append(context)
-        pg = context.new_page()
-        pg.errors = []
-        pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-        pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
-        pg.goto(f"{url}/{html_for(PAGE).removesuffix('index.html')}", wait_until="networkidle")
-        pg.wait_for_selector(".book-widget[data-mounted='true']")
-        return pg
-
-    yield _open
-    for context in contexts:
-        context.close()
+    return functools.partial(open_page, md=PAGE, url=url)
 
 
 @pytest.mark.parametrize("slug", DEVICES_WITH_PICK)
@@ -293,33 +275,14 @@ def sweep_doc() -> dict:
     return doc
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @contextlib.contextmanager
 def served_site(tmp_path_factory, data):
-    """A strict build of the site from the data folder ``data`` (BOOK_DATA_DIR), served on
-    a loopback port; yields its URL."""
+    """A strict build of the site from the data folder ``data``, served; yields its URL."""
     dest = tmp_path_factory.mktemp("site")
-    old = os.environ.get("BOOK_DATA_DIR")
-    os.environ["BOOK_DATA_DIR"] = str(data)
-    try:
-        result = mkdocs_build(ROOT / "mkdocs.yml", dest)
-    finally:
-        if old is None:
-            del os.environ["BOOK_DATA_DIR"]
-        else:
-            os.environ["BOOK_DATA_DIR"] = old
+    result = mkdocs_build(ROOT / "mkdocs.yml", dest, data=data)
     assert result.returncode == 0, result.stderr
-    handler = functools.partial(_Quiet, directory=str(dest))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
+    with serve(dest) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -332,46 +295,38 @@ def sweep_site(tmp_path_factory):
         yield url, doc, data
 
 
-def test_reads_the_sweep_when_it_lands(browser, sweep_site):
+def test_reads_the_sweep_when_it_lands(open_page, sweep_site):
     url, doc, data = sweep_site
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        pg = context.new_page()
-        errors = []
-        pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        pg.goto(f"{url}/{html_for(PAGE).removesuffix('index.html')}", wait_until="networkidle")
-        pg.wait_for_selector(".book-widget[data-mounted='true']")
-        el = widget(pg, "pick-config")
-        el.locator('[data-in="device"]').select_option(SWEEP_SLUG)
-        el.locator('[data-in="problem"]').select_option("float16/4096/4096/4096/8")
-        timed = [r for r in doc["rows"] if "time_s" in r]
-        # The table: every row of the sweep, fastest first, the failed one last.
-        order = el.locator('[data-out="measured-table"] tbody tr').evaluate_all(
-            "rs => rs.map(r => r.dataset.config)"
-        )
-        ranked = sorted(timed, key=lambda r: r["time_s"]["p50"])
-        expected = ["/".join(str(r[k]) for k in KNOBS) for r in ranked]
-        assert order == [*expected, "/".join(map(str, FAILS))]
-        # Each timed row's rate, and whether it is the pick.
-        for r in timed:
-            set_config(el, r)
-            rate = r["flops"] / r["time_s"]["p50"]
-            assert value(el, "tflops") == pytest.approx(rate, rel=1e-12)
-            share = rate / cublas_rate(SWEEP_SLUG, "float16", data)
-            assert value(el, "of-cublas") == pytest.approx(share, rel=1e-12)
-            is_pick = "this is it" if r["autotuner_pick"] else "not this one"
-            assert outputs(el, "is-pick")["is-pick"] == is_pick
-        set_config(el, dict(zip(KNOBS, FAILS, strict=True)))
-        assert outputs(el, "tflops")["tflops"] == "did not run"
-        assert "out of resources" in outputs(el, "of-cublas")["of-cublas"]
-        set_config(el, dict(zip(KNOBS, EXTRA, strict=True)))  # offered: it is in the data
-        assert outputs(el, "in-list")["in-list"] == "no"
-        assert outputs(el, "tflops")["tflops"].endswith("TFLOP/s")
-        assert outputs(el, "measured-count") == {"measured-count": str(len(kernel_configs()) - 1)}
-        assert "configuration sweep" in el.locator('[data-out="source"]').inner_text()
-        assert not errors, errors
-    finally:
-        context.close()
+    pg = open_page(md=PAGE, url=url)
+    el = widget(pg, "pick-config")
+    el.locator('[data-in="device"]').select_option(SWEEP_SLUG)
+    el.locator('[data-in="problem"]').select_option("float16/4096/4096/4096/8")
+    timed = [r for r in doc["rows"] if "time_s" in r]
+    # The table: every row of the sweep, fastest first, the failed one last.
+    order = el.locator('[data-out="measured-table"] tbody tr').evaluate_all(
+        "rs => rs.map(r => r.dataset.config)"
+    )
+    ranked = sorted(timed, key=lambda r: r["time_s"]["p50"])
+    expected = ["/".join(str(r[k]) for k in KNOBS) for r in ranked]
+    assert order == [*expected, "/".join(map(str, FAILS))]
+    # Each timed row's rate, and whether it is the pick.
+    for r in timed:
+        set_config(el, r)
+        rate = r["flops"] / r["time_s"]["p50"]
+        assert value(el, "tflops") == pytest.approx(rate, rel=1e-12)
+        share = rate / cublas_rate(SWEEP_SLUG, "float16", data)
+        assert value(el, "of-cublas") == pytest.approx(share, rel=1e-12)
+        is_pick = "this is it" if r["autotuner_pick"] else "not this one"
+        assert outputs(el, "is-pick")["is-pick"] == is_pick
+    set_config(el, dict(zip(KNOBS, FAILS, strict=True)))
+    assert outputs(el, "tflops")["tflops"] == "did not run"
+    assert "out of resources" in outputs(el, "of-cublas")["of-cublas"]
+    set_config(el, dict(zip(KNOBS, EXTRA, strict=True)))  # offered: it is in the data
+    assert outputs(el, "in-list")["in-list"] == "no"
+    assert outputs(el, "tflops")["tflops"].endswith("TFLOP/s")
+    assert outputs(el, "measured-count") == {"measured-count": str(len(kernel_configs()) - 1)}
+    assert "configuration sweep" in el.locator('[data-out="source"]').inner_text()
+    assert not pg.errors, pg.errors
 
 
 # ---- the committed sweep ------------------------------------------------------------------

@@ -16,6 +16,10 @@ DEVICE = "cuda" if ON_GPU else "cpu"
 requires_gpu = pytest.mark.skipif(
     not ON_GPU, reason="needs a CUDA GPU (too large for the interpreter)"
 )
+# Tests past 2**31 elements hold several GiB each. Under pytest-xdist with --dist loadgroup
+# (as `make test` runs) they share one group, so one worker runs them one after another:
+# several at once on one GPU ran out of memory.
+big_gpu_memory = pytest.mark.xdist_group("gpu_memory")
 requires_two_gpus = pytest.mark.skipif(
     torch.cuda.device_count() < 2,
     reason="needs two CUDA GPUs: launches on cuda:1 while cuda:0 is the current device",

@@ -1,7 +1,7 @@
 """Benchmarks of the RMSNorm family (kernels/rmsnorm.py): lesson 11.
 
-- ``rmsnorm``: forward and backward bandwidth against hidden size H, with M = 2**27 / H
-  rows (x is 256 MiB in bf16 at every width), bf16 at five widths and fp32 at one: the
+- ``rmsnorm``: forward and backward bandwidth against hidden size H, with M = 2**28 / H
+  rows (x is 512 MiB in bf16 at every width), bf16 at five widths and fp32 at one: the
   book's kernels, the eager formula, torch.compile of the same formula, ``F.rms_norm``
   and Liger-Kernel's RMSNorm (when ``liger_kernel`` is importable), all timed in the
   same loop. The book's rows also carry the compiled kernels' registers and spills, and
@@ -25,11 +25,13 @@ except ImportError as exc:
     LigerRMSNormFunction = None
     LIGER_MISSING = f"{type(exc).__name__}: {exc}"
 
-# M x H = 2**27 elements at every width: x alone is 256 MiB in bf16, five times the H100's
-# L2, and one backward moves at least 768 MiB. With M fixed at 16384 instead, the narrow
-# widths took ~30-60 us per call, and do_bench then timed the host's autograd path, not
-# the GPU (lesson 11 shows that measurement).
-ELEMENTS = 2**27
+# M x H = 2**28 elements at every width: x alone is 512 MiB in bf16, ten times the H100's
+# L2, and one backward moves at least 1.5 GiB. Smaller problems let do_bench time the
+# host's autograd path instead of the GPU: with M fixed at 16384, the narrow widths took
+# ~30-60 us per call; at 2**27 elements the H200's backward (about 230 us of kernels) was
+# still shorter than its host's autograd call (about 300 us). Lesson 11 shows both
+# (rmsnorm_small_m is the control).
+ELEMENTS = 2**28
 SMALL_M, SMALL_M_HIDDEN = 16384, [1024, 2048, 4096]  # the control, rmsnorm_small_m
 # rmsnorm_bwd_sweep: the backward's launch shapes tried (programs per SM, warps, elements
 # per step), at three widths.
@@ -189,7 +191,7 @@ def launch_backward(
 
 def run_backward_sweep(ceilings: dict) -> list[dict]:
     """The backward's launch shape, swept: programs per SM x warps x elements per step, at
-    three widths, bf16, M x H = 2**27. The kernels alone (backward + second stage), launched
+    three widths, bf16, M x H = ELEMENTS. The kernels alone (backward + second stage), launched
     directly; each configuration's dx and dweight are checked against the wrapper's first."""
     rows = []
     dtype = torch.bfloat16
@@ -248,12 +250,28 @@ def run_backward_sweep(ceilings: dict) -> list[dict]:
     return rows
 
 
+class NoOpFunction(torch.autograd.Function):
+    """The control for autograd's own cost: a Function whose forward returns a view of x
+    and whose backward passes dy through, so no kernel runs in either direction."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, dy: torch.Tensor):
+        return dy, None
+
+
 def run_small_m(ceilings: dict) -> list[dict]:
     """The control for the sizes: at M = 16384 rows the narrow widths are small problems,
     and do_bench's time of a call through autograd can be the host's, not the GPU's. Per
     width: the book's forward and backward timed as the benchmark above times them
     (through autograd) and as their kernels alone, launched directly, plus the host time
-    of one autograd call. The same kernels, so any gap is the host's path."""
+    of one autograd call. The same kernels, so any gap is the host's path. That host time
+    is then split: the wrapper's own launches and allocations called without autograd
+    (``_forward``, ``_backward``), and the same autograd call through NoOpFunction, which
+    launches nothing (what autograd itself costs per call)."""
     rows = []
     dtype = torch.bfloat16
     benchlib.warm_up()
@@ -269,6 +287,17 @@ def run_small_m(ceilings: dict) -> list[dict]:
             "forward": functools.partial(rn.rms_norm, x, w, EPS),
             "backward": functools.partial(backward_step, y, (x, w), dy),
         }
+        xd, wd = x.detach(), w.detach()
+        _, rstd = rn._forward(xd, wd, EPS)
+        launches = {
+            "forward": functools.partial(rn._forward, xd, wd, EPS),
+            "backward": functools.partial(rn._backward, dy, xd, wd, rstd),
+        }
+        y_noop = NoOpFunction.apply(x, w)
+        no_ops = {
+            "forward": functools.partial(NoOpFunction.apply, x, w),
+            "backward": functools.partial(backward_step, y_noop, (x,), dy),
+        }
         for direction, call in calls.items():
             rows.append(
                 {
@@ -279,9 +308,11 @@ def run_small_m(ceilings: dict) -> list[dict]:
                     "autograd_time_s": through[direction]["time_s"],
                     "kernels_time_s": alone[direction]["kernels_time_s"],
                     "host_s": benchlib.host_time(call, calls=200),
+                    "host_kernels_s": benchlib.host_time(launches[direction], calls=200),
+                    "host_noop_s": benchlib.host_time(no_ops[direction], calls=200),
                 }
             )
-        del x, w, dy, y, expected
+        del x, w, dy, y, expected, xd, wd, rstd, y_noop
         torch.cuda.empty_cache()
     return rows
 
@@ -389,7 +420,7 @@ def roofline(rows: list[dict]) -> list[dict]:
 BENCHMARKS = [
     benchlib.Benchmark(
         "rmsnorm",
-        "RMSNorm over the last dimension, M = 2**27 / H rows (x is 256 MiB in bf16), eps = "
+        "RMSNorm over the last dimension, M = 2**28 / H rows (x is 512 MiB in bf16), eps = "
         "1e-6, bf16 at H = 1024..16384 and fp32 at H = 4096: kernels/rmsnorm.py (rms_norm, an "
         "autograd.Function), the eager formula (float32 statistics, one rounding), "
         "torch.compile of it (dynamic=False, one compile per shape), "
@@ -410,7 +441,7 @@ BENCHMARKS = [
     benchlib.Benchmark(
         "rmsnorm_bwd_sweep",
         "The book's RMSNorm backward (kernels/rmsnorm.py: rmsnorm_bwd_kernel + "
-        "rmsnorm_dw_kernel, launched directly, no autograd), bf16, M x H = 2**27, H = 1024, "
+        "rmsnorm_dw_kernel, launched directly, no autograd), bf16, M x H = 2**28, H = 1024, "
         "4096, 8192, over launch shapes: programs per SM (1, 2, 4) x num_warps (4..32) x "
         "elements per step (tile 2048, 4096, 8192; rows per step = tile / H, at least 1), "
         "skipping shapes with more than 64 or fewer than 1 values per thread; and at H = "
@@ -429,7 +460,11 @@ BENCHMARKS = [
         "launched directly (forward kernel; backward kernel + dweight's second stage); host_s: "
         "host wall time per autograd call (loops of 200 back-to-back calls, synchronised at "
         "the end). do_bench flushes the L2 before each call and records CUDA events around it; "
-        "when the host needs longer per call than the GPU, the events measure the host.",
+        "when the host needs longer per call than the GPU, the events measure the host. "
+        "host_kernels_s: the same host timing of the wrapper's launches and allocations called "
+        "without autograd (kernels/rmsnorm.py's _forward and _backward); host_noop_s: of the "
+        "same autograd call through a Function that launches nothing (forward: a view of x; "
+        "backward: dy passed through, gradient of x only), i.e. autograd's own cost per call.",
         run_small_m,
     ),
 ]

@@ -15,6 +15,7 @@ from kernels import attention as at
 from tests.support import (
     DEVICE,
     LaunchSpy,
+    big_gpu_memory,
     fresh_seed,
     rand,
     requires_gpu,
@@ -425,6 +426,7 @@ def test_realistic_sizes(n_q, n_k, d, dtype, causal):
     check_all(forward_backward(q, k, v, do, causal), reference_all(q, k, v, do, causal), seed)
 
 
+@big_gpu_memory
 @requires_gpu
 def test_offsets_past_int32():
     """q, k, v of 2**31 elements each (batch 16384 x 1024 x 128): int32 batch offsets

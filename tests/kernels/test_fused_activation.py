@@ -10,6 +10,7 @@ from tests.support import (
     DEVICE,
     TOLERANCES,
     LaunchSpy,
+    big_gpu_memory,
     fresh_seed,
     poisoned_like,
     rand,
@@ -546,6 +547,7 @@ def test_more_programs_than_a_grid_axis_1_could_hold():
     assert_matches(out, x, bias, None, "none", seed)
 
 
+@big_gpu_memory
 @requires_gpu
 def test_offsets_past_int32():
     """2**31 + 16,384 elements: with int32 offsets the rows past 2**31 would wrap."""

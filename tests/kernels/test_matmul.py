@@ -25,6 +25,7 @@ from tests.support import (
     DEVICE,
     ON_GPU,
     LaunchSpy,
+    big_gpu_memory,
     fresh_seed,
     poisoned_like,
     rand,
@@ -610,6 +611,7 @@ def test_every_default_config_at_a_ragged_size():
         assert_matches(out, a, b, bias, "gelu", msg=f"seed={seed} {cfg}")
 
 
+@big_gpu_memory
 @requires_gpu
 def test_offsets_past_int32_rows():
     """a has 524,588 x 4096 > 2**31 elements: int32 row offsets would wrap at the bottom."""
@@ -624,6 +626,7 @@ def test_offsets_past_int32_rows():
     del a
 
 
+@big_gpu_memory
 @requires_gpu
 def test_k_step_past_int32():
     """a = x.t() with x (128, 2**25 + 8): one K step of 64 moves the pointer by 64 * stride

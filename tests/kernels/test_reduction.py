@@ -16,6 +16,7 @@ from kernels import reduction as red
 from tests.support import (
     DEVICE,
     LaunchSpy,
+    big_gpu_memory,
     fresh_seed,
     rand,
     requires_gpu,
@@ -573,6 +574,7 @@ def test_gpu_sum_is_within_a_tighter_bound(dtype):
     assert ((out.double() - exact).abs() <= allowed).all(), f"seed={seed}"
 
 
+@big_gpu_memory
 @requires_gpu
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("n_cols", [1024, 65536], ids=["rows-per-program", "one-row"])

@@ -13,6 +13,7 @@ from tests.support import (
     ON_GPU,
     LaunchSpy,
     assert_close_to_reference,
+    big_gpu_memory,
     fresh_seed,
     rand,
     requires_gpu,
@@ -432,6 +433,7 @@ def test_realistic_sizes(hidden, dtype):
     check(dw, dw64, "dweight", seed, rows=rows_of(dy))
 
 
+@big_gpu_memory
 @requires_gpu
 def test_offsets_past_int32():
     """2**31 + 49152 elements: int32 row offsets would wrap in the last rows."""

@@ -9,6 +9,7 @@ from kernels import softmax as sm
 from tests.support import (
     DEVICE,
     LaunchSpy,
+    big_gpu_memory,
     fresh_seed,
     poisoned_like,
     rand,
@@ -604,6 +605,7 @@ def test_realistic_widths(n_cols, dtype):
     assert_grad_close(x.grad, sm.reference_backward(y.detach(), dy).double(), y, dy, seed)
 
 
+@big_gpu_memory
 @requires_gpu
 @pytest.mark.parametrize("n_cols", [4096, 32768, 65536], ids=["whole", "whole-32-warps", "online"])
 def test_offsets_past_int32(n_cols):

@@ -10,6 +10,7 @@ from tests.support import (
     DEVICE,
     ON_GPU,
     LaunchSpy,
+    big_gpu_memory,
     fresh_seed,
     poisoned_like,
     rand,
@@ -141,6 +142,7 @@ def test_interpreter_truncates_fp32_to_bf16():
     assert not torch.equal(out, va.reference(x, y)), f"seed={seed}"
 
 
+@big_gpu_memory
 @requires_gpu
 def test_offsets_past_int32():
     """2**31 + 1000 elements: with int32 offsets the last tiles would wrap and write garbage."""

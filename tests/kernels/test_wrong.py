@@ -11,7 +11,7 @@ import torch
 
 from kernels import _wrong as wrong
 from kernels import vector_add as va
-from tests.support import DEVICE, fresh_seed, poisoned_like, requires_gpu
+from tests.support import DEVICE, big_gpu_memory, fresh_seed, poisoned_like, requires_gpu
 
 NAN = float("nan")
 
@@ -161,6 +161,7 @@ def run_add_past_int32(kernel):
     return bo[:GUARD], out
 
 
+@big_gpu_memory
 @requires_gpu
 def test_int32_offsets_wrap_and_write_before_the_tensor():
     guard, out = run_add_past_int32(wrong.add_kernel_int32_offsets)
@@ -175,6 +176,7 @@ def test_int32_offsets_wrap_and_write_before_the_tensor():
     assert (guard[TAIL:] == POISON).all()
 
 
+@big_gpu_memory
 @requires_gpu
 def test_int64_offsets_reach_past_2_31():
     guard, out = run_add_past_int32(va.add_kernel)

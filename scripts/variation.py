@@ -9,8 +9,8 @@ launch-bound), with ``benchlib.check_then_time`` exactly as the benchmarks do. T
 is ``figures/data/<device>/variation.json``: one row per (machine, run, point). Rows of
 other machines already in that file are kept and this machine's are replaced, so running
 the script on two machines of the same kind (with different ``--machine`` labels, or on
-hosts with different names) puts both in one file; methodology's figure shows them side
-by side. Needs a CUDA GPU and torch + triton + numpy, like scripts/measure.py.
+machines with different host names or GPUs) puts both in one file; methodology's figure
+shows them side by side. Needs a CUDA GPU and torch + triton + numpy, like scripts/measure.py.
 """
 
 from __future__ import annotations
@@ -53,10 +53,13 @@ def point_name(impl: str, n: int) -> str:
     return f"{impl} 2^{n.bit_length() - 1}"
 
 
-def machine_label(hostname: str | None = None) -> str:
-    """A short, stable label for this host that does not publish its name."""
-    name = hostname if hostname is not None else socket.gethostname()
-    return "m-" + hashlib.sha256(name.encode()).hexdigest()[:6]
+def machine_label(identity: str | None = None) -> str:
+    """A short, stable label for this machine that does not publish what identifies it:
+    a hash of the host name and the UUID of GPU 0. (Containers can share a host name, so
+    the name alone does not tell two machines apart; the GPU's UUID does.)"""
+    if identity is None:
+        identity = f"{socket.gethostname()}/{torch.cuda.get_device_properties(0).uuid}"
+    return "m-" + hashlib.sha256(identity.encode()).hexdigest()[:6]
 
 
 def measure_point(impl: str, n: int) -> dict:
@@ -109,18 +112,20 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--machine",
         default=None,
-        help="a label for this machine (default: a hash of the host name)",
+        help="a label for this machine (default: a hash of the host name and GPU UUID)",
     )
     args = parser.parse_args(argv)
     if args.runs < 2:
         parser.error("--runs must be at least 2: one run has no variation")
-    machine = args.machine or machine_label()
-    if not (machine[:1].isalnum() and all(c.isalnum() or c == "-" for c in machine)):
-        parser.error("--machine: lower-case letters, digits and '-' only")
-    machine = machine.lower()
+    machine = args.machine
+    if machine is not None:
+        if not (machine[:1].isalnum() and all(c.isalnum() or c == "-" for c in machine)):
+            parser.error("--machine: lower-case letters, digits and '-' only")
+        machine = machine.lower()
     if not torch.cuda.is_available():
         print("variation.py needs a CUDA GPU; none is visible to torch.", file=sys.stderr)
         return 2
+    machine = machine or machine_label()
 
     started = time.perf_counter()
     prov = {**benchlib.provenance(), "quick": False}

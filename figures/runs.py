@@ -46,6 +46,14 @@ def full_peak(docs: Docs) -> float | None:
     return None if not peaks or None in peaks else max(peaks)
 
 
+def full_peak_benchmark(docs: Docs) -> str | None:
+    """The benchmark that reserved full_peak (the largest), or None without the data."""
+    if full_peak(docs) is None:
+        return None
+    full = _full(docs)
+    return max(full, key=lambda name: full[name]["provenance"]["peak_reserved_bytes"])
+
+
 def quick_wall(docs: Docs) -> float | None:
     """Wall seconds of the latest quick run (measure.py --quick), start to end."""
     return docs["quick_run"]["provenance"]["wall_s"] if "quick_run" in docs else None
@@ -101,6 +109,7 @@ VALUES = {
     "runs.timed": Value(timed, count),
     "runs.full_wall": Value(full_wall, minutes),
     "runs.full_peak": Value(full_peak, gib),
+    "runs.full_peak_benchmark": Value(full_peak_benchmark, words),
     "runs.quick_wall": Value(quick_wall, minutes),
     "runs.quick_peak": Value(quick_peak, gib),
     "runs.quick_skipped": Value(quick_skipped, words),

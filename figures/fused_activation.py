@@ -190,6 +190,13 @@ def smallest_vs_eager(docs: Docs) -> float:
     return of(docs, "eager")[0]["time_s"]["p50"] / of(docs, "triton")[0]["time_s"]["p50"]
 
 
+def smallest_fastest(docs: Docs) -> str:
+    """Which of Triton, torch.compile and eager had the shortest median time at the
+    smallest size of the sweep."""
+    names = {"triton": "the Triton kernel", "compile": "torch.compile", "eager": "eager"}
+    return names[min(names, key=lambda impl: smallest_time(docs, impl))]
+
+
 def smallest_time(docs: Docs, impl: str) -> float:
     """Median time of ``impl`` at the smallest size of the sweep, seconds."""
     return of(docs, impl)[0]["time_s"]["p50"]
@@ -367,6 +374,7 @@ VALUES = {
     "fused_activation.eager_floor_ms": Value(eager_floor, millis(3)),
     "fused_activation.eager_counted_fraction": Value(eager_counted_fraction, percent),
     "fused_activation.smallest_vs_eager": Value(smallest_vs_eager, ratio),
+    "fused_activation.smallest_fastest": Value(smallest_fastest, plain),
     "fused_activation.smallest_triton_us": Value(smallest_triton_time, micros(0)),
     "fused_activation.smallest_eager_us": Value(smallest_eager_time, micros(0)),
     "fused_activation.smallest_compile_us": Value(smallest_compile_time, micros(0)),

@@ -256,6 +256,31 @@ def bwd_time(hidden: int, dtype: str = "bfloat16"):
     return named(f"bwd_time_{hidden}_{dtype}", doc_, compute)
 
 
+def bwd_kernels_time(hidden: int):
+    def compute(docs: Docs) -> float:
+        return at(docs, "triton", "backward", hidden)["kernels_time_s"]["p50"]
+
+    doc_ = f"The book's backward kernels launched directly (median), bf16, H = {hidden}, s."
+    return named(f"bwd_kernels_time_{hidden}", doc_, compute)
+
+
+def small_m_host_rest(direction: str):
+    def compute(docs: Docs) -> float | None:
+        found = rows(docs, SMALL, direction=direction, hidden=1024)
+        if not found or "host_noop_s" not in found[0]:
+            return None
+        r = found[0]
+        return r["host_s"]["p50"] - r["host_kernels_s"]["p50"] - r["host_noop_s"]["p50"]
+
+    doc_ = (
+        f"M = 16384, bf16, H = 1024, the book's {direction}: host time of one autograd call "
+        "minus the wrapper's launches and allocations and minus autograd's own cost (a "
+        "Function that launches nothing): the rest of the path (argument checks, the "
+        "Function's own code), seconds (medians)."
+    )
+    return named(f"small_m_{SHORT[direction]}_host_rest_1024", doc_, compute)
+
+
 def bwd_time_range(hidden: int):
     def compute(docs: Docs) -> tuple[float, float]:
         spread = at(docs, "triton", "backward", hidden)["time_s"]
@@ -357,6 +382,9 @@ VALUES = {
     "rmsnorm.bwd_us_4096": Value(bwd_time(4096), micros(0)),
     "rmsnorm.bwd_us_fp32_4096": Value(bwd_time(4096, "float32"), micros(0)),
     "rmsnorm.bwd_us_range_4096": Value(bwd_time_range(4096), micros_range),
+    "rmsnorm.bwd_us_1024": Value(bwd_time(1024), micros(0)),
+    "rmsnorm.bwd_kernels_us_1024": Value(bwd_kernels_time(1024), micros(0)),
+    "rmsnorm.bwd_kernels_us_4096": Value(bwd_kernels_time(4096), micros(0)),
     "rmsnorm.bwd_us_range_8192": Value(bwd_time_range(8192), micros_range),
     "rmsnorm.bwd_target_us_4096": Value(bwd_target_time(4096), micros(0)),
     "rmsnorm.bwd_floor_us_8192": Value(bwd_floor_8192, micros(0)),
@@ -395,6 +423,9 @@ for _d in ("forward", "backward"):
         VALUES[f"rmsnorm.small_m_{SHORT[_d]}_{_f.removesuffix('_s')}_1024"] = Value(
             small_m(_d, _f, 1024), or_not_measured(micros(0))
         )
+    VALUES[f"rmsnorm.small_m_{SHORT[_d]}_host_rest_1024"] = Value(
+        small_m_host_rest(_d), or_not_measured(micros(0))
+    )
     for _h in WIDTHS:
         VALUES[f"rmsnorm.{SHORT[_d]}_kernels_alone_{_h}"] = Value(
             kernels_alone(_d, _h), or_not_measured(tbps)

@@ -256,12 +256,18 @@ def bwd_time(hidden: int, dtype: str = "bfloat16"):
     return named(f"bwd_time_{hidden}_{dtype}", doc_, compute)
 
 
-def bwd_kernels_time(hidden: int):
-    def compute(docs: Docs) -> float:
-        return at(docs, "triton", "backward", hidden)["kernels_time_s"]["p50"]
+def backward_median(field: str, hidden: int, name: str, doc_: str):
+    """A value: the median of one timing field of the book's bf16 backward row at H."""
 
+    def compute(docs: Docs) -> float:
+        return at(docs, "triton", "backward", hidden)[field]["p50"]
+
+    return named(name, doc_, compute)
+
+
+def bwd_kernels_time(hidden: int):
     doc_ = f"The book's backward kernels launched directly (median), bf16, H = {hidden}, s."
-    return named(f"bwd_kernels_time_{hidden}", doc_, compute)
+    return backward_median("kernels_time_s", hidden, f"bwd_kernels_time_{hidden}", doc_)
 
 
 def small_m_host_rest(direction: str):
@@ -312,11 +318,8 @@ def bwd_floor_8192(docs: Docs) -> float:
 
 
 def stage2_time(hidden: int):
-    def compute(docs: Docs) -> float:
-        return at(docs, "triton", "backward", hidden)["dw_time_s"]["p50"]
-
     doc_ = f"Device time of the backward's second stage alone (summing partials), H = {hidden}."
-    return named(f"dw_time_{hidden}", doc_, compute)
+    return backward_median("dw_time_s", hidden, f"dw_time_{hidden}", doc_)
 
 
 def stage2_share(hidden: int):

@@ -51,6 +51,13 @@ WIDTHS = (1024, 2048, 4096, 8192, 16384)  # the bf16 widths the benchmark measur
 # the L2 at every width (512 MiB).
 TARGET_WIDTHS = WIDTHS
 SMALL = "rmsnorm_small_m"
+
+
+def megabytes(v: float) -> str:
+    """Bytes as decimal megabytes, as the page's worked numbers count them."""
+    return f"{v / 1e6:,.0f} MB"
+
+
 SHORT = {"forward": "fwd", "backward": "bwd"}
 
 
@@ -336,6 +343,26 @@ def partial_bytes_8192(docs: Docs) -> float:
     return at(docs, "triton", "backward", 8192)["programs"] * 8192 * 4 / 1e6
 
 
+def tensor_bytes(docs: Docs) -> int:
+    """Bytes of one bf16 tensor of M x H elements (the same at every width)."""
+    return elements(docs) * 2
+
+
+def fwd_bytes_8192(docs: Docs) -> float:
+    """The least bytes the bf16 forward moves at H = 8192 (x and weight in, y out)."""
+    return at(docs, "triton", "forward", 8192)["bytes"]
+
+
+def rstd_bytes_8192(docs: Docs) -> int:
+    """Bytes of the rstd the forward saves at H = 8192: 4 per row."""
+    return at(docs, "triton", "forward", 8192)["rows"] * 4
+
+
+def bwd_bytes_8192(docs: Docs) -> float:
+    """The least bytes the bf16 backward moves at H = 8192 (x, dy, weight in; dx, dw out)."""
+    return at(docs, "triton", "backward", 8192)["bytes"]
+
+
 def partial_share_8192(docs: Docs) -> float:
     """The partial rows' bytes over the backward's least bytes, bf16, H = 8192."""
     row = at(docs, "triton", "backward", 8192)
@@ -394,6 +421,11 @@ VALUES = {
     "rmsnorm.bwd_programs": Value(bwd_programs, plain),
     "rmsnorm.partial_mb_8192": Value(partial_bytes_8192, lambda v: f"{v:.1f} MB"),
     "rmsnorm.partial_share_8192": Value(partial_share_8192, percent),
+    "rmsnorm.bwd_bytes_8192": Value(bwd_bytes_8192, megabytes),
+    "rmsnorm.fwd_bytes_8192": Value(fwd_bytes_8192, megabytes),
+    "rmsnorm.tensor_bytes": Value(tensor_bytes, count),
+    "rmsnorm.tensor_mb": Value(tensor_bytes, megabytes),
+    "rmsnorm.rstd_kb_8192": Value(rstd_bytes_8192, lambda v: f"{v / 1e3:,.0f} KB"),
 }
 for _d in ("forward", "backward"):
     _s = SHORT[_d]

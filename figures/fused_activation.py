@@ -27,6 +27,7 @@ from scripts.render import (
     line,
     micros,
     millis,
+    or_not_measured,
     percent,
     plain,
     rate,
@@ -202,6 +203,18 @@ def smallest_time(docs: Docs, impl: str) -> float:
     return of(docs, impl)[0]["time_s"]["p50"]
 
 
+def smallest_host(impl: str):
+    def compute(docs: Docs) -> float | None:
+        return of(docs, impl)[0].get("host_s", {}).get("p50")  # None: run predates it
+
+    compute.__name__ = f"smallest_{impl}_host"
+    compute.__doc__ = (
+        f"{impl}: the host's wall time per call at the smallest size of the sweep (loops of "
+        "back-to-back calls), seconds; None where the run did not record it."
+    )
+    return compute
+
+
 def smallest_triton_time(docs: Docs) -> float:
     """Triton's median time at the smallest size of the sweep (bf16, exact GELU, mask)."""
     return smallest_time(docs, "triton")
@@ -375,6 +388,12 @@ VALUES = {
     "fused_activation.eager_counted_fraction": Value(eager_counted_fraction, percent),
     "fused_activation.smallest_vs_eager": Value(smallest_vs_eager, ratio),
     "fused_activation.smallest_fastest": Value(smallest_fastest, plain),
+    **{
+        f"fused_activation.smallest_{impl}_host_us": Value(
+            smallest_host(impl), or_not_measured(micros(0))
+        )
+        for impl in ("triton", "compile", "eager")
+    },
     "fused_activation.smallest_triton_us": Value(smallest_triton_time, micros(0)),
     "fused_activation.smallest_eager_us": Value(smallest_eager_time, micros(0)),
     "fused_activation.smallest_compile_us": Value(smallest_compile_time, micros(0)),

@@ -198,6 +198,30 @@ def smallest_fastest(docs: Docs) -> str:
     return names[min(names, key=lambda impl: smallest_time(docs, impl))]
 
 
+def smallest_host_fastest(docs: Docs) -> str | None:
+    """Which of the three had the shortest host time per call at the smallest size of the
+    sweep; None where the run did not record host times."""
+    names = {"triton": "the Triton kernel", "compile": "torch.compile", "eager": "eager"}
+    hosts = {impl: smallest_host(impl)(docs) for impl in names}
+    if None in hosts.values():
+        return None
+    return names[min(hosts, key=hosts.get)]
+
+
+def smallest_compile_clocks(docs: Docs) -> str | None:
+    """How torch.compile's two clocks compare at the smallest size: a sentence for the
+    page; None where the run did not record host times."""
+    host = smallest_host("compile")(docs)
+    if host is None:
+        return None
+    if smallest_time(docs, "compile") > host:
+        return (
+            "torch.compile's do_bench time is the longer of its two here; "
+            "the benchmark does not show why."
+        )
+    return "torch.compile's do_bench time is the shorter of its two as well."
+
+
 def smallest_time(docs: Docs, impl: str) -> float:
     """Median time of ``impl`` at the smallest size of the sweep, seconds."""
     return of(docs, impl)[0]["time_s"]["p50"]
@@ -388,6 +412,10 @@ VALUES = {
     "fused_activation.eager_counted_fraction": Value(eager_counted_fraction, percent),
     "fused_activation.smallest_vs_eager": Value(smallest_vs_eager, ratio),
     "fused_activation.smallest_fastest": Value(smallest_fastest, plain),
+    "fused_activation.smallest_compile_clocks": Value(
+        smallest_compile_clocks, or_not_measured(plain)
+    ),
+    "fused_activation.smallest_host_fastest": Value(smallest_host_fastest, or_not_measured(plain)),
     **{
         f"fused_activation.smallest_{impl}_host_us": Value(
             smallest_host(impl), or_not_measured(micros(0))

@@ -3,7 +3,8 @@
 Data: ``matmul_tma`` (scripts/benchmarks/matmul_tma.py): square sizes, fp16 and bf16, the
 persistent kernel on its TMA path (``tma``; ``tma_ws`` with warp specialization), the
 same kernel on its pointer path (``pointers``), lesson 09's kernel (``lesson09``) and
-cuBLAS (``cublas``), timed in one run.
+cuBLAS (``cublas``), timed in one run. ``matmul_tma_epilogue``: the same kernel with lesson
+09's bias + GELU epilogue against cuBLAS + eager, bf16, next to lesson 09's fused kernel.
 
 Every value here reads that benchmark only, and is None ("not measured") on a device
 that has not run it, or where the row it needs failed: the family lands before its
@@ -225,5 +226,83 @@ VALUES["matmul_tma.wins"] = Value(wins, or_not_measured(plain))
 VALUES["matmul_tma.ws_status"] = Value(ws_status, or_not_measured(plain))
 VALUES["matmul_tma.triton"] = Value(triton_version, or_not_measured(plain))
 VALUES["matmul_tma.status"] = Value(status, plain)
+
+
+# ---- matmul_tma_epilogue: lesson 09's epilogue target, with the persistent TMA kernel -----------
+
+EPI = "matmul_tma_epilogue"
+EPI_TARGET = 1.15  # TARGETS.md: fused matmul + bias + GELU >= 1.15x cuBLAS + eager epilogue
+FUSED = {"tma": "tma_fused", "lesson09": "lesson09_fused"}
+
+
+def epi_time(docs: Docs, impl: str, n: int) -> float | None:
+    """Median seconds of ``impl`` at n^3 in the epilogue benchmark, or None without it."""
+    if EPI not in docs:
+        return None
+    for r in docs[EPI]["rows"]:
+        if r["impl"] == impl and r["m"] == n:
+            return r["time_s"]["p50"]
+    return None
+
+
+def epi_speedup(kernel: str, n: int):
+    def compute(docs: Docs) -> float | None:
+        fused, eager = epi_time(docs, FUSED[kernel], n), epi_time(docs, "cublas_eager", n)
+        return eager / fused if fused and eager else None
+
+    return _named(
+        compute,
+        f"epi_speedup_{kernel}_{n}",
+        f"cuBLAS + eager bias and GELU over {kernel}'s fused kernel, bf16 {n}^3 (median times, "
+        "one run of matmul_tma_epilogue); the target is >= 1.15.",
+    )
+
+
+def epi_plain_of_cublas(n: int):
+    def compute(docs: Docs) -> float | None:
+        plain_, cublas = epi_time(docs, "tma_plain", n), epi_time(docs, "cublas", n)
+        return cublas / plain_ if plain_ and cublas else None
+
+    return _named(
+        compute,
+        f"epi_plain_of_cublas_{n}",
+        f"The plain TMA kernel's speed as a share of cuBLAS's, bf16 {n}^3, same run.",
+    )
+
+
+def epi_cost(n: int):
+    def compute(docs: Docs) -> float | None:
+        fused, plain_ = epi_time(docs, "tma_fused", n), epi_time(docs, "tma_plain", n)
+        return fused / plain_ - 1 if fused and plain_ else None
+
+    return _named(
+        compute,
+        f"epi_cost_{n}",
+        f"What the epilogue adds to the TMA kernel's time, bf16 {n}^3 (fused over plain, - 1).",
+    )
+
+
+def epi_verdict(docs: Docs) -> str | None:
+    """'met' if the TMA kernel's fused matmul is >= 1.15x cuBLAS + eager at every size
+    measured, else 'missed' with the ratios; None before the benchmark has run."""
+    ratios = {n: epi_speedup("tma", n)(docs) for n in SIZES}
+    if None in ratios.values():
+        return None
+    if all(v >= EPI_TARGET for v in ratios.values()):
+        return "met"
+    listed = ", ".join(f"{ratio2(v)} at {n}³" for n, v in ratios.items())
+    return f"missed ({listed}; the target is {EPI_TARGET:.2f}×)"
+
+
+for _n in SIZES:
+    for _kernel in FUSED:
+        VALUES[f"matmul_tma.epi_speedup_{_kernel}_{_n}"] = Value(
+            epi_speedup(_kernel, _n), or_not_measured(ratio2)
+        )
+    VALUES[f"matmul_tma.epi_plain_of_cublas_{_n}"] = Value(
+        epi_plain_of_cublas(_n), or_not_measured(percent1)
+    )
+    VALUES[f"matmul_tma.epi_cost_{_n}"] = Value(epi_cost(_n), or_not_measured(percent1))
+VALUES["matmul_tma.epi_verdict"] = Value(epi_verdict, or_not_measured(plain))
 
 FIGURES: dict = {}

@@ -1,4 +1,5 @@
-"""Persistent matmul with tensor-descriptor (TMA) loads: ``out = a @ b`` for 2-D fp16/bf16.
+"""Persistent matmul with tensor-descriptor (TMA) loads: ``out = activation(a @ b + bias)``
+for 2-D fp16/bf16, the bias and the activation optional (lesson 09's epilogue).
 
 Lesson 09's kernel launches one program per output tile. This file keeps its tiles, its
 float32 accumulation and its grouped tile order, and changes two things:
@@ -37,12 +38,28 @@ def tile_position(tile_id, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
     return pid_m, pid_n
 
 
+@triton.jit
+def epilogue(
+    acc, bias_ptr, offs_n, N, stride_bias, HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr
+):
+    # Lesson 09's epilogue on the float32 accumulator, before the tile is stored: a bias
+    # per column, then exact GELU. Without either, it compiles to nothing.
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)
+        acc += bias.to(tl.float32)[None, :]
+    if ACTIVATION == "gelu":
+        acc = 0.5 * acc * (1.0 + tl.math.erf(acc * 0.7071067811865476))
+    return acc
+
+
 # --8<-- [start:tma]
 @triton.jit
 def matmul_tma_kernel(
-    a_ptr, b_ptr, c_ptr,
+    a_ptr, b_ptr, c_ptr, bias_ptr,
     M, N, K,
     stride_a, stride_b, stride_c,  # each matrix's one non-unit stride, in elements
+    stride_bias,
+    HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,  # the epilogue: see epilogue()
     A_TRANSPOSED: tl.constexpr,  # a is the view .t() of a contiguous (K, M) matrix
     B_TRANSPOSED: tl.constexpr,  # b is the view .t() of a contiguous (N, K) matrix
     NUM_SMS: tl.constexpr,  # programs in the grid, at most one per SM
@@ -99,6 +116,8 @@ def matmul_tma_kernel(
             acc = tl.dot(a, b, acc)
         store_tile += NUM_SMS
         pid_m, pid_n = tile_position(store_tile, num_pid_m, num_pid_n, GROUP_M)
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        acc = epilogue(acc, bias_ptr, offs_n, N, stride_bias, HAS_BIAS, ACTIVATION)
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_ptr.dtype.element_ty))
 
 
@@ -108,11 +127,13 @@ def matmul_tma_kernel(
 # --8<-- [start:pointers]
 @triton.jit
 def matmul_persistent_kernel(
-    a_ptr, b_ptr, c_ptr,
+    a_ptr, b_ptr, c_ptr, bias_ptr,
     M, N, K,
     stride_am, stride_ak,  # element strides: any layout
     stride_bk, stride_bn,
     stride_cm, stride_cn,
+    stride_bias,
+    HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
     NUM_SMS: tl.constexpr,
     GROUP_M: tl.constexpr,
     UPCAST: tl.constexpr,
@@ -146,6 +167,7 @@ def matmul_persistent_kernel(
             acc = tl.dot(a, b, acc)
             a_ptrs += a_step
             b_ptrs += b_step
+        acc = epilogue(acc, bias_ptr, offs_n, N, stride_bias, HAS_BIAS, ACTIVATION)
         c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
         c = acc.to(c_ptr.dtype.element_ty)
         tl.store(c_ptrs, c, mask=mask_m[:, None] & mask_n[None, :])
@@ -158,6 +180,7 @@ def matmul_persistent_kernel(
 # --8<-- [start:wrapper]
 SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)
 PATHS = ("tma", "pointers")
+ACTIVATIONS = (None, "gelu")
 GROUP_M = 8
 TMA_ALIGN = 16  # bytes: TMA needs the base address and every row stride a multiple of 16
 MAX_TMA_DIM = 2**31 - 1  # descriptor shapes and tile offsets are 32-bit
@@ -267,12 +290,21 @@ def _pointer_configs_that_fit(configs, named_args, **kwargs):
 # every config that fits is compiled and timed and the fastest kept.
 matmul_tma_autotuned = triton.autotune(
     configs=[INTERPRETER_CONFIG] if _INTERPRET else TMA_CONFIGS,
-    key=["M", "N", "K", "A_TRANSPOSED", "B_TRANSPOSED", "WARP_SPECIALIZE"],
+    key=[
+        "M",
+        "N",
+        "K",
+        "A_TRANSPOSED",
+        "B_TRANSPOSED",
+        "WARP_SPECIALIZE",
+        "HAS_BIAS",
+        "ACTIVATION",
+    ],
     prune_configs_by={"early_config_prune": _tma_configs_that_fit},
 )(matmul_tma_kernel)
 matmul_persistent_autotuned = triton.autotune(
     configs=[INTERPRETER_CONFIG] if _INTERPRET else POINTER_CONFIGS,
-    key=["M", "N", "K"],
+    key=["M", "N", "K", "HAS_BIAS", "ACTIVATION"],
     prune_configs_by={"early_config_prune": _pointer_configs_that_fit},
 )(matmul_persistent_kernel)
 
@@ -391,10 +423,13 @@ def matmul_tma(
     b: torch.Tensor,
     *,
     out: torch.Tensor | None = None,
+    bias: torch.Tensor | None = None,
+    activation: str | None = None,
     path: str | None = None,
     warp_specialize: bool = False,
 ) -> torch.Tensor:
-    """Return ``a @ b``, accumulated in float32 and rounded once, by a persistent kernel.
+    """Return ``activation(a @ b + bias)``, accumulated in float32 and rounded once, by a
+    persistent kernel.
 
     ``a`` (M, K) and ``b`` (K, N): 2-D dense float16 or bfloat16 tensors of one dtype on
     one CUDA device, which need not be the current one; any strides. Views with the
@@ -402,7 +437,10 @@ def matmul_tma(
     (there is no backward). ``out``: None or an (M, N) tensor of the same dtype and
     device whose elements do not share memory, sharing no memory with the inputs and not
     requiring grad (under grad mode); its version counter is bumped, as torch's ``out=``
-    ops do. K = 0 gives zeros.
+    ops do. ``bias``: None or a 1-D tensor of N elements, a's dtype and device, any stride,
+    added per column in float32. ``activation``: None or ``"gelu"`` (exact, erf form),
+    applied in float32 before the one rounding. K = 0 gives ``activation(bias)`` (zeros
+    without either).
 
     ``path``: None picks the kernel by ``path_for`` (TMA on Hopper when the layouts allow,
     see ``tma_refusal``; pointer loads otherwise); ``"pointers"`` forces the pointer
@@ -423,6 +461,12 @@ def matmul_tma(
         raise TypeError(
             f"matmul_tma: warp_specialize must be a bool, got {type(warp_specialize).__name__}"
         )
+    if activation is not None and not isinstance(activation, str):
+        raise TypeError(
+            f"matmul_tma: activation must be None or a str, got {type(activation).__name__}"
+        )
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"matmul_tma: activation must be one of {ACTIVATIONS}, got {activation!r}")
     _check_tensor("a", a)
     _check_tensor("b", b)
     if a.dtype not in SUPPORTED_DTYPES:
@@ -439,6 +483,15 @@ def matmul_tma(
     if b.get_device() != device:
         raise ValueError(f"matmul_tma: b is on {b.device}, but a is on {a.device}")
     inputs = {"a": a, "b": b}
+    if bias is not None:
+        _check_tensor("bias", bias)
+        if bias.dtype != a.dtype:
+            raise TypeError(f"matmul_tma: bias has dtype {bias.dtype}, but a has {a.dtype}")
+        if bias.shape != (N,):
+            raise ValueError(f"matmul_tma: bias must have shape ({N},), got {tuple(bias.shape)}")
+        if bias.get_device() != device:
+            raise ValueError(f"matmul_tma: bias is on {bias.device}, but a is on {a.device}")
+        inputs["bias"] = bias
     if torch.is_grad_enabled():
         for name, t in inputs.items():
             if t.requires_grad:
@@ -448,7 +501,7 @@ def matmul_tma(
                 )
     # A view with the neg bit stores -v and reads as v: the kernel sees memory only.
     inputs = {name: t.resolve_neg() if t.is_neg() else t for name, t in inputs.items()}
-    a, b = inputs["a"], inputs["b"]
+    a, b, bias = inputs["a"], inputs["b"], inputs.get("bias")
 
     if out is not None:
         _check_tensor("out", out)
@@ -502,17 +555,20 @@ def matmul_tma(
     if M == 0 or N == 0:
         return out
     if device < 0 or device == torch.cuda.current_device():
-        _launch(chosen, a, b, out, warp_specialize)
+        _launch(chosen, a, b, out, bias, activation, warp_specialize)
     else:
         # Triton launches on the current device; if a is on another GPU, switch for it.
         with torch.cuda.device(device):
-            _launch(chosen, a, b, out, warp_specialize)
+            _launch(chosen, a, b, out, bias, activation, warp_specialize)
     return out
 
 
-def _launch(chosen: str, a, b, out, warp_specialize: bool) -> None:
+def _launch(chosen: str, a, b, out, bias, activation, warp_specialize: bool) -> None:
     (M, K), N = a.shape, b.shape[1]
     programs = sm_count(a.get_device())
+    # The epilogue's arguments. Without a bias any pointer will do: the kernel never reads it.
+    epilogue_args = (out if bias is None else bias, 0 if bias is None else bias.stride(0))
+    epilogue_flags = {"HAS_BIAS": bias is not None, "ACTIVATION": activation}
 
     def grid(meta):  # one program per SM, or per tile where there are fewer tiles
         tiles = -(-M // meta["BLOCK_M"]) * -(-N // meta["BLOCK_N"])
@@ -523,19 +579,21 @@ def _launch(chosen: str, a, b, out, warp_specialize: bool) -> None:
         if a.is_cuda:
             triton.set_allocator(_torch_scratch)
         a_t, b_t = not _row_major(a), not _row_major(b)
+        bias_ptr, stride_bias = epilogue_args
         matmul_tma_autotuned[grid](
-            a, b, out, M, N, K,
+            a, b, out, bias_ptr, M, N, K,
             a.stride(1) if a_t else a.stride(0),
             b.stride(1) if b_t else b.stride(0),
-            out.stride(0),
+            out.stride(0), stride_bias, **epilogue_flags,
             A_TRANSPOSED=a_t, B_TRANSPOSED=b_t, NUM_SMS=programs, GROUP_M=GROUP_M,
             FLATTEN=FLATTEN_TILE_LOOP and not warp_specialize,
             WARP_SPECIALIZE=warp_specialize, UPCAST=upcast,
         )  # fmt: skip
     else:
+        bias_ptr, stride_bias = epilogue_args
         matmul_persistent_autotuned[grid](
-            a, b, out, M, N, K, *a.stride(), *b.stride(), *out.stride(),
-            NUM_SMS=programs, GROUP_M=GROUP_M, UPCAST=upcast,
+            a, b, out, bias_ptr, M, N, K, *a.stride(), *b.stride(), *out.stride(), stride_bias,
+            **epilogue_flags, NUM_SMS=programs, GROUP_M=GROUP_M, UPCAST=upcast,
         )  # fmt: skip
 
 
@@ -544,10 +602,20 @@ def _launch(chosen: str, a, b, out, warp_specialize: bool) -> None:
 
 
 # --8<-- [start:reference]
-def reference(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """``a @ b`` computed in float64 by torch alone, rounded once to ``a``'s dtype
-    (float64 inputs give the unrounded float64 result)."""
-    return (a.double() @ b.double()).to(a.dtype)
+def reference(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    bias: torch.Tensor | None = None,
+    activation: str | None = None,
+) -> torch.Tensor:
+    """``activation(a @ b + bias)`` computed in float64 by torch alone, rounded once to
+    ``a``'s dtype (float64 inputs give the unrounded float64 result)."""
+    c = a.double() @ b.double()
+    if bias is not None:
+        c = c + bias.double()
+    if activation == "gelu":
+        c = torch.nn.functional.gelu(c)  # the exact (erf) form
+    return c.to(a.dtype)
 
 
 # --8<-- [end:reference]

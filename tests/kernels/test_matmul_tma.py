@@ -1,6 +1,6 @@
 """Persistent matmul, TMA and pointer paths, against its float64 reference: ragged shapes,
-both dtypes, transposed and strided operands, the rule that picks the path, every refusal;
-on a Hopper GPU, the TMA path at ragged sizes and at 4096^3.
+both dtypes, transposed and strided operands, the bias + GELU epilogue, the rule that
+picks the path, every refusal; on a Hopper GPU, the TMA path at ragged sizes and at 4096^3.
 
 Under the CPU interpreter the wrapper picks the pointer kernel; the TMA kernel still runs
 there when asked for (``path="tma"``), the interpreter emulating the descriptors (it checks
@@ -72,12 +72,16 @@ def one_small_config_on_a_gpu(request, monkeypatch):
             monkeypatch.setattr(tuner, "cache", {})  # no pick from the full lists reused
 
 
-def assert_matches(out, a, b, msg=""):
-    """out against the float64 reference within the bound stated at the top."""
+def assert_matches(out, a, b, bias=None, activation=None, msg=""):
+    """out against the float64 reference within the bound stated at the top (|bias| joins
+    the scale; exact GELU's slope is at most about 1.13, inside the factor 2)."""
     dtype = a.dtype
     a64, b64 = a.double(), b.double()
-    ref = mt.reference(a64, b64)  # float64 in, float64 out
+    bias64 = None if bias is None else bias.double()
+    ref = mt.reference(a64, b64, bias64, activation)  # float64 in, float64 out
     scale = a64.abs() @ b64.abs()
+    if bias is not None:
+        scale = scale + bias64.abs()
     unit = OUT_UNIT[dtype] * (2 if dtype == torch.bfloat16 and not ON_GPU else 1)
     allowed = 2 * unit * ref.abs() + 2 * (a.shape[1] + 4) * 2**-24 * scale + 2**-24
     assert out.shape == ref.shape and out.dtype == dtype, msg
@@ -351,6 +355,130 @@ def test_the_interpreter_tunes_nothing():
     else:
         assert mt.matmul_tma_autotuned.configs == mt.TMA_CONFIGS
         assert mt.matmul_persistent_autotuned.configs == mt.POINTER_CONFIGS
+
+
+# ---- the epilogue: lesson 09's bias and exact GELU, on both paths ---------------------------
+
+EPILOGUES = [(True, None), (False, "gelu"), (True, "gelu")]
+
+
+@pytest.mark.parametrize("with_bias, activation", EPILOGUES, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("m, n, k", [(33, 47, 65), (1, 1, 1), (5, 100, 3), (70, 45, 150)])
+def test_pointer_path_epilogue(m, n, k, dtype, with_bias, activation):
+    seed = fresh_seed()
+    a, b = operands(m, n, k, dtype)
+    bias = rand(n, dtype) if with_bias else None
+    out = poisoned_like(torch.empty(m, n, dtype=dtype, device=DEVICE))
+    mt.matmul_tma(a, b, out=out, bias=bias, activation=activation, path="pointers")
+    assert_matches(out, a, b, bias, activation, msg=f"seed={seed}")
+
+
+@requires_tma
+@pytest.mark.parametrize("with_bias, activation", EPILOGUES, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("m, n, k", [(37, 40, 24), (100, 56, 40), (5, 16, 8)])
+def test_tma_path_epilogue(m, n, k, dtype, with_bias, activation, monkeypatch):
+    seed = fresh_seed()
+    found = spies(monkeypatch)
+    a, b = operands(m, n, k, dtype)
+    bias = rand(n, dtype) if with_bias else None
+    out = poisoned_like(torch.empty(m, n, dtype=dtype, device=DEVICE))
+    mt.matmul_tma(a, b, out=out, bias=bias, activation=activation, path="tma")
+    assert_matches(out, a, b, bias, activation, msg=f"seed={seed}")
+    assert found["matmul_tma_autotuned"].devices
+
+
+def test_gelu_is_the_exact_erf_form():
+    """Values where exact and tanh GELU differ by far more than the output's rounding: at
+    x = -2.7 the two differ by about 2% of the value. b is the identity, so out = gelu(a)."""
+    a = torch.full((16, 16), -2.7, dtype=torch.float16, device=DEVICE)
+    b = torch.eye(16, dtype=torch.float16, device=DEVICE)
+    out = mt.matmul_tma(a, b, activation="gelu").double()
+    exact = torch.nn.functional.gelu(a.double() @ b.double())
+    tanh = torch.nn.functional.gelu(a.double() @ b.double(), approximate="tanh")
+    assert (out - exact).abs().max() < (out - tanh).abs().min()
+
+
+@pytest.mark.parametrize("path", [None, "pointers"])
+def test_k_zero_gives_the_activation_of_the_bias(path):
+    seed = fresh_seed()
+    a, b = rand((6, 0), torch.float16), rand((0, 24), torch.float16)
+    bias = rand(24, torch.float16)
+    out = mt.matmul_tma(a, b, bias=bias, activation="gelu", path=path)
+    assert_matches(out, a, b, bias, "gelu", msg=f"seed={seed}")  # gelu(bias) in every row
+
+
+@pytest.mark.parametrize("kind", ["every-other", "broadcast", "negated"])
+def test_bias_views_are_read_as_their_values(kind):
+    seed = fresh_seed()
+    a, b = operands(9, 16, 24, torch.bfloat16)
+    if kind == "every-other":
+        bias = rand(32, torch.bfloat16)[::2]  # stride 2
+    elif kind == "broadcast":
+        bias = rand((), torch.bfloat16).expand(16)  # stride 0
+    else:
+        bias = torch._neg_view(rand(16, torch.bfloat16))
+    out = mt.matmul_tma(a, b, bias=bias, activation="gelu")
+    plain = bias.resolve_neg() if kind == "negated" else bias
+    assert_matches(out, a, b, plain, "gelu", msg=f"seed={seed} {kind}")
+
+
+def test_refuses_a_bias_that_requires_grad():
+    bias = rand(8, torch.float16).requires_grad_()
+    with pytest.raises(ValueError, match="^matmul_tma: bias requires grad"):
+        mt.matmul_tma(h((4, 16)), h((16, 8)), bias=bias)
+    with torch.no_grad():
+        mt.matmul_tma(h((4, 16)), h((16, 8)), bias=bias)
+
+
+def test_refuses_out_overlapping_the_bias():
+    buf = rand(64, torch.float16)
+    with pytest.raises(ValueError, match="^matmul_tma: out overlaps bias"):
+        mt.matmul_tma(h((4, 3)), h((3, 8)), bias=buf[:8], out=buf[4:36].view(4, 8))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"activation": "relu"}, ValueError, r"activation must be one of \(None, 'gelu'\)"),
+        ({"activation": "GELU"}, ValueError, "activation must be one of"),
+        ({"activation": 1}, TypeError, "activation must be None or a str, got int"),
+        ({"activation": True}, TypeError, "activation must be None or a str, got bool"),
+        ({"bias": [0.0] * 8}, TypeError, "bias must be a torch.Tensor, got list"),
+        ({"bias": "not a tensor"}, TypeError, "bias must be a torch.Tensor, got str"),
+        ({"bias": "float32"}, TypeError, "bias has dtype torch.float32, but a has torch.float16"),
+        ({"bias": "long"}, ValueError, r"bias must have shape \(8,\), got \(9,\)"),
+        ({"bias": "2d"}, ValueError, r"bias must have shape \(8,\), got \(1, 8\)"),
+        ({"bias": "meta"}, ValueError, "bias is a meta tensor"),
+        ({"bias": "sparse"}, ValueError, "bias must be a dense tensor"),
+    ],
+    ids=["relu", "case", "int", "bool", "list", "str", "float32", "long", "2d", "meta",
+         "sparse"],
+)  # fmt: skip
+def test_rejects_a_bad_epilogue(kwargs, error, match, monkeypatch):
+    # Tensors named by a string in the table are made here, on the test's device.
+    made = {"float32": rand(8), "long": h(9), "2d": h((1, 8)), "meta": meta(8),
+            "sparse": h(8).to_sparse()}  # fmt: skip
+    if isinstance(kwargs.get("bias"), str) and kwargs["bias"] in made:
+        kwargs = {**kwargs, "bias": made[kwargs["bias"]]}
+    found = spies(monkeypatch)
+    with pytest.raises(error, match=f"^matmul_tma: {match}"):
+        mt.matmul_tma(h((4, 16)), h((16, 8)), **kwargs)
+    assert all(not spy.devices for spy in found.values())
+
+
+@requires_gpu
+def test_refuses_a_cpu_bias_for_gpu_operands():
+    with pytest.raises(ValueError, match="^matmul_tma: bias must be on a CUDA device"):
+        mt.matmul_tma(h((4, 16)), h((16, 8)), bias=torch.zeros(8, dtype=torch.float16))
+
+
+@requires_two_gpus
+def test_refuses_a_bias_on_another_gpu():
+    bias = torch.zeros(8, dtype=torch.float16, device="cuda:1")
+    with pytest.raises(ValueError, match="^matmul_tma: bias is on cuda:1, but a is on cuda:0"):
+        mt.matmul_tma(h((4, 16)).to("cuda:0"), h((16, 8)).to("cuda:0"), bias=bias)
 
 
 # ---- neg views, autograd, out= ----------------------------------------------------------------
@@ -644,6 +772,21 @@ def test_tma_path_on_hopper_at_ragged_sizes(dtype, b_transposed, monkeypatch):
     assert_matches(out, a, b, msg=f"seed={seed}")
 
 
+@requires_hopper
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@full_configs
+def test_tma_epilogue_on_hopper_at_ragged_sizes(dtype, monkeypatch):
+    seed = fresh_seed()
+    m, n, k = RAGGED_ALIGNED
+    a, b = operands(m, n, k, dtype)
+    bias = rand(n, dtype)
+    found = spies(monkeypatch)
+    out = poisoned_like(torch.empty(m, n, dtype=dtype, device=DEVICE))
+    mt.matmul_tma(a, b, out=out, bias=bias, activation="gelu")
+    assert [name for name in KERNELS if found[name].devices] == ["matmul_tma_autotuned"]
+    assert_matches(out, a, b, bias, "gelu", msg=f"seed={seed}")
+
+
 @requires_gpu
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @full_configs
@@ -752,3 +895,28 @@ def test_values_on_made_up_rows():
     assert v["matmul_tma.cell_tma_fp16_8192"].compute(docs).endswith("(101.2%)")
     rows[4] = fake_row("cublas", "bfloat16", 4096, 1.20e-3)
     assert v["matmul_tma.verdict_4096"].compute(fake_docs(rows)) == "met"
+
+
+def test_epilogue_values_on_made_up_rows():
+    from figures import matmul_tma as fig
+
+    def epi(impl, n, p50):
+        return {"impl": impl, "m": n, "n": n, "k": n, "time_s": {"p50": p50}}
+
+    rows = [
+        epi("tma_fused", 4096, 1.00), epi("lesson09_fused", 4096, 1.10),
+        epi("cublas_eager", 4096, 1.20), epi("tma_plain", 4096, 0.90), epi("cublas", 4096, 0.88),
+        epi("tma_fused", 8192, 8.0), epi("cublas_eager", 8192, 9.6),
+    ]  # fmt: skip
+    docs = {"matmul_tma_epilogue": {"rows": rows}}
+    v = fig.VALUES
+    assert v["matmul_tma.epi_speedup_tma_4096"].compute(docs) == pytest.approx(1.2)
+    assert v["matmul_tma.epi_speedup_lesson09_4096"].compute(docs) == pytest.approx(1.2 / 1.1)
+    assert v["matmul_tma.epi_plain_of_cublas_4096"].compute(docs) == pytest.approx(0.88 / 0.9)
+    assert v["matmul_tma.epi_cost_4096"].compute(docs) == pytest.approx(1 / 0.9 - 1)
+    assert v["matmul_tma.epi_speedup_lesson09_8192"].compute(docs) is None  # no such row
+    assert v["matmul_tma.epi_verdict"].compute(docs) == "met"
+    rows[-1] = epi("cublas_eager", 8192, 8.8)
+    assert v["matmul_tma.epi_verdict"].compute(docs) == (
+        "missed (1.20× at 4096³, 1.10× at 8192³; the target is 1.15×)"
+    )

@@ -294,6 +294,47 @@ def epi_verdict(docs: Docs) -> str | None:
     return f"missed ({listed}; the target is {EPI_TARGET:.2f}×)"
 
 
+def epi_compare(docs: Docs) -> str | None:
+    """Which fused kernel was the faster at each size in the epilogue run, in words."""
+    names = {}
+    for n in SIZES:
+        tma, l09 = epi_time(docs, "tma_fused", n), epi_time(docs, "lesson09_fused", n)
+        if not (tma and l09):
+            return None
+        names[n] = "the TMA kernel's" if tma < l09 else "lesson 09's"
+    if len(set(names.values())) == 1:
+        return f"{names[SIZES[0]]} was the faster at both sizes"
+    (n1, w1), (n2, w2) = names.items()
+    return f"{w1} was the faster at {n1}³ and {w2} at {n2}³"
+
+
+def epi_budget(n: int):
+    def compute(docs: Docs) -> float | None:
+        eager, cublas = epi_time(docs, "cublas_eager", n), epi_time(docs, "cublas", n)
+        return eager / EPI_TARGET / cublas - 1 if eager and cublas else None
+
+    return _named(
+        compute,
+        f"epi_budget_{n}",
+        f"How much longer than cuBLAS's plain matmul a fused call may take and still be "
+        f"1.15x faster than cuBLAS + eager, bf16 {n}^3, same run (a fraction).",
+    )
+
+
+def epi_fused_over_cublas(n: int):
+    def compute(docs: Docs) -> float | None:
+        fused, cublas = epi_time(docs, "tma_fused", n), epi_time(docs, "cublas", n)
+        return fused / cublas - 1 if fused and cublas else None
+
+    return _named(
+        compute,
+        f"epi_fused_over_cublas_{n}",
+        f"How much longer than cuBLAS's plain matmul the TMA kernel's fused call took, bf16 "
+        f"{n}^3, same run (a fraction).",
+    )
+
+
+VALUES["matmul_tma.epi_compare"] = Value(epi_compare, or_not_measured(plain))
 for _n in SIZES:
     for _kernel in FUSED:
         VALUES[f"matmul_tma.epi_speedup_{_kernel}_{_n}"] = Value(
@@ -303,6 +344,10 @@ for _n in SIZES:
         epi_plain_of_cublas(_n), or_not_measured(percent1)
     )
     VALUES[f"matmul_tma.epi_cost_{_n}"] = Value(epi_cost(_n), or_not_measured(percent1))
+    VALUES[f"matmul_tma.epi_budget_{_n}"] = Value(epi_budget(_n), or_not_measured(percent1))
+    VALUES[f"matmul_tma.epi_fused_over_cublas_{_n}"] = Value(
+        epi_fused_over_cublas(_n), or_not_measured(percent1)
+    )
 VALUES["matmul_tma.epi_verdict"] = Value(epi_verdict, or_not_measured(plain))
 
 FIGURES: dict = {}

@@ -38,6 +38,7 @@ def tile_position(tile_id, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
     return pid_m, pid_n
 
 
+# --8<-- [start:epilogue]
 @triton.jit
 def epilogue(
     acc, bias_ptr, offs_n, N, stride_bias, HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr
@@ -50,6 +51,9 @@ def epilogue(
     if ACTIVATION == "gelu":
         acc = 0.5 * acc * (1.0 + tl.math.erf(acc * 0.7071067811865476))
     return acc
+
+
+# --8<-- [end:epilogue]
 
 
 # --8<-- [start:tma]

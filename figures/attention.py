@@ -24,6 +24,7 @@ from scripts.render import (
     hline,
     line,
     matmul_rate,
+    named,
     or_not_measured,
     rate,
     ratio,
@@ -49,13 +50,6 @@ MASK = {False: "full", True: "causal"}
 
 
 # ---- helpers ----------------------------------------------------------------------------
-
-
-def named(name: str, docstring: str, compute):
-    """``compute`` with a name and a docstring, as the value registry wants."""
-    compute.__name__ = compute.__qualname__ = name
-    compute.__doc__ = docstring
-    return compute
 
 
 def find(docs: Docs, bench: str, **match) -> list[dict]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from scripts.render import Docs, Value, count, plain, rows
+from scripts.render import Docs, Value, count, named, plain, rows
 
 BENCH = "compiler"
 # Triton's IR carries source locations: `loc(#loc12)` after each op and `#loc12 = ...`
@@ -66,12 +66,6 @@ def block(lines: list[str], lang: str, highlight: list[int]) -> str:
 
 def listing(lines: list[str], lang: str, pattern: re.Pattern) -> str:
     return block(lines, lang, [i + 1 for i, line in enumerate(lines) if pattern.search(line)])
-
-
-def named(name: str, docstring: str, compute):
-    compute.__name__ = compute.__qualname__ = name
-    compute.__doc__ = docstring
-    return compute
 
 
 # ---- vector add: the whole IR, and the PTX's memory instructions ---------------------------

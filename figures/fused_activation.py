@@ -27,6 +27,7 @@ from scripts.render import (
     line,
     micros,
     millis,
+    named,
     or_not_measured,
     percent,
     plain,
@@ -191,21 +192,22 @@ def smallest_vs_eager(docs: Docs) -> float:
     return of(docs, "eager")[0]["time_s"]["p50"] / of(docs, "triton")[0]["time_s"]["p50"]
 
 
+IN_WORDS = {"triton": "the Triton kernel", "compile": "torch.compile", "eager": "eager"}
+
+
 def smallest_fastest(docs: Docs) -> str:
     """Which of Triton, torch.compile and eager had the shortest median time at the
     smallest size of the sweep."""
-    names = {"triton": "the Triton kernel", "compile": "torch.compile", "eager": "eager"}
-    return names[min(names, key=lambda impl: smallest_time(docs, impl))]
+    return IN_WORDS[min(IN_WORDS, key=lambda impl: smallest_time(docs, impl))]
 
 
 def smallest_host_fastest(docs: Docs) -> str | None:
     """Which of the three had the shortest host time per call at the smallest size of the
     sweep; None where the run did not record host times."""
-    names = {"triton": "the Triton kernel", "compile": "torch.compile", "eager": "eager"}
-    hosts = {impl: smallest_host(impl)(docs) for impl in names}
+    hosts = {impl: smallest_host(impl)(docs) for impl in IN_WORDS}
     if None in hosts.values():
         return None
-    return names[min(hosts, key=hosts.get)]
+    return IN_WORDS[min(hosts, key=hosts.get)]
 
 
 def smallest_compile_clocks(docs: Docs) -> str | None:
@@ -231,12 +233,11 @@ def smallest_host(impl: str):
     def compute(docs: Docs) -> float | None:
         return of(docs, impl)[0].get("host_s", {}).get("p50")  # None: run predates it
 
-    compute.__name__ = f"smallest_{impl}_host"
-    compute.__doc__ = (
+    doc_ = (
         f"{impl}: the host's wall time per call at the smallest size of the sweep (loops of "
         "back-to-back calls), seconds; None where the run did not record it."
     )
-    return compute
+    return named(f"smallest_{impl}_host", doc_, compute)
 
 
 def smallest_triton_time(docs: Docs) -> float:

@@ -17,7 +17,7 @@ wins a shape only where its slowest (80th percentile) time beats the other's fas
 
 from __future__ import annotations
 
-from scripts.render import Docs, Value, or_not_measured, plain, tflops
+from scripts.render import Docs, Value, named, or_not_measured, plain, tflops
 
 BENCH = "matmul_tma"
 DTYPES = (("float16", "fp16"), ("bfloat16", "bf16"))
@@ -61,20 +61,13 @@ def rate(r: dict) -> float:
     return r["flops"] / r["time_s"]["p50"]
 
 
-def _named(fn, name: str, doc: str):
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
-
-
 def throughput(impl: str, dtype: str, n: int):
     def compute(docs: Docs) -> float | None:
         r = row(docs, impl, dtype, n)
         return rate(r) if r else None
 
-    return _named(
-        compute, f"{impl}_{dtype}_{n}", f"{IMPLS[impl]} at {n}^3 {dtype}: FLOP/s (median)."
-    )
+    doc_ = f"{IMPLS[impl]} at {n}^3 {dtype}: FLOP/s (median)."
+    return named(f"{impl}_{dtype}_{n}", doc_, compute)
 
 
 def over(impl: str, base: str, dtype: str, n: int):
@@ -82,11 +75,8 @@ def over(impl: str, base: str, dtype: str, n: int):
         r, b = row(docs, impl, dtype, n), row(docs, base, dtype, n)
         return rate(r) / rate(b) if r and b else None
 
-    return _named(
-        compute,
-        f"{impl}_over_{base}_{dtype}_{n}",
-        f"{IMPLS[impl]} over {IMPLS[base]} at {n}^3 {dtype}: ratio of median FLOP/s.",
-    )
+    doc_ = f"{IMPLS[impl]} over {IMPLS[base]} at {n}^3 {dtype}: ratio of median FLOP/s."
+    return named(f"{impl}_over_{base}_{dtype}_{n}", doc_, compute)
 
 
 def config(dtype: str, n: int):
@@ -99,9 +89,8 @@ def config(dtype: str, n: int):
             f"{r['num_stages']} stages"
         )
 
-    return _named(
-        compute, f"config_{dtype}_{n}", f"The autotuner's pick for the TMA kernel at {n}^3 {dtype}."
-    )
+    doc_ = f"The autotuner's pick for the TMA kernel at {n}^3 {dtype}."
+    return named(f"config_{dtype}_{n}", doc_, compute)
 
 
 def cell(impl: str, dtype: str, n: int):
@@ -113,11 +102,8 @@ def cell(impl: str, dtype: str, n: int):
             return tflops(rate(r))
         return f"{tflops(rate(r))} ({percent1(rate(r) / rate(c))})"
 
-    return _named(
-        compute,
-        f"cell_{impl}_{dtype}_{n}",
-        f"{IMPLS[impl]} at {n}^3 {dtype}: TFLOP/s and its share of cuBLAS, for a table cell.",
-    )
+    doc_ = f"{IMPLS[impl]} at {n}^3 {dtype}: TFLOP/s and its share of cuBLAS, for a table cell."
+    return named(f"cell_{impl}_{dtype}_{n}", doc_, compute)
 
 
 VALUES: dict[str, Value] = {}
@@ -245,41 +231,51 @@ def epi_time(docs: Docs, impl: str, n: int) -> float | None:
     return None
 
 
-def epi_speedup(kernel: str, n: int):
-    def compute(docs: Docs) -> float | None:
-        fused, eager = epi_time(docs, FUSED[kernel], n), epi_time(docs, "cublas_eager", n)
-        return eager / fused if fused and eager else None
+def epi_quotient(num: str, den: str, n: int, name: str, doc: str, over=1.0, minus=0.0):
+    """A value from two rows of one epilogue run at n^3: time(num) / time(den) / over - minus,
+    or None where either row is missing."""
 
-    return _named(
-        compute,
-        f"epi_speedup_{kernel}_{n}",
+    def compute(docs: Docs) -> float | None:
+        top, bottom = epi_time(docs, num, n), epi_time(docs, den, n)
+        return top / bottom / over - minus if top and bottom else None
+
+    return named(name, doc, compute)
+
+
+def epi_speedup(kernel: str, n: int):
+    doc_ = (
         f"cuBLAS + eager bias and GELU over {kernel}'s fused kernel, bf16 {n}^3 (median times, "
-        "one run of matmul_tma_epilogue); the target is >= 1.15.",
+        "one run of matmul_tma_epilogue); the target is >= 1.15."
     )
+    return epi_quotient("cublas_eager", FUSED[kernel], n, f"epi_speedup_{kernel}_{n}", doc_)
 
 
 def epi_plain_of_cublas(n: int):
-    def compute(docs: Docs) -> float | None:
-        plain_, cublas = epi_time(docs, "tma_plain", n), epi_time(docs, "cublas", n)
-        return cublas / plain_ if plain_ and cublas else None
-
-    return _named(
-        compute,
-        f"epi_plain_of_cublas_{n}",
-        f"The plain TMA kernel's speed as a share of cuBLAS's, bf16 {n}^3, same run.",
-    )
+    doc_ = f"The plain TMA kernel's speed as a share of cuBLAS's, bf16 {n}^3, same run."
+    return epi_quotient("cublas", "tma_plain", n, f"epi_plain_of_cublas_{n}", doc_)
 
 
 def epi_cost(n: int):
-    def compute(docs: Docs) -> float | None:
-        fused, plain_ = epi_time(docs, "tma_fused", n), epi_time(docs, "tma_plain", n)
-        return fused / plain_ - 1 if fused and plain_ else None
+    doc_ = f"What the epilogue adds to the TMA kernel's time, bf16 {n}^3 (fused over plain, - 1)."
+    return epi_quotient("tma_fused", "tma_plain", n, f"epi_cost_{n}", doc_, minus=1.0)
 
-    return _named(
-        compute,
-        f"epi_cost_{n}",
-        f"What the epilogue adds to the TMA kernel's time, bf16 {n}^3 (fused over plain, - 1).",
+
+def epi_budget(n: int):
+    doc_ = (
+        f"How much longer than cuBLAS's plain matmul a fused call may take and still be "
+        f"1.15x faster than cuBLAS + eager, bf16 {n}^3, same run (a fraction)."
     )
+    return epi_quotient(
+        "cublas_eager", "cublas", n, f"epi_budget_{n}", doc_, over=EPI_TARGET, minus=1.0
+    )
+
+
+def epi_fused_over_cublas(n: int):
+    doc_ = (
+        f"How much longer than cuBLAS's plain matmul the TMA kernel's fused call took, bf16 "
+        f"{n}^3, same run (a fraction)."
+    )
+    return epi_quotient("tma_fused", "cublas", n, f"epi_fused_over_cublas_{n}", doc_, minus=1.0)
 
 
 def epi_verdict(docs: Docs) -> str | None:
@@ -306,32 +302,6 @@ def epi_compare(docs: Docs) -> str | None:
         return f"{names[SIZES[0]]} was the faster at both sizes"
     (n1, w1), (n2, w2) = names.items()
     return f"{w1} was the faster at {n1}³ and {w2} at {n2}³"
-
-
-def epi_budget(n: int):
-    def compute(docs: Docs) -> float | None:
-        eager, cublas = epi_time(docs, "cublas_eager", n), epi_time(docs, "cublas", n)
-        return eager / EPI_TARGET / cublas - 1 if eager and cublas else None
-
-    return _named(
-        compute,
-        f"epi_budget_{n}",
-        f"How much longer than cuBLAS's plain matmul a fused call may take and still be "
-        f"1.15x faster than cuBLAS + eager, bf16 {n}^3, same run (a fraction).",
-    )
-
-
-def epi_fused_over_cublas(n: int):
-    def compute(docs: Docs) -> float | None:
-        fused, cublas = epi_time(docs, "tma_fused", n), epi_time(docs, "cublas", n)
-        return fused / cublas - 1 if fused and cublas else None
-
-    return _named(
-        compute,
-        f"epi_fused_over_cublas_{n}",
-        f"How much longer than cuBLAS's plain matmul the TMA kernel's fused call took, bf16 "
-        f"{n}^3, same run (a fraction).",
-    )
 
 
 VALUES["matmul_tma.epi_compare"] = Value(epi_compare, or_not_measured(plain))

@@ -24,6 +24,7 @@ from scripts.render import (
     hline,
     line,
     micros,
+    named,
     or_not_measured,
     percent,
     plain,
@@ -95,13 +96,6 @@ def training(fwd: dict, bwd: dict) -> tuple[int, dict]:
     rough band (the percentile of a sum is not the sum of percentiles)."""
     spread = {p: fwd["time_s"][p] + bwd["time_s"][p] for p in ("p20", "p50", "p80")}
     return fwd["bytes"] + bwd["bytes"], spread
-
-
-def named(name: str, docstring: str, compute):
-    """``compute`` with a name and a docstring, as the value registry wants."""
-    compute.__name__ = compute.__qualname__ = name
-    compute.__doc__ = docstring
-    return compute
 
 
 # ---- value factories: one named function per (direction, impl, width) --------------------

@@ -269,6 +269,14 @@ class Figure:
     alt: str
 
 
+def named(name: str, docstring: str, compute: Callable) -> Callable:
+    """``compute`` with a name and a docstring, as the value registry wants: for value
+    functions made by a factory (one per size, dtype or peer)."""
+    compute.__name__ = compute.__qualname__ = name
+    compute.__doc__ = docstring
+    return compute
+
+
 @dataclass(frozen=True)
 class Value:
     compute: Callable[[Docs], object]  # a named function with a docstring

@@ -75,6 +75,40 @@ def assert_close_to_reference(
     )
 
 
+# Rounding unit of a result stored in each dtype, for the per-element bounds of the tiled
+# products (dot, matmul, matmul_tma). The CPU interpreter truncates to bf16 instead of
+# rounding, which doubles the unit there.
+OUTPUT_UNIT = {torch.float32: 2**-24, torch.float16: 2**-11, torch.bfloat16: 2**-8}
+
+
+def output_unit(dtype: torch.dtype) -> float:
+    return OUTPUT_UNIT[dtype] * (2 if dtype == torch.bfloat16 and not ON_GPU else 1)
+
+
+def matmul_allowed(a, b, ref, bias=None, input_rounding: float = 0.0) -> torch.Tensor:
+    """Per-element bound for ``activation(a @ b + bias)`` against its float64 value ``ref``:
+    2 u |ref| + 2 (t + (K + 4) 2**-24) (|a| @ |b| + |bias|) + 2**-24, with u the output's
+    unit, t the inputs' rounding (TF32) and (K + 4) 2**-24 float32 accumulation over K terms.
+    The factor 2 also covers exact GELU, whose slope is at most about 1.13."""
+    scale = a.double().abs() @ b.double().abs()
+    if bias is not None:
+        scale = scale + bias.double().abs()
+    unit = output_unit(a.dtype)  # the result is stored in a's dtype
+    return 2 * unit * ref.abs() + 2 * (input_rounding + (a.shape[1] + 4) * 2**-24) * scale + 2**-24
+
+
+def assert_within(out: torch.Tensor, ref: torch.Tensor, allowed: torch.Tensor, msg: str = ""):
+    """``out`` against a float64 reference element by element, within ``allowed``; NaN (an
+    unwritten element) fails. The message names the count and the worst element."""
+    assert out.shape == ref.shape, f"shape {tuple(out.shape)} != {tuple(ref.shape)} {msg}"
+    err = (out.double() - ref).abs()
+    bad = ~(err <= allowed)
+    assert not bad.any(), (
+        f"{int(bad.sum())} of {out.numel()} elements off, worst error {err.max().item():.3g} "
+        f"(allowed there {allowed.flatten()[err.argmax()].item():.3g}) {msg}"
+    )
+
+
 class LaunchSpy:
     """Stands in for a ``@triton.jit`` function and records the current CUDA device at each
     launch (Triton launches on the current device, whatever the tensors' device is).

@@ -247,6 +247,25 @@ def addmm_then_gelu(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> tor
     return F.gelu(torch.addmm(bias, a, b))
 
 
+def time_epilogue_impls(impls: dict, expected: dict, bias, c, what: str) -> list[dict]:
+    """Rows for an epilogue comparison at one square size: each implementation, given as
+    name: (function, has the epilogue?, writes into c?), checked against ``expected[has
+    the epilogue]`` and then timed. Bytes count the bias where there is an epilogue."""
+    (n, _), dtype = c.shape, c.dtype
+    rows = []
+    for impl, (fn, epilogue, into_c) in impls.items():
+        timing = benchlib.check_then_time(
+            fn,
+            expected[epilogue],
+            f"{what} {impl}",
+            out=c if into_c else None,
+            **tolerance(dtype, n),
+        )
+        bias_bytes = n * bias.element_size() if epilogue else 0
+        rows.append({"impl": impl, **sizes(n, n, n, dtype, bias_bytes), **timing})
+    return rows
+
+
 def run_epilogue(ceilings: dict) -> list[dict]:
     rows = []
     dtype = torch.bfloat16
@@ -266,18 +285,10 @@ def run_epilogue(ceilings: dict) -> list[dict]:
             "triton_plain": (functools.partial(mm.matmul, a, b, out=c), False, True),
             "cublas": (functools.partial(torch.matmul, a, b, out=c), False, True),
         }
-        for impl, (fn, epilogue, into_c) in impls.items():
-            timing = benchlib.check_then_time(
-                fn,
-                expected[epilogue],
-                f"matmul epilogue {impl} {n}^3",
-                out=c if into_c else None,
-                **tolerance(dtype, n),
-            )
-            bias_bytes = n * bias.element_size() if epilogue else 0
-            rows.append({"impl": impl, **sizes(n, n, n, dtype, bias_bytes), **timing})
-            if impl.startswith("triton"):  # what the epilogue costs in registers
-                rows[-1].update(resources(fn))
+        rows += time_epilogue_impls(impls, expected, bias, c, f"matmul epilogue {n}^3")
+        for r in rows[-len(impls) :]:
+            if r["impl"].startswith("triton"):  # what the epilogue costs in registers
+                r.update(resources(impls[r["impl"]][0]))
         t = {r["impl"]: r["time_s"]["p50"] for r in rows[-len(impls) :]}
         fused, plain = (next(r for r in rows[-len(impls) :] if r["impl"] == i) for i in TRITON)
         print(

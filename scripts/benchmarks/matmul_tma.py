@@ -35,6 +35,7 @@ from scripts.benchmarks.matmul import (
     operands,
     sizes,
     tflops,
+    time_epilogue_impls,
     tolerance,
 )
 
@@ -174,16 +175,7 @@ def run_epilogue(ceilings: dict) -> list[dict]:
             "tma_plain": (functools.partial(mt.matmul_tma, a, b, out=c, path="tma"), False, True),
             "cublas": (functools.partial(torch.matmul, a, b, out=c), False, True),
         }
-        for impl, (fn, epilogue, into_c) in impls.items():
-            timing = benchlib.check_then_time(
-                fn,
-                expected[epilogue],
-                f"matmul_tma_epilogue {impl} {n}^3",
-                out=c if into_c else None,
-                **tolerance(dtype, n),
-            )
-            bias_bytes = n * bias.element_size() if epilogue else 0
-            rows.append({"impl": impl, **sizes(n, n, n, dtype, bias_bytes), **timing})
+        rows += time_epilogue_impls(impls, expected, bias, c, f"matmul_tma_epilogue {n}^3")
         t = {r["impl"]: r["time_s"]["p50"] for r in rows[-len(impls) :]}
         print(
             f"  bf16 {n}^3: cuBLAS + eager over fused: TMA kernel "

@@ -32,7 +32,9 @@ from tests.support import (
     DEVICE,
     ON_GPU,
     LaunchSpy,
+    assert_within,
     fresh_seed,
+    output_unit,
     poisoned_like,
     rand,
     requires_gpu,
@@ -44,7 +46,6 @@ HAS_FP8 = not ON_GPU or CAPABILITY >= kd.FP8_CAPABILITY  # the interpreter emula
 requires_fp8 = pytest.mark.skipif(
     not HAS_FP8, reason=f"fp8 tensor cores need compute capability >= 8.9; this GPU is {CAPABILITY}"
 )
-OUT_UNIT = {torch.float32: 2**-24, torch.float16: 2**-11, torch.bfloat16: 2**-8}
 INPUT_ROUNDING = {"tf32": 2**-9, "tf32x3": 2**-19}  # on a GPU; 0 for the other precisions
 
 
@@ -66,8 +67,7 @@ def run(precision, a, b, **kw):
 
 def allowed_error(precision, a, b, ref):
     """The per-element bound stated at the top."""
-    dtype = kd.OUT_DTYPE[a.dtype]
-    unit = OUT_UNIT[dtype] * (2 if dtype == torch.bfloat16 and not ON_GPU else 1)
+    unit = output_unit(kd.OUT_DTYPE[a.dtype])
     k = a.shape[1]
     t = INPUT_ROUNDING.get(precision, 0.0) if ON_GPU else 0.0
     s = math.ceil(k / 32) * 2**-13 if precision == "fp8" and ON_GPU else (k + 4) * 2**-24
@@ -77,14 +77,8 @@ def allowed_error(precision, a, b, ref):
 
 def assert_matches(out, precision, a, b, msg=""):
     ref = kd.reference(a.double(), b.double())  # float64 in, float64 out
-    assert out.shape == ref.shape and out.dtype == kd.OUT_DTYPE[a.dtype], msg
-    err = (out.double() - ref).abs()
-    allowed = allowed_error(precision, a, b, ref)
-    bad = ~(err <= allowed)  # NaN (an unwritten element) counts as bad
-    assert not bad.any(), (
-        f"{precision}: {int(bad.sum())} of {out.numel()} elements off, worst error "
-        f"{err.max().item():.3g} (allowed there {allowed.flatten()[err.argmax()].item():.3g}) {msg}"
-    )
+    assert out.dtype == kd.OUT_DTYPE[a.dtype], msg
+    assert_within(out, ref, allowed_error(precision, a, b, ref), f"{precision}: {msg}")
 
 
 SMALL = dict(block_m=16, block_n=16, block_k=32)  # several tiles and K steps at test sizes

@@ -25,8 +25,10 @@ from tests.support import (
     DEVICE,
     ON_GPU,
     LaunchSpy,
+    assert_within,
     big_gpu_memory,
     fresh_seed,
+    matmul_allowed,
     poisoned_like,
     rand,
     requires_gpu,
@@ -34,7 +36,6 @@ from tests.support import (
 )
 
 DTYPES = [torch.float16, torch.bfloat16, torch.float32]
-OUT_UNIT = {torch.float32: 2**-24, torch.float16: 2**-11, torch.bfloat16: 2**-8}
 H100_SHARED_MEMORY = 232_448  # bytes per program, as Triton reports it for an H100
 
 
@@ -44,23 +45,11 @@ def config(bm, bn, bk, warps=4, stages=1):
 
 def assert_matches(out, a, b, bias=None, activation=None, msg=""):
     """out against the float64 reference within the bound stated at the top."""
-    dtype = a.dtype
-    a64, b64 = a.double(), b.double()
     bias64 = None if bias is None else bias.double()
-    ref = mm.reference(a64, b64, bias64, activation)  # float64 in, float64 out
-    scale = a64.abs() @ b64.abs()
-    if bias is not None:
-        scale = scale + bias64.abs()
-    unit = OUT_UNIT[dtype] * (2 if dtype == torch.bfloat16 and not ON_GPU else 1)
-    tf32 = 2**-9 if dtype == torch.float32 and ON_GPU else 0.0
-    allowed = 2 * unit * ref.abs() + 2 * (tf32 + (a.shape[1] + 4) * 2**-24) * scale + 2**-24
-    assert out.shape == ref.shape and out.dtype == dtype, msg
-    err = (out.double() - ref).abs()
-    bad = ~(err <= allowed)  # NaN counts as bad
-    assert not bad.any(), (
-        f"{int(bad.sum())} of {out.numel()} elements off, worst error {err.max().item():.3g} "
-        f"(allowed there {allowed.flatten()[err.argmax()].item():.3g}) {msg}"
-    )
+    ref = mm.reference(a.double(), b.double(), bias64, activation)  # float64 in and out
+    tf32 = 2**-9 if a.dtype == torch.float32 and ON_GPU else 0.0
+    assert out.dtype == a.dtype, msg
+    assert_within(out, ref, matmul_allowed(a, b, ref, bias, tf32), msg)
 
 
 # ---- results: shapes, dtypes, epilogue --------------------------------------------------

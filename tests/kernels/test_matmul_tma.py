@@ -25,7 +25,9 @@ from tests.support import (
     DEVICE,
     ON_GPU,
     LaunchSpy,
+    assert_within,
     fresh_seed,
+    matmul_allowed,
     poisoned_like,
     rand,
     requires_gpu,
@@ -33,7 +35,6 @@ from tests.support import (
 )
 
 DTYPES = [torch.float16, torch.bfloat16]
-OUT_UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
 H100_SHARED_MEMORY = 232_448  # bytes per program, as Triton reports it for an H100
 KERNELS = ("matmul_tma_autotuned", "matmul_persistent_autotuned")
 PATH_KERNEL = {"tma": "matmul_tma_autotuned", "pointers": "matmul_persistent_autotuned"}
@@ -75,22 +76,10 @@ def one_small_config_on_a_gpu(request, monkeypatch):
 def assert_matches(out, a, b, bias=None, activation=None, msg=""):
     """out against the float64 reference within the bound stated at the top (|bias| joins
     the scale; exact GELU's slope is at most about 1.13, inside the factor 2)."""
-    dtype = a.dtype
-    a64, b64 = a.double(), b.double()
     bias64 = None if bias is None else bias.double()
-    ref = mt.reference(a64, b64, bias64, activation)  # float64 in, float64 out
-    scale = a64.abs() @ b64.abs()
-    if bias is not None:
-        scale = scale + bias64.abs()
-    unit = OUT_UNIT[dtype] * (2 if dtype == torch.bfloat16 and not ON_GPU else 1)
-    allowed = 2 * unit * ref.abs() + 2 * (a.shape[1] + 4) * 2**-24 * scale + 2**-24
-    assert out.shape == ref.shape and out.dtype == dtype, msg
-    err = (out.double() - ref).abs()
-    bad = ~(err <= allowed)  # NaN counts as bad
-    assert not bad.any(), (
-        f"{int(bad.sum())} of {out.numel()} elements off, worst error {err.max().item():.3g} "
-        f"(allowed there {allowed.flatten()[err.argmax()].item():.3g}) {msg}"
-    )
+    ref = mt.reference(a.double(), b.double(), bias64, activation)  # float64 in and out
+    assert out.dtype == a.dtype, msg
+    assert_within(out, ref, matmul_allowed(a, b, ref, bias), msg)
 
 
 def spies(monkeypatch) -> dict:

@@ -585,10 +585,11 @@ def test_runs_on_a_gpu_that_is_not_the_current_one(path, monkeypatch):
     with torch.cuda.device(0):
         a = rand((300, 200), torch.bfloat16, device="cuda:1")
         b = rand((200, 104), torch.bfloat16, device="cuda:1")
-        out = mt.matmul_tma(a, b, path=path)
+        bias = rand(104, torch.bfloat16, device="cuda:1")
+        out = mt.matmul_tma(a, b, bias=bias, activation="gelu", path=path)
         assert torch.cuda.current_device() == 0  # the wrapper put it back
     assert spy.devices == [1]
-    assert_matches(out, a, b, msg=f"seed={seed}")
+    assert_matches(out, a, b, bias, "gelu", msg=f"seed={seed}")
 
 
 @requires_two_gpus
@@ -742,38 +743,25 @@ MISALIGNED = (1000, 1041, 1031)
 
 @requires_hopper
 @pytest.mark.parametrize(
-    "dtype, b_transposed",
-    [(torch.float16, False), (torch.bfloat16, False), (torch.bfloat16, True)],
-    ids=["fp16", "bf16", "bf16-weight.t()"],
-)
+    "dtype, b_transposed, epilogue",
+    [(torch.float16, False, False), (torch.bfloat16, False, False),
+     (torch.bfloat16, True, False), (torch.float16, False, True), (torch.bfloat16, False, True)],
+    ids=["fp16", "bf16", "bf16-weight.t()", "fp16-bias-gelu", "bf16-bias-gelu"],
+)  # fmt: skip
 @full_configs
-def test_tma_path_on_hopper_at_ragged_sizes(dtype, b_transposed, monkeypatch):
+def test_tma_path_on_hopper_at_ragged_sizes(dtype, b_transposed, epilogue, monkeypatch):
     seed = fresh_seed()
     m, n, k = RAGGED_ALIGNED
     a, b = operands(m, n, k, dtype, b_transposed=b_transposed)
+    bias, activation = (rand(n, dtype), "gelu") if epilogue else (None, None)
     assert mt.path_for(a, b) == "tma", mt.tma_refusal(a, b)
     found = spies(monkeypatch)
     out = poisoned_like(torch.empty(m, n, dtype=dtype, device=DEVICE))
-    mt.matmul_tma(a, b, out=out)
+    mt.matmul_tma(a, b, out=out, bias=bias, activation=activation)
     launched = [name for name in KERNELS if found[name].devices]
     assert launched == ["matmul_tma_autotuned"], f"expected the TMA kernel, launched {launched}"
     # (the autotuner itself is behind the spy here: its chosen config is not at hand)
-    assert_matches(out, a, b, msg=f"seed={seed}")
-
-
-@requires_hopper
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@full_configs
-def test_tma_epilogue_on_hopper_at_ragged_sizes(dtype, monkeypatch):
-    seed = fresh_seed()
-    m, n, k = RAGGED_ALIGNED
-    a, b = operands(m, n, k, dtype)
-    bias = rand(n, dtype)
-    found = spies(monkeypatch)
-    out = poisoned_like(torch.empty(m, n, dtype=dtype, device=DEVICE))
-    mt.matmul_tma(a, b, out=out, bias=bias, activation="gelu")
-    assert [name for name in KERNELS if found[name].devices] == ["matmul_tma_autotuned"]
-    assert_matches(out, a, b, bias, "gelu", msg=f"seed={seed}")
+    assert_matches(out, a, b, bias, activation, msg=f"seed={seed}")
 
 
 @requires_gpu

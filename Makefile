@@ -47,11 +47,11 @@ lint: $(VENV)/.test
 	$(VPY) -m ruff format --check .
 
 figures:
-	$(PYTHON) scripts/measure.py $(if $(QUICK),--quick) $(ONLY)
+	$(PYTHON) scripts/bench/measure.py $(if $(QUICK),--quick) $(ONLY)
 
-# An installed Chromium/Chrome, else Debian's (root) or Playwright's: scripts/browser.py.
+# An installed Chromium/Chrome, else Debian's (root) or Playwright's: scripts/book/browser.py.
 chromium: $(VENV)/.test
-	@$(VPY) scripts/browser.py ensure
+	@$(VPY) scripts/book/browser.py ensure
 
 constraints: $(VENV)/.test
 	{ sed -n '1,2p' constraints.txt; $(VPY) -m pip freeze --exclude-editable | sed 's/+cpu$$//'; } > constraints.new

@@ -3,7 +3,7 @@
 Data: ``attention`` (TFLOP/s against N, bf16, d = 64 and 128, causal and not, forward and
 backward, the book's kernels against SDPA's backends, FlexAttention and a naive
 attention) and ``attention_memory`` (peak memory against N), both written by
-scripts/benchmarks/attention.py.
+scripts/bench/benchmarks/attention.py.
 
 FLOPs: each row's ``flops`` is 4 B H N^2 d for the forward (half with causal) and 2.5
 times that for the backward, the same count for every impl: an impl that does more work
@@ -15,7 +15,7 @@ every value renders as "not measured".
 
 from __future__ import annotations
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     Value,

@@ -1,6 +1,6 @@
 """Values from the run's measured ceilings (figures/data/<device>/ceilings.json)."""
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Value,
     copy_bw,

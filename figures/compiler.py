@@ -1,6 +1,6 @@
 """Values of the compiler family: the compiler's own output, shown in lessons 03 and 05.
 
-Data: ``compiler`` (scripts/benchmarks/compiler.py): per kernel, variant and stage
+Data: ``compiler`` (scripts/bench/benchmarks/compiler.py): per kernel, variant and stage
 (TTIR, TTGIR, PTX, SASS where cuobjdump exists) the text the compiler produced on the
 GPU that ran the build script. The values below trim those texts to the lines a lesson
 discusses and return them as Markdown code blocks, with the lines the text points at
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from scripts.render import Docs, Value, count, named, plain, rows
+from scripts.book.render import Docs, Value, count, named, plain, rows
 
 BENCH = "compiler"
 # Triton's IR carries source locations: `loc(#loc12)` after each op and `#loc12 = ...`

@@ -1,6 +1,6 @@
 """Values about the GPU a device folder was measured on (from any file's provenance)."""
 
-from scripts.render import Docs, Value, plain, provenance
+from scripts.book.render import Docs, Value, plain, provenance
 
 
 def name(docs: Docs) -> str:

@@ -1,6 +1,6 @@
 """Figure and values of the dot family: lesson 05.
 
-Data: ``dot`` (written by scripts/benchmarks/dot.py): the tile kernel of kernels/dot.py
+Data: ``dot`` (written by scripts/bench/benchmarks/dot.py): the tile kernel of kernels/dot.py
 in five input precisions at a few square sizes, one row per block config, and the
 matching library rate of the same run (cuBLAS / ``torch._scaled_mm``) as each
 precision's roof. Rows that could not run say why in ``skipped``.
@@ -11,7 +11,7 @@ reads "not yet measured".
 
 from __future__ import annotations
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     Value,

@@ -1,6 +1,6 @@
 """Figures and values of the fused-activation family: lesson 08.
 
-Data: ``fused_activation`` (scripts/benchmarks/fused_activation.py): Triton, eager
+Data: ``fused_activation`` (scripts/bench/benchmarks/fused_activation.py): Triton, eager
 PyTorch and torch.compile on ``gelu(x + bias) * mask``; a size sweep in bf16 and, at the
 largest size, variants (tanh GELU, no mask, fp16, fp32).
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     Value,

@@ -1,6 +1,6 @@
 """Values of the inductor_code family: what torch.compile wrote, and what breaks cost.
 
-Data: ``inductor_code`` (scripts/benchmarks/inductor_code.py). Code rows hold the source
+Data: ``inductor_code`` (scripts/bench/benchmarks/inductor_code.py). Code rows hold the source
 of each Triton kernel Inductor generated for lesson 08's eager op chain and lesson 11's
 eager RMSNorm, captured on the GPU; the values below trim each to its ``@triton.jit``
 function and return it as a Markdown code block (put such a value on a line of its own).
@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 
 from figures.compiler import block
-from scripts.render import Docs, Value, count, micros, millis, or_not_measured, ratio
+from scripts.book.render import Docs, Value, count, micros, millis, or_not_measured, ratio
 
 BENCH = "inductor_code"
 NOT_CAPTURED = (
-    "*Not captured yet on this GPU: `python3 scripts/measure.py inductor_code` captures it.*"
+    "*Not captured yet on this GPU: `python3 scripts/bench/measure.py inductor_code` captures it.*"
 )
 MEMORY = re.compile(r"tl\.(load|store)\(")
 MAX_LINES = 45  # a listing longer than this is cut, and says how many lines it left out

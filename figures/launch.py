@@ -1,6 +1,6 @@
 """Figures and values of the launch family: lesson 03's launch overhead and crossover.
 
-Data: ``launch_overhead`` (scripts/benchmarks/launch.py), and the vector-add size sweep
+Data: ``launch_overhead`` (scripts/bench/benchmarks/launch.py), and the vector-add size sweep
 for the crossover between launch cost and device time.
 
 Each launch_overhead row holds, per kernel, ``host_s`` (wall time in a loop of calls);
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from figures.vector_add import SMALL_N, by_size, small_host, small_torch_host
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     RenderError,

@@ -1,6 +1,6 @@
 """Values of the launch_lean family: lesson 14's lean launch path against a torch op.
 
-Data: ``launch_lean`` (scripts/benchmarks/launch_lean.py): per way of adding two tensors
+Data: ``launch_lean`` (scripts/bench/benchmarks/launch_lean.py): per way of adding two tensors
 of 128 floats, the host's wall time per call in a loop (``host_s``) and its time inside
 the call alone (``enqueue_s``). Until a GPU run has written the file, every value reads
 "not measured" and the verdict says so; nothing here is typed by hand.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import textwrap
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     Value,

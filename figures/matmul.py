@@ -4,7 +4,7 @@ sweep and the autotuner's first-call cost, is at the end of the file).
 Data: ``matmul`` (square sizes, Triton / cuBLAS / torch.compile), ``matmul_llm`` (LLM
 projection shapes), ``matmul_grouped`` (program order) and ``matmul_epilogue`` (fused
 bias + GELU against cuBLAS and an eager epilogue), all written by
-scripts/benchmarks/matmul.py.
+scripts/bench/benchmarks/matmul.py.
 
 It also holds the tile-load model of program order (pure Python, tested in
 tests/kernels/test_matmul.py): which output tile each program id computes, as
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     Value,
@@ -38,7 +38,7 @@ from scripts.render import (
     tbps,
     tflops,
 )
-from scripts.render import copy_bw as run_copy_bw
+from scripts.book.render import copy_bw as run_copy_bw
 
 DTYPES = (("float16", "fp16"), ("bfloat16", "bf16"))
 

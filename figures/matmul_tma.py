@@ -1,6 +1,6 @@
 """Values of the persistent-matmul family (kernels/matmul_tma.py): lesson 13, "Past cuBLAS".
 
-Data: ``matmul_tma`` (scripts/benchmarks/matmul_tma.py): square sizes, fp16 and bf16, the
+Data: ``matmul_tma`` (scripts/bench/benchmarks/matmul_tma.py): square sizes, fp16 and bf16, the
 persistent kernel on its TMA path (``tma``; ``tma_ws`` with warp specialization), the
 same kernel on its pointer path (``pointers``), lesson 09's kernel (``lesson09``) and
 cuBLAS (``cublas``), timed in one run. ``matmul_tma_epilogue``: the same kernel with lesson
@@ -17,7 +17,7 @@ wins a shape only where its slowest (80th percentile) time beats the other's fas
 
 from __future__ import annotations
 
-from scripts.render import Docs, Value, named, or_not_measured, plain, tflops
+from scripts.book.render import Docs, Value, named, or_not_measured, plain, tflops
 
 BENCH = "matmul_tma"
 DTYPES = (("float16", "fp16"), ("bfloat16", "bf16"))
@@ -195,7 +195,7 @@ def status(docs: Docs) -> str:
     if BENCH not in docs:
         return (
             "Not yet measured on this GPU: the numbers below appear once the GPU build "
-            "(python3 scripts/measure.py matmul_tma) has run."
+            "(python3 scripts/bench/measure.py matmul_tma) has run."
         )
     p = docs[BENCH]["provenance"]
     when = p["date"][:10]

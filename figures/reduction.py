@@ -1,6 +1,6 @@
 """Figure and values of the reduction family: lesson 06.
 
-Data: ``reduction`` (written by scripts/benchmarks/reduction.py): the row sum and row
+Data: ``reduction`` (written by scripts/bench/benchmarks/reduction.py): the row sum and row
 maximum of kernels/reduction.py against ``torch.sum`` / ``torch.amax`` over row widths of
 256..65,536 columns at 512 MiB per tensor, fp32 and bf16; each row carries its fraction
 of the run's copy bandwidth, and the book kernel's rows its plan, registers, spills and
@@ -12,7 +12,7 @@ value reads "not measured".
 
 from __future__ import annotations
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     Value,
@@ -33,7 +33,7 @@ DASH = {"float32": None, "bfloat16": "dash"}
 IMPLS = (("triton", "Triton"), ("torch", "torch"))
 OPS = (("sum", "sum", "circle"), ("max", "max", "diamond"))
 TORCH_NAME = {"sum": "torch.sum", "max": "torch.amax"}
-# The benchmark's range of widths (scripts/benchmarks/reduction.py), for the axis of the
+# The benchmark's range of widths (scripts/bench/benchmarks/reduction.py), for the axis of the
 # figure drawn before any data exists.
 
 

@@ -3,7 +3,7 @@
 Data: ``rmsnorm`` (forward and backward against hidden size H, M x H fixed, the book's
 kernels and their peers, bf16 at five widths and fp32 at 4096) and ``rmsnorm_small_m``
 (the control at M = 16384: through autograd vs the kernels alone), written by
-scripts/benchmarks/rmsnorm.py.
+scripts/bench/benchmarks/rmsnorm.py.
 
 Bytes: each row's ``bytes`` is what the operation must move at least (forward: read x and
 weight, write y; backward: read x, dy and weight, write dx and dweight), so every impl's
@@ -13,7 +13,7 @@ Training (forward + backward) adds the two byte counts and the two times.
 
 from __future__ import annotations
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     Value,

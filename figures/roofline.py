@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     axis,

@@ -1,4 +1,4 @@
-"""What a run of scripts/measure.py costs, from the provenance it writes: the wall time and
+"""What a run of scripts/bench/measure.py costs, from the provenance it writes: the wall time and
 peak GPU memory of each benchmark (``wall_s``, ``peak_memory_bytes``,
 ``peak_reserved_bytes``, recorded since the runner began to record them) and the quick
 run's summary (quick_run.json). Used by the reproduce appendix.
@@ -10,7 +10,7 @@ from older runs lack it), the quick-run values need a quick_run.json.
 
 from __future__ import annotations
 
-from scripts.render import Docs, Value
+from scripts.book.render import Docs, Value
 
 NOT_FULL_DATA = {"quick_run", "variation"}  # not part of what `make figures` writes
 

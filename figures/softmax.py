@@ -3,7 +3,7 @@
 Data: ``softmax`` (forward and backward against row width, the book's kernels and their
 peers, fp32 and bf16) and ``softmax_online`` (the online kernel's tile and persistent grid
 swept on long fp32 and bf16 rows, with the whole-row kernel as a control), both written by
-scripts/benchmarks/softmax.py. Data measured before the tile sweep has only fp32 rows with
+scripts/bench/benchmarks/softmax.py. Data measured before the tile sweep has only fp32 rows with
 tiles of 8,192: values that need the rest say "not measured" until it is run again.
 
 Bytes: each row's ``bytes`` is the least any softmax must move (forward: read x, write y;
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     Value,

@@ -1,9 +1,9 @@
-"""Run-to-run variation (figures/data/<device>/variation.json, from scripts/variation.py):
+"""Run-to-run variation (figures/data/<device>/variation.json, from scripts/bench/variation.py):
 how far apart repeated runs of the same measurement land, on one machine and across
 machines of the same kind. Used by the methodology appendix.
 
 Every value is None on a device without the data, so the page
-reads correctly ("not yet measured") before the first GPU run of scripts/variation.py.
+reads correctly ("not yet measured") before the first GPU run of scripts/bench/variation.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from statistics import median
 
 from figures.ceilings import not_yet
-from scripts.render import Docs, Figure, Value, axis, line, rows, whole
+from scripts.book.render import Docs, Figure, Value, axis, line, rows, whole
 
 LARGE, SMALL = 1 << 26, 1 << 16
 

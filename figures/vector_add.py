@@ -1,14 +1,14 @@
 """Figures and values of the vector-add family: lessons 03, 04 and 07.
 
 Data: ``vector_add`` (size sweep, Triton and torch.add) and ``vector_add_block_sweep``
-(BLOCK x num_warps), both written by scripts/benchmarks/vector_add.py.
+(BLOCK x num_warps), both written by scripts/bench/benchmarks/vector_add.py.
 """
 
 from __future__ import annotations
 
 import math
 
-from scripts.render import (
+from scripts.book.render import (
     Docs,
     Figure,
     RenderError,

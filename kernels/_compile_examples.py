@@ -2,7 +2,7 @@
 
 Plain PyTorch, no kernels: tests/kernels/test_compile_examples.py checks that each does
 what the page says (how many graphs Dynamo makes, how many times it compiles), and
-scripts/benchmarks/inductor_code.py measures what they cost on the GPU.
+scripts/bench/benchmarks/inductor_code.py measures what they cost on the GPU.
 """
 
 import torch

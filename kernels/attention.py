@@ -391,7 +391,7 @@ LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
 # (BLOCK_M queries, BLOCK_N keys, num_warps, num_stages). A larger head dimension makes
 # every tile wider, so the register budget forces fewer rows or more warps.
 # d = 64 and 128: the fastest of a small sweep on an H100 at N = 4096, causal and not
-# (`python3 -m scripts.benchmarks.attention` prints it); d = 16 and 32 are not tuned.
+# (`python3 -m scripts.bench.benchmarks.attention` prints it); d = 16 and 32 are not tuned.
 FORWARD_CONFIG = {16: (128, 64, 4, 3), 32: (128, 64, 4, 3), 64: (128, 64, 8, 3),
                   128: (128, 128, 8, 3)}  # fmt: skip
 DKDV_CONFIG = {16: (32, 128, 4, 3), 32: (32, 128, 4, 3), 64: (64, 64, 4, 3),

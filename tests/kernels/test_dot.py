@@ -228,7 +228,7 @@ def test_default_blocks_at_realistic_ragged_sizes(precision):
 @pytest.mark.parametrize("precision", precisions("ieee", "tf32", "fp16", "bf16", "fp8"))
 def test_benchmark_configs_with_a_weight_layout(precision):
     """Each block config the benchmark times, on b = w.t() as it times it, at a ragged size."""
-    from scripts.benchmarks import dot as bench
+    from scripts.bench.benchmarks import dot as bench
 
     seed = fresh_seed()
     a = operands(precision, (700, 1000), (1, 1))[0]

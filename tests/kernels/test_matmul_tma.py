@@ -821,7 +821,7 @@ def fake_docs(rows):
 
 def test_values_say_not_measured_without_data():
     from figures import matmul_tma as fig
-    from scripts import render
+    from scripts.book import render
 
     for key, value in fig.VALUES.items():
         if key == "matmul_tma.status":

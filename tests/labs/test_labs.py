@@ -1,7 +1,7 @@
 """The lab notebooks (docs/labs/*.ipynb): each runs top to bottom without an error (on a
 machine without a GPU: under the Triton interpreter, at the small sizes each lab picks for
 it), each is in the site's nav, says where its stored outputs come from, and imports the
-book's kernels rather than defining its own; scripts/run_labs.py rewrites that line."""
+book's kernels rather than defining its own; scripts/bench/run_labs.py rewrites that line."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 import pytest
 import yaml
 
-from scripts import run_labs
+from scripts.bench import run_labs
 from tests.site.support import ROOT
 
 LABS = sorted((ROOT / "docs" / "labs").glob("*.ipynb"))

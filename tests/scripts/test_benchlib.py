@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from scripts import benchlib, measure
+from scripts.bench import benchlib, measure
 from tests.site.support import ROOT
 
 
@@ -82,7 +82,7 @@ def _fake_benchmarks(tmp_path, monkeypatch, module: str, names: list[str]):
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / f"{module}.py").write_text(
-        "from scripts.benchlib import Benchmark\n"
+        "from scripts.bench.benchlib import Benchmark\n"
         f"BENCHMARKS = [Benchmark(n, 'a description long enough', list) for n in {names!r}]\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))

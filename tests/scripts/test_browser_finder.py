@@ -1,8 +1,8 @@
-"""scripts/browser.py's order, with fake PATHs: nothing is looked up or installed."""
+"""scripts/book/browser.py's order, with fake PATHs: nothing is looked up or installed."""
 
 from __future__ import annotations
 
-from scripts import browser
+from scripts.book import browser
 
 
 def fake_which(*found: str):

@@ -9,7 +9,7 @@ string handed to ``async_compile.triton``, launched by ``name.run(...)`` in ``ca
 from __future__ import annotations
 
 from figures import inductor_code as fig
-from scripts.benchmarks import inductor_code as bench
+from scripts.bench.benchmarks import inductor_code as bench
 
 FAKE_OUTPUT = """
 from torch._inductor.async_compile import AsyncCompile

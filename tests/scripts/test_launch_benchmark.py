@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.benchmarks import launch as bench
+from scripts.bench.benchmarks import launch as bench
 
 
 class FakeGpu:

@@ -1,6 +1,6 @@
 """The runner's modes, checked on the CPU with the GPU calls faked: quick mode and where its
 data goes, skips (a whole benchmark, or rows), wall time and peak memory in provenance,
-the message without a GPU; and scripts/variation.py's CPU-checkable parts."""
+the message without a GPU; and scripts/bench/variation.py's CPU-checkable parts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from scripts import benchlib, measure, variation
+from scripts.bench import benchlib, measure, variation
 
 SPREAD = {"p20": 1.0, "p50": 1.0, "p80": 1.0, "reps": 1}
 CEILINGS = {
@@ -19,7 +19,7 @@ CEILINGS = {
 
 # A family whose benchmarks say what they saw: quick mode or not, and what they raise.
 TOY = """
-from scripts import benchlib
+from scripts.bench import benchlib
 from triton.runtime.errors import OutOfResources
 
 
@@ -229,7 +229,7 @@ def test_pick_and_quick_follow_the_environment(monkeypatch):
 
 def test_the_big_families_have_smaller_quick_lists():
     """Each quick list is a proper subset of the full one it stands for."""
-    from scripts.benchmarks import matmul, rmsnorm, softmax, vector_add
+    from scripts.bench.benchmarks import matmul, rmsnorm, softmax, vector_add
 
     pairs = [
         (vector_add.SIZES, vector_add.QUICK_SIZES),
@@ -248,7 +248,7 @@ def test_the_big_families_have_smaller_quick_lists():
 
 
 def test_attention_reads_the_same_switch(monkeypatch):
-    from scripts.benchmarks import attention
+    from scripts.bench.benchmarks import attention
 
     try:
         monkeypatch.setenv(benchlib.QUICK_ENV, "1")
@@ -263,7 +263,7 @@ def test_attention_reads_the_same_switch(monkeypatch):
 
 
 def test_matmul_quick_sweep_keeps_the_autotuner_configs(monkeypatch):
-    from scripts.benchmarks import matmul
+    from scripts.bench.benchmarks import matmul
 
     monkeypatch.setenv(benchlib.QUICK_ENV, "0")  # restored afterwards
     full = {matmul.config_key(c) for c in matmul.sweep_configs()}
@@ -273,7 +273,7 @@ def test_matmul_quick_sweep_keeps_the_autotuner_configs(monkeypatch):
     assert autotuner <= quick < full
 
 
-# ---- scripts/variation.py ---------------------------------------------------------------
+# ---- scripts/bench/variation.py ---------------------------------------------------------------
 
 
 def test_variation_merge_keeps_other_machines():

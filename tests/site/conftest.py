@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts.browser import find_installed
+from scripts.book.browser import find_installed
 from tests.site.support import ROOT, html_for, mkdocs_build, serve
 
-# The committed data the build embeds for a page's widgets (scripts/hooks/book.py).
+# The committed data the build embeds for a page's widgets (scripts/book/hook.py).
 WIDGET_DATA = re.compile(
     r'<script type="application/json" id="book-widget-data">.*?</script>', re.S
 )
@@ -37,7 +37,7 @@ def site_url(built_site):
 def browser():
     from playwright.sync_api import sync_playwright
 
-    # An installed Chromium/Chrome (scripts/browser.py's order), else None: Playwright's
+    # An installed Chromium/Chrome (scripts/book/browser.py's order), else None: Playwright's
     # own managed Chromium, which `make test` installs where there is no other.
     with sync_playwright() as p:
         b = p.chromium.launch(

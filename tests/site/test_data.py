@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scripts import render
+from scripts.book import render
 from tests.site.support import ROOT
 
 ENVELOPE = json.loads((ROOT / "figures" / "schema.json").read_text())
@@ -142,7 +142,7 @@ def _package(tmp_path: Path, monkeypatch, source: str, name: str = "toy") -> str
 
 
 GOOD = '''
-from scripts.render import Figure, Value, count
+from scripts.book.render import Figure, Value, count
 def n(docs):
     """A number."""
     return 3
@@ -175,7 +175,7 @@ def test_the_book_has_no_orphan_schema_or_data():
     """Every row schema belongs to a benchmark the runner knows (a family lands before its
     first GPU run: its schema is there, its data not yet), every data file has a schema,
     and every figure's data has a schema."""
-    from scripts import measure
+    from scripts.bench import measure
 
     benchmarks = {p.stem for p in FILES}
     known = {b.name for benches in measure.discover().values() for b in benches}

@@ -17,7 +17,7 @@ import math
 import pytest
 
 from figures import launch
-from scripts import render
+from scripts.book import render
 
 DEVICES = render.load_devices()
 WITH_LAUNCH = [s for s, docs in DEVICES.items() if {"launch_overhead", "vector_add"} <= set(docs)]

@@ -13,7 +13,7 @@ import pytest
 
 from figures import ceilings as ceiling_values
 from figures import roofline
-from scripts import render
+from scripts.book import render
 from tests.site.support import ROOT
 
 DEVICES = render.load_devices()

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from figures import runs, variation
-from scripts import render
+from scripts.book import render
 from tests.site.support import ROOT
 
 DEVICES = render.load_devices()
@@ -122,7 +122,7 @@ def test_variation_values_and_figure(docs):
 
 
 def test_the_repository_address_comes_from_the_config():
-    from scripts.hooks import book
+    from scripts.book import hook as book
 
     assert book.repo_link({"repo_url": "https://git.example/book"}) == (
         "[https://git.example/book](https://git.example/book)"

@@ -14,12 +14,12 @@ import re
 
 import pytest
 
-from scripts import render
+from scripts.book import render
 from tests.site.support import DOCS, assert_controls_labelled, assert_fits_screen, outputs, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-# The page's embedded widget data (scripts/hooks/book.py), removed to test the no-data path.
+# The page's embedded widget data (scripts/book/hook.py), removed to test the no-data path.
 
 PAGE = "performance/14-production.md"
 NAME = "choose-stack"

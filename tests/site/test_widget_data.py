@@ -1,6 +1,6 @@
 """Committed data for widgets: what the build embeds for ``data-needs`` / ``data-values``.
 
-The hook (scripts/hooks/book.py, widget_data) gathers the benchmarks and value keys a
+The hook (scripts/book/hook.py, widget_data) gathers the benchmarks and value keys a
 page's widgets declare into one JSON blob; ``BookWidgets.data()`` reads it in the browser.
 Checked here without a browser (the hook's function on small inputs and on the real data)
 and in the built site (the blob on the pages that declare data, and only there).
@@ -16,8 +16,8 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from scripts import render
-from scripts.hooks import book
+from scripts.book import hook as book
+from scripts.book import render
 from tests.site.support import html_for, nav_pages
 
 PAGE = SimpleNamespace(file=SimpleNamespace(src_uri="x.md"), url="x/")

@@ -13,12 +13,12 @@ import math
 
 import pytest
 
-from scripts import render
+from scripts.book import render
 from tests.site.support import DOCS, assert_controls_labelled, assert_fits_screen, outputs, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-# The page's embedded widget data (scripts/hooks/book.py), removed to test the no-data path.
+# The page's embedded widget data (scripts/book/hook.py), removed to test the no-data path.
 
 PAGE = "dsl/04-loads-stores-masks.md"
 NAME = "hbm-trips"

@@ -285,7 +285,7 @@ def test_widget_scripts_only_on_pages_with_widgets(built_site):
 
 
 def test_a_widget_without_a_module_fails_the_build():
-    from scripts.hooks import book
+    from scripts.book import hook as book
 
     page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md"), url="x/")
     config = {"docs_dir": str(DOCS)}

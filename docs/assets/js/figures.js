@@ -1,7 +1,7 @@
 /* Draw the book's measured figures.
  *
  * Each figure is a <div class="book-figure"> holding a JSON payload written at build
- * time by scripts/render.py: {id, title, devices: [{slug, label, caption, plot}]}.
+ * time by scripts/book/render.py: {id, title, devices: [{slug, label, caption, plot}]}.
  * Every trace names a colour role in meta.role; the palette for that role depends on
  * the light or dark scheme Material is showing, and the figure is redrawn when the
  * reader toggles it. With data from more than one GPU, buttons switch the device.

@@ -2,7 +2,7 @@
  *
  * A page places a widget with one line of HTML in its Markdown:
  *     <div class="book-widget" data-widget="NAME"></div>
- * The build (scripts/hooks/book.py) adds this loader and exactly the modules the page
+ * The build (scripts/book/hook.py) adds this loader and exactly the modules the page
  * uses, docs/assets/js/widgets/NAME.js, all deferred and in that order. Each module
  * registers itself:
  *     window.BookWidgets.register("NAME", function mount(el) { ... });
@@ -23,7 +23,7 @@
  *     d.benchmarks.BENCHMARK[slug]    // the document, where that device has it
  *     d.values["FAMILY.KEY"][slug]    // the number, where it computes on that device
  * A device without the data is absent, not null: the widget says "not yet measured".
- * An unknown benchmark or key fails the build (scripts/hooks/book.py, widget_data).
+ * An unknown benchmark or key fails the build (scripts/book/hook.py, widget_data).
  */
 (function () {
   "use strict";

@@ -2,7 +2,7 @@
 
 - expands ``{{ figure NAME }}`` and ``{{ value DEVICE KEY }}`` placeholders from the
   measured data in figures/data, through the figure modules figures/*.py (see
-  scripts/render.py); an unknown placeholder fails the build;
+  scripts/book/render.py); an unknown placeholder fails the build;
 - loads the plotting library only on pages that show a figure: a partial Plotly bundle
   with just the trace types the book draws (docs/assets/vendor/plotly-basic.min.js, MIT,
   licence beside it), deferred so the text never waits for it. Pages without figures
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from scripts import render  # noqa: E402
+from scripts.book import render  # noqa: E402
 
 # In load order: Plotly first, then the code that draws the book's figures with it.
 FIGURE_SCRIPTS = ("assets/vendor/plotly-basic.min.js", "assets/js/figures.js")

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from kernels import rmsnorm as rn
-from scripts import benchlib
+from scripts.bench import benchlib
 
 try:  # a peer, never a dependency: without it the benchmark runs without its rows
     from liger_kernel.ops.rms_norm import LigerRMSNormFunction

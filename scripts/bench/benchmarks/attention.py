@@ -14,7 +14,7 @@ Quick mode (``measure.py --quick``, which sets BOOK_QUICK=1 before this module i
 imported; see ``benchlib.quick``) runs only d = 128, N = 4096 (and a short memory sweep):
 the point the targets name, in well under a minute of GPU time.
 
-``python3 -m scripts.benchmarks.attention`` (not run by ``make figures``) times a few
+``python3 -m scripts.bench.benchmarks.attention`` (not run by ``make figures``) times a few
 tile configurations at N = 4096 and prints them: the way to retune the per-head-dim
 tables in kernels/attention.py on a new GPU.
 """
@@ -27,7 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from kernels import attention as at
-from scripts import benchlib
+from scripts.bench import benchlib
 
 try:
     from torch.nn.attention import SDPBackend, sdpa_kernel

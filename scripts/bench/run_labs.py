@@ -1,8 +1,8 @@
 """Execute the lab notebooks (docs/labs/*.ipynb) and store their outputs in the files.
 
-    python3 scripts/run_labs.py                  # every lab, on the GPU this machine has
-    python3 scripts/run_labs.py part-3-building  # the named labs only
-    python3 scripts/run_labs.py --check          # execute, but leave the files as they are
+    python3 scripts/bench/run_labs.py                  # every lab, on the GPU this machine has
+    python3 scripts/bench/run_labs.py part-3-building  # the named labs only
+    python3 scripts/bench/run_labs.py --check          # execute, but leave the files as they are
 
 The site shows each notebook as it is stored (mkdocs-jupyter with execute: false), so the
 outputs a reader sees are those this script wrote. Run it on a GPU machine: without one it
@@ -30,7 +30,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LABS = ROOT / "docs" / "labs"
 STATUS = re.compile(r"^\*\*Outputs on this page:\*\*.*$", re.M)
 TIMEOUT_S = 600  # per cell: the autotuner and first compiles take a while on a GPU
@@ -50,7 +50,7 @@ def notebooks(names: list[str], folder: Path = LABS) -> list[Path]:
 def status_line(device: str, when: datetime, versions: str) -> str:
     return (
         f"**Outputs on this page:** from a run on {device} on {when:%Y-%m-%d} ({versions}), "
-        "stored by `scripts/run_labs.py`. Run the notebook to get your own."
+        "stored by `scripts/bench/run_labs.py`. Run the notebook to get your own."
     )
 
 

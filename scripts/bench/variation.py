@@ -1,7 +1,7 @@
 """Run-to-run variation: the same cheap measurements repeated, to see how far apart runs are.
 
-    python3 scripts/variation.py                 # 10 runs on this machine (well under a minute)
-    python3 scripts/variation.py --runs 20 --machine b   # a second machine of the same kind
+    python3 scripts/bench/variation.py            # 10 runs on this machine (under a minute)
+    python3 scripts/bench/variation.py --runs 20 --machine b   # a second machine, same kind
 
 Each run takes fresh random inputs and times the book's vector add and ``torch.add`` at a
 size far beyond the L2 (2^26 fp32 elements: HBM bandwidth) and at a small one (2^16:
@@ -10,7 +10,7 @@ is ``figures/data/<device>/variation.json``: one row per (machine, run, point). 
 other machines already in that file are kept and this machine's are replaced, so running
 the script on two machines of the same kind (with different ``--machine`` labels, or on
 machines with different host names or GPUs) puts both in one file; methodology's figure
-shows them side by side. Needs a CUDA GPU and torch + triton + numpy, like scripts/measure.py.
+shows them side by side. Needs a CUDA GPU and torch + triton + numpy, like scripts/bench/measure.py.
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from scripts import benchlib, measure  # noqa: E402
+from scripts.bench import benchlib, measure  # noqa: E402
 
 # (impl, n): one point each, all fp32. Large: 768 MiB moved per call; small: 768 KiB.
 POINTS = [("triton", 1 << 26), ("torch", 1 << 26), ("triton", 1 << 16), ("torch", 1 << 16)]

@@ -28,8 +28,8 @@ import triton
 
 from kernels import matmul as mm
 from kernels import matmul_tma as mt
-from scripts import benchlib
-from scripts.benchmarks.matmul import (
+from scripts.bench import benchlib
+from scripts.bench.benchmarks.matmul import (
     DTYPES,
     cublas_then_eager,
     operands,

@@ -16,7 +16,7 @@ import functools
 import torch
 
 from kernels import fused_activation as fa
-from scripts import benchlib
+from scripts.bench import benchlib
 
 N = 4096  # columns: a transformer's hidden size
 SWEEP_M = [256, 1024, 4096, 16384, 32768]  # bf16 x: 2 MiB .. 256 MiB

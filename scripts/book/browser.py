@@ -1,6 +1,6 @@
 """Find, or install, the Chromium that the browser tests drive.
 
-    python scripts/browser.py ensure      # what `make test` runs before the tests
+    python scripts/book/browser.py ensure      # what `make test` runs before the tests
 
 Order:
 1. an installed Chromium or Chrome: $BOOK_CHROMIUM, then chromium, chromium-browser,

@@ -1,9 +1,9 @@
-"""The benchmark harness: what every benchmark module under scripts/benchmarks/ uses.
+"""The benchmark harness: what every benchmark module under scripts/bench/benchmarks/ uses.
 
 Needs only torch, triton and numpy, so it runs on a GPU box as it comes.
 
 - ``Benchmark``: a name, a description and a function that returns rows. A family's
-  module lists its benchmarks in ``BENCHMARKS``; scripts/measure.py finds the module,
+  module lists its benchmarks in ``BENCHMARKS``; scripts/bench/measure.py finds the module,
   runs the benchmarks and stamps every file with provenance and the run's ceilings.
 - ``check_then_time``: poison the output, run once, synchronise, compare with the
   family's ``reference()``, and only then time. No benchmark repeats that by hand.
@@ -30,7 +30,7 @@ import torch
 import triton
 
 SCHEMA_VERSION = 2
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "figures" / "data"
 PERCENTILES = (20, 50, 80)
 

@@ -16,7 +16,7 @@ import functools
 import torch
 
 from kernels import softmax as sm
-from scripts import benchlib
+from scripts.bench import benchlib
 
 WIDTHS = [256, 1024, 4096, 16384, 65536]
 QUICK_WIDTHS = [4096, 65536]  # measure.py --quick; 4096 is the roofline's point

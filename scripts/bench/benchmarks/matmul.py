@@ -27,7 +27,7 @@ import torch.nn.functional as F
 import triton
 
 from kernels import matmul as mm
-from scripts import benchlib
+from scripts.bench import benchlib
 
 DTYPES = {torch.float16: "float16", torch.bfloat16: "bfloat16"}
 SQUARES = [512, 1024, 2048, 4096, 8192]

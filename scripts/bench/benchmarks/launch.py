@@ -23,7 +23,7 @@ import torch
 
 from kernels import vector_add as va
 from kernels.launch import launch_empty
-from scripts import benchlib
+from scripts.bench import benchlib
 
 CALLS = 5000
 PER_GRAPH = 100

@@ -17,7 +17,7 @@ import re
 import torch
 
 from kernels import reduction as red
-from scripts import benchlib
+from scripts.bench import benchlib
 
 WIDTHS = [1 << p for p in range(8, 17)]  # 256 .. 65536 columns
 DTYPES = {torch.float32: "float32", torch.bfloat16: "bfloat16"}

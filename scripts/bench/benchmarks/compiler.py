@@ -23,7 +23,7 @@ import triton
 
 from kernels import matmul as mm
 from kernels import vector_add as va
-from scripts import benchlib
+from scripts.bench import benchlib
 
 VECTOR_BLOCK = 1024  # the wrapper's default tile
 VECTOR_N = {"divisible": 1 << 20, "ragged": (1 << 20) - 1}  # the two specialisations

@@ -1,11 +1,11 @@
 """The GPU build script: run the book's benchmarks and write figures/data/<device>/*.json.
 
-    python3 scripts/measure.py                    # every benchmark (what `make figures` runs)
-    python3 scripts/measure.py vector_add launch  # the named families or benchmarks only
-    python3 scripts/measure.py --list             # what would run (no GPU needed)
-    python3 scripts/measure.py --quick            # fewer sizes, a few minutes (QUICK=1)
+    python3 scripts/bench/measure.py                    # every benchmark (what `make figures` runs)
+    python3 scripts/bench/measure.py vector_add launch  # the named families or benchmarks only
+    python3 scripts/bench/measure.py --list             # what would run (no GPU needed)
+    python3 scripts/bench/measure.py --quick            # fewer sizes, a few minutes (QUICK=1)
 
-Benchmarks are found, not listed: every module ``scripts/benchmarks/F.py`` of a kernel
+Benchmarks are found, not listed: every module ``scripts/bench/benchmarks/F.py`` of a kernel
 family ``F`` holds ``BENCHMARKS``, a list of ``benchlib.Benchmark`` whose names are ``F``
 or start with ``F_``. Each run measures the device's ceilings first (copy bandwidth,
 matmul rate, fp32 FMA rate) and stamps them, with provenance, into every file it writes.
@@ -39,7 +39,7 @@ import time
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -52,10 +52,10 @@ except ImportError as exc:  # before anything else can fail on it, say what is m
         f"brings Triton) and NumPy: {exc}"
     )
 
-from scripts import benchlib  # noqa: E402
-from scripts import benchmarks as benchmarks_pkg  # noqa: E402
+from scripts.bench import benchlib  # noqa: E402
+from scripts.bench import benchmarks as benchmarks_pkg  # noqa: E402
 
-# Written by this runner (ceilings, quick_run) or by scripts/variation.py, not by a family.
+# Written by this runner (ceilings, quick_run) or by scripts/bench/variation.py, not by a family.
 RESERVED = {"ceilings", "quick_run", "variation"}
 QUICK_DIR = benchlib.ROOT / "figures" / "data-quick"
 
@@ -65,7 +65,7 @@ class RegistryError(ValueError):
 
 
 def discover() -> dict[str, list[benchlib.Benchmark]]:
-    """{family: [Benchmark, ...]} for every module under scripts/benchmarks/."""
+    """{family: [Benchmark, ...]} for every module under scripts/bench/benchmarks/."""
     families: dict[str, list[benchlib.Benchmark]] = {}
     seen: dict[str, str] = {}
     for info in sorted(pkgutil.iter_modules(benchmarks_pkg.__path__), key=lambda i: i.name):
@@ -74,14 +74,16 @@ def discover() -> dict[str, list[benchlib.Benchmark]]:
         module = importlib.import_module(f"{benchmarks_pkg.__name__}.{info.name}")
         benches = getattr(module, "BENCHMARKS", None)
         if not isinstance(benches, list) or not benches:
-            raise RegistryError(f"scripts/benchmarks/{info.name}.py defines no BENCHMARKS list")
+            raise RegistryError(
+                f"scripts/bench/benchmarks/{info.name}.py defines no BENCHMARKS list"
+            )
         for b in benches:
             if not isinstance(b, benchlib.Benchmark):
                 raise RegistryError(f"{info.name}: {b!r} is not a benchlib.Benchmark")
             if not (b.name == info.name or b.name.startswith(info.name + "_")):
                 raise RegistryError(
-                    f"benchmark {b.name!r} in scripts/benchmarks/{info.name}.py must be named "
-                    f"{info.name!r} or start with '{info.name}_' (one name per family)"
+                    f"benchmark {b.name!r} in scripts/bench/benchmarks/{info.name}.py must be "
+                    f"named {info.name!r} or start with '{info.name}_' (one name per family)"
                 )
             if b.name in RESERVED or b.name in seen:
                 where = seen.get(b.name, "the runner")
@@ -116,7 +118,7 @@ CEILINGS = benchlib.Benchmark(
 
 QUICK_RUN = benchlib.Benchmark(
     "quick_run",
-    "A quick run of scripts/measure.py (--quick: fewer sizes; its data is in "
+    "A quick run of scripts/bench/measure.py (--quick: fewer sizes; its data is in "
     "figures/data-quick/, never drawn by the site): per benchmark, its wall time in seconds, "
     "the most memory the CUDA allocator held (allocated and reserved bytes), how many rows "
     "it wrote and how many of them were skipped, and its status. The provenance's wall_s "

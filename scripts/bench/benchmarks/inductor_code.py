@@ -2,8 +2,8 @@
 recompiles cost: lesson 14.
 
 - Code rows (``kind: "code"``): torch.compile (Dynamo, AOT Autograd, Inductor) of lesson
-  08's eager op chain (scripts/benchmarks/fused_activation.py's ``chain``: x + bias, exact
-  GELU, * mask) and of lesson 11's eager RMSNorm formula (scripts/benchmarks/rmsnorm.py's
+  08's eager op chain (scripts/bench/benchmarks/fused_activation.py's ``chain``: x + bias, exact
+  GELU, * mask) and of lesson 11's eager RMSNorm formula (scripts/bench/benchmarks/rmsnorm.py's
   ``eager_rms_norm``), forward only, with Inductor's caches off so that it generates the
   code now. Each row keeps the source of one Triton kernel Inductor wrote, as it wrote it,
   read from the output code (``torch._inductor.utils.run_and_get_code``), and how many
@@ -26,9 +26,9 @@ import torch
 from kernels import _compile_examples as ex
 from kernels import fused_activation as fa
 from kernels import rmsnorm as rn
-from scripts import benchlib
-from scripts.benchmarks.fused_activation import chain
-from scripts.benchmarks.rmsnorm import eager_rms_norm
+from scripts.bench import benchlib
+from scripts.bench.benchmarks.fused_activation import chain
+from scripts.bench.benchmarks.rmsnorm import eager_rms_norm
 
 ACT_M, ACT_N = 8192, 4096  # lesson 08's width, a size well past the L2
 ACT_M_NEW = 4096  # the new shape of the recompile

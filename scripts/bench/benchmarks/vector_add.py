@@ -16,7 +16,7 @@ import torch
 
 from kernels import vector_add as va
 from kernels.launch import empty_kernel
-from scripts import benchlib
+from scripts.bench import benchlib
 
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 SIZES = [1 << p for p in range(8, 29)]  # 256 .. 268M elements (3 GiB moved in fp32)

@@ -6,7 +6,7 @@ kernel's launcher called directly), the launcher alone with nothing around it (t
 of the lean path), an empty Triton launch (lesson 03's control), and a CUDA graph replaying
 one lean call. Every way is checked against the reference before it is timed.
 
-Two times per way, as lesson 03 takes them (scripts/benchmarks/launch.py):
+Two times per way, as lesson 03 takes them (scripts/bench/benchmarks/launch.py):
 - ``host_s``: wall time per call in loops of back-to-back calls, synchronised once at the
   end of each loop (benchlib.host_time). On a tiny input the GPU finishes each kernel
   sooner than the host issues the next, so this is the host's cost.
@@ -23,8 +23,8 @@ import torch
 from kernels import launch_lean as ll
 from kernels import vector_add as va
 from kernels.launch import launch_empty
-from scripts import benchlib
-from scripts.benchmarks.launch import enqueue_time
+from scripts.bench import benchlib
+from scripts.bench.benchmarks.launch import enqueue_time
 
 TINY = 128
 CALLS = 5000

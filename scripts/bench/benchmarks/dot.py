@@ -22,7 +22,7 @@ import math
 import torch
 
 from kernels import dot as kd
-from scripts import benchlib
+from scripts.bench import benchlib
 
 BENCH_PRECISIONS = ("ieee", "tf32", "fp16", "bf16", "fp8")
 SIZES = [2048, 4096, 8192]

@@ -1,0 +1,1 @@
+"""The GPU side: the benchmark runner, its harness and one benchmark module per family."""

@@ -1,1 +1,0 @@
-"""One module per kernel family, found by scripts/measure.py: ``F.py`` lists ``BENCHMARKS``."""

@@ -5,6 +5,12 @@ consecutive elements, loads it from both inputs, adds, and stores it back. The
 grid repeats that until every element is covered. Lesson 07 of the book walks
 through this file; lesson 04 sweeps its ``BLOCK`` and ``num_warps``.
 
+The file has the sections every kernel file of the book has: ``kernel`` (the
+``@triton.jit`` code), ``launch`` (the few lines of host code that allocate the output,
+compute the grid and launch: what to copy), ``checks`` (the public ``vector_add``, which
+refuses every input the kernel cannot handle, by name, then calls ``launch``) and
+``reference`` (torch alone, for the tests and benchmarks).
+
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter
 (``TRITON_INTERPRET=1`` set before this module is imported).
 """
@@ -37,7 +43,21 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
+# --8<-- [start:launch]
+def launch(x, y, out=None, *, block: int = 1024, num_warps: int = 4):
+    """``out = x + y`` for contiguous tensors of one shape, dtype and device; no checks."""
+    if out is None:
+        out = torch.empty_like(x)
+    n = x.numel()
+    grid = ((n + block - 1) // block,)  # enough programs to cover every element
+    add_kernel[grid](x, y, out, n, BLOCK=block, num_warps=num_warps)
+    return out
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 MIN_BLOCK, MAX_BLOCK = 4, 65536  # elements per program; a power of two
 MAX_NUM_WARPS = 32  # a power of two; 32 warps of 32 threads is the most one program may use
@@ -177,18 +197,15 @@ def vector_add(
     programs = (n + block - 1) // block
     if programs > MAX_PROGRAMS:
         raise ValueError(f"vector_add: {n} elements need {programs} programs; raise block")
-    grid = (programs,)
     # Triton launches on the current device; if x is on another GPU, switch for the launch.
     # (Device -1 is the CPU, under the interpreter: nothing to switch.)
     if device < 0 or device == torch.cuda.current_device():
-        add_kernel[grid](x, y, out, n, BLOCK=block, num_warps=num_warps)
-    else:
-        with torch.cuda.device(device):
-            add_kernel[grid](x, y, out, n, BLOCK=block, num_warps=num_warps)
-    return out
+        return launch(x, y, out, block=block, num_warps=num_warps)
+    with torch.cuda.device(device):
+        return launch(x, y, out, block=block, num_warps=num_warps)
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

@@ -41,12 +41,20 @@ def twice_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
-def twice(x: torch.Tensor) -> torch.Tensor:
+# --8<-- [start:launch]
+def launch(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     twice_kernel[((x.numel() + 255) // 256,)](x, out, x.numel(), BLOCK=256)
     return out
-# --8<-- [end:wrapper]
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
+def twice(x: torch.Tensor) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or not x.is_contiguous():
+        raise TypeError("twice: x must be a contiguous torch.Tensor")
+    return launch(x)
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]
@@ -64,8 +72,8 @@ def test_twice_matches_reference():
     x = torch.randn(1000, device="cuda" if torch.cuda.is_available() else "cpu")
     assert torch.equal(toy.twice(x), toy.reference(x))
 """,
-    "scripts/benchmarks/toy.py": """
-from scripts import benchlib
+    "scripts/bench/benchmarks/toy.py": """
+from scripts.bench import benchlib
 
 
 def run(ceilings):
@@ -75,7 +83,7 @@ def run(ceilings):
 BENCHMARKS = [benchlib.Benchmark("toy", "out = 2 * x, nothing measured yet", run)]
 """,
     "figures/toy.py": '''
-from scripts.render import Docs, Figure, Value, line, rows, tbps
+from scripts.book.render import Docs, Figure, Value, line, rows, tbps
 
 
 def best(docs: Docs) -> float:
@@ -164,7 +172,7 @@ def test_a_new_family_is_added_by_adding_files(tmp_path):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     listed = subprocess.run(
-        [sys.executable, "scripts/measure.py", "--list"],
+        [sys.executable, "scripts/bench/measure.py", "--list"],
         cwd=tree,
         env=env,
         capture_output=True,

@@ -100,10 +100,13 @@ def section_text(path: Path, name: str) -> str:
 
 @pytest.mark.parametrize("kernel", FAMILY_FILES, ids=lambda p: p.name)
 def test_sections_mean_the_same_in_every_kernel_file(kernel):
-    """``kernel`` holds only @triton.jit functions (and comments); ``wrapper`` is the host
-    side; ``reference``, where present, is a plain function named ``reference``."""
+    """``kernel`` holds only @triton.jit functions (and comments); ``launch`` is the short
+    host code a reader copies and ``checks`` the wrapper contract around it, neither with a
+    @triton.jit function; ``reference``, where present, is a plain function named
+    ``reference``."""
     names = sections(kernel)
-    assert {"kernel", "wrapper"} <= names, f"{kernel.name} lacks a kernel or wrapper section"
+    missing = {"kernel", "launch", "checks"} - names
+    assert not missing, f"{kernel.name} lacks the section(s) {sorted(missing)}"
     body = ast.parse(section_text(kernel, "kernel")).body
     assert body, f"{kernel.name}: empty kernel section"
     for node in body:
@@ -111,10 +114,35 @@ def test_sections_mean_the_same_in_every_kernel_file(kernel):
             "jit" in ast.unparse(d) or "autotune" in ast.unparse(d) for d in node.decorator_list
         )
         assert jit, f"{kernel.name}: the kernel section holds {ast.unparse(node)[:60]!r}"
-    for node in ast.parse(section_text(kernel, "wrapper")).body:
-        assert not any("jit" in ast.unparse(d) for d in getattr(node, "decorator_list", [])), (
-            f"{kernel.name}: a @triton.jit function sits in the wrapper section"
-        )
+    for part in ("launch", "checks"):
+        for node in ast.parse(section_text(kernel, part)).body:
+            assert not any("jit" in ast.unparse(d) for d in getattr(node, "decorator_list", [])), (
+                f"{kernel.name}: a @triton.jit function sits in the {part} section"
+            )
     if "reference" in names:
         defs = [n.name for n in ast.parse(section_text(kernel, "reference")).body]
         assert defs == ["reference"], f"{kernel.name}: reference section holds {defs}"
+
+
+# The wrapper contract is taught in lesson 07 and hardened in lesson 14; elsewhere a page
+# shows a kernel and its launch, and the checks only inside a collapsed block (??? note).
+CONTRACT_PAGES = {"docs/building/07-vector-add.md", "docs/performance/14-production.md"}
+
+
+def test_only_the_contract_lessons_print_checks():
+    for md in DOCS:
+        rel = str(md.relative_to(ROOT))
+        if rel in CONTRACT_PAGES:
+            continue
+        collapsed = False
+        for line in md.read_text().splitlines():
+            if re.match(r"\?\?\?\+?\s", line):  # a collapsed block starts
+                collapsed = True
+            elif line.strip() and not line.startswith((" ", "\t")):
+                collapsed = False  # an unindented line ends it
+            m = INCLUDE.search(line)
+            if m and m.group(2) == "checks" and m.group(1).startswith("kernels/"):
+                assert collapsed, (
+                    f"{rel} prints {m.group(1)}:checks; show kernel + launch, and the "
+                    "contract only in lessons 07 and 14 or inside a collapsed ??? block"
+                )

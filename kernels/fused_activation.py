@@ -67,7 +67,46 @@ def bias_gelu_mask_kernel(
 # fmt: on
 
 
-# --8<-- [start:wrapper]
+# --8<-- [start:launch]
+def plan(m: int, n: int) -> tuple[int, int]:
+    """The tile ``(block_m, block_n)`` for an (m, n) input when the caller picks none: up
+    to 1024 columns (a row of bias loaded once serves the whole tile) and about 2048
+    elements."""
+    block_n = min(1 << max(n - 1, 0).bit_length(), 1024)  # next power of two >= n
+    block_m = min(max(2048 // block_n, 1), 1 << max(m - 1, 0).bit_length())
+    return block_m, block_n
+
+
+def launch(x, bias, mask=None, out=None, *, approximate="none", block_m=None, block_n=None,
+           num_warps=4):  # fmt: skip
+    """``out = gelu(x + bias) * mask`` for a 2-D ``x``, a 1-D ``bias`` and a ``mask`` (None
+    or shaped like ``x``) of one dtype on the current device; no checks."""
+    M, N = x.shape
+    if block_m is None or block_n is None:  # plan() picks what the caller left out
+        auto_m, auto_n = plan(M, N)
+        block_m = auto_m if block_m is None else block_m
+        block_n = auto_n if block_n is None else block_n
+    if out is None:
+        out = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    # One program per tile, on a 1-D grid that the kernel unpacks into (row, column) tiles.
+    programs = ((M + block_m - 1) // block_m) * ((N + block_n - 1) // block_n)
+    # Without a mask the kernel never touches mask_ptr (HAS_MASK is a compile-time branch);
+    # x stands in for it so that every pointer argument is a real tensor.
+    keep = x if mask is None else mask
+    bias_gelu_mask_kernel[(programs,)](
+        x, bias, keep, out, M, N,
+        *x.stride(), *bias.stride(), *keep.stride(), *out.stride(),
+        BLOCK_M=block_m, BLOCK_N=block_n,
+        TANH=approximate == "tanh", HAS_MASK=mask is not None,
+        num_warps=num_warps,
+    )  # fmt: skip
+    return out
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 APPROXIMATIONS = ("none", "tanh")  # as in torch.nn.functional.gelu
 MAX_BLOCK_M, MAX_BLOCK_N = 1024, 16384  # powers of two, from 1
@@ -83,12 +122,8 @@ MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
 _INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
-def default_blocks(m: int, n: int) -> tuple[int, int]:
-    """The tile the wrapper picks when ``block_m``/``block_n`` are not given: up to 1024
-    columns (a row of bias loaded once serves the whole tile) and about 2048 elements."""
-    block_n = min(1 << max(n - 1, 0).bit_length(), 1024)  # next power of two >= n
-    block_m = min(max(2048 // block_n, 1), 1 << max(m - 1, 0).bit_length())
-    return block_m, block_n
+# The name plan() had before: callers that used it keep working.
+default_blocks = plan
 
 
 def _check_knobs(block_m: object, block_n: object, num_warps: object) -> None:
@@ -191,7 +226,7 @@ def bias_gelu_mask(
     a wider buffer), not requiring grad under grad mode, and either ``x`` or ``mask``
     itself (in place) or sharing no bytes with any input. Its version counter is bumped,
     as torch's ``out=`` ops do. ``block_m`` x ``block_n`` is each program's tile (powers of
-    two, at most 1024 x 16384 and 65536 elements; None picks ``default_blocks``) and
+    two, at most 1024 x 16384 and 65536 elements; None picks ``plan``) and
     ``num_warps`` (a power of two in [1, 32]) its warps; together they may give each
     thread at most 128 elements. M or N may be 0 (nothing is launched). Raises
     ``TypeError``/``ValueError`` naming the argument instead of launching on anything else.
@@ -208,7 +243,7 @@ def bias_gelu_mask(
     _check_tensor("bias", bias, ndim=1)
     M, N = x.shape
     if block_m is None or block_n is None:
-        auto_m, auto_n = default_blocks(M, N)
+        auto_m, auto_n = plan(M, N)
         block_m = auto_m if block_m is None else block_m
         block_n = auto_n if block_n is None else block_n
     _check_knobs(block_m, block_n, num_warps)
@@ -275,29 +310,21 @@ def bias_gelu_mask(
     programs = ((M + block_m - 1) // block_m) * ((N + block_n - 1) // block_n)
     if programs > MAX_PROGRAMS:
         raise ValueError(f"bias_gelu_mask: {M}x{N} needs {programs} programs; raise block_m")
-    # Without a mask the kernel never touches mask_ptr (HAS_MASK is a compile-time branch);
-    # x stands in for it so that every pointer argument is a real tensor.
-    m = x if mask is None else mask
-    strides = (*x.stride(), *bias.stride(), *m.stride(), *out.stride())  # in kernel order
-    args = (x, bias, m, out, M, N, *strides)
-    meta = dict(
-        BLOCK_M=block_m,
-        BLOCK_N=block_n,
-        TANH=approximate == "tanh",
-        HAS_MASK=mask is not None,
-        num_warps=num_warps,
-    )
     # Triton launches on the current device; if x is on another GPU, switch for the launch.
     # (Device -1 is the CPU, under the interpreter: nothing to switch.)
     if device < 0 or device == torch.cuda.current_device():
-        bias_gelu_mask_kernel[(programs,)](*args, **meta)
-    else:
-        with torch.cuda.device(device):
-            bias_gelu_mask_kernel[(programs,)](*args, **meta)
-    return out
+        return launch(
+            x, bias, mask, out,
+            approximate=approximate, block_m=block_m, block_n=block_n, num_warps=num_warps,
+        )  # fmt: skip
+    with torch.cuda.device(device):
+        return launch(
+            x, bias, mask, out,
+            approximate=approximate, block_m=block_m, block_n=block_n, num_warps=num_warps,
+        )  # fmt: skip
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

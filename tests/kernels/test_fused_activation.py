@@ -80,10 +80,20 @@ def test_every_tile_and_warp_count_covers_all_elements(block_m, block_n, num_war
 
 
 @pytest.mark.parametrize("m, n", [(1, 1), (3, 5), (1000, 3), (2, 4096), (5, 100_000), (0, 0)])
-def test_default_blocks_are_valid_tiles(m, n):
-    block_m, block_n = fa.default_blocks(m, n)
+def test_plan_gives_valid_tiles(m, n):
+    block_m, block_n = fa.plan(m, n)
     fa._check_knobs(block_m, block_n, 4)  # accepted by the wrapper's own checks
     assert block_n >= min(n, 1024) and block_m * block_n <= 2048
+
+
+def test_launch_alone_matches_the_reference():
+    """The launch section a lesson prints works on its own, with the plan's tile."""
+    seed = fresh_seed()
+    x, bias, mask = rand((37, 101), scale=3.0), rand(101), rand((37, 101))
+    assert_matches(fa.launch(x, bias, mask, approximate="tanh"), x, bias, mask, "tanh", seed)
+    out = poisoned_like(x)
+    assert fa.launch(x, bias, None, out, block_m=4) is out  # block_n from the plan
+    assert_matches(out, x, bias, None, "none", seed)
 
 
 def test_default_output_is_new_tensor():

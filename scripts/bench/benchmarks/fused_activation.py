@@ -88,27 +88,16 @@ def kernels_per_call(fn) -> int | None:
 
 
 def triton_resources(x, bias, mask, out, approximate: str) -> dict:
-    """Registers, spills and PTX global loads of the kernel the wrapper launched (the same
-    arguments, so the same compiled kernel from Triton's cache)."""
-    m, n = x.shape
-    block_m, block_n = fa.default_blocks(m, n)
-    grid = (((m + block_m - 1) // block_m) * ((n + block_n - 1) // block_n),)
-    keep = x if mask is None else mask
-    strides = (*x.stride(), *bias.stride(), *keep.stride(), *out.stride())
-    kernel = fa.bias_gelu_mask_kernel[grid](
-        x,
-        bias,
-        keep,
-        out,
-        m,
-        n,
-        *strides,
-        BLOCK_M=block_m,
-        BLOCK_N=block_n,
-        TANH=approximate == "tanh",
-        HAS_MASK=mask is not None,
-        num_warps=4,
-    )
+    """Registers, spills and PTX global loads of the kernel the wrapper launched: the
+    wrapper's own launch (``fa.launch``, tile from ``fa.plan``), so the same compiled
+    kernel from Triton's cache."""
+    cap = benchlib.Capture(fa.bias_gelu_mask_kernel)
+    fa.bias_gelu_mask_kernel = cap
+    try:
+        fa.launch(x, bias, mask, out, approximate=approximate)
+    finally:
+        fa.bias_gelu_mask_kernel = cap.kernel
+    kernel = cap.compiled
     return {**benchlib.kernel_resources(kernel), "ptx_loads": benchlib.ptx_loads(kernel.asm["ptx"])}
 
 

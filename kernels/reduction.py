@@ -74,12 +74,48 @@ def row_reduce_kernel(
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
-SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
-OPS = ("sum", "max")
+# --8<-- [start:launch]
 TILE_ELEMENTS = 4096  # elements a program reads per loop step by default: 16 KiB of fp32
 DEFAULT_NUM_WARPS = 4  # 4096 / 128 threads = 32 values per thread
-MIN_BLOCK_N, MAX_BLOCK_N = 16, 16384  # a power of two
+MIN_BLOCK_N = 16  # the narrowest tile, a power of two
+
+
+def plan(n_rows: int, n_cols: int, block_m=None, block_n=None, num_warps=None):
+    """``(block_m, block_n, num_warps)`` for an (n_rows, n_cols) input: the knobs given,
+    the rest picked by the row width."""
+    if block_n is None:  # the row width rounded up to a power of two, at most a tile
+        block_n = min(max(MIN_BLOCK_N, 1 << max(0, n_cols - 1).bit_length()), TILE_ELEMENTS)
+    if block_m is None:
+        # Short rows: one program takes several, so that each still reads TILE_ELEMENTS.
+        block_m = min(max(1, TILE_ELEMENTS // block_n), 1 << max(0, n_rows - 1).bit_length())
+    if num_warps is None:
+        num_warps = DEFAULT_NUM_WARPS
+    return block_m, block_n, num_warps
+
+
+def launch(x, op="sum", out=None, *, block_m=None, block_n=None, num_warps=None):
+    """The sum (``op="sum"``) or maximum (``"max"``) of each row of a 2-D ``x`` on the
+    current device, into ``out`` (new if None); no checks."""
+    n_rows, n_cols = x.shape
+    if block_m is None or block_n is None or num_warps is None:
+        block_m, block_n, num_warps = plan(n_rows, n_cols, block_m, block_n, num_warps)
+    if out is None:
+        out = torch.empty(n_rows, dtype=x.dtype, device=x.device)
+    grid = ((n_rows + block_m - 1) // block_m,)  # one program per block_m rows
+    row_reduce_kernel[grid](
+        x, out, n_rows, n_cols, x.stride(0), x.stride(1),
+        IS_MAX=op == "max", BLOCK_M=block_m, BLOCK_N=block_n, num_warps=num_warps,
+    )  # fmt: skip
+    return out
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+OPS = ("sum", "max")
+MAX_BLOCK_N = 16384  # a power of two, at least MIN_BLOCK_N
 MAX_BLOCK_M = 1024  # a power of two
 MAX_NUM_WARPS = 32  # a power of two; 32 warps of 32 threads is the most one program may use
 # Each thread holds its share of the fp32 accumulator and of the tile just loaded. Past 64
@@ -89,10 +125,6 @@ MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
-
-
-def _next_pow2(n: int) -> int:
-    return 1 << max(0, n - 1).bit_length()
 
 
 def _check_knobs(block_m: object, block_n: object, num_warps: object) -> None:
@@ -110,15 +142,7 @@ def _check_knobs(block_m: object, block_n: object, num_warps: object) -> None:
             )
 
 
-def _plan(n_rows: int, n_cols: int, block_m, block_n, num_warps) -> tuple[int, int, int]:
-    """(block_m, block_n, num_warps): the knobs given, the rest picked by the row width."""
-    if block_n is None:
-        block_n = min(max(MIN_BLOCK_N, _next_pow2(n_cols)), TILE_ELEMENTS)
-    if block_m is None:
-        # Short rows: one program takes several, so that each still reads TILE_ELEMENTS.
-        block_m = min(max(1, TILE_ELEMENTS // block_n), _next_pow2(n_rows))
-    if num_warps is None:
-        num_warps = DEFAULT_NUM_WARPS
+def _check_per_thread(block_m: int, block_n: int, num_warps: int) -> None:
     per_thread = block_m * block_n // (32 * num_warps)
     if per_thread > MAX_PER_THREAD:
         raise ValueError(
@@ -126,7 +150,6 @@ def _plan(n_rows: int, n_cols: int, block_m, block_n, num_warps) -> tuple[int, i
             f"gives each thread {per_thread} elements, more than {MAX_PER_THREAD}; they would "
             "spill out of registers. Lower block_m or block_n, or raise num_warps"
         )
-    return block_m, block_n, num_warps
 
 
 def _check_tensor(name: str, t: object) -> None:
@@ -205,7 +228,8 @@ def row_reduce(
             "row_reduce: x requires grad, but this kernel has no backward; "
             "call it under torch.no_grad() or pass x.detach()"
         )
-    block_m, block_n, num_warps = _plan(n_rows, n_cols, block_m, block_n, num_warps)
+    block_m, block_n, num_warps = plan(n_rows, n_cols, block_m, block_n, num_warps)
+    _check_per_thread(block_m, block_n, num_warps)
     # A view with the neg bit (say c.conj().imag) stores -v and reads as v. The kernel
     # sees only memory, so negate it for real first.
     if x.is_neg():
@@ -241,19 +265,15 @@ def row_reduce(
     programs = (n_rows + block_m - 1) // block_m
     if programs > MAX_PROGRAMS:
         raise ValueError(f"row_reduce: {n_rows} rows need {programs} programs; raise block_m")
-    args = (x, out, n_rows, n_cols, x.stride(0), x.stride(1))
-    meta = {"IS_MAX": op == "max", "BLOCK_M": block_m, "BLOCK_N": block_n, "num_warps": num_warps}
     # Triton launches on the current device; if x is on another GPU, switch for the launch.
     # (Device -1 is the CPU, under the interpreter: nothing to switch.)
     if device < 0 or device == torch.cuda.current_device():
-        row_reduce_kernel[(programs,)](*args, **meta)
-    else:
-        with torch.cuda.device(device):
-            row_reduce_kernel[(programs,)](*args, **meta)
-    return out
+        return launch(x, op, out, block_m=block_m, block_n=block_n, num_warps=num_warps)
+    with torch.cuda.device(device):
+        return launch(x, op, out, block_m=block_m, block_n=block_n, num_warps=num_warps)
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

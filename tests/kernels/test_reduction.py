@@ -114,6 +114,17 @@ def test_every_tiling_covers_every_element(shape, block_m, block_n, num_warps, o
     check(out, x, op, seed)
 
 
+@pytest.mark.parametrize("op", OPS)
+def test_launch_alone_matches_the_reference(op):
+    """The launch section a lesson prints works on its own: the plan's tile, or the knobs."""
+    seed = fresh_seed()
+    x = rand((37, 300), scale=3.0)
+    check(red.launch(x, op), x, op, seed)
+    out = poisoned_out(x)
+    assert red.launch(x, op, out, block_n=16) is out  # block_m and num_warps from the plan
+    check(out, x, op, seed)
+
+
 @pytest.mark.parametrize("block_n", [None, 16], ids=["one-tile", "tiled"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_max_of_all_negative_ragged_rows(dtype, block_n):
@@ -474,7 +485,7 @@ def test_rejects_bad_inputs(make_x, error, match, monkeypatch):
     ids=["256-columns", "65536-columns", "one-column", "few-rows"],
 )
 def test_default_plan_is_the_one_the_page_describes(n_rows, n_cols, plan):
-    assert red._plan(n_rows, n_cols, None, None, None) == plan
+    assert red.plan(n_rows, n_cols) == plan
     block_m, block_n, num_warps = plan
     assert block_m * block_n == red.TILE_ELEMENTS or n_rows < red.TILE_ELEMENTS // block_n
     assert block_m * block_n // (32 * num_warps) <= red.MAX_PER_THREAD

@@ -63,7 +63,7 @@ def dot_kernel(
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
+# --8<-- [start:launch]
 # Input dtype -> output dtype. Every product is accumulated in float32 and rounded once;
 # float8 results come back as bfloat16, as fp8 matmuls commonly hand them on.
 OUT_DTYPE = {
@@ -72,6 +72,33 @@ OUT_DTYPE = {
     torch.bfloat16: torch.bfloat16,
     torch.float8_e4m3fn: torch.bfloat16,
 }
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
+
+
+def launch(a, b, out=None, *, input_precision=None, block_m=64, block_n=64, block_k=32,
+           num_warps=4, num_stages=3):  # fmt: skip
+    """``out = a @ b`` for 2-D ``a`` (M, K) and ``b`` (K, N) of one dtype on the current
+    device, into ``out`` (new if None); no checks. ``input_precision`` None is tl.dot's
+    default (tf32 for float32 inputs)."""
+    (M, K), N = a.shape, b.shape[1]
+    if out is None:
+        out = torch.empty((M, N), dtype=OUT_DTYPE[a.dtype], device=a.device)
+    grid = ((M + block_m - 1) // block_m, (N + block_n - 1) // block_n)  # a program per tile
+    dot_kernel[grid](
+        a, b, out, M, N, K, *a.stride(), *b.stride(), *out.stride(),
+        INPUT_PRECISION=input_precision,
+        UPCAST=_INTERPRET and a.dtype == torch.bfloat16,  # see the kernel
+        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
+        num_warps=num_warps, num_stages=num_stages,
+    )  # fmt: skip
+    return out
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
 FP32_PRECISIONS = ("ieee", "tf32", "tf32x3")  # what tl.dot offers for float32 tiles
 # The precision classes lesson 05 compares: name -> (input dtype, input_precision).
 PRECISIONS = {
@@ -89,8 +116,6 @@ MAX_NUM_WARPS, MAX_NUM_STAGES = 16, 8
 MAX_ACC_PER_THREAD = 128  # BLOCK_M * BLOCK_N / (32 * num_warps) float32 registers
 MAX_GRID_Y = 65535  # CUDA's limit on the second grid axis (tile columns)
 
-# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
-_INTERPRET = bool(triton.knobs.runtime.interpret)
 _CAPABILITY: dict[int, tuple[int, int]] = {}
 
 
@@ -210,8 +235,14 @@ def dot(
         raise TypeError(f"dot: a has dtype {a.dtype}; supported: {tuple(OUT_DTYPE)}")
     if b.dtype != a.dtype:
         raise TypeError(f"dot: b has dtype {b.dtype}, but a has {a.dtype}")
-    knobs = dict(block_m=block_m, block_n=block_n, block_k=block_k)
-    _check_knobs({**knobs, "num_warps": num_warps, "num_stages": num_stages}, a.dtype)
+    knobs = dict(
+        block_m=block_m,
+        block_n=block_n,
+        block_k=block_k,
+        num_warps=num_warps,
+        num_stages=num_stages,
+    )
+    _check_knobs(knobs, a.dtype)
     # --8<-- [start:precision]
     if a.dtype == torch.float32:
         if input_precision is None:
@@ -265,26 +296,16 @@ def dot(
     if M == 0 or N == 0:
         return out
 
-    grid = (-(-M // block_m), -(-N // block_n))  # one program per output tile
-    args = (a, b, out, M, N, K, *a.stride(), *b.stride(), *out.stride())
-    meta = dict(
-        INPUT_PRECISION=input_precision,
-        UPCAST=_INTERPRET and a.dtype == torch.bfloat16,
-        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
-        num_warps=num_warps, num_stages=num_stages,
-    )  # fmt: skip
     try:
         if device < 0 or device == torch.cuda.current_device():
-            dot_kernel[grid](*args, **meta)
-        else:  # Triton launches on the current device: switch to a's for the launch
-            with torch.cuda.device(device):
-                dot_kernel[grid](*args, **meta)
+            return launch(a, b, out, input_precision=input_precision, **knobs)
+        with torch.cuda.device(device):  # Triton launches on the current device: switch to a's
+            return launch(a, b, out, input_precision=input_precision, **knobs)
     except triton.runtime.errors.OutOfResources as exc:
         raise ValueError(f"dot: these blocks and stages do not fit this GPU: {exc}") from exc
-    return out
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

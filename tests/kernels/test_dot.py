@@ -99,6 +99,15 @@ def test_matches_reference(m, n, k, precision):
     assert_matches(out, precision, a, b, msg=f"seed={seed}")
 
 
+@pytest.mark.parametrize("precision", precisions("ieee", "bf16"))
+def test_launch_alone_matches_the_reference(precision):
+    """The launch section a lesson prints works on its own, with its default tile too."""
+    seed = fresh_seed()
+    a, b = operands(precision, (70, 33), (33, 65))
+    out = kd.launch(a, b, input_precision=kd.PRECISIONS[precision][1])
+    assert_matches(out, precision, a, b, msg=f"seed={seed}")
+
+
 @pytest.mark.parametrize("precision", precisions())
 def test_reference_rounds_once_to_the_output_dtype(precision):
     a, b = operands(precision, (3, 5), (5, 4))

@@ -40,8 +40,32 @@ def fma_chains_kernel(
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
+# --8<-- [start:launch]
 UNROLL = 16  # FMAs per element per trip round the loop
+
+
+def launch(x, scale, iters, *, block=1024, num_warps=4):
+    """``iters * UNROLL`` steps of ``a <- fma(a, scale, x)`` from ``a = x``, for every element
+    of a contiguous float32 ``x`` on the current device; no checks."""
+    out = torch.empty_like(x)
+    n = x.numel()
+    grid = ((n + block - 1) // block,)  # enough programs to cover every element
+    fma_chains_kernel[grid](x, out, n, float(scale), iters, BLOCK=block, UNROLL=UNROLL,
+                            num_warps=num_warps)  # fmt: skip
+    return out
+
+
+# --8<-- [end:launch]
+
+
+def flops(n_elements: int, iters: int) -> int:
+    """FLOPs that ``fma_chains`` does on ``n_elements`` elements: 2 per FMA (a multiply
+    and an add), ``iters * UNROLL`` FMAs per element. Masked-off lanes of a ragged last
+    tile also compute, but are not counted."""
+    return 2 * n_elements * iters * UNROLL
+
+
+# --8<-- [start:checks]
 MIN_BLOCK, MAX_BLOCK = 32, 8192  # elements per program; a power of two
 MAX_NUM_WARPS = 32
 MAX_PER_THREAD = 64  # independent chains per thread; more costs registers, not speed
@@ -50,13 +74,6 @@ MAX_PROGRAMS = 2**31 - 1
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
-
-
-def flops(n_elements: int, iters: int) -> int:
-    """FLOPs that ``fma_chains`` does on ``n_elements`` elements: 2 per FMA (a multiply
-    and an add), ``iters * UNROLL`` FMAs per element. Masked-off lanes of a ragged last
-    tile also compute, but are not counted."""
-    return 2 * n_elements * iters * UNROLL
 
 
 def _check_int(name: str, value: object, lo: int, hi: int, power_of_two: bool) -> None:
@@ -120,26 +137,21 @@ def fma_chains(
     if x.is_neg():  # a view that stores -v and reads as v: the kernel sees only memory
         x = x.resolve_neg()
 
-    out = torch.empty_like(x)
     n = x.numel()
     if n == 0:
-        return out
+        return torch.empty_like(x)
     programs = (n + block - 1) // block
     if programs > MAX_PROGRAMS:
         raise ValueError(f"fma_chains: {n} elements need {programs} programs; raise block")
-    args = (x, out, n, float(scale), iters)
-    meta = dict(BLOCK=block, UNROLL=UNROLL, num_warps=num_warps)
     # Triton launches on the current device; if x is on another GPU, switch for the launch.
     device = x.get_device()  # -1 for a CPU tensor (interpreter): nothing to switch
     if device < 0 or device == torch.cuda.current_device():
-        fma_chains_kernel[(programs,)](*args, **meta)
-    else:
-        with torch.cuda.device(device):
-            fma_chains_kernel[(programs,)](*args, **meta)
-    return out
+        return launch(x, scale, iters, block=block, num_warps=num_warps)
+    with torch.cuda.device(device):
+        return launch(x, scale, iters, block=block, num_warps=num_warps)
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

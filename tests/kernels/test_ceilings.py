@@ -49,6 +49,12 @@ def test_knobs_do_not_change_the_result(block, num_warps):
     assert torch.equal(out, (1 + 2 * cl.UNROLL) * x)
 
 
+def test_launch_alone_does_the_same_fmas():
+    """The launch section works on its own, with its default block and warps."""
+    x = small_integers(3000)
+    assert torch.equal(cl.launch(x, 1.0, 2), (1 + 2 * cl.UNROLL) * x)
+
+
 def test_empty_and_zero_dim():
     assert cl.fma_chains(torch.empty(0, device=DEVICE), 1.0, 3).numel() == 0
     x = torch.tensor(3.0, device=DEVICE)

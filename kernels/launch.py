@@ -20,7 +20,17 @@ def empty_kernel(ptr, n_elements, BLOCK: tl.constexpr):
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
+# --8<-- [start:launch]
+def launch(t):
+    """Launch ``empty_kernel`` once, on one program, with ``t`` as its pointer argument;
+    no checks."""
+    empty_kernel[(1,)](t, t.numel(), BLOCK=128)
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
 
@@ -46,10 +56,10 @@ def launch_empty(t: torch.Tensor) -> None:
     # (get_device() is -1 for the CPU, under the interpreter: nothing to switch.)
     device = t.get_device()
     if device < 0 or device == torch.cuda.current_device():
-        empty_kernel[(1,)](t, t.numel(), BLOCK=128)
+        launch(t)
     else:
         with torch.cuda.device(device):
-            empty_kernel[(1,)](t, t.numel(), BLOCK=128)
+            launch(t)
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]

@@ -22,6 +22,13 @@ def test_empty_kernel_launches_and_leaves_memory_alone(shape, dtype, monkeypatch
     assert torch.equal(t, before), f"seed={seed}"
 
 
+def test_launch_alone_launches_one_program(monkeypatch):
+    spy = LaunchSpy(launch.empty_kernel)
+    monkeypatch.setattr(launch, "empty_kernel", spy)
+    assert launch.launch(torch.zeros(7, device=DEVICE)) is None
+    assert len(spy.devices) == 1
+
+
 @requires_two_gpus
 def test_launches_on_the_tensors_gpu_when_another_is_current(monkeypatch):
     spy = LaunchSpy(launch.empty_kernel, expect_device=1)

@@ -55,11 +55,38 @@ def silu_mul_bwd_kernel(dy_ptr, a_ptr, b_ptr, da_ptr, db_ptr, n_elements, BLOCK:
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
-SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+# --8<-- [start:launch]
 BLOCK = 1024  # elements per program
-MAX_ELEMENTS = (2**31 - 1) * BLOCK  # a 1-D grid holds at most 2**31 - 1 programs
 
+
+def launch_forward(a, b):
+    """``silu(a) * b`` for contiguous ``a`` and ``b`` of one shape, dtype and device (the
+    current one); no checks."""
+    out = torch.empty_like(a)
+    n = a.numel()
+    # wrap_triton: under torch.compile this launch becomes a node of the graph that
+    # Inductor can see and schedule; called eagerly it is the plain launch.
+    torch.library.wrap_triton(silu_mul_fwd_kernel)[((n + BLOCK - 1) // BLOCK,)](
+        a, b, out, n, BLOCK=BLOCK
+    )
+    return out
+
+
+def launch_backward(dy, a, b):
+    """``(da, db)``, the gradients of ``silu(a) * b`` for the gradient ``dy`` of its
+    output, all contiguous, of one shape, dtype and device (the current one); no checks."""
+    da, db = torch.empty_like(a), torch.empty_like(b)
+    n = a.numel()
+    torch.library.wrap_triton(silu_mul_bwd_kernel)[((n + BLOCK - 1) // BLOCK,)](
+        dy, a, b, da, db, n, BLOCK=BLOCK
+    )
+    return da, db
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:operator]
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
 
@@ -73,43 +100,37 @@ def _on_device(device: int, fn, *args):
         return fn(*args)
 
 
-def _launch_forward(a, b, out):
-    n = a.numel()
-    # wrap_triton: under torch.compile this launch becomes a node of the graph that
-    # Inductor can see and schedule; called eagerly it is the plain launch.
-    torch.library.wrap_triton(silu_mul_fwd_kernel)[((n + BLOCK - 1) // BLOCK,)](
-        a, b, out, n, BLOCK=BLOCK
-    )
-
-
-def _launch_backward(dy, a, b, da, db):
-    n = a.numel()
-    torch.library.wrap_triton(silu_mul_bwd_kernel)[((n + BLOCK - 1) // BLOCK,)](
-        dy, a, b, da, db, n, BLOCK=BLOCK
-    )
-
-
 # The operator's body sees real tensors when called eagerly, and fake ones (shapes, no
 # data) when torch.compile traces it; with wrap_triton, the launch is then recorded, not
 # run. Inputs arrive checked by silu_mul() and contiguous.
 @torch.library.triton_op("book::silu_mul", mutates_args=())
 def silu_mul_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    out = torch.empty_like(a)
-    if a.numel():
-        _on_device(a.get_device(), _launch_forward, a, b, out)
-    return out
+    if a.numel() == 0:
+        return torch.empty_like(a)
+    return _on_device(a.get_device(), launch_forward, a, b)
 
 
 @torch.library.triton_op("book::silu_mul_backward", mutates_args=())
 def silu_mul_backward_op(
     dy: torch.Tensor, a: torch.Tensor, b: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    da, db = torch.empty_like(a), torch.empty_like(b)
-    if a.numel():
-        _on_device(a.get_device(), _launch_backward, dy, a, b, da, db)
-    return da, db
+    if a.numel() == 0:
+        return torch.empty_like(a), torch.empty_like(b)
+    return _on_device(a.get_device(), launch_backward, dy, a, b)
 
 
+if _INTERPRET:
+    # Under the interpreter, wrap_triton hands back the bare kernel, which would run on
+    # torch.compile's fake tensors and fail on their missing data. A shape function stands
+    # in for the body there; on a GPU, triton_op traces the body itself.
+    silu_mul_op.register_fake(lambda a, b: torch.empty_like(a))
+    silu_mul_backward_op.register_fake(lambda dy, a, b: (torch.empty_like(a), torch.empty_like(b)))
+
+
+# --8<-- [end:operator]
+
+
+# --8<-- [start:autograd]
 def _setup_context(ctx, inputs, output):
     a, b = inputs
     # Save the inputs, not sigmoid(a): the backward recomputes it (see the kernel).
@@ -124,12 +145,13 @@ def _backward(ctx, dy):
 
 silu_mul_op.register_autograd(_backward, setup_context=_setup_context)
 
-if _INTERPRET:
-    # Under the interpreter, wrap_triton hands back the bare kernel, which would run on
-    # torch.compile's fake tensors and fail on their missing data. A shape function stands
-    # in for the body there; on a GPU, triton_op traces the body itself.
-    silu_mul_op.register_fake(lambda a, b: torch.empty_like(a))
-    silu_mul_backward_op.register_fake(lambda dy, a, b: (torch.empty_like(a), torch.empty_like(b)))
+
+# --8<-- [end:autograd]
+
+
+# --8<-- [start:checks]
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+MAX_ELEMENTS = (2**31 - 1) * BLOCK  # a 1-D grid holds at most 2**31 - 1 programs
 
 
 def silu_mul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -170,7 +192,7 @@ def silu_mul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return silu_mul_op(a, b)
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

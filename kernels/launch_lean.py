@@ -38,16 +38,70 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
+# --8<-- [start:launch]
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
+
+
+class LeanLaunch:
+    """``out = x + y`` launched once through Triton's full path, then by the compiled
+    kernel's launcher alone: ``launch(xp, yp, op)`` on data pointers (ints) of tensors like
+    the first ones, on the device that was current then. No checks."""
+
+    def __init__(self, x, y, out, *, block: int = 1024, num_warps: int = 4):
+        self.device, self.n = x.get_device(), x.numel()
+        self.block, self.num_warps = block, num_warps
+        self.grid = max(1, (self.n + block - 1) // block)
+        # The full path compiles the kernel (or finds it in the cache) for these arguments'
+        # types and properties, launches it, and returns it.
+        compiled = add_kernel[(self.grid,)](x, y, out, self.n, BLOCK=block, num_warps=num_warps)
+        self.launcher = None  # the interpreter compiles nothing: LeanAdd launches through it
+        if not _INTERPRET:
+            # The launcher: a small Python function around the C entry that calls
+            # cuLaunchKernelEx. Its arguments, in the order triton's own launch passes them.
+            self.launcher = compiled.run
+            self.function, self.metadata = compiled.function, compiled.packed_metadata
+            # The raw stream handle of the current stream (torch's, as triton reads it):
+            # a launch inside torch.cuda.stream(s) or a graph capture goes to that stream.
+            self.stream_of = triton.runtime.driver.active.get_current_stream
+
+    def launch(self, xp: int, yp: int, op: int) -> None:
+        # Grid, stream, the kernel's handle and metadata, no launch-metadata or hooks, then
+        # the kernel's arguments, constexprs included. Pointers go as plain ints: the
+        # launcher would otherwise call data_ptr() and ask the driver about each one.
+        self.launcher(
+            self.grid, 1, 1, self.stream_of(self.device), self.function, self.metadata,
+            None, None, None, xp, yp, op, self.n, self.block,
+        )  # fmt: skip
+
+
+def graphed(fn, warmup: int = 3) -> torch.cuda.CUDAGraph:
+    """A CUDA graph of one call of ``fn()``: ``graph.replay()`` then repeats its launches
+    with no Python and no checks, on the tensors ``fn`` used when it was captured (copy
+    new inputs into them). Warm-up calls run first on a side stream, as capture requires,
+    so that nothing compiles during capture."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(warmup):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return graph
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 MIN_BLOCK, MAX_BLOCK = 4, 65536  # as vector_add: a power of two
 MAX_NUM_WARPS = 32
 MAX_PER_THREAD = 512  # elements per thread; more takes the compiler minutes (lesson 04)
 MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
 ALIGN = 16  # bytes: Triton specialises a pointer argument on being a multiple of 16
-
-# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
-_INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
 def _validate(x, y, out, block, num_warps) -> None:
@@ -96,7 +150,7 @@ def _validate(x, y, out, block, num_warps) -> None:
         raise ValueError(f"LeanAdd: {x.numel()} elements need too many programs; raise block")
 
 
-class LeanAdd:
+class LeanAdd(LeanLaunch):
     """``out = x + y`` for tensors of one dtype, shape and device, checked in full once.
 
     ``LeanAdd(x, y, out)`` validates as ``vector_add`` does (``out`` required: the lean
@@ -112,26 +166,12 @@ class LeanAdd:
 
     def __init__(self, x, y, out, *, block: int = 1024, num_warps: int = 4):
         _validate(x, y, out, block, num_warps)
-        self.dtype, self.shape, self.device = x.dtype, x.shape, x.get_device()
-        self.n, self.block, self.nbytes = x.numel(), block, x.nbytes
-        self.grid = max(1, (self.n + block - 1) // block)
-        # The first launch goes through Triton's full path: it compiles the kernel (or
-        # finds it in the cache) for these arguments' types and properties, and returns it.
-        with _on(self.device):
+        self.dtype, self.shape, self.nbytes = x.dtype, x.shape, x.nbytes
+        with _on(x.get_device()):
             torch.autograd.graph.increment_version(out)
-            compiled = add_kernel[(self.grid,)](x, y, out, self.n, BLOCK=block, num_warps=num_warps)
+            super().__init__(x, y, out, block=block, num_warps=num_warps)  # the first launch
         # Pointers that were multiples of 16 were compiled for: later ones must be too.
         self.aligned = all(t.data_ptr() % ALIGN == 0 for t in (x, y, out))
-        self.launcher = None
-        if not _INTERPRET:  # the interpreter compiles nothing: launch through it each call
-            # The launcher: a small Python function around the C entry that calls
-            # cuLaunchKernelEx. Its arguments, in the order triton's own launch passes them.
-            self.launcher = compiled.run
-            self.function, self.metadata = compiled.function, compiled.packed_metadata
-            # The raw stream handle of the current stream (torch's, as triton reads it):
-            # a launch inside torch.cuda.stream(s) or a graph capture goes to that stream.
-            self.stream_of = triton.runtime.driver.active.get_current_stream
-        self.num_warps = num_warps
 
     def __call__(self, x, y, out):
         try:  # a non-tensor fails on the first attribute; the slow path says which
@@ -178,19 +218,10 @@ class LeanAdd:
             return out
         if device != torch.cuda.current_device():
             with torch.cuda.device(device):
-                self._launch(xp, yp, op)
+                self.launch(xp, yp, op)
         else:
-            self._launch(xp, yp, op)
+            self.launch(xp, yp, op)
         return out
-
-    def _launch(self, xp: int, yp: int, op: int) -> None:
-        # Grid, stream, the kernel's handle and metadata, no launch-metadata or hooks, then
-        # the kernel's arguments, constexprs included. Pointers go as plain ints: the
-        # launcher would otherwise call data_ptr() and ask the driver about each one.
-        self.launcher(
-            self.grid, 1, 1, self.stream_of(self.device), self.function, self.metadata,
-            None, None, None, xp, yp, op, self.n, self.block,
-        )  # fmt: skip
 
     def _refuse(self, x, y, out) -> None:
         """Raise the error that says what is wrong with these arguments."""
@@ -216,24 +247,7 @@ class _on:
             self.guard.__exit__(*exc)
 
 
-def graphed(fn, warmup: int = 3) -> torch.cuda.CUDAGraph:
-    """A CUDA graph of one call of ``fn()``: ``graph.replay()`` then repeats its launches
-    with no Python and no checks, on the tensors ``fn`` used when it was captured (copy
-    new inputs into them). Warm-up calls run first on a side stream, as capture requires,
-    so that nothing compiles during capture."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(warmup):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    return graph
-
-
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

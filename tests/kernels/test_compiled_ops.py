@@ -62,6 +62,17 @@ def test_reference_is_the_formula():
     torch.testing.assert_close(co.reference(a, b), expected.float())
 
 
+def test_launches_alone_give_the_operators_results():
+    """The launch section works on its own: the same bits as the operator, both ways."""
+    seed = fresh_seed()
+    a, b, dy = (rand((3, 1029), scale=3.0) for _ in range(3))
+    assert torch.equal(co.launch_forward(a, b), co.silu_mul_op(a, b)), f"seed={seed}"
+    for got, want in zip(
+        co.launch_backward(dy, a, b), co.silu_mul_backward_op(dy, a, b), strict=True
+    ):
+        assert torch.equal(got, want), f"seed={seed}"
+
+
 def test_empty_input_gives_empty_results():
     a = torch.empty(0, 7, device=DEVICE)
     y, da, db = forward_backward(a, a.clone(), a.clone())

@@ -49,7 +49,7 @@ def run(ceilings: dict) -> list[dict]:
         ("torch_add", "torch.add(out=)", functools.partial(torch.add, x, y, out=out)),
         ("wrapper", "vector_add wrapper", functools.partial(va.vector_add, x, y, out)),
         ("lean", "LeanAdd call", functools.partial(lean, x, y, out)),
-        ("launcher", "launcher alone, no checks", functools.partial(lean._launch, xp, yp, op)),
+        ("launcher", "launcher alone, no checks", functools.partial(lean.launch, xp, yp, op)),
         ("graph", "CUDA graph replay of one LeanAdd call", graph.replay),
     ]
     benchlib.warm_up()

@@ -24,10 +24,6 @@ import triton.language as tl
 # Fixed tile: this file is about choosing SPLIT_K, not the tile (lesson 09 tunes tiles).
 BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
 MAX_SPLIT_K = 8
-SUPPORTED_DTYPES = (torch.float16, torch.float32)
-
-# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
-_INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
 # --8<-- [start:kernel]
@@ -102,6 +98,35 @@ split_k_heuristic = triton.heuristics(values={"SPLIT_K": split_k_for})(split_k_k
 # --8<-- [end:heuristics]
 
 
+# --8<-- [start:launch]
+def launch(a, b, *, tuning="heuristics"):
+    """``a @ b`` in a new float32 ``c``, for 2-D ``a`` and ``b`` of one dtype on the current
+    device, SPLIT_K chosen by ``split_k_heuristic`` or (``tuning="autotune"``) timed by
+    ``split_k_autotuned``; no checks."""
+    (M, K), N = a.shape, b.shape[1]
+    # Zeros, not empty: the kernel adds its partial sums into c.
+    c = torch.zeros((M, N), dtype=torch.float32, device=a.device)
+    kernel = split_k_heuristic if tuning == "heuristics" else split_k_autotuned
+    tiles = ((M + BLOCK_M - 1) // BLOCK_M) * ((N + BLOCK_N - 1) // BLOCK_N)
+    # The grid depends on SPLIT_K, which the heuristic or the autotuner decides: a function
+    # of the meta-parameters, called once they are known.
+    kernel[lambda meta: (tiles, meta["SPLIT_K"])](
+        a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride(),
+        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
+    )  # fmt: skip
+    return c
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
+SUPPORTED_DTYPES = (torch.float16, torch.float32)
+
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
+
+
 def _check(name: str, t: object) -> None:
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"split_k_matmul: {name} must be a torch.Tensor, got {type(t).__name__}")
@@ -125,7 +150,6 @@ def _check(name: str, t: object) -> None:
         )
 
 
-# --8<-- [start:wrapper]
 def split_k_matmul(a: torch.Tensor, b: torch.Tensor, *, tuning: str = "heuristics") -> torch.Tensor:
     """Return ``a @ b`` in float32 for 2-D ``a`` (M, K) and ``b`` (K, N) of one dtype
     (float16 or float32; float32 goes through TF32 on a GPU) on one device, any strides.
@@ -146,27 +170,18 @@ def split_k_matmul(a: torch.Tensor, b: torch.Tensor, *, tuning: str = "heuristic
         raise ValueError(f"split_k_matmul: b has shape {tuple(b.shape)}, but a has {K} columns")
     if b.device != a.device:
         raise ValueError(f"split_k_matmul: b is on {b.device}, but a is on {a.device}")
-    # Zeros, not empty: the kernel adds its partial sums into c.
-    c = torch.zeros((M, N), dtype=torch.float32, device=a.device)
-    if M == 0 or N == 0 or K == 0:
-        return c
-    kernel = split_k_heuristic if tuning == "heuristics" else split_k_autotuned
-    tiles = -(-M // BLOCK_M) * -(-N // BLOCK_N)
-
-    def grid(meta):
-        return (tiles, meta["SPLIT_K"])
-
-    args = (a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride())
-    blocks = {"BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K}
-    if a.is_cuda:
-        with torch.cuda.device(a.device):  # Triton launches on the current device
-            kernel[grid](*args, **blocks)
-    else:
-        kernel[grid](*args, **blocks)
-    return c
+    if M == 0 or N == 0 or K == 0:  # nothing to add up: the product is zeros
+        return torch.zeros((M, N), dtype=torch.float32, device=a.device)
+    # Triton launches on the current device; if a is on another GPU, switch for the launch.
+    # (Device -1 is the CPU, under the interpreter: nothing to switch.)
+    device = a.get_device()
+    if device < 0 or device == torch.cuda.current_device():
+        return launch(a, b, tuning=tuning)
+    with torch.cuda.device(device):
+        return launch(a, b, tuning=tuning)
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

@@ -98,6 +98,13 @@ def test_reads_transposed_operands_in_place():
     assert_matches(tu.split_k_matmul(a, b), a, b, msg=f"seed={seed}")
 
 
+def test_launch_alone_matches_reference():
+    """The launch section works on its own (heuristic SPLIT_K: no GPU needed)."""
+    seed = fresh_seed()
+    a, b = rand((64, 2100), torch.float16), rand((2100, 30), torch.float16)
+    assert_matches(tu.launch(a, b), a, b, msg=f"seed={seed}")
+
+
 @pytest.mark.parametrize("m, n, k", [(0, 4, 5), (4, 0, 5), (4, 5, 0)])
 def test_empty_shapes_give_zeros(m, n, k):
     c = tu.split_k_matmul(rand((m, k)), rand((k, n)))

@@ -298,9 +298,15 @@ def dot(
 
     try:
         if device < 0 or device == torch.cuda.current_device():
-            return launch(a, b, out, input_precision=input_precision, **knobs)
+            return launch(
+                a, b, out, input_precision=input_precision, block_m=block_m, block_n=block_n,
+                block_k=block_k, num_warps=num_warps, num_stages=num_stages,
+            )  # fmt: skip
         with torch.cuda.device(device):  # Triton launches on the current device: switch to a's
-            return launch(a, b, out, input_precision=input_precision, **knobs)
+            return launch(
+                a, b, out, input_precision=input_precision, block_m=block_m, block_n=block_n,
+                block_k=block_k, num_warps=num_warps, num_stages=num_stages,
+            )  # fmt: skip
     except triton.runtime.errors.OutOfResources as exc:
         raise ValueError(f"dot: these blocks and stages do not fit this GPU: {exc}") from exc
 

@@ -9,9 +9,13 @@ one multiplication. It saves the logsumexp of every row for the backward. The ba
 recomputes the probabilities from that logsumexp instead of storing them: a small kernel
 computes ``delta = rowsum(dO * O)``, one kernel gives each program a block of keys and
 accumulates dK and dV over the query blocks, and one gives each program a block of
-queries and accumulates dQ over the key blocks. ``AttentionFunction`` ties them together
-for autograd; ``attention`` is the checked entry point. Lesson 12 of the book walks
-through this file.
+queries and accumulates dQ over the key blocks.
+
+Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan``, the
+tiles per head dimension, and ``launch_forward`` / ``launch_backward``, which allocate
+and launch without a check), ``checks`` (``attention``, the checked entry point),
+``autograd`` (``AttentionFunction``, which ties the launches together for autograd) and
+``reference``. Lesson 12 of the book walks through this file.
 
 Causal means what ``is_causal=True`` means in PyTorch: query i sees keys j <= i, counted
 from the top-left corner (``torch.tril(torch.ones(n_q, n_k))``) also when n_q != n_k.
@@ -381,10 +385,7 @@ def attn_bwd_dq_kernel(
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
-SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)  # tl.dot on tensor cores
-HEAD_DIMS = (16, 32, 64, 128)  # powers of two: tl.arange needs one; tl.dot needs >= 16
-MAX_GRID_YZ = 65535  # heads and batch are the grid's 2nd and 3rd axes: CUDA's limit there
+# --8<-- [start:launch]
 LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
 
 # Tile sizes and launch settings per head dimension, one per kernel:
@@ -406,19 +407,23 @@ INTERPRETER_CONFIG = (16, 16, 1, 1)
 _INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
-def _config(table: dict, head_dim: int, config) -> tuple[int, int, int, int]:
-    if config is not None:
-        return config
-    return INTERPRETER_CONFIG if _INTERPRET else table[head_dim]
+def plan(head_dim: int, *, backward: bool = False) -> tuple:
+    """The tiles for ``head_dim``, each (BLOCK_M, BLOCK_N, num_warps, num_stages): the
+    forward's, or with ``backward``, the pair (dK/dV kernel's, dQ kernel's)."""
+    if _INTERPRET:
+        return (INTERPRETER_CONFIG, INTERPRETER_CONFIG) if backward else INTERPRETER_CONFIG
+    if backward:
+        return DKDV_CONFIG[head_dim], DQ_CONFIG[head_dim]
+    return FORWARD_CONFIG[head_dim]
 
 
 def _strides(t: torch.Tensor) -> tuple[int, int, int, int]:
     return t.stride(0), t.stride(1), t.stride(2), t.stride(3)
 
 
-def _forward(q, k, v, causal: bool, scale: float, config=None):
-    """o (B, H, n_q, d) in q's dtype and lse (B, H, n_q), float32, base 2.
-    ``config``: (BLOCK_M, BLOCK_N, num_warps, num_stages) instead of the table's."""
+def launch_forward(q, k, v, causal: bool, scale: float, config=None):
+    """o (B, H, n_q, d) in q's dtype and lse (B, H, n_q), float32, base 2; no checks.
+    ``config``: (BLOCK_M, BLOCK_N, num_warps, num_stages) instead of ``plan``'s."""
     batch, heads, n_q, head_dim = q.shape
     n_k = k.shape[2]
     o = torch.empty((batch, heads, n_q, head_dim), dtype=q.dtype, device=q.device)
@@ -427,7 +432,7 @@ def _forward(q, k, v, causal: bool, scale: float, config=None):
         return o, lse
     if n_k == 0:  # no key at all: SDPA gives zeros (a softmax over nothing, made safe)
         return o.zero_(), lse.fill_(float("-inf"))
-    block_m, block_n, warps, stages = _config(FORWARD_CONFIG, head_dim, config)
+    block_m, block_n, warps, stages = plan(head_dim) if config is None else config
     grid = ((n_q + block_m - 1) // block_m, heads, batch)
     attn_fwd_kernel[grid](
         q, k, v, o, lse, *_strides(q), *_strides(k), *_strides(v), *_strides(o),
@@ -438,8 +443,11 @@ def _forward(q, k, v, causal: bool, scale: float, config=None):
     return o, lse
 
 
-def _backward(do, q, k, v, o, lse, causal: bool, scale: float, dkdv_config=None, dq_config=None):
-    """dq, dk, dv (contiguous, the inputs' dtype) from the upstream gradient ``do``."""
+def launch_backward(
+    do, q, k, v, o, lse, causal: bool, scale: float, dkdv_config=None, dq_config=None
+):
+    """dq, dk, dv (contiguous, the inputs' dtype) from the upstream gradient ``do``; no
+    checks. ``dkdv_config``, ``dq_config``: tiles instead of ``plan``'s."""
     batch, heads, n_q, head_dim = q.shape
     n_k = k.shape[2]
     dq = torch.empty((batch, heads, n_q, head_dim), dtype=q.dtype, device=q.device)
@@ -456,21 +464,34 @@ def _backward(do, q, k, v, o, lse, causal: bool, scale: float, dkdv_config=None,
         o, do, delta, *_strides(o), *_strides(do), n_q, heads,
         HEAD_DIM=head_dim, BLOCK_M=block, num_warps=4,
     )  # fmt: skip
+    if dkdv_config is None or dq_config is None:
+        planned_dkdv, planned_dq = plan(head_dim, backward=True)
+        dkdv_config = planned_dkdv if dkdv_config is None else dkdv_config
+        dq_config = planned_dq if dq_config is None else dq_config
     common = (*_strides(q), *_strides(k), *_strides(v), *_strides(do))
     numbers = (n_q, n_k, heads, scale * LOG2_E, scale)
-    block_m, block_n, warps, stages = _config(DKDV_CONFIG, head_dim, dkdv_config)
+    block_m, block_n, warps, stages = dkdv_config
     attn_bwd_dkdv_kernel[((n_k + block_n - 1) // block_n, heads, batch)](
         q, k, v, do, lse, delta, dk, dv, *common, *numbers,
         HEAD_DIM=head_dim, CAUSAL=causal, UPCAST=upcast,
         BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=stages,
     )  # fmt: skip
-    block_m, block_n, warps, stages = _config(DQ_CONFIG, head_dim, dq_config)
+    block_m, block_n, warps, stages = dq_config
     attn_bwd_dq_kernel[((n_q + block_m - 1) // block_m, heads, batch)](
         q, k, v, do, lse, delta, dq, *common, *numbers,
         HEAD_DIM=head_dim, CAUSAL=causal, UPCAST=upcast,
         BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=stages,
     )  # fmt: skip
     return dq, dk, dv
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
+SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)  # tl.dot on tensor cores
+HEAD_DIMS = (16, 32, 64, 128)  # powers of two: tl.arange needs one; tl.dot needs >= 16
+MAX_GRID_YZ = 65535  # heads and batch are the grid's 2nd and 3rd axes: CUDA's limit there
 
 
 def _on_device(device: int, fn, *args):
@@ -569,7 +590,7 @@ def attention(
     return AttentionFunction.apply(q, k, v, causal, float(scale))
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:autograd]
@@ -580,7 +601,7 @@ class AttentionFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, q, k, v, causal: bool, scale: float) -> torch.Tensor:
-        o, lse = _on_device(q.get_device(), _forward, q, k, v, causal, scale)
+        o, lse = _on_device(q.get_device(), launch_forward, q, k, v, causal, scale)
         ctx.save_for_backward(q, k, v, o, lse)
         ctx.causal, ctx.scale = causal, scale
         return o
@@ -596,7 +617,7 @@ class AttentionFunction(torch.autograd.Function):
         if do.dtype != q.dtype:
             do = do.to(q.dtype)
         dq, dk, dv = _on_device(
-            q.get_device(), _backward, do, q, k, v, o, lse, ctx.causal, ctx.scale
+            q.get_device(), launch_backward, do, q, k, v, o, lse, ctx.causal, ctx.scale
         )
         return dq, dk, dv, None, None
 

@@ -6,7 +6,13 @@ accumulating their product in float32 with ``tl.dot``; then it applies the optio
 epilogue (a bias per column, exact GELU) to the accumulator while it is still in
 registers, and stores the tile once. Programs visit the output tiles in "grouped" order,
 so that programs running at the same time share input tiles through the L2 cache.
-Lesson 09 of the book walks through this file.
+
+Sections, as in every kernel file of the book: ``kernel``, ``autotune`` (the configs the
+autotuner tries and the kernel behind ``@triton.autotune``), ``launch`` (the host code:
+arguments, grid, launch, no checks), ``checks`` (``matmul``, which refuses by name what
+the kernel cannot handle, then launches) and ``reference``. The autotuner, not the host
+code, picks the tiles, so this family has no ``plan``. Lesson 09 of the book walks
+through this file.
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter
 (``TRITON_INTERPRET=1`` set before this module is imported).
@@ -98,22 +104,12 @@ def matmul_kernel(
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
-SUPPORTED_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
-ACTIVATIONS = (None, "gelu")
-MAX_GROUP_M = 64  # GROUP_M is a compile-time constant: each value compiles its own kernel
-MIN_BLOCK, MAX_BLOCK = 16, 256  # tile sides; tl.dot needs each to be at least 16
-MAX_NUM_WARPS, MAX_NUM_STAGES = 16, 8
-# The float32 accumulator lives in registers: BLOCK_M * BLOCK_N / (32 * num_warps) per
-# thread. A thread has at most 255 registers, and the loads and addresses need some too:
-# 128 (128 x 256 on 8 warps, 128 x 128 on 4) is as far as the configs below go.
-MAX_ACC_PER_THREAD = 128
-
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
-def _config(block_m: int, block_n: int, block_k: int, num_warps: int, num_stages: int):
+def make_config(block_m: int, block_n: int, block_k: int, num_warps: int, num_stages: int):
+    """A ``triton.Config`` of ``matmul_kernel``: its three tile sides, warps and stages."""
     kwargs = {"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k}
     return triton.Config(kwargs, num_warps=num_warps, num_stages=num_stages)
 
@@ -123,20 +119,20 @@ def _config(block_m: int, block_n: int, block_k: int, num_warps: int, num_stages
 # large matrices, smaller ones for small or thin ones. Shared memory per config (fp16):
 # 144 KiB for the first two, 192 KiB for the third; see shared_memory_bytes.
 CONFIGS = [
-    _config(128, 256, 64, 8, 3),
-    _config(256, 128, 64, 8, 3),
-    _config(128, 256, 64, 8, 4),
-    _config(128, 128, 64, 4, 4),
-    _config(64, 256, 32, 4, 4),
-    _config(128, 64, 64, 4, 4),
-    _config(64, 128, 64, 4, 4),
-    _config(64, 64, 128, 4, 4),
+    make_config(128, 256, 64, 8, 3),
+    make_config(256, 128, 64, 8, 3),
+    make_config(128, 256, 64, 8, 4),
+    make_config(128, 128, 64, 4, 4),
+    make_config(64, 256, 32, 4, 4),
+    make_config(128, 64, 64, 4, 4),
+    make_config(64, 128, 64, 4, 4),
+    make_config(64, 64, 128, 4, 4),
 ]
 # Used when no config above fits the GPU's shared memory (float32 on a small GPU).
-FALLBACK_CONFIG = _config(64, 64, 32, 4, 2)
+FALLBACK_CONFIG = make_config(64, 64, 32, 4, 2)
 # The interpreter runs every program one after another on the CPU: one small config, so
 # that a test needs no tuning and still sees several tiles, K steps and ragged edges.
-INTERPRETER_CONFIG = _config(32, 16, 16, 4, 1)
+INTERPRETER_CONFIG = make_config(32, 16, 16, 4, 1)
 
 
 def shared_memory_bytes(config: triton.Config, element_size: int) -> int:
@@ -161,7 +157,7 @@ def shared_memory_limit(device: int) -> int | None:
     return _SMEM_LIMITS[device]
 
 
-def _configs_that_fit(configs, named_args, **kwargs):
+def configs_that_fit(configs, named_args, **kwargs):
     # The autotuner's early_config_prune: drop configs this GPU cannot hold, instead of
     # compiling them only to fail with "out of resources".
     a = named_args["a_ptr"]
@@ -177,9 +173,56 @@ def _configs_that_fit(configs, named_args, **kwargs):
 matmul_autotuned = triton.autotune(
     configs=[INTERPRETER_CONFIG] if _INTERPRET else CONFIGS,
     key=["M", "N", "K", "GROUP_M", "HAS_BIAS", "ACTIVATION"],
-    prune_configs_by={"early_config_prune": _configs_that_fit},
+    prune_configs_by={"early_config_prune": configs_that_fit},
 )(matmul_kernel)
 # --8<-- [end:autotune]
+
+
+# --8<-- [start:launch]
+def launch(a, b, out=None, bias=None, activation=None, *, group_m: int = 8, config=None):
+    """``out = activation(a @ b + bias)`` for 2-D ``a`` (M, K) and ``b`` (K, N) of one
+    dtype and device, any strides, ``out`` (M, N) or None for a new one; M, N >= 1; no
+    checks. ``config``: None lets the autotuner pick the tiles, or one ``triton.Config``."""
+    (M, K), N = a.shape, b.shape[1]
+    if out is None:
+        out = torch.empty((M, N), dtype=a.dtype, device=a.device)
+    # With no bias, any pointer will do for bias_ptr: the kernel never reads it.
+    args = (a, b, out, out if bias is None else bias, M, N, K, *a.stride(), *b.stride())
+    args += (*out.stride(), 0 if bias is None else bias.stride(0))
+    flags = {
+        "HAS_BIAS": bias is not None,
+        "ACTIVATION": activation,
+        "GROUP_M": group_m,
+        "UPCAST": _INTERPRET and a.dtype == torch.bfloat16,
+    }
+    if config is None:
+        # One program per output tile; the tile size is the autotuner's choice.
+        def grid(meta):
+            return (-(-M // meta["BLOCK_M"]) * -(-N // meta["BLOCK_N"]),)
+
+        matmul_autotuned[grid](*args, **flags)
+    else:
+        kw = config.kwargs
+        grid = (-(-M // kw["BLOCK_M"]) * -(-N // kw["BLOCK_N"]),)
+        matmul_kernel[grid](
+            *args, **flags, **kw, num_warps=config.num_warps, num_stages=config.num_stages
+        )
+    return out
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
+SUPPORTED_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+ACTIVATIONS = (None, "gelu")
+MAX_GROUP_M = 64  # GROUP_M is a compile-time constant: each value compiles its own kernel
+MIN_BLOCK, MAX_BLOCK = 16, 256  # tile sides; tl.dot needs each to be at least 16
+MAX_NUM_WARPS, MAX_NUM_STAGES = 16, 8
+# The float32 accumulator lives in registers: BLOCK_M * BLOCK_N / (32 * num_warps) per
+# thread. A thread has at most 255 registers, and the loads and addresses need some too:
+# 128 (128 x 256 on 8 warps, 128 x 128 on 4) is as far as the configs below go.
+MAX_ACC_PER_THREAD = 128
 
 
 def _check_tensor(name: str, t: object) -> None:
@@ -263,7 +306,6 @@ def _check_config(config: object) -> None:
         )
 
 
-# --8<-- [start:entry]
 def matmul(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -370,46 +412,22 @@ def matmul(
     if M == 0 or N == 0:
         return out
 
-    # With no bias, any pointer will do for bias_ptr: the kernel never reads it.
-    args = (a, b, out, out if bias is None else bias, M, N, K, *a.stride(), *b.stride())
-    args += (*out.stride(), 0 if bias is None else bias.stride(0))
-    flags = {
-        "HAS_BIAS": bias is not None,
-        "ACTIVATION": activation,
-        "GROUP_M": group_m,
-        "UPCAST": _INTERPRET and a.dtype == torch.bfloat16,
-    }
-    if device < 0 or device == torch.cuda.current_device():
-        _launch(config, M, N, args, flags)
-    else:
-        # Triton launches on the current device; if a is on another GPU, switch for it.
-        with torch.cuda.device(device):
-            _launch(config, M, N, args, flags)
+    try:
+        if device < 0 or device == torch.cuda.current_device():
+            launch(a, b, out, bias, activation, group_m=group_m, config=config)
+        else:
+            # Triton launches on the current device; if a is on another GPU, switch for it.
+            with torch.cuda.device(device):
+                launch(a, b, out, bias, activation, group_m=group_m, config=config)
+    except triton.runtime.errors.OutOfResources as exc:
+        if config is None:  # the autotuner drops what does not fit; this is something else
+            raise
+        # The shared memory estimate above was short.
+        raise ValueError(f"matmul: config does not fit this GPU: {exc}") from exc
     return out
 
 
-def _launch(config, M: int, N: int, args: tuple, flags: dict) -> None:
-    if config is None:
-        # One program per output tile; the tile size is the autotuner's choice.
-        def grid(meta):
-            return (-(-M // meta["BLOCK_M"]) * -(-N // meta["BLOCK_N"]),)
-
-        matmul_autotuned[grid](*args, **flags)
-        return
-    kw = config.kwargs
-    grid = (-(-M // kw["BLOCK_M"]) * -(-N // kw["BLOCK_N"]),)
-    try:
-        matmul_kernel[grid](
-            *args, **flags, **kw, num_warps=config.num_warps, num_stages=config.num_stages
-        )
-    except triton.runtime.errors.OutOfResources as exc:  # the estimate above was short
-        raise ValueError(f"matmul: config does not fit this GPU: {exc}") from exc
-
-
-# --8<-- [end:entry]
-
-
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

@@ -15,9 +15,14 @@ float32 accumulation and its grouped tile order, and changes two things:
   with no per-element address arithmetic or masks in the program.
 
 A second kernel with the same persistent structure uses pointer loads instead (any
-strides, any GPU, the CPU interpreter). The wrapper ``matmul_tma`` picks one and
-``path_for`` says which it picks. Runs on a CUDA GPU, or on the CPU under the Triton
-interpreter (``TRITON_INTERPRET=1`` set before this module is imported).
+strides, any GPU, the CPU interpreter). ``path_for`` says which of the two a call takes.
+
+Sections, as in every kernel file of the book: ``kernel``, ``configs`` (what the
+autotuner tries), ``rule`` (when TMA can read and write the tensors, and ``path_for``),
+``launch`` (the host code: grid, arguments, launch, no checks), ``checks`` (``matmul_tma``,
+which refuses by name what the kernels cannot handle, then launches) and ``reference``.
+Runs on a CUDA GPU, or on the CPU under the Triton interpreter (``TRITON_INTERPRET=1``
+set before this module is imported).
 """
 
 import torch
@@ -181,11 +186,7 @@ def matmul_persistent_kernel(
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
-SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)
-PATHS = ("tma", "pointers")
-ACTIVATIONS = (None, "gelu")
-GROUP_M = 8
+GROUP_M = 8  # tile rows per group in the program order, as lesson 09's default
 TMA_ALIGN = 16  # bytes: TMA needs the base address and every row stride a multiple of 16
 MAX_TMA_DIM = 2**31 - 1  # descriptor shapes and tile offsets are 32-bit
 
@@ -203,7 +204,8 @@ _INTERPRET = bool(triton.knobs.runtime.interpret)
 INTERPRETER_PROGRAMS = 3  # "SMs" under the interpreter: several tiles per program, unevenly
 
 
-def _config(block_m: int, block_n: int, block_k: int, num_warps: int, num_stages: int):
+def make_config(block_m: int, block_n: int, block_k: int, num_warps: int, num_stages: int):
+    """A ``triton.Config`` of either kernel: its three tile sides, warps and stages."""
     kwargs = {"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k}
     return triton.Config(kwargs, num_warps=num_warps, num_stages=num_stages)
 
@@ -213,20 +215,20 @@ def _config(block_m: int, block_n: int, block_k: int, num_warps: int, num_stages
 # kernels. Shared memory per config (fp16/bf16): num_stages tiles of a and b, plus, on
 # the TMA path, one output tile staged for the TMA store; see shared_memory_bytes.
 TMA_CONFIGS = [
-    _config(128, 256, 64, 8, 3),  # 147,456 + 65,536 = 212,992 bytes
-    _config(256, 128, 64, 8, 3),  # the same, tall
-    _config(128, 128, 64, 8, 4),  # 131,072 + 32,768 = 163,840
-    _config(128, 128, 64, 4, 4),
+    make_config(128, 256, 64, 8, 3),  # 147,456 + 65,536 = 212,992 bytes
+    make_config(256, 128, 64, 8, 3),  # the same, tall
+    make_config(128, 128, 64, 8, 4),  # 131,072 + 32,768 = 163,840
+    make_config(128, 128, 64, 4, 4),
 ]
 POINTER_CONFIGS = [
-    _config(128, 256, 64, 8, 3),
-    _config(128, 128, 64, 8, 4),
-    _config(128, 128, 64, 4, 4),
+    make_config(128, 256, 64, 8, 3),
+    make_config(128, 128, 64, 8, 4),
+    make_config(128, 128, 64, 4, 4),
 ]
 # Used when nothing above fits the GPU's shared memory (a small, older GPU).
-FALLBACK_CONFIG = _config(64, 64, 32, 4, 2)
+FALLBACK_CONFIG = make_config(64, 64, 32, 4, 2)
 # The interpreter runs programs one after another on the CPU: one small config.
-INTERPRETER_CONFIG = _config(32, 16, 16, 4, 1)
+INTERPRETER_CONFIG = make_config(32, 16, 16, 4, 1)
 # --8<-- [end:configs]
 
 
@@ -381,6 +383,59 @@ def path_for(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) 
 # --8<-- [end:rule]
 
 
+# --8<-- [start:launch]
+def launch(a, b, out=None, bias=None, activation=None, *, path=None, warp_specialize=False):
+    """``out = activation(a @ b + bias)`` by the persistent kernel of ``path`` (None: the
+    one ``path_for`` picks) for 2-D fp16/bf16 ``a`` (M, K) and ``b`` (K, N), M, N >= 1,
+    ``out`` (M, N) or None for a new one; no checks."""
+    (M, K), N = a.shape, b.shape[1]
+    if path is None:
+        path = path_for(a, b, out)
+    if out is None:
+        out = torch.empty((M, N), dtype=a.dtype, device=a.device)
+    programs = sm_count(a.get_device())
+
+    def grid(meta):  # one program per SM, or per tile where there are fewer tiles
+        tiles = -(-M // meta["BLOCK_M"]) * -(-N // meta["BLOCK_N"])
+        return (min(programs, tiles),)
+
+    # The epilogue's arguments. Without a bias any pointer will do: the kernel never reads it.
+    bias_ptr, stride_bias = (out, 0) if bias is None else (bias, bias.stride(0))
+    flags = {
+        "HAS_BIAS": bias is not None,
+        "ACTIVATION": activation,
+        "NUM_SMS": programs,
+        "GROUP_M": GROUP_M,
+        "UPCAST": _INTERPRET and a.dtype == torch.bfloat16,  # the CPU: bf16 dot through fp32
+    }
+    if path == "tma":
+        if a.is_cuda:
+            triton.set_allocator(_torch_scratch)  # the descriptors' global scratch
+        a_t, b_t = not _row_major(a), not _row_major(b)
+        matmul_tma_autotuned[grid](
+            a, b, out, bias_ptr, M, N, K,
+            a.stride(1) if a_t else a.stride(0),
+            b.stride(1) if b_t else b.stride(0),
+            out.stride(0), stride_bias, **flags, A_TRANSPOSED=a_t, B_TRANSPOSED=b_t,
+            FLATTEN=FLATTEN_TILE_LOOP and not warp_specialize, WARP_SPECIALIZE=warp_specialize,
+        )  # fmt: skip
+    else:
+        matmul_persistent_autotuned[grid](
+            a, b, out, bias_ptr, M, N, K, *a.stride(), *b.stride(), *out.stride(), stride_bias,
+            **flags,
+        )  # fmt: skip
+    return out
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
+SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)
+PATHS = ("tma", "pointers")
+ACTIVATIONS = (None, "gelu")
+
+
 def _check_tensor(name: str, t: object) -> None:
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"matmul_tma: {name} must be a torch.Tensor, got {type(t).__name__}")
@@ -421,7 +476,6 @@ def _check_out_memory(out: torch.Tensor, inputs: dict) -> None:
             raise ValueError(f"matmul_tma: out overlaps {name}")
 
 
-# --8<-- [start:entry]
 def matmul_tma(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -558,51 +612,17 @@ def matmul_tma(
         torch.autograd.graph.increment_version(out)
     if M == 0 or N == 0:
         return out
+    args = (a, b, out, bias, activation)
     if device < 0 or device == torch.cuda.current_device():
-        _launch(chosen, a, b, out, bias, activation, warp_specialize)
+        launch(*args, path=chosen, warp_specialize=warp_specialize)
     else:
         # Triton launches on the current device; if a is on another GPU, switch for it.
         with torch.cuda.device(device):
-            _launch(chosen, a, b, out, bias, activation, warp_specialize)
+            launch(*args, path=chosen, warp_specialize=warp_specialize)
     return out
 
 
-def _launch(chosen: str, a, b, out, bias, activation, warp_specialize: bool) -> None:
-    (M, K), N = a.shape, b.shape[1]
-    programs = sm_count(a.get_device())
-    # The epilogue's arguments. Without a bias any pointer will do: the kernel never reads it.
-    epilogue_args = (out if bias is None else bias, 0 if bias is None else bias.stride(0))
-    epilogue_flags = {"HAS_BIAS": bias is not None, "ACTIVATION": activation}
-
-    def grid(meta):  # one program per SM, or per tile where there are fewer tiles
-        tiles = -(-M // meta["BLOCK_M"]) * -(-N // meta["BLOCK_N"])
-        return (min(programs, tiles),)
-
-    upcast = _INTERPRET and a.dtype == torch.bfloat16
-    if chosen == "tma":
-        if a.is_cuda:
-            triton.set_allocator(_torch_scratch)
-        a_t, b_t = not _row_major(a), not _row_major(b)
-        bias_ptr, stride_bias = epilogue_args
-        matmul_tma_autotuned[grid](
-            a, b, out, bias_ptr, M, N, K,
-            a.stride(1) if a_t else a.stride(0),
-            b.stride(1) if b_t else b.stride(0),
-            out.stride(0), stride_bias, **epilogue_flags,
-            A_TRANSPOSED=a_t, B_TRANSPOSED=b_t, NUM_SMS=programs, GROUP_M=GROUP_M,
-            FLATTEN=FLATTEN_TILE_LOOP and not warp_specialize,
-            WARP_SPECIALIZE=warp_specialize, UPCAST=upcast,
-        )  # fmt: skip
-    else:
-        bias_ptr, stride_bias = epilogue_args
-        matmul_persistent_autotuned[grid](
-            a, b, out, bias_ptr, M, N, K, *a.stride(), *b.stride(), *out.stride(), stride_bias,
-            **epilogue_flags, NUM_SMS=programs, GROUP_M=GROUP_M, UPCAST=upcast,
-        )  # fmt: skip
-
-
-# --8<-- [end:entry]
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:reference]

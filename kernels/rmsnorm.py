@@ -6,8 +6,14 @@ in float32 and saves ``rstd = 1 / sqrt(mean(x**2) + eps)`` for the backward. The
 backward gives each program a run of rows: it writes ``dx`` row by row and adds up its
 rows' share of ``dweight`` into one float32 partial row; a second kernel sums the
 partial rows in a fixed order. No atomics, so the same inputs give the same bits every
-time. ``RMSNormFunction`` ties them together for autograd; ``rms_norm`` is the checked
-entry point. Lesson 11 of the book walks through this file.
+time.
+
+Sections, as in every kernel file of the book: ``kernel`` (the three kernels),
+``launch`` (``plan``, the launch configuration for a row count and width, and
+``launch_forward`` / ``launch_backward``, which allocate and launch without a check),
+``checks`` (``rms_norm``, the checked entry point), ``autograd`` (``RMSNormFunction``,
+which ties the launches together for autograd) and ``reference``. Lesson 11 of the book
+walks through this file.
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter
 (``TRITON_INTERPRET=1`` set before this module is imported).
@@ -148,12 +154,7 @@ def rmsnorm_dw_kernel(
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
-SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
-# The widest row one program holds: the backward keeps three float32 tiles of the row
-# on chip, and the book measures widths up to 16384 only.
-MAX_HIDDEN = 32768
-MAX_ROWS = 2**31 - 1  # the forward launches one program per row: a 1-D grid's limit
+# --8<-- [start:launch]
 # Backward: BACKWARD_PROGRAMS_PER_SM programs per SM, each walking its rows in steps of
 # about BACKWARD_TILE elements (several narrow rows, or one wide row), on 8 warps, or one
 # warp per 512 columns past 4096 (at most 32). Chosen from a sweep on an H100 (lesson 11):
@@ -162,98 +163,89 @@ BACKWARD_TILE, BACKWARD_MAX_ROWS, BACKWARD_PROGRAMS_PER_SM = 4096, 64, 2
 PREFETCH_MAX_BLOCK = 8192  # wider rows: no load ahead, one warp per 1024 columns
 DW_BLOCK_P, DW_BLOCK_N = 128, 32  # the second stage's tile: partial rows x columns
 INTERPRETER_PROGRAMS = 4  # on the CPU: a few programs, so each walks several rows
-
-# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
-_INTERPRET = bool(triton.knobs.runtime.interpret)
 _SM_COUNT: dict[int, int] = {}  # device index -> SMs, looked up once per device
 
 
-def _block(n_cols: int) -> int:
-    """The row tile: the next power of two >= n_cols (and at least 16)."""
-    return max(16, 1 << (n_cols - 1).bit_length())
-
-
-def _forward_warps(block: int) -> int:
-    # About 8 to 32 elements of the row per thread.
-    return 4 if block <= 1024 else 8 if block <= 4096 else 16 if block <= 16384 else 32
-
-
-def _backward_programs(device: int) -> int:
-    if device < 0:
-        return INTERPRETER_PROGRAMS
-    if device not in _SM_COUNT:
-        _SM_COUNT[device] = torch.cuda.get_device_properties(device).multi_processor_count
-    return BACKWARD_PROGRAMS_PER_SM * _SM_COUNT[device]
-
-
-def _backward_config(n_cols: int) -> tuple[int, int, int, bool]:
-    """(BLOCK, ROWS, num_warps, PREFETCH) of the backward's step tile for rows of n_cols.
-    Rows wider than PREFETCH_MAX_BLOCK are not loaded a step ahead: holding the next row
-    too spilled registers at 16,384 columns (lesson 11's rmsnorm_bwd_sweep shows both)."""
-    block = _block(n_cols)
+def plan(
+    n_rows: int, n_cols: int, device: int = -1, *, backward: bool = False, programs=None
+) -> tuple:
+    """How rows of ``n_cols`` are launched. Forward: ``(programs, BLOCK, num_warps)``, one
+    program per row, ``BLOCK`` the next power of two >= n_cols (at least 16). Backward:
+    ``(programs, rows_per_program, BLOCK, ROWS, num_warps, PREFETCH)``: ``programs``
+    (default: BACKWARD_PROGRAMS_PER_SM per SM of CUDA device ``device``, or
+    INTERPRETER_PROGRAMS for -1, the interpreter; never more than it takes to give each
+    one rows) each walk ``rows_per_program`` rows, ``ROWS`` at a time."""
+    block = max(16, 1 << (n_cols - 1).bit_length())
+    if not backward:
+        # About 8 to 32 elements of the row per thread.
+        num_warps = 4 if block <= 1024 else 8 if block <= 4096 else 16 if block <= 16384 else 32
+        return n_rows, block, num_warps
+    if programs is None:
+        if device < 0:
+            programs = INTERPRETER_PROGRAMS
+        else:
+            if device not in _SM_COUNT:
+                _SM_COUNT[device] = torch.cuda.get_device_properties(device).multi_processor_count
+            programs = BACKWARD_PROGRAMS_PER_SM * _SM_COUNT[device]
+    rows_per_program = max(1, (n_rows + programs - 1) // programs)
+    programs = (n_rows + rows_per_program - 1) // rows_per_program  # none left idle
     rows = max(1, min(BACKWARD_MAX_ROWS, BACKWARD_TILE // block))
+    # Rows wider than PREFETCH_MAX_BLOCK are not loaded a step ahead: holding the next row
+    # too spilled registers at 16,384 columns (lesson 11's rmsnorm_bwd_sweep shows both).
     if block <= PREFETCH_MAX_BLOCK:
-        return block, rows, min(32, max(8, block // 512)), True
-    return block, rows, min(32, block // 1024), False
+        return programs, rows_per_program, block, rows, min(32, max(8, block // 512)), True
+    return programs, rows_per_program, block, rows, min(32, block // 1024), False
 
 
-def _forward(x2: torch.Tensor, weight: torch.Tensor, eps: float):
-    """y and rstd for x2, a (rows, H) view with unit column stride."""
-    n_rows, n_cols = x2.shape
-    y = torch.empty((n_rows, n_cols), dtype=x2.dtype, device=x2.device)
-    rstd = torch.empty(n_rows, dtype=torch.float32, device=x2.device)
-    if y.numel():
-        block = _block(n_cols)
-        rmsnorm_fwd_kernel[(n_rows,)](
-            x2,
-            weight,
-            y,
-            rstd,
-            n_cols,
-            x2.stride(0),
-            eps,
-            BLOCK=block,
-            num_warps=_forward_warps(block),
+def launch_forward(x: torch.Tensor, weight: torch.Tensor, eps: float):
+    """y and rstd for x, a (rows, H) view with unit column stride; no checks."""
+    n_rows, n_cols = x.shape
+    y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
+    rstd = torch.empty(n_rows, dtype=torch.float32, device=x.device)
+    if y.numel():  # empty: nothing to launch
+        programs, block, num_warps = plan(n_rows, n_cols)
+        rmsnorm_fwd_kernel[(programs,)](
+            x, weight, y, rstd, n_cols, x.stride(0), eps, BLOCK=block, num_warps=num_warps
         )
     return y, rstd
 
 
-def _backward(dy2, x2, weight, rstd, programs: int | None = None):
-    """dx (rows, H) and dweight (H,) from the upstream gradient dy2 (rows, H, unit
-    column stride). ``programs``: how many partial rows of dweight; the default is
-    BACKWARD_PROGRAMS_PER_SM per SM. The same count gives the same bits on every run."""
-    n_rows, n_cols = x2.shape
-    dx = torch.empty((n_rows, n_cols), dtype=x2.dtype, device=x2.device)
+def launch_backward(dy, x, weight, rstd, programs: int | None = None):
+    """dx (rows, H) and dweight (H,) from the upstream gradient dy (rows, H, unit column
+    stride); no checks. ``programs``: how many partial rows of dweight (see ``plan``). The
+    same count gives the same bits on every run."""
+    n_rows, n_cols = x.shape
+    dx = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
     if n_rows == 0 or n_cols == 0:  # no rows: dweight is a sum of nothing
         return dx, torch.zeros(n_cols, dtype=weight.dtype, device=weight.device)
-    if programs is None:
-        programs = _backward_programs(x2.get_device())
-    rows_per_program = (n_rows + min(programs, n_rows) - 1) // min(programs, n_rows)
-    programs = (n_rows + rows_per_program - 1) // rows_per_program  # none left idle
-    partial = torch.empty((programs, n_cols), dtype=torch.float32, device=x2.device)
-    block, rows, num_warps, prefetch = _backward_config(n_cols)
-    rmsnorm_bwd_kernel[(programs,)](
-        dy2,
-        x2,
-        weight,
-        rstd,
-        dx,
-        partial,
-        n_rows,
-        n_cols,
-        rows_per_program,
-        dy2.stride(0),
-        x2.stride(0),
-        BLOCK=block,
-        ROWS=rows,
-        PREFETCH=prefetch,
-        num_warps=num_warps,
+    programs, rows_per_program, block, rows, num_warps, prefetch = plan(
+        n_rows, n_cols, x.get_device(), backward=True, programs=programs
     )
+    partial = torch.empty((programs, n_cols), dtype=torch.float32, device=x.device)
+    rmsnorm_bwd_kernel[(programs,)](
+        dy, x, weight, rstd, dx, partial, n_rows, n_cols, rows_per_program,
+        dy.stride(0), x.stride(0), BLOCK=block, ROWS=rows, PREFETCH=prefetch,
+        num_warps=num_warps,
+    )  # fmt: skip
     dw = torch.empty(n_cols, dtype=weight.dtype, device=weight.device)
     rmsnorm_dw_kernel[((n_cols + DW_BLOCK_N - 1) // DW_BLOCK_N,)](
         partial, dw, programs, n_cols, BLOCK_P=DW_BLOCK_P, BLOCK_N=DW_BLOCK_N, num_warps=4
     )
     return dx, dw
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+# The widest row one program holds: the backward keeps three float32 tiles of the row
+# on chip, and the book measures widths up to 16384 only.
+MAX_HIDDEN = 32768
+MAX_ROWS = 2**31 - 1  # the forward launches one program per row: a 1-D grid's limit
+
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
 def _rows(t: torch.Tensor) -> torch.Tensor | None:
@@ -353,7 +345,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
     return RMSNormFunction.apply(x, weight, float(eps))
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:autograd]
@@ -363,7 +355,7 @@ class RMSNormFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
-        y, rstd = _on_device(x.get_device(), _forward, _rows(x), weight, eps)
+        y, rstd = _on_device(x.get_device(), launch_forward, _rows(x), weight, eps)
         ctx.save_for_backward(x, weight, rstd)
         return y.view(x.shape)
 
@@ -378,7 +370,7 @@ class RMSNormFunction(torch.autograd.Function):
         dy2 = _rows(dy)
         if dy2 is None:
             dy2 = _rows(dy.contiguous())
-        dx, dw = _on_device(x.get_device(), _backward, dy2, _rows(x), weight, rstd)
+        dx, dw = _on_device(x.get_device(), launch_backward, dy2, _rows(x), weight, rstd)
         return dx.view(x.shape), dw, None
 
 

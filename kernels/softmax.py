@@ -14,9 +14,12 @@ Two forward kernels and their two backward twins:
 The forward and the backward pick their default tiles separately (``MAX_WHOLE_ROW`` and
 ``BACKWARD_MAX_WHOLE_ROW`` below): a backward tile holds two tensors, ``y`` and ``dy``.
 
-``softmax`` is the wrapper; it is differentiable through ``_Softmax`` (an
-``autograd.Function`` whose backward computes ``dx = y * (dy - sum(dy * y))`` per row).
-Lesson 10 of the book walks through this file.
+Sections, as in every kernel file of the book: ``kernel`` (the four kernels), ``launch``
+(``plan``, the kernel and launch shape for a row count and width, and ``launch_forward``
+/ ``launch_backward``, which launch without a check), ``checks`` (``softmax``,
+which refuses what the kernels cannot handle, by name, then launches), ``autograd``
+(``_Softmax``, whose backward computes ``dx = y * (dy - sum(dy * y))`` per row) and
+``reference``. Lesson 10 of the book walks through this file.
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter (``TRITON_INTERPRET=1`` set
 before this module is imported).
@@ -160,8 +163,7 @@ def softmax_backward_online_kernel(
 # --8<-- [end:kernel]
 
 
-# --8<-- [start:wrapper]
-SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+# --8<-- [start:launch]
 # Default tiles, in elements: a tile is held in fp32 on chip whatever the storage dtype.
 # An SM has 65,536 registers, so a thread of a 512-thread program (16 warps) may use at
 # most 128, and one of a 1,024-thread program (32 warps) at most 64.
@@ -184,15 +186,6 @@ WIDE_TILE = 16384
 TILE_BYTES = 16384  # input bytes a program aims to own: short rows are grouped up to this
 MIN_BLOCK_N, MAX_BLOCK_N = 16, 65536  # a power of two
 MAX_NUM_WARPS = 32  # a power of two; 32 warps of 32 threads is the most one program may use
-# A thread has at most 255 registers (and 65,536 / threads per SM when a program is big);
-# past 128 fp32 values per thread no room is left for temporaries, so the compiler spills
-# to memory, and compile time grows with the count.
-MAX_PER_THREAD = 128
-MAX_PROGRAMS_PER_SM = 32
-MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
-
-# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
-_INTERPRET = bool(triton.knobs.runtime.interpret)
 _DEVICE_INFO: dict[int, tuple[int, int]] = {}  # CUDA index -> (SM count, L2 bytes)
 
 
@@ -208,6 +201,107 @@ def _device_info(device: int) -> tuple[int, int]:
 
 def _next_pow2(n: int) -> int:
     return 1 << (n - 1).bit_length()
+
+
+def plan(
+    n_rows: int,
+    n_cols: int,
+    elem_size: int,
+    device: int,
+    *,
+    block_n: int | None = None,
+    num_warps: int | None = None,
+    programs_per_sm: int | None = None,
+    backward: bool = False,
+) -> tuple[bool, int, int, int, int]:
+    """How a softmax of ``n_rows`` rows of ``n_cols`` elements of ``elem_size`` bytes on
+    CUDA device ``device`` (-1: the interpreter) is launched, the forward's or, with
+    ``backward``, the backward's: ``(whole_rows, block_m, block_n, num_warps, programs)``.
+    ``whole_rows``: the whole-row kernel, ``block_m`` rows of ``block_n`` columns per
+    program; else the online kernel, a persistent grid of ``programs``. A knob given is
+    kept; None picks the default."""
+    if block_n is None:
+        max_whole, online = (
+            (BACKWARD_MAX_WHOLE_ROW, BACKWARD_ONLINE_BLOCK_N)
+            if backward
+            else (MAX_WHOLE_ROW, ONLINE_BLOCK_N)
+        )
+        block_n = max(MIN_BLOCK_N, _next_pow2(n_cols)) if n_cols <= max_whole else online
+    whole_rows = block_n >= n_cols
+    # Short rows: one program takes several, so that each program still moves TILE_BYTES.
+    block_m = 1
+    if whole_rows:
+        block_m = min(max(1, TILE_BYTES // elem_size // block_n), _next_pow2(n_rows))
+    if num_warps is None:
+        # (the online backward's tile holds two tensors: it counts as twice as wide)
+        values = block_m * block_n * (2 if backward and not whole_rows else 1)
+        most = 16 if values <= WIDE_TILE else MAX_NUM_WARPS
+        num_warps = min(most, max(1, block_m * block_n // 512))  # as WIDE_TILE says
+    if whole_rows:
+        programs = (n_rows + block_m - 1) // block_m
+    else:
+        # Persistent: a few programs per SM, so few rows are in flight and their second
+        # read can hit L2. By default: as many per SM as keep those rows in half the L2
+        # (the backward reads two tensors per row, y and dy: twice the footprint).
+        sms, l2_bytes = _device_info(device)
+        if programs_per_sm is None:
+            row_bytes = n_cols * elem_size * (2 if backward else 1)
+            programs_per_sm = min(4, max(1, l2_bytes // 2 // (sms * row_bytes)))
+        programs = min(n_rows, sms * programs_per_sm)
+    return whole_rows, block_m, block_n, num_warps, programs
+
+
+def launch_forward(x, y=None, config=None):
+    """Softmax of the rows of ``x`` into ``y`` (None: a new tensor), returned: both 2-D,
+    not empty, last-dim stride 1; no checks. ``config``: a ``plan()`` for this shape
+    (None: the default plan)."""
+    if y is None:
+        y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    n_rows, n_cols = x.shape
+    if config is None:
+        config = plan(n_rows, n_cols, x.element_size(), x.get_device())
+    whole_rows, block_m, block_n, num_warps, programs = config
+    args = (x, y, n_rows, n_cols, x.stride(0), y.stride(0))
+    if whole_rows:
+        softmax_kernel[(programs,)](*args, BLOCK_M=block_m, BLOCK_N=block_n, num_warps=num_warps)
+    else:
+        softmax_online_kernel[(programs,)](*args, BLOCK_N=block_n, num_warps=num_warps)
+    return y
+
+
+def launch_backward(y, dy, dx=None, config=None):
+    """``dx = y * (dy - rowsum(dy * y))`` (``dx`` None: a new tensor), returned: all 2-D,
+    not empty, last-dim stride 1; no checks. ``config``: a ``plan(..., backward=True)``
+    (None: the default plan)."""
+    if dx is None:
+        dx = torch.empty(y.shape, dtype=y.dtype, device=y.device)
+    n_rows, n_cols = y.shape
+    if config is None:
+        config = plan(n_rows, n_cols, y.element_size(), y.get_device(), backward=True)
+    whole_rows, block_m, block_n, num_warps, programs = config
+    args = (y, dy, dx, n_rows, n_cols, y.stride(0), dy.stride(0), dx.stride(0))
+    meta = {"BLOCK_N": block_n, "num_warps": num_warps}
+    if whole_rows:
+        softmax_backward_kernel[(programs,)](*args, BLOCK_M=block_m, **meta)
+    else:
+        softmax_backward_online_kernel[(programs,)](*args, **meta)
+    return dx
+
+
+# --8<-- [end:launch]
+
+
+# --8<-- [start:checks]
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+# A thread has at most 255 registers (and 65,536 / threads per SM when a program is big);
+# past 128 fp32 values per thread no room is left for temporaries, so the compiler spills
+# to memory, and compile time grows with the count.
+MAX_PER_THREAD = 128
+MAX_PROGRAMS_PER_SM = 32
+MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
+
+# Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
+_INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
 def _check_knobs(block_n: object, num_warps: object, programs_per_sm: object) -> None:
@@ -269,36 +363,22 @@ def _rows(name: str, t: torch.Tensor) -> torch.Tensor:
     return rows
 
 
-def _plan(
-    n_rows,
-    n_cols,
-    row_bytes,
-    elem_size,
-    device,
-    block_n,
-    num_warps,
-    programs_per_sm,
-    backward=False,
-):
-    """Kernel choice and launch shape: (whole_rows, block_m, block_n, num_warps, programs),
-    by the forward's default tiles or, with ``backward``, the backward's."""
-    if block_n is None:
-        max_whole, online = (
-            (BACKWARD_MAX_WHOLE_ROW, BACKWARD_ONLINE_BLOCK_N)
-            if backward
-            else (MAX_WHOLE_ROW, ONLINE_BLOCK_N)
-        )
-        block_n = max(MIN_BLOCK_N, _next_pow2(n_cols)) if n_cols <= max_whole else online
-    whole_rows = block_n >= n_cols
-    # Short rows: one program takes several, so that each program still moves TILE_BYTES.
-    block_m = 1
-    if whole_rows:
-        block_m = min(max(1, TILE_BYTES // elem_size // block_n), _next_pow2(n_rows))
-    if num_warps is None:
-        # (the online backward's tile holds two tensors: it counts as twice as wide)
-        values = block_m * block_n * (2 if backward and not whole_rows else 1)
-        most = 16 if values <= WIDE_TILE else MAX_NUM_WARPS
-        num_warps = min(most, max(1, block_m * block_n // 512))  # as WIDE_TILE says
+def _checked_plan(t2: torch.Tensor, knobs: tuple, backward: bool = False) -> tuple:
+    """``plan()`` for the rows of ``t2`` with the caller's knobs, refused by name when a
+    thread would hold too many values or the grid would be too large."""
+    n_rows, n_cols = t2.shape
+    block_n, num_warps, programs_per_sm = knobs
+    config = plan(
+        n_rows,
+        n_cols,
+        t2.element_size(),
+        t2.get_device(),
+        block_n=block_n,
+        num_warps=num_warps,
+        programs_per_sm=programs_per_sm,
+        backward=backward,
+    )
+    whole_rows, block_m, block_n, num_warps, programs = config
     per_thread = block_m * block_n // (32 * num_warps)
     if per_thread > MAX_PER_THREAD:
         raise ValueError(
@@ -306,65 +386,19 @@ def _plan(
             f"{per_thread} values, more than {MAX_PER_THREAD}; they would spill out of "
             "registers. Lower block_n or raise num_warps"
         )
-    if whole_rows:
-        programs = (n_rows + block_m - 1) // block_m
-        if programs > MAX_PROGRAMS:
-            raise ValueError(f"softmax: {n_rows} rows need {programs} programs")
-    else:
-        # Persistent: a few programs per SM, so few rows are in flight and their second
-        # read can hit L2. By default: as many per SM as keep those rows in half the L2.
-        sms, l2_bytes = _device_info(device)
-        if programs_per_sm is None:
-            programs_per_sm = min(4, max(1, l2_bytes // 2 // (sms * row_bytes)))
-        programs = min(n_rows, sms * programs_per_sm)
-    return whole_rows, block_m, block_n, num_warps, programs
+    if whole_rows and programs > MAX_PROGRAMS:
+        raise ValueError(f"softmax: {n_rows} rows need {programs} programs")
+    return config
 
 
-def _launch(kernel, programs: int, device: int, *args, **meta) -> None:
+def _on_device(device: int, launch, *args) -> None:
     # Triton launches on the current device; if the tensors live on another GPU, switch
     # for the launch. (Device -1 is the CPU, under the interpreter: nothing to switch.)
     if device < 0 or device == torch.cuda.current_device():
-        kernel[(programs,)](*args, **meta)
+        launch(*args)
     else:
         with torch.cuda.device(device):
-            kernel[(programs,)](*args, **meta)
-
-
-def _forward(x2: torch.Tensor, y2: torch.Tensor, block_n, num_warps, programs_per_sm) -> None:
-    """Softmax of the rows of ``x2`` into ``y2``: both 2-D, not empty, last-dim stride 1."""
-    (n_rows, n_cols), size, device = x2.shape, x2.element_size(), x2.get_device()
-    whole, block_m, block_n, warps, programs = _plan(
-        n_rows, n_cols, n_cols * size, size, device, block_n, num_warps, programs_per_sm
-    )
-    args = (x2, y2, n_rows, n_cols, x2.stride(0), y2.stride(0))
-    meta = {"BLOCK_N": block_n, "num_warps": warps}
-    if whole:
-        _launch(softmax_kernel, programs, device, *args, BLOCK_M=block_m, **meta)
-    else:
-        _launch(softmax_online_kernel, programs, device, *args, **meta)
-
-
-def _backward(y2, dy2, dx2, block_n, num_warps, programs_per_sm) -> None:
-    """``dx2 = y2 * (dy2 - rowsum(dy2 * y2))``: all 2-D, not empty, last-dim stride 1."""
-    (n_rows, n_cols), size, device = y2.shape, y2.element_size(), y2.get_device()
-    # Each row is read twice as wide (y and dy) by the online kernel: twice the L2 footprint.
-    whole, block_m, block_n, warps, programs = _plan(
-        n_rows,
-        n_cols,
-        2 * n_cols * size,
-        size,
-        device,
-        block_n,
-        num_warps,
-        programs_per_sm,
-        backward=True,
-    )
-    args = (y2, dy2, dx2, n_rows, n_cols, y2.stride(0), dy2.stride(0), dx2.stride(0))
-    meta = {"BLOCK_N": block_n, "num_warps": warps}
-    if whole:
-        _launch(softmax_backward_kernel, programs, device, *args, BLOCK_M=block_m, **meta)
-    else:
-        _launch(softmax_backward_online_kernel, programs, device, *args, **meta)
+            launch(*args)
 
 
 def _check_overlap(out: torch.Tensor, x: torch.Tensor, x2: torch.Tensor) -> None:
@@ -456,11 +490,12 @@ def softmax(
         torch.autograd.graph.increment_version(out)
 
     if x2 is not None:
-        _forward(x2, out.view(x2.shape), block_n, num_warps, programs_per_sm)
+        config = _checked_plan(x2, (block_n, num_warps, programs_per_sm))
+        _on_device(x2.get_device(), launch_forward, x2, out.view(x2.shape), config)
     return out
 
 
-# --8<-- [end:wrapper]
+# --8<-- [end:checks]
 
 
 # --8<-- [start:autograd]
@@ -472,7 +507,8 @@ class _Softmax(torch.autograd.Function):
         y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
         if x.numel():
             x2 = _rows("x", x)
-            _forward(x2, y.view(x2.shape), block_n, num_warps, programs_per_sm)
+            config = _checked_plan(x2, (block_n, num_warps, programs_per_sm))
+            _on_device(x2.get_device(), launch_forward, x2, y.view(x2.shape), config)
         # Save the output, not the input: dx needs only y (and dy).
         ctx.save_for_backward(y)
         ctx.knobs = (block_n, num_warps, programs_per_sm)
@@ -492,7 +528,8 @@ class _Softmax(torch.autograd.Function):
                 dy2 = _rows("dy", dy)
             except ValueError:
                 dy2 = dy.contiguous().view(y2.shape)
-            _backward(y2, dy2, dx.view(y2.shape), *ctx.knobs)
+            config = _checked_plan(y2, ctx.knobs, backward=True)
+            _on_device(y2.get_device(), launch_backward, y2, dy2, dx.view(y2.shape), config)
         return dx, None, None, None
 
 

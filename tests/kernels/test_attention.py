@@ -138,8 +138,8 @@ def test_every_tile_shape_walks_the_diagonal_right(block_m, block_n, causal, n_q
     q, k, v = qkv(1, 2, n_q, n_k, 32, torch.float16)
     do = rand((1, 2, n_q, 32), torch.float16)
     config = (block_m, block_n, 4, 2)
-    o, lse = at._forward(q, k, v, causal, 32**-0.5, config=config)
-    dq, dk, dv = at._backward(
+    o, lse = at.launch_forward(q, k, v, causal, 32**-0.5, config=config)
+    dq, dk, dv = at.launch_backward(
         do, q, k, v, o, lse, causal, 32**-0.5, dkdv_config=config, dq_config=config
     )
     check_all((o, dq, dk, dv), reference_all(q, k, v, do, causal), seed, str(config))
@@ -150,8 +150,8 @@ def test_a_long_sequence_with_gpu_sized_tiles():
     q, k, v = qkv(1, 1, 1000, 1000, 64, torch.bfloat16)
     do = rand((1, 1, 1000, 64), torch.bfloat16)
     config = (64, 64, 4, 2)
-    o, lse = at._forward(q, k, v, True, 0.125, config=config)
-    dq, dk, dv = at._backward(do, q, k, v, o, lse, True, 0.125, config, config)
+    o, lse = at.launch_forward(q, k, v, True, 0.125, config=config)
+    dq, dk, dv = at.launch_backward(do, q, k, v, o, lse, True, 0.125, config, config)
     check_all((o, dq, dk, dv), reference_all(q, k, v, do, True), seed)
 
 

@@ -197,13 +197,13 @@ def test_configs_fit_hopper_shared_memory_and_pass_the_checks(monkeypatch):
     # fp32 needs twice the bytes: the pruner keeps only those that still fit
     monkeypatch.setattr(mm, "shared_memory_limit", lambda device: H100_SHARED_MEMORY)
     fp16, fp32 = rand((2, 2), torch.float16), rand((2, 2))
-    assert mm._configs_that_fit(mm.CONFIGS, {"a_ptr": fp16}) == mm.CONFIGS
-    kept = mm._configs_that_fit(mm.CONFIGS, {"a_ptr": fp32})
+    assert mm.configs_that_fit(mm.CONFIGS, {"a_ptr": fp16}) == mm.CONFIGS
+    kept = mm.configs_that_fit(mm.CONFIGS, {"a_ptr": fp32})
     assert 0 < len(kept) < len(mm.CONFIGS)
     assert all(mm.shared_memory_bytes(c, 4) <= H100_SHARED_MEMORY for c in kept)
     # nothing fits: the small fallback (32 KB in fp32) instead of an autotuner error
     monkeypatch.setattr(mm, "shared_memory_limit", lambda device: 48 * 1024)
-    assert mm._configs_that_fit(mm.CONFIGS, {"a_ptr": fp32}) == [mm.FALLBACK_CONFIG]
+    assert mm.configs_that_fit(mm.CONFIGS, {"a_ptr": fp32}) == [mm.FALLBACK_CONFIG]
 
 
 def test_the_interpreter_tunes_nothing():
@@ -678,11 +678,11 @@ def test_a_config_past_the_gpus_shared_memory_is_refused_by_name(monkeypatch):
 
 
 def test_the_autotuner_prunes_by_shared_memory_before_compiling(monkeypatch):
-    """_configs_that_fit drops, per dtype, the configs over the limit: with a 160 KiB GPU
+    """configs_that_fit drops, per dtype, the configs over the limit: with a 160 KiB GPU
     the 192 KiB configs (128 x 256 x 64 at 4 stages) go for fp16 and stay out of timing."""
     monkeypatch.setattr(mm, "shared_memory_limit", lambda device: 160 * 1024)
-    kept = mm._configs_that_fit(mm.CONFIGS, {"a_ptr": rand((2, 2), torch.float16)})
+    kept = mm.configs_that_fit(mm.CONFIGS, {"a_ptr": rand((2, 2), torch.float16)})
     dropped = [c for c in mm.CONFIGS if c not in kept]
     assert dropped and all(mm.shared_memory_bytes(c, 2) > 160 * 1024 for c in dropped)
     assert all(mm.shared_memory_bytes(c, 2) <= 160 * 1024 for c in kept)
-    assert mm.matmul_autotuned.early_config_prune is mm._configs_that_fit
+    assert mm.matmul_autotuned.early_config_prune is mm.configs_that_fit

@@ -325,7 +325,7 @@ def test_configs_fit_hopper_shared_memory(monkeypatch):
         # the float32 accumulator: at most 128 values per thread (no spills on Hopper)
         assert kw["BLOCK_M"] * kw["BLOCK_N"] // (32 * cfg.num_warps) <= 128, cfg
     # 128 x 256 x 64 with 4 stages: 196,608 bytes of operands + 65,536 for the TMA store
-    big = mt._config(128, 256, 64, 8, 4)
+    big = mt.make_config(128, 256, 64, 8, 4)
     assert mt.shared_memory_bytes(big, 2, tma=True) == 262_144 > H100_SHARED_MEMORY
     monkeypatch.setattr(mt, "shared_memory_limit", lambda device: H100_SHARED_MEMORY)
     a = rand((2, 2), torch.float16)

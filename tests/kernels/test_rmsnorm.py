@@ -189,7 +189,7 @@ def test_backward_is_deterministic():
 def partial_setup(shape, dtype=torch.float32):
     x, w, dy = rand(shape, dtype), weight_for(shape[-1], dtype), rand(shape, dtype)
     with torch.no_grad():
-        _, rstd = rn._forward(x, w, 1e-6)
+        _, rstd = rn.launch_forward(x, w, 1e-6)
     return x, w, dy, rstd
 
 
@@ -198,7 +198,7 @@ def test_any_number_of_partial_rows_gives_dweight(programs):
     """One program for all rows, one per row, and counts that leave a ragged last one."""
     seed = fresh_seed()
     x, w, dy, rstd = partial_setup((33, 1500))
-    dx, dw = rn._backward(dy, x, w, rstd, programs=programs)
+    dx, dw = rn.launch_backward(dy, x, w, rstd, programs=programs)
     _, dx64, dw64 = reference_all(x, w, dy)
     check(dx, dx64, f"dx ({programs} programs)", seed)
     check(dw, dw64, f"dweight ({programs} programs)", seed, rows=33)
@@ -208,11 +208,11 @@ def test_programs_walk_several_steps_with_a_ragged_last_one():
     """The case the loop's masks are for: more rows per program than rows per step."""
     seed = fresh_seed()
     n_rows, hidden, programs = 33, 1500, 4
-    _, rows_per_step, _, _ = rn._backward_config(hidden)
+    *_, rows_per_step, _, _ = rn.plan(n_rows, hidden, backward=True, programs=programs)
     rows_per_program = math.ceil(n_rows / programs)
     assert rows_per_program > rows_per_step and rows_per_program % rows_per_step
     x, w, dy, rstd = partial_setup((n_rows, hidden), torch.float16)
-    dx, dw = rn._backward(dy, x, w, rstd, programs=programs)
+    dx, dw = rn.launch_backward(dy, x, w, rstd, programs=programs)
     _, dx64, dw64 = reference_all(x, w, dy)
     check(dx, dx64, "dx", seed)
     check(dw, dw64, "dweight", seed, rows=rows_of(dy))

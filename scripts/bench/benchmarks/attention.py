@@ -185,9 +185,8 @@ def measure(impl, fn, q, k, v, do, causal, expected, directions) -> dict:
 
 
 def tiles(d: int) -> str:
-    fm, fn, fw, fs = at.FORWARD_CONFIG[d]
-    km, kn, kw, ks = at.DKDV_CONFIG[d]
-    qm, qn, qw, qs = at.DQ_CONFIG[d]
+    fm, fn, fw, fs = at.plan(d)
+    (km, kn, kw, ks), (qm, qn, qw, qs) = at.plan(d, backward=True)
     return f"fwd {fm}x{fn} w{fw} s{fs}; dkdv {km}x{kn} w{kw} s{ks}; dq {qm}x{qn} w{qw} s{qs}"
 
 
@@ -368,9 +367,9 @@ def sweep(n: int = 4096) -> None:
         q, k, v, do = (torch.randn(batch, heads, n, d, device="cuda").to(DTYPE) for _ in range(4))
         for causal in (False, True):
             scale = d**-0.5
-            expected_o, lse = at._forward(q, k, v, causal, scale)
+            expected_o, lse = at.launch_forward(q, k, v, causal, scale)
             for cfg in fwd_configs:
-                fn = functools.partial(at._forward, q, k, v, causal, scale, cfg)
+                fn = functools.partial(at.launch_forward, q, k, v, causal, scale, cfg)
                 try:
                     torch.testing.assert_close(fn()[0], expected_o, rtol=RTOL, atol=ATOL)
                     t = benchlib.device_time(fn)["p50"]
@@ -379,10 +378,10 @@ def sweep(n: int = 4096) -> None:
                     continue
                 tf = flops(batch, heads, n, d, causal, "forward") / t / 1e12
                 print(f"d={d} causal={causal} fwd {cfg}: {tf:.0f} TFLOP/s")
-            ref = at._backward(do, q, k, v, expected_o, lse, causal, scale)
+            ref = at.launch_backward(do, q, k, v, expected_o, lse, causal, scale)
             for dkdv, dq in bwd_configs:
                 fn = functools.partial(
-                    at._backward, do, q, k, v, expected_o, lse, causal, scale, dkdv, dq
+                    at.launch_backward, do, q, k, v, expected_o, lse, causal, scale, dkdv, dq
                 )
                 try:
                     for got, exp in zip(fn(), ref, strict=True):

@@ -317,7 +317,7 @@ def sweep_configs() -> list:
     autotuner's list not already in it."""
     tiles = benchlib.pick(SWEEP_TILES, SWEEP_TILES[:3])
     configs = [
-        mm._config(bm, bn, bk, w, st)
+        mm.make_config(bm, bn, bk, w, st)
         for bm, bn, bk in tiles
         for w, st in benchlib.pick(SWEEP_WARPS_STAGES, [(4, 3), (8, 3)])
     ]
@@ -401,7 +401,7 @@ def autotuner(configs: list, kernel):
     return triton.autotune(
         configs=configs,
         key=list(mm.matmul_autotuned.keys),
-        prune_configs_by={"early_config_prune": mm._configs_that_fit},
+        prune_configs_by={"early_config_prune": mm.configs_that_fit},
     )(kernel)
 
 

@@ -121,21 +121,22 @@ def resources(x, w, dy) -> dict:
     launched directly."""
     n_rows, hidden = x.shape
     y, rstd = torch.empty_like(x), torch.empty(n_rows, device="cuda")
-    forward = functools.partial(launch_forward, x, w, y, rstd)
+    forward = functools.partial(direct_forward, x, w, y, rstd)
     fwd = forward()
-    programs, rows_per_program = backward_grid(n_rows, rn._backward_programs(x.get_device()))
+    programs, rows_per_program, bblock, step_rows, warps, prefetch = rn.plan(
+        n_rows, hidden, x.get_device(), backward=True
+    )
     partial = torch.empty(programs, hidden, device="cuda")
     dx, dw = torch.empty_like(x), torch.empty_like(w)
-    bblock, step_rows, warps, prefetch = rn._backward_config(hidden)
     backward = functools.partial(
-        launch_backward, dy, x, w, rstd, dx, partial, dw, rows_per_program, bblock, step_rows,
+        direct_backward, dy, x, w, rstd, dx, partial, dw, rows_per_program, bblock, step_rows,
         warps, prefetch,
     )  # fmt: skip
     bwd = backward()
-    stage2 = functools.partial(launch_dw, partial, dw)
+    stage2 = functools.partial(direct_dw, partial, dw)
     return {
         "forward": {
-            "num_warps": rn._forward_warps(rn._block(hidden)),
+            "num_warps": rn.plan(n_rows, hidden)[2],
             **benchlib.kernel_resources(fwd),
             "kernels_time_s": benchlib.device_time(forward),
         },
@@ -150,23 +151,15 @@ def resources(x, w, dy) -> dict:
     }
 
 
-def backward_grid(n_rows: int, programs: int) -> tuple[int, int]:
-    """(programs, rows per program) as the wrapper's _backward computes them: no program
-    left without rows."""
-    rows_per_program = math.ceil(n_rows / min(programs, n_rows))
-    return math.ceil(n_rows / rows_per_program), rows_per_program
-
-
-def launch_forward(x, w, y, rstd):
+def direct_forward(x, w, y, rstd):
     """The forward kernel, launched as the wrapper launches it; returns the compiled kernel."""
-    n_rows, hidden = x.shape
-    block = rn._block(hidden)
-    return rn.rmsnorm_fwd_kernel[(n_rows,)](
-        x, w, y, rstd, hidden, x.stride(0), EPS, BLOCK=block, num_warps=rn._forward_warps(block)
+    programs, block, num_warps = rn.plan(*x.shape)
+    return rn.rmsnorm_fwd_kernel[(programs,)](
+        x, w, y, rstd, x.shape[1], x.stride(0), EPS, BLOCK=block, num_warps=num_warps
     )
 
 
-def launch_dw(partial, dw):
+def direct_dw(partial, dw):
     """The backward's second stage: the partial rows of dweight summed in a fixed order."""
     programs, hidden = partial.shape
     rn.rmsnorm_dw_kernel[(math.ceil(hidden / rn.DW_BLOCK_N),)](
@@ -175,7 +168,7 @@ def launch_dw(partial, dw):
     )  # fmt: skip
 
 
-def launch_backward(
+def direct_backward(
     dy, x, w, rstd, dx, partial, dw, rows_per_program, block, steps, warps, prefetch=True
 ):
     """Both backward kernels, launched directly with the given shape; returns the first's
@@ -185,7 +178,7 @@ def launch_backward(
         dy, x, w, rstd, dx, partial, n_rows, hidden, rows_per_program, dy.stride(0),
         x.stride(0), BLOCK=block, ROWS=steps, PREFETCH=prefetch, num_warps=warps,
     )  # fmt: skip
-    launch_dw(partial, dw)
+    direct_dw(partial, dw)
     return k
 
 
@@ -201,19 +194,22 @@ def run_backward_sweep(ceilings: dict) -> list[dict]:
         x = torch.randn(n_rows, hidden, device="cuda").to(dtype)
         w = (1 + 0.1 * torch.randn(hidden, device="cuda")).to(dtype)
         dy = torch.randn(n_rows, hidden, device="cuda").to(dtype)
-        _, rstd = rn._forward(x, w, EPS)
-        dx_ref, dw_ref = rn._backward(dy, x, w, rstd)
-        block = rn._block(hidden)
+        _, rstd = rn.launch_forward(x, w, EPS)
+        dx_ref, dw_ref = rn.launch_backward(dy, x, w, rstd)
+        block = rn.plan(n_rows, hidden)[1]
         for per_sm, warps, tile, prefetch in SWEEP_SHAPES if hidden < 16384 else WIDE_SHAPES:
             step_rows = max(1, min(rn.BACKWARD_MAX_ROWS, tile // block))
             per_thread = step_rows * block // (32 * warps)
             if tile < block or not 1 <= per_thread <= 64:  # no such step / too many values
                 continue
-            programs, rows_per_program = backward_grid(n_rows, per_sm * sms)
+            # The grid as the wrapper would make it from per_sm * sms programs.
+            programs, rows_per_program, *_ = rn.plan(
+                n_rows, hidden, backward=True, programs=per_sm * sms
+            )
             partial = torch.empty(programs, hidden, device="cuda")
             dx, dw = torch.empty_like(x), torch.empty_like(w)
             both = functools.partial(
-                launch_backward, dy, x, w, rstd, dx, partial, dw, rows_per_program,
+                direct_backward, dy, x, w, rstd, dx, partial, dw, rows_per_program,
                 block, step_rows, warps, prefetch,
             )  # fmt: skip
             compiled = both()
@@ -270,8 +266,8 @@ def run_small_m(ceilings: dict) -> list[dict]:
     (through autograd) and as their kernels alone, launched directly, plus the host time
     of one autograd call. The same kernels, so any gap is the host's path. That host time
     is then split: the wrapper's own launches and allocations called without autograd
-    (``_forward``, ``_backward``), and the same autograd call through NoOpFunction, which
-    launches nothing (what autograd itself costs per call)."""
+    (``launch_forward``, ``launch_backward``), and the same autograd call through
+    NoOpFunction, which launches nothing (what autograd itself costs per call)."""
     rows = []
     dtype = torch.bfloat16
     benchlib.warm_up()
@@ -288,10 +284,10 @@ def run_small_m(ceilings: dict) -> list[dict]:
             "backward": functools.partial(backward_step, y, (x, w), dy),
         }
         xd, wd = x.detach(), w.detach()
-        _, rstd = rn._forward(xd, wd, EPS)
+        _, rstd = rn.launch_forward(xd, wd, EPS)
         launches = {
-            "forward": functools.partial(rn._forward, xd, wd, EPS),
-            "backward": functools.partial(rn._backward, dy, xd, wd, rstd),
+            "forward": functools.partial(rn.launch_forward, xd, wd, EPS),
+            "backward": functools.partial(rn.launch_backward, dy, xd, wd, rstd),
         }
         y_noop = NoOpFunction.apply(x, w)
         no_ops = {
@@ -462,9 +458,10 @@ BENCHMARKS = [
         "the end). do_bench flushes the L2 before each call and records CUDA events around it; "
         "when the host needs longer per call than the GPU, the events measure the host. "
         "host_kernels_s: the same host timing of the wrapper's launches and allocations called "
-        "without autograd (kernels/rmsnorm.py's _forward and _backward); host_noop_s: of the "
-        "same autograd call through a Function that launches nothing (forward: a view of x; "
-        "backward: dy passed through, gradient of x only), i.e. autograd's own cost per call.",
+        "without autograd (kernels/rmsnorm.py's launch_forward and launch_backward); "
+        "host_noop_s: of the same autograd call through a Function that launches nothing "
+        "(forward: a view of x; backward: dy passed through, gradient of x only), i.e. "
+        "autograd's own cost per call.",
         run_small_m,
     ),
 ]

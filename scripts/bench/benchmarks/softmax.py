@@ -202,9 +202,10 @@ def run_online(ceilings: dict) -> list[dict]:
         out = torch.empty_like(x)
         expected = sm.reference(x)
         for kernel, block_n, num_warps, per_sm in online_configs(dtype, n_cols):
-            whole, _, block_n, num_warps, programs = sm._plan(
-                n_rows, n_cols, n_cols * size, size, device, block_n, num_warps, per_sm
-            )
+            whole, _, block_n, num_warps, programs = sm.plan(
+                n_rows, n_cols, size, device,
+                block_n=block_n, num_warps=num_warps, programs_per_sm=per_sm,
+            )  # fmt: skip
             assert whole == (kernel == "whole_row")
             fn = functools.partial(
                 sm.softmax, x, out, block_n=block_n, num_warps=num_warps, programs_per_sm=per_sm
@@ -248,7 +249,7 @@ def run_online(ceilings: dict) -> list[dict]:
 
 
 # softmax_online_backward: the online backward kernel's tile, swept (the forward's sweep
-# is softmax_online). Launched directly through the wrapper's _backward, no autograd.
+# is softmax_online). Launched directly through launch_backward, no autograd.
 BACKWARD_SWEEP_COLS = 65536
 BACKWARD_SWEEP_TILES = [(8192, 16), (16384, 16), (16384, 32), (32768, 32)]
 
@@ -264,11 +265,12 @@ def run_online_backward(ceilings: dict) -> list[dict]:
         dx = torch.empty_like(y)
         expected = sm.reference_backward(y, dy)
         for block_n, num_warps in BACKWARD_SWEEP_TILES:
-            fn = functools.partial(sm._backward, y, dy, dx, block_n, num_warps, None)
-            whole, _, _, _, programs = sm._plan(
-                n_rows, n_cols, 2 * n_cols * size, size, y.get_device(), block_n, num_warps,
-                None, backward=True,
+            config = sm.plan(
+                n_rows, n_cols, size, y.get_device(), block_n=block_n, num_warps=num_warps,
+                backward=True,
             )  # fmt: skip
+            fn = functools.partial(sm.launch_backward, y, dy, dx, config)
+            whole, _, _, _, programs = config
             assert not whole
             what = f"online backward {DTYPES[dtype]} block_n={block_n} num_warps={num_warps}"
             rtol, atol = TOL[dtype]
@@ -310,7 +312,7 @@ BENCHMARKS = [
         "pass 1 sums dy * y over a row, pass 2 writes dx = y * (dy - sum)) at 65536 columns, "
         "512 MiB tensors, float32 and bfloat16, over tiles (block_n, num_warps) "
         f"{BACKWARD_SWEEP_TILES}, programs per SM as the wrapper picks them; launched "
-        "directly through the wrapper's _backward (no autograd), checked against float64 "
+        "directly through the module's launch_backward (no autograd), checked against float64 "
         "first; device time by do_bench, L2 flushed. Bytes: y and dy read once, dx written "
         "once (3 * rows * cols * element size).",
         run_online_backward,

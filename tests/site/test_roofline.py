@@ -68,7 +68,7 @@ def test_without_the_fma_ceiling_the_fp32_roof_is_absent_and_the_plot_says_so(do
     assert not any(n.startswith("CUDA cores") for n in names(fig))
     assert any("not yet measured" in t for t in texts(fig))
     assert [t for t in texts(fig) if "ridge" in t] == [t for t in texts(fig) if "bf16 ridge" in t]
-    assert ceiling_values.VALUES["ceilings.fma_fp32"].format(None) == "not yet measured"
+    assert ceiling_values.VALUES["ceilings.fma_fp32"].text(None) == "not yet measured"
 
 
 def test_with_the_fma_ceiling_each_class_has_its_roof_and_ridge(docs):

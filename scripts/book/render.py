@@ -427,10 +427,11 @@ class Param:
         try:
             return self.kind(word)
         except ValueError:
-            raise ValueError(f"is not a {self.kind.__name__}") from None
+            raise ValueError(f"is not {WORDS[self.kind]}") from None
 
 
 _SIMPLE = (int, float, str, bool)
+WORDS = {int: "a whole number (int)", float: "a number (float)", str: "a word (str)"}
 
 
 def _param(name: str, annotation, default) -> Param:

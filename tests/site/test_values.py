@@ -35,11 +35,34 @@ def test_pages_use_values():
     assert len(PLACEHOLDERS) > 500 and WIDGET_WORDS
 
 
-@pytest.mark.parametrize("kind", sorted(REGISTRY.values))
-def test_every_registered_kind_is_used_by_a_page_or_a_widget(kind):
+# Figure modules still written as one function per number, each with values no page uses:
+# the next conversions (one kind per meaning, chosen by parameters) remove them. Strict:
+# once a module has no unused value its test passes, which fails here until it leaves
+# this list, so the list can only shrink.
+NOT_YET_CONVERTED = {"attention", "fused_activation", "matmul", "matmul_tma", "rmsnorm", "softmax"}
+MODULES = sorted({kind.split(".")[0] for kind in REGISTRY.values})
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        pytest.param(
+            m,
+            marks=pytest.mark.xfail(strict=True, reason="values by parameter: not yet converted"),
+        )
+        if m in NOT_YET_CONVERTED
+        else m
+        for m in MODULES
+    ],
+)
+def test_every_registered_value_is_used_by_a_page_or_a_widget(module):
     """A value no page and no widget shows is dead code: delete it (or use it)."""
-    used = kind in used_kinds()
-    assert used, f"{kind} is registered but no page or widget uses it"
+    unused = [k for k in REGISTRY.values if k.split(".")[0] == module and k not in used_kinds()]
+    assert not unused, f"figures/{module}.py registers values no page or widget uses: {unused}"
+
+
+def test_the_list_of_modules_not_yet_converted_names_modules_that_exist():
+    assert NOT_YET_CONVERTED <= set(MODULES)
 
 
 def distinct_uses() -> list[render.Use]:
@@ -118,9 +141,9 @@ def test_as_picks_a_format_and_defaults_apply():
         ("vector_add.bandwidth", r"vector_add.bandwidth needs impl=<triton\|torch>"),
         ("vector_add.bandwidth impl=triton colour=red", r"has no parameter 'colour'"),
         ("vector_add.bandwidth impl=cuda", r"impl=cuda is not one of triton\|torch"),
-        ("vector_add.regs block=many warps=1", r"block=many is not a int"),
+        ("vector_add.regs block=many warps=1", r"block=many is not a whole number"),
         ("vector_add.loads divisible=yes", r"divisible=yes is not true or false"),
-        ("vector_add.reaches_copy fraction=half", r"fraction=half is not a float"),
+        ("vector_add.reaches_copy fraction=half", r"fraction=half is not a number"),
         ("vector_add.bandwidth impl=triton impl=torch", r"parameter 'impl' given twice"),
         ("vector_add.bandwidth impl", r"'impl' is not NAME=VALUE"),
         ("vector_add.bandwidth impl=triton as=furlongs", r"as=furlongs is not one of"),

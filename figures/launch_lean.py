@@ -31,7 +31,7 @@ Call = Literal["torch_add", "wrapper", "lean", "launcher", "graph", "empty"]
 
 def p50(docs: Docs, key: str, field: str = "host_s") -> float | None:
     """Median of ``field`` of the row ``key``, seconds; None before the first GPU run."""
-    row = maybe_one(docs, BENCH, key=key)
+    row = maybe_one(docs, BENCH, key=key, absent_ok=True)
     return None if row is None else row[field]["p50"]
 
 

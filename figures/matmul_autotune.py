@@ -283,12 +283,12 @@ def small_tile_of_best(docs: Docs) -> float | None:
 
 
 def config_tflops(docs: Docs, tile: str, warps: int, stages: int) -> float | None:
-    """FLOP/s of one config of the sweep, tile BLOCK_MxBLOCK_NxBLOCK_K (128x256x64), None
-    if the wrapper refused it."""
+    """FLOP/s of one config of the sweep, tile BLOCK_MxBLOCK_NxBLOCK_K (128x256x64); None
+    if this sweep did not have it, or the wrapper refused it."""
     bm, bn, bk = parse_tile(tile)
-    r = maybe_one(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
-                  num_stages=stages)  # fmt: skip
-    return None if r is None or "time_s" not in r else flop_rate(r)
+    found = rows(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
+                 num_stages=stages)  # fmt: skip
+    return flop_rate(found[0]) if len(found) == 1 and "time_s" in found[0] else None
 
 
 def smem(docs: Docs, tile: str, stages: int) -> int:
@@ -306,7 +306,7 @@ def cost_row(docs: Docs, configs: int | None) -> dict | None:
         return None
     if configs is None:
         return max(docs[AUTOTUNE_COST]["rows"], key=lambda r: r["configs"])
-    return maybe_one(docs, AUTOTUNE_COST, configs=configs)
+    return maybe_one(docs, AUTOTUNE_COST, configs=configs, absent_ok=True)
 
 
 def first_call(docs: Docs, configs: int | None = None) -> float | None:

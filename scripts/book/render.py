@@ -24,11 +24,12 @@ Placeholders in lesson Markdown (anything else between double braces fails the b
 The first argument is the device's documents; every other one is a parameter of the
 placeholder, converted by its annotation: ``int``, ``float``, ``str``, ``bool`` (``true``
 or ``false``), ``Literal[...]`` (one of the listed words or numbers), any of them
-``| None``. A parameter with a default may be left out. A missing, unknown, repeated or
-ill-typed parameter fails the build with the page, the kind and the parameter named. Look
-rows up with ``one`` (exactly one row, else a RenderError such as ``matmul has no row
-impl=triton dtype=float16 m=4096``) or ``maybe_one`` (None on a device that has not run
-the benchmark); share ``bandwidth``, ``flop_rate``, ``copy`` and ``median`` from here.
+``| None`` (the word ``none`` gives None). A parameter with a default may be left out. A
+missing, unknown, repeated or ill-typed parameter fails the build with the page, the kind
+and the parameter named. Look rows up with ``one`` (exactly one row, else a RenderError
+such as ``matmul has no row impl=triton dtype=float16 m=4096``) or ``maybe_one`` (None on
+a device that has not run the benchmark; with ``absent_ok=True`` also where its run lacks
+the row); share ``bandwidth``, ``flop_rate``, ``copy`` and ``median`` from here.
 A compute that returns None means "not measured": ``Value(f, fmt, missing="not
 measured")`` says so in words; a value with no ``missing`` text shows None as its format
 does.
@@ -36,6 +37,10 @@ does.
 **Formats.** The Value's format is its default; ``as=FORMAT`` picks another one from
 ``FORMATS`` (``plain count whole ratio percent percent1 tbps tflops gb`` and ``us0``-``us3``,
 ``ms0``-``ms3``: seconds in µs or ms with that many decimals), e.g. ``as=ms1``.
+
+**Roofline points** are presentation, chosen here, not in the data: a module whose family
+appears on lesson 01's roofline holds ``ROOFLINE = {benchmark: points(rows)}``, each point
+``{"kernel", "flops", "bytes", "seconds"}``; ``roofline_points(docs)`` gathers them.
 
 **Widgets** name values in ``data-values="..."`` with no spaces inside a name:
 ``KIND:NAME=VALUE,NAME=VALUE`` (``vector_add.bandwidth:impl=torch,dtype=float16``), or
@@ -133,9 +138,14 @@ def one(docs: Docs, bench: str, **match) -> dict:
     return found[0]
 
 
-def maybe_one(docs: Docs, bench: str, **match) -> dict | None:
-    """``one(...)``, or None on a device that has not run ``bench`` (not measured there)."""
-    return one(docs, bench, **match) if bench in docs else None
+def maybe_one(docs: Docs, bench: str, *, absent_ok: bool = False, **match) -> dict | None:
+    """``one(...)``, or None on a device that has not run ``bench`` (not measured there).
+    With ``absent_ok``, also None where the run has no such row (a run older than the row,
+    a peer that could not run): use it only where that is expected, since it turns a typo
+    in a parameter into "not measured" instead of an error."""
+    if bench not in docs or (absent_ok and not rows(docs, bench, **match)):
+        return None
+    return one(docs, bench, **match)
 
 
 def bandwidth(row: dict) -> float:

@@ -162,6 +162,9 @@ def test_a_missing_row_names_the_benchmark_and_the_match():
     with pytest.raises(render.RenderError, match="b has 2 rows x=1"):
         render.one(docs, "b", x=1)
     assert render.maybe_one({}, "b", x=1) is None
+    with pytest.raises(render.RenderError, match="b has no row x=2"):
+        render.maybe_one(docs, "b", x=2)  # the run has the benchmark: a missing row is an error
+    assert render.maybe_one(docs, "b", x=2, absent_ok=True) is None  # ... unless expected
 
 
 def test_the_build_names_the_page():

@@ -290,3 +290,26 @@ for _dir in ("forward", "backward"):
             VALUES[f"attention.verdict_{SHORT[_dir]}_d{_d}_{MASK[_causal]}"] = Value(
                 verdict(_dir, _d, _causal), or_not_measured(str)
             )
+
+
+# ---- lesson 01's roofline -----------------------------------------------------------------
+
+
+def roofline_points(rows: list[dict]) -> list[dict]:
+    """The book's forward and backward, bf16, d = 128, N = 4096, not causal. Bytes: the
+    least any attention moves (forward: read q, k, v, write o; backward: read q, k, v, o,
+    dO, write dq, dk, dv), so the point sits where a flash kernel's intensity is."""
+    tensors = {"forward": 4, "backward": 8}
+    return [
+        {
+            "kernel": f"flash attention {r['direction']} (bf16, d=128)",
+            "flops": r["flops"],
+            "bytes": tensors[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2,
+            "seconds": r["time_s"]["p50"],
+        }
+        for r in rows
+        if r["impl"] == "triton" and r["head_dim"] == 128 and r["n"] == 4096 and not r["causal"]
+    ]
+
+
+ROOFLINE = {BENCH: roofline_points}

@@ -10,8 +10,9 @@ highlighted; a page puts such a value on a line of its own. Nothing here is type
 from __future__ import annotations
 
 import re
+from typing import Literal
 
-from scripts.book.render import Docs, Value, count, named, plain, rows
+from scripts.book.render import Docs, Value, count, one, rows
 
 BENCH = "compiler"
 # Triton's IR carries source locations: `loc(#loc12)` after each op and `#loc12 = ...`
@@ -25,11 +26,11 @@ TTIR_LINES = r"tt\.(load|store)|%n_elements: i32"
 LANG = {"ttir": "mlir", "ttgir": "mlir", "ptx": "text", "sass": "text"}
 
 
+Variant = Literal["divisible", "ragged"]
+
+
 def stage_text(docs: Docs, kernel: str, variant: str, stage: str) -> str:
-    found = rows(docs, BENCH, kernel=kernel, variant=variant, stage=stage)
-    if not found:
-        raise KeyError(f"no {kernel} {variant} {stage} in the compiler data")
-    return found[0]["text"]
+    return one(docs, BENCH, kernel=kernel, variant=variant, stage=stage)["text"]
 
 
 def clean_ir(text: str) -> list[str]:
@@ -70,49 +71,37 @@ def listing(lines: list[str], lang: str, pattern: re.Pattern) -> str:
 
 # ---- vector add: the whole IR, and the PTX's memory instructions ---------------------------
 
+# The lines a listing highlights, per stage.
+VECTOR_HIGHLIGHT = {"ttir": TTIR_LINES, "ttgir": r"^#blocked|tt\.(load|store)"}
 
-def vector_ir(stage: str, variant: str, pattern: str):
-    regex = re.compile(pattern)
 
-    def compute(docs: Docs) -> str:
-        lines = split_signature(clean_ir(stage_text(docs, "vector_add", variant, stage)))
-        return listing(lines, LANG[stage], regex)
+def vector_ir(docs: Docs, stage: Literal["ttir", "ttgir"], variant: Variant = "divisible") -> str:
+    """The vector-add kernel's TTIR or TTGIR compiled for a divisible (a multiple of 16)
+    or ragged n, source locations trimmed, the lines a reader should look at highlighted
+    (TTIR: the loads, the store and n_elements; TTGIR: the layout and the memory ops): a
+    Markdown code block."""
+    lines = split_signature(clean_ir(stage_text(docs, "vector_add", variant, stage)))
+    return listing(lines, LANG[stage], re.compile(VECTOR_HIGHLIGHT[stage]))
 
-    doc_ = (
-        f"The vector-add kernel's {stage.upper()} ({variant} n), source locations trimmed, "
-        f"lines matching {pattern!r} highlighted: a Markdown code block."
+
+def vector_ptx_memory(docs: Docs, variant: Variant) -> str:
+    """The global loads and stores (ld.global / st.global) in the vector-add kernel's PTX
+    for a divisible or ragged n, one per line, as the compiler wrote them: a Markdown code
+    block."""
+    ptx = stage_text(docs, "vector_add", variant, "ptx")
+    return block(
+        [line.strip() for line in ptx.splitlines() if GLOBAL_MEMORY.search(line)], "text", []
     )
-    return named(f"vector_{stage}_{variant}", doc_, compute)
 
 
-def vector_ptx_memory(variant: str):
-    def compute(docs: Docs) -> str:
-        lines = [
-            line.strip()
-            for line in stage_text(docs, "vector_add", variant, "ptx").splitlines()
-            if GLOBAL_MEMORY.search(line)
-        ]
-        return block(lines, "text", [])
-
-    doc_ = (
-        f"The global loads and stores (ld.global / st.global) in the vector-add kernel's PTX "
-        f"for a {variant} n, one per line, as the compiler wrote them: a Markdown code block."
-    )
-    return named(f"vector_ptx_memory_{variant}", doc_, compute)
+def vector_ptx_lines(docs: Docs, variant: Variant = "divisible") -> int:
+    """Lines of PTX of the vector-add kernel compiled for a divisible or ragged n."""
+    return len(stage_text(docs, "vector_add", variant, "ptx").splitlines())
 
 
-def vector_ptx_lines(variant: str):
-    def compute(docs: Docs) -> int:
-        return len(stage_text(docs, "vector_add", variant, "ptx").splitlines())
-
-    return named(f"vector_ptx_lines_{variant}", f"Lines of PTX, vector add, {variant} n.", compute)
-
-
-def vector_n(variant: str):
-    def compute(docs: Docs) -> int:
-        return rows(docs, BENCH, kernel="vector_add", variant=variant)[0]["n"]
-
-    return named(f"vector_n_{variant}", f"n of the {variant} vector-add compile.", compute)
+def vector_n(docs: Docs, variant: Variant) -> int:
+    """The n the vector-add kernel was compiled for: divisible (a multiple of 16) or ragged."""
+    return one(docs, BENCH, kernel="vector_add", variant=variant, stage="ttir")["n"]
 
 
 def ragged_signature(docs: Docs) -> str:
@@ -155,20 +144,24 @@ def shorten_registers(line: str) -> str:
     return re.sub(r"\{([^{}]*)\}", short, line)
 
 
+def matmul_ptx(docs: Docs) -> dict:
+    return one(docs, BENCH, kernel="matmul", stage="ptx")
+
+
 def matmul_mma_count(docs: Docs) -> int:
     """How many tensor-core instructions (mma / wgmma lines) the matmul kernel's PTX has."""
-    return rows(docs, BENCH, kernel="matmul", stage="ptx")[0]["mma_count"]
+    return matmul_ptx(docs)["mma_count"]
 
 
 def matmul_mma_opcode(docs: Docs) -> str:
     """The tensor-core instruction the matmul kernel's PTX uses most, as written there."""
-    ops = rows(docs, BENCH, kernel="matmul", stage="ptx")[0]["mma_opcodes"]
+    ops = matmul_ptx(docs)["mma_opcodes"]
     return f"`{max(ops, key=ops.get)}`"
 
 
 def matmul_config(docs: Docs) -> str:
     """The tile and launch settings the matmul kernel was compiled with for the listing."""
-    c = rows(docs, BENCH, kernel="matmul", stage="ptx")[0]["config"]
+    c = matmul_ptx(docs)["config"]
     return (
         f"BLOCK_M={c['BLOCK_M']}, BLOCK_N={c['BLOCK_N']}, BLOCK_K={c['BLOCK_K']}, "
         f"num_warps={c['num_warps']}, num_stages={c['num_stages']}"
@@ -181,21 +174,16 @@ def sass_captured(docs: Docs) -> str:
 
 
 VALUES = {
-    "compiler.vector_ttir": Value(vector_ir("ttir", "divisible", TTIR_LINES), plain),
-    "compiler.vector_ttir_ragged_signature": Value(ragged_signature, plain),
-    "compiler.vector_ttgir": Value(
-        vector_ir("ttgir", "divisible", r"^#blocked|tt\.(load|store)"), plain
-    ),
-    "compiler.vector_ptx_memory_divisible": Value(vector_ptx_memory("divisible"), plain),
-    "compiler.vector_ptx_memory_ragged": Value(vector_ptx_memory("ragged"), plain),
-    "compiler.vector_ptx_lines": Value(vector_ptx_lines("divisible"), count),
-    "compiler.vector_n_divisible": Value(vector_n("divisible"), count),
-    "compiler.vector_n_ragged": Value(vector_n("ragged"), count),
-    "compiler.matmul_ttgir_dot": Value(matmul_ttgir_dot, plain),
-    "compiler.matmul_ptx_mma": Value(matmul_ptx_mma, plain),
+    "compiler.vector_ir": Value(vector_ir),
+    "compiler.ragged_signature": Value(ragged_signature),
+    "compiler.vector_ptx_memory": Value(vector_ptx_memory),
+    "compiler.vector_ptx_lines": Value(vector_ptx_lines, count),
+    "compiler.vector_n": Value(vector_n, count),
+    "compiler.matmul_ttgir_dot": Value(matmul_ttgir_dot),
+    "compiler.matmul_ptx_mma": Value(matmul_ptx_mma),
     "compiler.matmul_mma_count": Value(matmul_mma_count, count),
-    "compiler.matmul_mma_opcode": Value(matmul_mma_opcode, plain),
-    "compiler.matmul_config": Value(matmul_config, plain),
-    "compiler.sass_captured": Value(sass_captured, plain),
+    "compiler.matmul_mma_opcode": Value(matmul_mma_opcode),
+    "compiler.matmul_config": Value(matmul_config),
+    "compiler.sass_captured": Value(sass_captured),
 }
 FIGURES: dict = {}

@@ -1,5 +1,9 @@
 """Values about the GPU a device folder was measured on (from any file's provenance)."""
 
+from __future__ import annotations
+
+from typing import Literal
+
 from scripts.book.render import Docs, Value, plain, provenance
 
 
@@ -18,26 +22,15 @@ def l2_mb(docs: Docs) -> str:
     return f"{provenance(docs)['l2_bytes'] / 2**20:.0f} MiB"
 
 
-def triton_version(docs: Docs) -> str:
-    """The Triton version the device's data was measured with (from its provenance)."""
-    return provenance(docs)["triton"]
-
-
-def torch_version(docs: Docs) -> str:
-    """The PyTorch version the device's data was measured with (from its provenance)."""
-    return provenance(docs)["torch"]
-
-
-def cuda_version(docs: Docs) -> str:
-    """The CUDA version PyTorch was built with, for the device's data."""
-    return provenance(docs)["cuda"]
+def version(docs: Docs, of: Literal["triton", "torch", "cuda"]) -> str:
+    """The version of Triton, PyTorch, or the CUDA PyTorch was built with, that the
+    device's data was measured with (from its provenance)."""
+    return provenance(docs)[of]
 
 
 VALUES = {
     "device.name": Value(name),
     "device.sm_count": Value(sm_count, plain),
     "device.l2_mb": Value(l2_mb),
-    "device.triton_version": Value(triton_version),
-    "device.torch_version": Value(torch_version),
-    "device.cuda_version": Value(cuda_version),
+    "device.version": Value(version),
 }

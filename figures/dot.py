@@ -11,6 +11,8 @@ reads "not yet measured".
 
 from __future__ import annotations
 
+from typing import Literal
+
 from scripts.book.render import (
     Docs,
     Figure,
@@ -18,10 +20,13 @@ from scripts.book.render import (
     axis,
     count,
     error_bars,
+    flop_rate,
     percent,
+    plain,
     rate,
     ratio,
     tflops,
+    whole,
 )
 
 BENCH = "dot"
@@ -48,16 +53,6 @@ EXAMPLE = {
 }
 
 
-def pending(fmt):
-    """``fmt``, except that None (no ``dot`` data on this device yet, or a precision this
-    GPU cannot run) reads as words."""
-
-    def show(v) -> str:
-        return NOT_YET if v is None else fmt(v)
-
-    return show
-
-
 # ---- helpers ----------------------------------------------------------------------------
 
 
@@ -79,10 +74,6 @@ def largest(docs: Docs) -> int:
     return max(r["m"] for r in docs[BENCH]["rows"])
 
 
-def flop_rate(row: dict) -> float:
-    return row["flops"] / row["time_s"]["p50"]
-
-
 def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | None:
     """The fastest row of ``impl`` at ``precision`` and size n (default: the largest);
     for triton, the best of the block configs. None if it did not run."""
@@ -93,24 +84,11 @@ def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | 
     return max(found, key=flop_rate) if found else None
 
 
-def rate_of(docs: Docs, impl: str, precision: str) -> float | None:
-    r = best(docs, impl, precision)
-    return None if r is None else flop_rate(r)
+Precision = Literal["ieee", "tf32", "fp16", "bf16", "fp8"]
+Impl = Literal["triton", "cublas"]
 
 
-def triton_over(docs: Docs, fast: str, slow: str) -> float | None:
-    """The tile kernel's FLOP/s at ``fast`` over its FLOP/s at ``slow``, largest size."""
-    f, s = rate_of(docs, "triton", fast), rate_of(docs, "triton", slow)
-    return None if f is None or s is None else f / s
-
-
-def of_roof(docs: Docs, precision: str) -> float | None:
-    """The tile kernel's FLOP/s over the library's, same precision, largest size."""
-    t, c = rate_of(docs, "triton", precision), rate_of(docs, "cublas", precision)
-    return None if t is None or c is None else t / c
-
-
-# ---- values -------------------------------------------------------------------------------
+# ---- values: measured -------------------------------------------------------------------
 
 
 def size(docs: Docs) -> int | None:
@@ -118,30 +96,22 @@ def size(docs: Docs) -> int | None:
     return largest(docs) if measured(docs) else None
 
 
-def bf16_over_ieee(docs: Docs) -> float | None:
-    """Tile kernel: bf16 FLOP/s over fp32 "ieee" FLOP/s, largest size."""
-    return triton_over(docs, "bf16", "ieee")
+def rate_of(docs: Docs, impl: Impl, precision: Precision) -> float | None:
+    """FLOP/s of the tile kernel (triton, best config) or of the library (cublas: cuBLAS,
+    torch._scaled_mm for fp8) at ``precision``, largest size; None where it did not run."""
+    r = best(docs, impl, precision)
+    return None if r is None else flop_rate(r)
 
 
-def tf32_over_ieee(docs: Docs) -> float | None:
-    """Tile kernel: fp32 "tf32" FLOP/s over fp32 "ieee" FLOP/s, largest size."""
-    return triton_over(docs, "tf32", "ieee")
+def over(docs: Docs, of: Precision, to: Precision, impl: Impl = "triton") -> float | None:
+    """``impl``'s FLOP/s at precision ``of`` over its FLOP/s at ``to``, largest size."""
+    f, s = rate_of(docs, impl, of), rate_of(docs, impl, to)
+    return None if f is None or s is None else f / s
 
 
-def bf16_over_tf32(docs: Docs) -> float | None:
-    """Tile kernel: bf16 FLOP/s over fp32 "tf32" FLOP/s, largest size."""
-    return triton_over(docs, "bf16", "tf32")
-
-
-def fp8_over_bf16(docs: Docs) -> float | None:
-    """Tile kernel: fp8 FLOP/s over bf16 FLOP/s, largest size (None without fp8)."""
-    return triton_over(docs, "fp8", "bf16")
-
-
-def cublas_bf16_over_ieee(docs: Docs) -> float | None:
-    """Library: bf16 FLOP/s over fp32 ieee (no TF32) FLOP/s, largest size."""
-    b, i = rate_of(docs, "cublas", "bf16"), rate_of(docs, "cublas", "ieee")
-    return None if b is None or i is None else b / i
+def of_roof(docs: Docs, precision: Precision) -> float | None:
+    """The tile kernel's FLOP/s over the library's, same precision, largest size."""
+    return _quotient(rate_of(docs, "triton", precision), rate_of(docs, "cublas", precision))
 
 
 def fma_roof(docs: Docs) -> float | None:
@@ -153,36 +123,17 @@ def fma_roof(docs: Docs) -> float | None:
     return fma["flops"] / fma["time_s"]["p50"] if fma else None
 
 
-def ieee_of_fma(docs: Docs) -> float | None:
-    """Tile kernel at fp32 "ieee" over the run's fp32 CUDA-core (FMA) ceiling."""
-    t, f = rate_of(docs, "triton", "ieee"), fma_roof(docs)
-    return None if t is None or f is None else t / f
+def over_fma(docs: Docs, precision: Precision) -> float | None:
+    """The tile kernel's FLOP/s at ``precision`` over the fp32 CUDA-core (FMA) ceiling:
+    above 1 means something other than the CUDA cores did the work."""
+    return _quotient(rate_of(docs, "triton", precision), fma_roof(docs))
 
 
-def tf32_over_fma(docs: Docs) -> float | None:
-    """Tile kernel at fp32 "tf32" over the fp32 CUDA-core ceiling: above 1 means the
-    tf32 kernel does more than the CUDA cores can, so something else did the work."""
-    t, f = rate_of(docs, "triton", "tf32"), fma_roof(docs)
-    return None if t is None or f is None else t / f
+def _quotient(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a / b
 
 
-def _rate_value(impl: str, precision: str):
-    def value(docs: Docs) -> float | None:
-        return rate_of(docs, impl, precision)
-
-    who = "the tile kernel (best config)" if impl == "triton" else "the library"
-    value.__name__ = f"{impl}_{precision}"
-    value.__doc__ = f"FLOP/s of {who} at {precision}, largest size."
-    return value
-
-
-def _roof_value(precision: str):
-    def value(docs: Docs) -> float | None:
-        return of_roof(docs, precision)
-
-    value.__name__ = f"of_roof_{precision}"
-    value.__doc__ = f"Tile kernel FLOP/s over the library's at {precision}, largest size."
-    return value
+# ---- values: the worked example (arithmetic, no data) -------------------------------------
 
 
 def step_flops(docs: Docs) -> int:
@@ -234,24 +185,16 @@ def total_flops(docs: Docs) -> int:
     return 2 * EXAMPLE["size"] ** 3
 
 
-def whole1(v: float) -> str:
-    """A number with no decimals."""
-    return f"{v:.0f}"
-
-
 VALUES = {
-    "dot.size": Value(size, pending(str)),
-    "dot.bf16_over_ieee": Value(bf16_over_ieee, pending(ratio)),
-    "dot.tf32_over_ieee": Value(tf32_over_ieee, pending(ratio)),
-    "dot.bf16_over_tf32": Value(bf16_over_tf32, pending(ratio)),
-    "dot.fp8_over_bf16": Value(fp8_over_bf16, pending(ratio)),
-    "dot.cublas_bf16_over_ieee": Value(cublas_bf16_over_ieee, pending(ratio)),
-    "dot.fma_roof": Value(fma_roof, pending(tflops)),
-    "dot.ieee_of_fma": Value(ieee_of_fma, pending(percent)),
-    "dot.tf32_over_fma": Value(tf32_over_fma, pending(ratio)),
+    "dot.size": Value(size, plain, missing=NOT_YET),
+    "dot.tflops": Value(rate_of, tflops, missing=NOT_YET),
+    "dot.over": Value(over, ratio, missing=NOT_YET),
+    "dot.of_roof": Value(of_roof, percent, missing=NOT_YET),
+    "dot.fma_roof": Value(fma_roof, tflops, missing=NOT_YET),
+    "dot.over_fma": Value(over_fma, ratio, missing=NOT_YET),
     "dot.step_flops": Value(step_flops, count),
     "dot.step_bytes": Value(step_bytes, count),
-    "dot.step_intensity": Value(step_intensity, whole1),
+    "dot.step_intensity": Value(step_intensity, whole),
     "dot.k_steps": Value(k_steps, count),
     "dot.step_fmas": Value(step_fmas, count),
     "dot.fmas_per_thread": Value(fmas_per_thread, count),
@@ -259,10 +202,6 @@ VALUES = {
     "dot.tiles": Value(tiles, count),
     "dot.total_flops": Value(total_flops, count),
 }
-for _p, _ in PRECISIONS:
-    VALUES[f"dot.triton_{_p}"] = Value(_rate_value("triton", _p), pending(tflops))
-    VALUES[f"dot.cublas_{_p}"] = Value(_rate_value("cublas", _p), pending(tflops))
-    VALUES[f"dot.of_roof_{_p}"] = Value(_roof_value(_p), pending(percent))
 
 
 # ---- the figure ---------------------------------------------------------------------------

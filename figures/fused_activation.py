@@ -653,3 +653,26 @@ FIGURES = {
         "copy ceiling as a dashed line; error bars span the 20th to 80th percentile.",
     ),
 }
+
+
+# ---- lesson 01's roofline -----------------------------------------------------------------
+
+GELU_FLOPS = 7  # per element, nominal: x+b, v/sqrt2, erf (as one), 1+, 0.5*v, *, *mask
+
+
+def roofline_points(rows: list[dict]) -> list[dict]:
+    """The Triton kernel at the largest size, exact GELU with a mask, per dtype."""
+    largest = max(r["m"] for r in rows)
+    return [
+        {
+            "kernel": f"bias + GELU + mask ({r['dtype']})",
+            "flops": GELU_FLOPS * r["m"] * r["n"],
+            "bytes": r["bytes"],
+            "seconds": r["time_s"]["p50"],
+        }
+        for r in rows
+        if r["impl"] == "triton" and r["m"] == largest and r["approximate"] == "none" and r["mask"]
+    ]
+
+
+ROOFLINE = {BENCH: roofline_points}

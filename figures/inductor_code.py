@@ -12,9 +12,10 @@ every value says it is not measured; nothing here is typed by hand.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from figures.compiler import block
-from scripts.book.render import Docs, Value, count, micros, millis, or_not_measured, ratio
+from scripts.book.render import Docs, Value, count, maybe_one, ratio
 
 BENCH = "inductor_code"
 NOT_CAPTURED = (
@@ -30,11 +31,12 @@ def code_rows(docs: Docs, peer: str) -> list[dict]:
     return [r for r in docs[BENCH]["rows"] if r["kind"] == "code" and r["peer"] == peer]
 
 
+Peer = Literal["fused_activation", "rmsnorm"]
+Case = Literal["first_call", "recompile", "cached_call", "eager", "graph_break", "whole"]
+
+
 def cost(docs: Docs, case: str) -> dict | None:
-    if BENCH not in docs:
-        return None
-    found = [r for r in docs[BENCH]["rows"] if r["kind"] == "cost" and r["case"] == case]
-    return found[0] if found else None
+    return maybe_one(docs, BENCH, kind="cost", case=case, absent_ok=True)
 
 
 def jit_function(text: str) -> list[str]:
@@ -48,134 +50,68 @@ def jit_function(text: str) -> list[str]:
     return kept
 
 
-def listing(peer: str):
-    def compute(docs: Docs) -> str | None:
-        rows = code_rows(docs, peer)
-        if not rows:
-            return None
-        lines = jit_function(rows[0]["text"])
-        return block(lines, "python", [i + 1 for i, s in enumerate(lines) if MEMORY.search(s)])
-
-    compute.__name__ = compute.__qualname__ = f"{peer}_kernel"
-    compute.__doc__ = (
-        f"The first Triton kernel Inductor generated for the {peer} peer, from @triton.jit "
-        "on, loads and stores highlighted: a Markdown code block (None before a GPU run)."
-    )
-    return compute
+def kernel(docs: Docs, peer: Peer) -> str | None:
+    """The first Triton kernel Inductor generated for the peer of lesson 08's op chain
+    (fused_activation) or lesson 11's eager RMSNorm (rmsnorm), from @triton.jit on, loads
+    and stores highlighted: a Markdown code block (None before a GPU run)."""
+    found = code_rows(docs, peer)
+    if not found:
+        return None
+    lines = jit_function(found[0]["text"])
+    return block(lines, "python", [i + 1 for i, s in enumerate(lines) if MEMORY.search(s)])
 
 
-def kernel_count(peer: str):
-    def compute(docs: Docs) -> int | None:
-        rows = code_rows(docs, peer)
-        return len(rows) if rows else None
-
-    compute.__name__ = compute.__qualname__ = f"{peer}_kernels"
-    compute.__doc__ = f"How many Triton kernels Inductor generated for the {peer} peer."
-    return compute
+def kernels(docs: Docs, peer: Peer) -> int | None:
+    """How many Triton kernels Inductor generated for the peer."""
+    return len(code_rows(docs, peer)) or None
 
 
-def launch_count(peer: str):
-    def compute(docs: Docs) -> int | None:
-        rows = code_rows(docs, peer)
-        return rows[0]["launches"] if rows else None
-
-    compute.__name__ = compute.__qualname__ = f"{peer}_launches"
-    compute.__doc__ = f"Triton launches per call of the compiled {peer} peer."
-    return compute
+def launches(docs: Docs, peer: Peer) -> int | None:
+    """Triton launches per call of the compiled peer."""
+    found = code_rows(docs, peer)
+    return found[0]["launches"] if found else None
 
 
-def kernel_name(peer: str):
-    def compute(docs: Docs) -> str | None:
-        rows = code_rows(docs, peer)
-        return f"`{rows[0]['kernel']}`" if rows else None
-
-    compute.__name__ = compute.__qualname__ = f"{peer}_name"
-    compute.__doc__ = f"The name Inductor gave its (first) kernel for the {peer} peer."
-    return compute
+def name(docs: Docs, peer: Peer) -> str | None:
+    """The name Inductor gave its (first) kernel for the peer."""
+    found = code_rows(docs, peer)
+    return f"`{found[0]['kernel']}`" if found else None
 
 
-def p50_of(case: str, what: str):
-    def compute(docs: Docs) -> float | None:
-        row = cost(docs, case)
-        return row["time_s"]["p50"] if row else None
+def time(docs: Docs, case: Case) -> float | None:
+    """Seconds (median) of one cost case: the first call of the compiled op chain, compile
+    included (first_call); its first call on a new shape (recompile); a later call, per
+    call (cached_call); and host time per call of ``clipped`` run eagerly (eager),
+    compiled with one graph break (graph_break), and of ``clipped_whole`` compiled as one
+    graph (whole)."""
+    row = cost(docs, case)
+    return row["time_s"]["p50"] if row else None
 
-    compute.__name__ = compute.__qualname__ = f"{case}_time"
-    compute.__doc__ = f"{what}, seconds (median)."
-    return compute
 
-
-def graphs_of(case: str):
-    def compute(docs: Docs) -> int | None:
-        row = cost(docs, case)
-        return row["graphs"] if row else None
-
-    compute.__name__ = compute.__qualname__ = f"{case}_graphs"
-    compute.__doc__ = f"How many graphs Dynamo made of the {case} example."
-    return compute
+def graphs(docs: Docs, case: Case) -> int | None:
+    """How many graphs Dynamo made of one cost case's function."""
+    row = cost(docs, case)
+    return row["graphs"] if row else None
 
 
 def break_over_whole(docs: Docs) -> float | None:
     """Host time per call with the graph break over the same values in one graph."""
-    broken, whole = cost(docs, "graph_break"), cost(docs, "whole")
-    if broken is None or whole is None:
-        return None
-    return broken["time_s"]["p50"] / whole["time_s"]["p50"]
-
-
-def code(fmt):
-    """A code-block value, or a sentence saying it is not captured yet."""
-
-    def show(v) -> str:
-        return NOT_CAPTURED if v is None else fmt(v)
-
-    return show
+    broken, whole = time(docs, "graph_break"), time(docs, "whole")
+    return None if broken is None or whole is None else broken / whole
 
 
 def seconds(v: float) -> str:
     return f"{v:.1f} s" if v >= 1 else f"{v * 1e3:.0f} ms"
 
 
-def plain_or_none(v) -> str:
-    return "not measured" if v is None else str(v)
-
-
+NOT_MEASURED = "not measured"
 VALUES = {
-    "inductor_code.fused_activation_kernel": Value(listing("fused_activation"), code(str)),
-    "inductor_code.rmsnorm_kernel": Value(listing("rmsnorm"), code(str)),
-    "inductor_code.fused_activation_kernels": Value(
-        kernel_count("fused_activation"), or_not_measured(count)
-    ),
-    "inductor_code.rmsnorm_kernels": Value(kernel_count("rmsnorm"), or_not_measured(count)),
-    "inductor_code.fused_activation_launches": Value(
-        launch_count("fused_activation"), or_not_measured(count)
-    ),
-    "inductor_code.rmsnorm_launches": Value(launch_count("rmsnorm"), or_not_measured(count)),
-    "inductor_code.fused_activation_name": Value(kernel_name("fused_activation"), plain_or_none),
-    "inductor_code.rmsnorm_name": Value(kernel_name("rmsnorm"), plain_or_none),
-    "inductor_code.first_call": Value(
-        p50_of("first_call", "First call of the compiled op chain, compile included"),
-        or_not_measured(seconds),
-    ),
-    "inductor_code.recompile": Value(
-        p50_of("recompile", "First call of the compiled op chain on a new shape"),
-        or_not_measured(seconds),
-    ),
-    "inductor_code.cached_call": Value(
-        p50_of("cached_call", "A later call of the compiled op chain, per call"),
-        or_not_measured(millis(2)),
-    ),
-    "inductor_code.eager": Value(
-        p50_of("eager", "clipped run eagerly, host time per call"), or_not_measured(micros(0))
-    ),
-    "inductor_code.graph_break": Value(
-        p50_of("graph_break", "torch.compile(clipped), one graph break, host time per call"),
-        or_not_measured(micros(0)),
-    ),
-    "inductor_code.whole": Value(
-        p50_of("whole", "torch.compile(clipped_whole), one graph, host time per call"),
-        or_not_measured(micros(0)),
-    ),
-    "inductor_code.break_over_whole": Value(break_over_whole, or_not_measured(ratio)),
-    "inductor_code.graph_break_graphs": Value(graphs_of("graph_break"), or_not_measured(count)),
+    "inductor_code.kernel": Value(kernel, missing=NOT_CAPTURED),
+    "inductor_code.kernels": Value(kernels, count, missing=NOT_MEASURED),
+    "inductor_code.launches": Value(launches, count, missing=NOT_MEASURED),
+    "inductor_code.name": Value(name, missing=NOT_MEASURED),
+    "inductor_code.time": Value(time, seconds, missing=NOT_MEASURED),
+    "inductor_code.graphs": Value(graphs, count, missing=NOT_MEASURED),
+    "inductor_code.break_over_whole": Value(break_over_whole, ratio, missing=NOT_MEASURED),
 }
 FIGURES: dict = {}

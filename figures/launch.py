@@ -12,8 +12,9 @@ that read them say "not measured" and the bar chart draws only what exists.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
-from figures.vector_add import SMALL_N, by_size, small_host, small_torch_host
+from figures.vector_add import SMALL_N, by_size, small_median
 from scripts.book.render import (
     Docs,
     Figure,
@@ -25,7 +26,7 @@ from scripts.book.render import (
     hline,
     line,
     micros,
-    or_not_measured,
+    one,
     ratio,
     rows,
 )
@@ -38,92 +39,44 @@ MEASURES = (
 )
 
 
+Call = Literal["triton", "wrapper", "torch_add", "torch", "graph"]
+CLOCKS = {"wall": "host_s", "enqueue": "enqueue_s", "gpu": "gpu_s"}
+
+
 def row(docs: Docs, key: str) -> dict:
-    found = rows(docs, "launch_overhead", key=key)
-    if not found:
-        raise RenderError(f"no launch_overhead row {key!r}")
-    return found[0]
+    return one(docs, "launch_overhead", key=key)
 
 
-def host(docs: Docs, key: str) -> dict:
-    """The loop wall-time spread per kernel of one launch_overhead row."""
-    return row(docs, key)["host_s"]
-
-
-def measured(docs: Docs, key: str, field: str) -> float | None:
-    """Median of ``field`` of one row, seconds; None where this run did not measure it."""
-    s = row(docs, key).get(field)
-    return s["p50"] if s else None
+def small_host(docs: Docs, impl: str) -> float:
+    """Host time per call of ``impl``'s vector add at small sizes (the size sweep's median
+    over n <= 65,536), seconds."""
+    return small_median(docs, impl, "host_s")
 
 
 # ---- values -----------------------------------------------------------------------------
 
 
-def triton(docs: Docs) -> float:
-    """Host time to launch an empty Triton kernel (loop wall time per call), seconds."""
-    return host(docs, "triton")["p50"]
+def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue", "gpu"] = "wall") -> float | None:
+    """Seconds per kernel of one launch_overhead row (median): ``call`` is an empty Triton
+    kernel (triton), the validated vector_add wrapper on 128 floats (wrapper),
+    torch.add(out=) on 128 floats (torch_add), a tiny torch op t.add_(1) (torch), or a
+    CUDA graph replay of a hundred empty kernels, per kernel (graph). ``clock``: wall time
+    in a loop of calls (for graph: the GPU's throughput), the host's time inside the call
+    alone with the GPU kept busy (enqueue), or the GPU's, from CUDA events (gpu). None
+    where this run did not measure that clock."""
+    s = row(docs, call).get(CLOCKS[clock])
+    return s["p50"] if s else None
 
 
-def torch_op(docs: Docs) -> float:
-    """Host time of a tiny torch op (t.add_(1)), loop wall time per call, seconds."""
-    return host(docs, "torch")["p50"]
-
-
-def graph(docs: Docs) -> float:
-    """Wall time per kernel in a loop of CUDA-graph replays of empty kernels, seconds: the
-    GPU's throughput, since one replay call queues a hundred kernels."""
-    return host(docs, "graph")["p50"]
-
-
-def graph_gpu(docs: Docs) -> float | None:
-    """GPU time per kernel of a graph replay (CUDA events around replay() / 100), s."""
-    return measured(docs, "graph", "gpu_s")
-
-
-def graph_enqueue(docs: Docs) -> float | None:
-    """Host time per kernel inside replay() alone (GPU kept busy), seconds."""
-    return measured(docs, "graph", "enqueue_s")
-
-
-def triton_enqueue(docs: Docs) -> float | None:
-    """Host time inside one empty-kernel launch call alone (GPU kept busy), seconds."""
-    return measured(docs, "triton", "enqueue_s")
-
-
-def triton_gpu(docs: Docs) -> float | None:
-    """GPU time of one empty-kernel launch (CUDA events around the call), seconds."""
-    return measured(docs, "triton", "gpu_s")
-
-
-def wrapper(docs: Docs) -> float:
-    """Host time per call of the validated vector_add wrapper on 128 floats, seconds."""
-    return host(docs, "wrapper")["p50"]
-
-
-def torch_add(docs: Docs) -> float:
-    """Host time per call of torch.add(out=) on 128 floats, seconds."""
-    return host(docs, "torch_add")["p50"]
-
-
-def triton_vs_torch(docs: Docs) -> float:
-    """Empty Triton launch over a tiny torch op."""
-    return triton(docs) / torch_op(docs)
-
-
-def wrapper_vs_torch_add(docs: Docs) -> float:
-    """The vector_add wrapper's host time over torch.add's, both on 128 floats."""
-    return wrapper(docs) / torch_add(docs)
-
-
-def wrapper_minus_triton(docs: Docs) -> float:
-    """The vector_add wrapper's host time minus an empty launch's, same run, seconds."""
-    return wrapper(docs) - triton(docs)
+def ratio_of(docs: Docs, of: Call, to: Call) -> float:
+    """Wall time per call of ``of`` over that of ``to``, same run."""
+    return time(docs, of) / time(docs, to)
 
 
 def small_torch_add_speedup(docs: Docs) -> float:
     """At small sizes (n <= 65,536, the size sweep's medians): the Triton wrapper's host
     time per call over torch.add's, i.e. how many times faster torch.add's host path is."""
-    return small_host(docs) / small_torch_host(docs)
+    return small_host(docs, "triton") / small_host(docs, "torch")
 
 
 def log_crossing(xs: list[float], ys: list[float], level: float) -> float:
@@ -142,7 +95,9 @@ def crossover_n(docs: Docs) -> float:
     """Elements at which the plotted Triton device-time line crosses the plotted
     empty-launch line (log-log interpolation between the measured sizes)."""
     rs = by_size(docs, "triton")
-    return log_crossing([r["n"] for r in rs], [r["time_s"]["p50"] for r in rs], triton(docs))
+    return log_crossing(
+        [r["n"] for r in rs], [r["time_s"]["p50"] for r in rs], time(docs, "triton")
+    )
 
 
 GAP_CANDIDATES = 4  # the gap is marked on one of the smallest sizes: near the left edge
@@ -153,7 +108,7 @@ def gap_point(docs: Docs) -> dict:
     wrapper's gap above an empty launch: of the smallest sizes, the one whose host time
     is nearest the median over all small sizes (n <= SMALL_N), so one noisy point does
     not set the gap."""
-    median = small_host(docs)
+    median = small_host(docs, "triton")
     first = [r for r in by_size(docs, "triton") if r["n"] <= SMALL_N][:GAP_CANDIDATES]
     return min(first, key=lambda r: (abs(r["host_s"]["p50"] - median), r["n"]))
 
@@ -162,7 +117,7 @@ def wrapper_gap(docs: Docs) -> float:
     """The gap the crossover figure marks: validated wrapper's host time per call (median
     over small sizes) minus an empty launch's, seconds. (Two runs: the size sweep's and
     launch_overhead's.)"""
-    return gap_point(docs)["host_s"]["p50"] - triton(docs)
+    return gap_point(docs)["host_s"]["p50"] - time(docs, "triton")
 
 
 def millions(v: float) -> str:
@@ -175,18 +130,8 @@ def millions(v: float) -> str:
 
 
 VALUES = {
-    "launch.triton": Value(triton, micros(1)),
-    "launch.torch": Value(torch_op, micros(1)),
-    "launch.graph": Value(graph, micros(2)),
-    "launch.graph_gpu": Value(graph_gpu, or_not_measured(micros(2))),
-    "launch.graph_enqueue": Value(graph_enqueue, or_not_measured(micros(3))),
-    "launch.triton_enqueue": Value(triton_enqueue, or_not_measured(micros(1))),
-    "launch.triton_gpu": Value(triton_gpu, or_not_measured(micros(1))),
-    "launch.wrapper": Value(wrapper, micros(1)),
-    "launch.torch_add": Value(torch_add, micros(1)),
-    "launch.triton_vs_torch": Value(triton_vs_torch, ratio),
-    "launch.wrapper_vs_torch_add": Value(wrapper_vs_torch_add, ratio),
-    "launch.wrapper_minus_triton": Value(wrapper_minus_triton, micros(1)),
+    "launch.time": Value(time, micros(1), missing="not measured"),
+    "launch.ratio": Value(ratio_of, ratio),
     "launch.small_torch_add_speedup": Value(small_torch_add_speedup, ratio),
     "launch.crossover_n": Value(crossover_n, millions),
     "launch.wrapper_gap": Value(wrapper_gap, micros(1)),
@@ -241,7 +186,7 @@ def fig_overhead(docs: Docs) -> dict:
 
 
 def fig_crossover(docs: Docs) -> dict:
-    launch = triton(docs)
+    launch = time(docs, "triton")
     traces = []
     for impl, label in (("triton", "Triton"), ("torch", "torch.add")):
         rs = by_size(docs, impl)

@@ -9,6 +9,7 @@ the call alone (``enqueue_s``). Until a GPU run has written the file, every valu
 from __future__ import annotations
 
 import textwrap
+from typing import Literal
 
 from scripts.book.render import (
     Docs,
@@ -17,65 +18,37 @@ from scripts.book.render import (
     axis,
     duration,
     error_bars,
+    maybe_one,
     micros,
-    or_not_measured,
     ratio,
     rows,
 )
 
 BENCH = "launch_lean"
 TARGET = "a book kernel's host cost per call on a tiny input ≤ a torch op's"
+Call = Literal["torch_add", "wrapper", "lean", "launcher", "graph", "empty"]
 
 
 def p50(docs: Docs, key: str, field: str = "host_s") -> float | None:
     """Median of ``field`` of the row ``key``, seconds; None before the first GPU run."""
-    if BENCH not in docs:
-        return None
-    found = [r for r in docs[BENCH]["rows"] if r["key"] == key]
-    return found[0][field]["p50"] if found else None
+    row = maybe_one(docs, BENCH, key=key, absent_ok=True)
+    return None if row is None else row[field]["p50"]
 
 
-def host_of(key: str, what: str):
-    def compute(docs: Docs) -> float | None:
-        return p50(docs, key)
-
-    compute.__name__ = compute.__qualname__ = f"host_{key}"
-    compute.__doc__ = f"Host wall time per call in a loop, {what}, seconds (128 floats)."
-    return compute
-
-
-def enqueue_of(key: str, what: str):
-    def compute(docs: Docs) -> float | None:
-        return p50(docs, key, "enqueue_s")
-
-    compute.__name__ = compute.__qualname__ = f"enqueue_{key}"
-    compute.__doc__ = f"Host time inside one call alone (GPU kept busy), {what}, seconds."
-    return compute
+def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue"] = "wall") -> float | None:
+    """Host time per call on 128 floats, seconds: ``call`` is torch.add(out=) (torch_add),
+    the validated vector_add wrapper (wrapper), the lean path, LeanAdd (lean), the
+    launcher alone (launcher), a CUDA graph replay of one lean call (graph) or an empty
+    Triton launch (empty); ``clock`` the wall time in a loop of calls, or the time inside
+    one call alone with the GPU kept busy (enqueue)."""
+    return p50(docs, call, {"wall": "host_s", "enqueue": "enqueue_s"}[clock])
 
 
-def over(docs: Docs, a: str, b: str) -> float | None:
-    ta, tb = p50(docs, a), p50(docs, b)
+def ratio_of(docs: Docs, of: Call, to: Call) -> float | None:
+    """Host time per call of ``of`` over that of ``to`` (wall, 128 floats); lean over
+    torch_add at most 1 meets the target."""
+    ta, tb = p50(docs, of), p50(docs, to)
     return None if ta is None or tb is None else ta / tb
-
-
-def lean_vs_torch_add(docs: Docs) -> float | None:
-    """The lean path's host time per call over torch.add(out=)'s: at most 1 meets the target."""
-    return over(docs, "lean", "torch_add")
-
-
-def wrapper_vs_lean(docs: Docs) -> float | None:
-    """How many times the validated wrapper's host time per call is the lean path's."""
-    return over(docs, "wrapper", "lean")
-
-
-def wrapper_vs_torch_add(docs: Docs) -> float | None:
-    """The validated wrapper's host time per call over torch.add(out=)'s, same run."""
-    return over(docs, "wrapper", "torch_add")
-
-
-def graph_vs_torch_add(docs: Docs) -> float | None:
-    """A CUDA graph replay of one lean call: host time per call over torch.add(out=)'s."""
-    return over(docs, "graph", "torch_add")
 
 
 def checks_cost(docs: Docs) -> float | None:
@@ -96,29 +69,10 @@ def verdict(docs: Docs) -> str:
     )
 
 
-KEYS = {
-    "torch_add": "torch.add(out=)",
-    "wrapper": "the validated vector_add wrapper",
-    "lean": "the lean path (LeanAdd)",
-    "launcher": "the launcher alone",
-    "graph": "a CUDA graph replay of one lean call",
-    "empty": "an empty Triton launch",
-}
-
 VALUES = {
-    **{
-        f"launch_lean.{key}": Value(host_of(key, what), or_not_measured(micros(1)))
-        for key, what in KEYS.items()
-    },
-    **{
-        f"launch_lean.{key}_enqueue": Value(enqueue_of(key, what), or_not_measured(micros(1)))
-        for key, what in KEYS.items()
-    },
-    "launch_lean.lean_vs_torch_add": Value(lean_vs_torch_add, or_not_measured(ratio)),
-    "launch_lean.wrapper_vs_lean": Value(wrapper_vs_lean, or_not_measured(ratio)),
-    "launch_lean.wrapper_vs_torch_add": Value(wrapper_vs_torch_add, or_not_measured(ratio)),
-    "launch_lean.graph_vs_torch_add": Value(graph_vs_torch_add, or_not_measured(ratio)),
-    "launch_lean.checks_cost": Value(checks_cost, or_not_measured(micros(1))),
+    "launch_lean.time": Value(time, micros(1), missing="not measured"),
+    "launch_lean.ratio": Value(ratio_of, ratio, missing="not measured"),
+    "launch_lean.checks_cost": Value(checks_cost, micros(1), missing="not measured"),
     "launch_lean.verdict": Value(verdict),
 }
 

@@ -12,23 +12,25 @@ value reads "not measured".
 
 from __future__ import annotations
 
+from typing import Literal
+
 from scripts.book.render import (
     Docs,
     Figure,
     Value,
     axis,
-    copy_bw,
+    bandwidth,
+    copy,
     hline,
     line,
-    or_not_measured,
     percent,
-    plain,
     rate,
     ratio,
 )
 
 BENCH = "reduction"
 DTYPES = ("float32", "bfloat16")
+Dtype = Literal["float32", "bfloat16"]
 DASH = {"float32": None, "bfloat16": "dash"}
 IMPLS = (("triton", "Triton"), ("torch", "torch"))
 OPS = (("sum", "sum", "circle"), ("max", "max", "diamond"))
@@ -60,74 +62,26 @@ def narrowest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:
     return series(docs, impl, op, dtype)[0]
 
 
-def bandwidth(row: dict) -> float:
-    """Median achieved bandwidth of a row (bytes read and written over time), bytes/s."""
-    return row["bytes"] / row["time_s"]["p50"]
-
-
 # ---- values -------------------------------------------------------------------------------
 
 
-def copy_fraction(docs: Docs, impl: str, op: str, dtype: str) -> float | None:
-    """``impl``'s ``op`` in ``dtype`` at the widest row: its fraction of copy bandwidth."""
+Op = Literal["sum", "max"]
+
+
+def of_copy(
+    docs: Docs, op: Op, impl: Literal["triton", "torch"] = "triton", dtype: Dtype = "float32"
+) -> float | None:
+    """The row ``op`` (sum, or max: torch.amax for torch) of ``impl`` in ``dtype`` at the
+    widest row: its fraction of the run's copy bandwidth."""
     return widest(docs, impl, op, dtype)["copy_fraction"] if measured(docs) else None
 
 
-def over_torch(docs: Docs, op: str, pick) -> float | None:
-    """fp32 ``op`` at the row ``pick`` chooses: Triton's bandwidth over torch's."""
+def vs_torch(docs: Docs, op: Op, at: Literal["widest", "narrowest"]) -> float | None:
+    """fp32 ``op`` at the widest or the narrowest row: Triton's bandwidth over torch's."""
     if not measured(docs):
         return None
+    pick = widest if at == "widest" else narrowest
     return bandwidth(pick(docs, "triton", op)) / bandwidth(pick(docs, "torch", op))
-
-
-def sum_copy_widest(docs: Docs) -> float | None:
-    """Triton row sum, fp32, widest row: fraction of copy bandwidth (None: not measured)."""
-    return copy_fraction(docs, "triton", "sum", "float32")
-
-
-def max_copy_widest(docs: Docs) -> float | None:
-    """Triton row max, fp32, widest row: fraction of copy bandwidth (None: not measured)."""
-    return copy_fraction(docs, "triton", "max", "float32")
-
-
-def sum_copy_widest_bf16(docs: Docs) -> float | None:
-    """Triton row sum, bf16, widest row: fraction of copy bandwidth (None: not measured)."""
-    return copy_fraction(docs, "triton", "sum", "bfloat16")
-
-
-def max_copy_widest_bf16(docs: Docs) -> float | None:
-    """Triton row max, bf16, widest row: fraction of copy bandwidth (None: not measured)."""
-    return copy_fraction(docs, "triton", "max", "bfloat16")
-
-
-def torch_sum_copy_widest(docs: Docs) -> float | None:
-    """torch.sum, fp32, widest row: fraction of copy bandwidth (None: not measured)."""
-    return copy_fraction(docs, "torch", "sum", "float32")
-
-
-def torch_max_copy_widest(docs: Docs) -> float | None:
-    """torch.amax, fp32, widest row: fraction of copy bandwidth (None: not measured)."""
-    return copy_fraction(docs, "torch", "max", "float32")
-
-
-def sum_vs_torch_widest(docs: Docs) -> float | None:
-    """fp32 row sum at the widest row: Triton's bandwidth over torch.sum's."""
-    return over_torch(docs, "sum", widest)
-
-
-def max_vs_torch_widest(docs: Docs) -> float | None:
-    """fp32 row max at the widest row: Triton's bandwidth over torch.amax's."""
-    return over_torch(docs, "max", widest)
-
-
-def sum_vs_torch_narrowest(docs: Docs) -> float | None:
-    """fp32 row sum at the narrowest row: Triton's bandwidth over torch.sum's."""
-    return over_torch(docs, "sum", narrowest)
-
-
-def max_vs_torch_narrowest(docs: Docs) -> float | None:
-    """fp32 row max at the narrowest row: Triton's bandwidth over torch.amax's."""
-    return over_torch(docs, "max", narrowest)
 
 
 def triton_copy_range(docs: Docs) -> str | None:
@@ -173,22 +127,15 @@ def widest_resources(docs: Docs) -> str | None:
     return "; ".join(parts)
 
 
+NOT_MEASURED = "not measured"
 VALUES = {
-    "reduction.sum_copy_widest": Value(sum_copy_widest, or_not_measured(percent)),
-    "reduction.max_copy_widest": Value(max_copy_widest, or_not_measured(percent)),
-    "reduction.sum_copy_widest_bf16": Value(sum_copy_widest_bf16, or_not_measured(percent)),
-    "reduction.max_copy_widest_bf16": Value(max_copy_widest_bf16, or_not_measured(percent)),
-    "reduction.torch_sum_copy_widest": Value(torch_sum_copy_widest, or_not_measured(percent)),
-    "reduction.torch_max_copy_widest": Value(torch_max_copy_widest, or_not_measured(percent)),
-    "reduction.sum_vs_torch_widest": Value(sum_vs_torch_widest, or_not_measured(ratio)),
-    "reduction.max_vs_torch_widest": Value(max_vs_torch_widest, or_not_measured(ratio)),
-    "reduction.sum_vs_torch_narrowest": Value(sum_vs_torch_narrowest, or_not_measured(ratio)),
-    "reduction.max_vs_torch_narrowest": Value(max_vs_torch_narrowest, or_not_measured(ratio)),
-    "reduction.triton_copy_range": Value(triton_copy_range, or_not_measured(plain)),
-    "reduction.widest_cols": Value(widest_cols, or_not_measured(plain)),
-    "reduction.widest_plan": Value(widest_plan, or_not_measured(plain)),
-    "reduction.widest_ptx": Value(widest_ptx, or_not_measured(plain)),
-    "reduction.widest_resources": Value(widest_resources, or_not_measured(plain)),
+    "reduction.of_copy": Value(of_copy, percent, missing=NOT_MEASURED),
+    "reduction.vs_torch": Value(vs_torch, ratio, missing=NOT_MEASURED),
+    "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
+    "reduction.widest_cols": Value(widest_cols, missing=NOT_MEASURED),
+    "reduction.widest_plan": Value(widest_plan, missing=NOT_MEASURED),
+    "reduction.widest_ptx": Value(widest_ptx, missing=NOT_MEASURED),
+    "reduction.widest_resources": Value(widest_resources, missing=NOT_MEASURED),
 }
 
 
@@ -196,7 +143,7 @@ VALUES = {
 
 
 def fig_widths(docs: Docs) -> dict:
-    bw = copy_bw(docs[BENCH]) / 1e12
+    bw = copy(docs, BENCH) / 1e12
     ws = sorted({r["cols"] for r in docs[BENCH]["rows"]})
     ceiling = hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
     ceiling["legendrank"] = 2000  # last in the legend, first drawn (under the kernels)

@@ -666,3 +666,28 @@ FIGURES = {
         "implementation and hidden size, with the measured copy ceiling.",
     ),
 }
+
+
+# ---- lesson 01's roofline -----------------------------------------------------------------
+
+# FLOPs per element, counted from the kernels: forward 4 (square, add, two products),
+# backward 10 (x_hat, g, g * x_hat, its sum, x_hat * c, the difference, * rstd, dy * x_hat
+# and its sum into dweight).
+FLOPS_PER_ELEMENT = {"forward": 4, "backward": 10}
+
+
+def roofline_points(rows: list[dict]) -> list[dict]:
+    """The book's forward and backward, bf16, H = 8192."""
+    return [
+        {
+            "kernel": f"RMSNorm {r['direction']} (bf16)",
+            "flops": FLOPS_PER_ELEMENT[r["direction"]] * r["rows"] * r["hidden"],
+            "bytes": r["bytes"],
+            "seconds": r["time_s"]["p50"],
+        }
+        for r in rows
+        if r["impl"] == "triton" and r["dtype"] == "bfloat16" and r["hidden"] == 8192
+    ]
+
+
+ROOFLINE = {BENCH: roofline_points}

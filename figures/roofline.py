@@ -1,4 +1,9 @@
-"""Lesson 01's roofline: the measured ceilings, with every benchmark's roofline points."""
+"""Lesson 01's roofline: the measured ceilings, with the book's kernels as points.
+
+The points are chosen at build time, from rows that carry FLOPs and bytes: each
+figure module that puts kernels on the roofline holds ``ROOFLINE = {benchmark:
+points(rows)}`` (see figures/vector_add.py), and render.roofline_points gathers them for
+a device, by benchmark name. The data files hold measurements only."""
 
 from __future__ import annotations
 
@@ -13,17 +18,9 @@ from scripts.book.render import (
     fma_rate,
     line,
     matmul_rate,
+    roofline_points,
     vline,
 )
-
-
-def points(docs: Docs) -> list[dict]:
-    """Every ``roofline`` entry any benchmark of this device wrote."""
-    found = []
-    for name in sorted(docs):
-        found += docs[name].get("roofline", [])
-    return found
-
 
 SYMBOLS = ["circle", "diamond", "square", "triangle-up"]
 
@@ -55,7 +52,7 @@ def build(docs: Docs) -> dict:
     ceilings = doc(docs, "ceilings")
     bw = copy_bw(ceilings)
     tops = roofs(ceilings)
-    found = points(docs)
+    found = roofline_points(docs)
     # The x range fits what is drawn: every point and every ridge, with some room, and
     # room right of the highest ridge for its label and a stretch of its flat roof.
     ridges = [peak / bw for *_, peak in tops]

@@ -10,9 +10,12 @@ from older runs lack it), the quick-run values need a quick_run.json.
 
 from __future__ import annotations
 
-from scripts.book.render import Docs, Value
+from typing import Literal
+
+from scripts.book.render import Docs, Value, plain
 
 NOT_FULL_DATA = {"quick_run", "variation"}  # not part of what `make figures` writes
+NOT_YET = "not yet measured"
 
 
 def _full(docs: Docs) -> dict[str, dict]:
@@ -41,17 +44,8 @@ def full_wall(docs: Docs) -> float | None:
 def full_peak(docs: Docs) -> float | None:
     """Most GPU memory the CUDA allocator reserved in any benchmark of a full run, bytes;
     None unless every data file records it."""
-    full = _full(docs)
-    peaks = [d["provenance"].get("peak_reserved_bytes") for d in full.values()]
+    peaks = [d["provenance"].get("peak_reserved_bytes") for d in _full(docs).values()]
     return None if not peaks or None in peaks else max(peaks)
-
-
-def full_peak_benchmark(docs: Docs) -> str | None:
-    """The benchmark that reserved full_peak (the largest), or None without the data."""
-    if full_peak(docs) is None:
-        return None
-    full = _full(docs)
-    return max(full, key=lambda name: full[name]["provenance"]["peak_reserved_bytes"])
 
 
 def quick_wall(docs: Docs) -> float | None:
@@ -68,51 +62,49 @@ def quick_peak(docs: Docs) -> float | None:
     return max(peaks) if peaks else None
 
 
-def quick_skipped(docs: Docs) -> str | None:
-    """The benchmarks the quick run skipped on this GPU, or 'none'."""
-    if "quick_run" not in docs:
+Run = Literal["full", "quick"]
+
+
+def wall(docs: Docs, run: Run) -> float | None:
+    """Wall seconds of a full run (the sum of every data file's benchmark time; None
+    unless every file records it) or of the latest quick run (measure.py --quick)."""
+    return full_wall(docs) if run == "full" else quick_wall(docs)
+
+
+def peak(docs: Docs, run: Run) -> float | None:
+    """Most GPU memory the CUDA allocator reserved in any benchmark of a full run (None
+    unless every data file records it) or of the quick run, bytes."""
+    return full_peak(docs) if run == "full" else quick_peak(docs)
+
+
+def full_peak_benchmark(docs: Docs) -> str | None:
+    """The benchmark that reserved the full run's peak (the largest), or None without the
+    data."""
+    if full_peak(docs) is None:
         return None
-    names = [r["benchmark"] for r in docs["quick_run"]["rows"] if r["status"] != "ok"]
-    return ", ".join(names) if names else "none"
+    full = _full(docs)
+    return max(full, key=lambda name: full[name]["provenance"]["peak_reserved_bytes"])
 
 
-def latest_date(docs: Docs) -> str:
-    """The day of the newest full-run data file on this device (UTC)."""
-    return max(d["provenance"]["date"] for d in _full(docs).values())[:10]
+def date(docs: Docs, which: Literal["oldest", "latest"]) -> str:
+    """The day of the oldest or the newest full-run data file on this device (UTC)."""
+    days = [d["provenance"]["date"] for d in _full(docs).values()]
+    return (min(days) if which == "oldest" else max(days))[:10]
 
 
-def oldest_date(docs: Docs) -> str:
-    """The day of the oldest full-run data file on this device (UTC)."""
-    return min(d["provenance"]["date"] for d in _full(docs).values())[:10]
-
-
-def minutes(v: float | None) -> str:
-    if v is None:
-        return "not yet measured"
+def minutes(v: float) -> str:
     return f"{v / 60:.0f} minutes" if v >= 90 else f"{v:.0f} seconds"
 
 
-def gib(v: float | None) -> str:
-    return "not yet measured" if v is None else f"{v / 2**30:.1f} GiB"
-
-
-def words(v) -> str:
-    return "not yet measured" if v is None else str(v)
-
-
-def count(v: int) -> str:
-    return str(v)
+def gib(v: float) -> str:
+    return f"{v / 2**30:.1f} GiB"
 
 
 VALUES = {
-    "runs.benchmarks": Value(benchmarks, count),
-    "runs.timed": Value(timed, count),
-    "runs.full_wall": Value(full_wall, minutes),
-    "runs.full_peak": Value(full_peak, gib),
-    "runs.full_peak_benchmark": Value(full_peak_benchmark, words),
-    "runs.quick_wall": Value(quick_wall, minutes),
-    "runs.quick_peak": Value(quick_peak, gib),
-    "runs.quick_skipped": Value(quick_skipped, words),
-    "runs.latest_date": Value(latest_date, words),
-    "runs.oldest_date": Value(oldest_date, words),
+    "runs.benchmarks": Value(benchmarks, plain),
+    "runs.timed": Value(timed, plain),
+    "runs.wall": Value(wall, minutes, missing=NOT_YET),
+    "runs.peak": Value(peak, gib, missing=NOT_YET),
+    "runs.full_peak_benchmark": Value(full_peak_benchmark, plain, missing=NOT_YET),
+    "runs.date": Value(date),
 }

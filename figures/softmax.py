@@ -1033,3 +1033,25 @@ for _dt in DTYPES:
             backward_tile(_dt, _bn, _nw), or_not_measured(tbps)
         )
 VALUES["softmax.bwd_tile_best"] = Value(backward_tile_best, or_not_measured(plain))
+
+
+# ---- lesson 01's roofline -----------------------------------------------------------------
+
+FLOPS_PER_ELEMENT = 5  # max, subtract, exp, sum, divide
+
+
+def roofline_points(rows: list[dict]) -> list[dict]:
+    """The forward kernel at 4096 columns, one point per dtype."""
+    return [
+        {
+            "kernel": f"softmax ({r['dtype']})",
+            "flops": FLOPS_PER_ELEMENT * r["rows"] * r["cols"],
+            "bytes": r["bytes"],
+            "seconds": r["time_s"]["p50"],
+        }
+        for r in rows
+        if (r["impl"], r["direction"], r["cols"]) == ("triton", "forward", 4096)
+    ]
+
+
+ROOFLINE = {"softmax": roofline_points}

@@ -8,20 +8,26 @@ reads correctly ("not yet measured") before the first GPU run of scripts/bench/v
 
 from __future__ import annotations
 
-from statistics import median
+from typing import Literal
 
-from figures.ceilings import not_yet
-from scripts.book.render import Docs, Figure, Value, axis, line, rows, whole
+from scripts.book.render import (
+    Docs,
+    Figure,
+    Value,
+    axis,
+    bandwidth,
+    line,
+    median,
+    percent1,
+    rows,
+    whole,
+)
 
 LARGE, SMALL = 1 << 26, 1 << 16
 
 
 def _rows(docs: Docs) -> list[dict] | None:
     return rows(docs, "variation") if "variation" in docs else None
-
-
-def _bandwidth(r: dict) -> float:
-    return r["bytes"] / r["time_s"]["p50"]
 
 
 def _machines(rs: list[dict]) -> list[str]:
@@ -34,7 +40,7 @@ def _spread(rs: list[dict], n: int) -> float | None:
     widest = None
     for machine in _machines(rs):
         for point in sorted({r["point"] for r in rs if r["n"] == n}):
-            bw = [_bandwidth(r) for r in rs if r["machine"] == machine and r["point"] == point]
+            bw = [bandwidth(r) for r in rs if r["machine"] == machine and r["point"] == point]
             if len(bw) >= 2:
                 w = (max(bw) - min(bw)) / median(bw)
                 widest = w if widest is None else max(widest, w)
@@ -53,18 +59,12 @@ def machines(docs: Docs) -> int | None:
     return None if rs is None else len(_machines(rs))
 
 
-def large_spread(docs: Docs) -> float | None:
-    """Widest run-to-run range of bandwidth at 2^26 fp32 elements (beyond the L2), as a
-    fraction of that point's median, on any one machine."""
+def spread(docs: Docs, size: Literal["large", "small"]) -> float | None:
+    """Widest run-to-run range of bandwidth, as a fraction of that point's median, on any
+    one machine: at 2^26 fp32 elements, beyond the L2 (large), or at 2^16, launch-bound
+    (small)."""
     rs = _rows(docs)
-    return None if rs is None else _spread(rs, LARGE)
-
-
-def small_spread(docs: Docs) -> float | None:
-    """Widest run-to-run range of bandwidth at 2^16 elements (launch-bound), as a fraction
-    of that point's median, on any one machine."""
-    rs = _rows(docs)
-    return None if rs is None else _spread(rs, SMALL)
+    return None if rs is None else _spread(rs, LARGE if size == "large" else SMALL)
 
 
 def between_machines(docs: Docs) -> float | None:
@@ -76,7 +76,7 @@ def between_machines(docs: Docs) -> float | None:
     widest = 0.0
     for point in sorted({r["point"] for r in rs if r["n"] == LARGE}):
         meds = [
-            median(_bandwidth(r) for r in rs if r["machine"] == m and r["point"] == point)
+            median(bandwidth(r) for r in rs if r["machine"] == m and r["point"] == point)
             for m in _machines(rs)
             if any(r["machine"] == m and r["point"] == point for r in rs)
         ]
@@ -88,14 +88,14 @@ def between_machines(docs: Docs) -> float | None:
 def build(docs: Docs) -> dict:
     rs = rows(docs, "variation")
     points = sorted({r["point"] for r in rs}, key=lambda p: (-int(p.split("^")[1]), p))
-    centre = {p: median(_bandwidth(r) for r in rs if r["point"] == p) for p in points}
+    centre = {p: median(bandwidth(r) for r in rs if r["point"] == p) for p in points}
     traces = []
     for i, machine in enumerate(_machines(rs)):
         mine = sorted((r for r in rs if r["machine"] == machine), key=lambda r: r["run"])
         traces.append(
             line(
                 [r["point"] for r in mine],
-                [100 * _bandwidth(r) / centre[r["point"]] for r in mine],
+                [100 * bandwidth(r) / centre[r["point"]] for r in mine],
                 f"machine {machine}",
                 f"series-{i}",
                 mode="markers",
@@ -114,10 +114,6 @@ def build(docs: Docs) -> dict:
     }
 
 
-def one_decimal_percent(v: float) -> str:
-    return f"{v:.1%}"
-
-
 VARIATION_FIGURE = Figure(
     "Run-to-run variation: each run's bandwidth against the median of all runs",
     ("variation",),
@@ -127,10 +123,10 @@ VARIATION_FIGURE = Figure(
     "colour per machine.",
 )
 FIGURES = {"variation": VARIATION_FIGURE}
+NOT_YET = "not yet measured"
 VALUES = {
-    "variation.runs": Value(runs, not_yet(whole)),
-    "variation.machines": Value(machines, not_yet(whole)),
-    "variation.large_spread": Value(large_spread, not_yet(one_decimal_percent)),
-    "variation.small_spread": Value(small_spread, not_yet(one_decimal_percent)),
-    "variation.between_machines": Value(between_machines, not_yet(one_decimal_percent)),
+    "variation.runs": Value(runs, whole, missing=NOT_YET),
+    "variation.machines": Value(machines, whole, missing=NOT_YET),
+    "variation.spread": Value(spread, percent1, missing=NOT_YET),
+    "variation.between_machines": Value(between_machines, percent1, missing=NOT_YET),
 }

@@ -1,12 +1,20 @@
 """Figures and values of the vector-add family: lessons 03, 04 and 07.
 
-Data: ``vector_add`` (size sweep, Triton and torch.add) and ``vector_add_block_sweep``
-(BLOCK x num_warps), both written by scripts/bench/benchmarks/vector_add.py.
+Data: ``vector_add`` (size sweep, Triton and torch.add), ``vector_add_block_sweep``
+(BLOCK x num_warps, with an empty control kernel per grid and the compiled kernel's
+registers and spills) and ``vector_add_ragged`` (n = 2^28 and 2^28 - 1), all written by
+scripts/bench/benchmarks/vector_add.py.
+
+The worked example of a figure module: each value is one *kind* of number, a function
+whose parameters a page chooses, e.g. ``{{ value h100 vector_add.bandwidth impl=torch }}``
+or ``{{ value h100 vector_add.empty_time block=4 warps=4 as=ms1 }}`` (see
+scripts/book/render.py); ``ROOFLINE`` picks this family's points on lesson 01's roofline.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from scripts.book.render import (
     Docs,
@@ -14,13 +22,16 @@ from scripts.book.render import (
     RenderError,
     Value,
     axis,
-    copy_bw,
+    bandwidth,
+    copy,
     count,
-    doc,
+    gb,
     hline,
     line,
+    median,
     micros,
     millis,
+    one,
     percent,
     plain,
     provenance,
@@ -35,247 +46,185 @@ DTYPES = ("float32", "float16", "bfloat16")
 SMALL_N = 65536  # sizes up to this are where launch cost, not bandwidth, sets the time
 FLOOR_FACTOR = 1.5  # "within 1.5x of the small-size floor": lesson 07's latency region
 CONTROL_WARPS = 4  # the num_warps whose empty-kernel control the block-sweep figure draws
+BENCH, SWEEP, RAGGED = "vector_add", "vector_add_block_sweep", "vector_add_ragged"
+Impl = Literal["triton", "torch"]
+Dtype = Literal["float32", "float16", "bfloat16"]
 
 
 # ---- helpers ----------------------------------------------------------------------------
 
 
-def bandwidth(row: dict) -> float:
-    """Median achieved bandwidth of a row, bytes per second."""
-    return row["bytes"] / row["time_s"]["p50"]
-
-
 def by_size(docs: Docs, impl: str, dtype: str = "float32") -> list[dict]:
-    return sorted(rows(docs, "vector_add", impl=impl, dtype=dtype), key=lambda r: r["n"])
+    return sorted(rows(docs, BENCH, impl=impl, dtype=dtype), key=lambda r: r["n"])
 
 
-def largest(docs: Docs, impl: str, dtype: str = "float32") -> dict:
+def largest(docs: Docs, impl: str = "triton", dtype: str = "float32") -> dict:
     return by_size(docs, impl, dtype)[-1]
-
-
-def copy(docs: Docs) -> float:
-    return copy_bw(doc(docs, "vector_add"))
 
 
 def small_median(docs: Docs, impl: str, field: str) -> float:
     """Median of ``field``'s p50 over the small sizes, where launch cost dominates."""
-    vals = sorted(r[field]["p50"] for r in by_size(docs, impl) if r["n"] <= SMALL_N)
-    return vals[len(vals) // 2]
+    return median(r[field]["p50"] for r in by_size(docs, impl) if r["n"] <= SMALL_N)
 
 
-def sweep(docs: Docs, block: int | None = None) -> list[dict]:
-    return [r for r in rows(docs, "vector_add_block_sweep") if block in (None, r["block"])]
+def sweep(docs: Docs, block: int | None = None, warps: int | None = None) -> list[dict]:
+    """Rows of the block sweep, all or those at ``block`` and/or ``warps``."""
+    return [
+        r
+        for r in rows(docs, SWEEP)
+        if block in (None, r["block"]) and warps in (None, r["num_warps"])
+    ]
 
 
-# ---- values -----------------------------------------------------------------------------
-
-
-def largest_n(docs: Docs) -> int:
-    """The largest size measured (elements)."""
-    return largest(docs, "triton")["n"]
-
-
-def largest_gb(docs: Docs) -> str:
-    """Bytes moved by one add at the largest size, in GB."""
-    return f"{largest(docs, 'triton')['bytes'] / 1e9:.2f} GB"
-
-
-def triton_bw(docs: Docs) -> float:
-    """Triton's bandwidth at the largest fp32 size."""
-    return bandwidth(largest(docs, "triton"))
-
-
-def torch_bw(docs: Docs) -> float:
-    """torch.add's bandwidth at the largest fp32 size."""
-    return bandwidth(largest(docs, "torch"))
-
-
-def triton_time(docs: Docs) -> float:
-    """Triton's median device time at the largest fp32 size, seconds."""
-    return largest(docs, "triton")["time_s"]["p50"]
-
-
-def fraction_of_copy(docs: Docs) -> float:
-    """Triton's bandwidth at the largest fp32 size over the measured copy bandwidth."""
-    return triton_bw(docs) / copy(docs)
-
-
-def vs_torch(docs: Docs) -> float:
-    """Triton's bandwidth over torch.add's at the largest fp32 size."""
-    return triton_bw(docs) / torch_bw(docs)
-
-
-def min_fraction_of_copy_all_dtypes(docs: Docs) -> float:
-    """The lowest fraction of copy bandwidth over fp32, fp16 and bf16 at the largest size."""
-    return min(bandwidth(largest(docs, "triton", t)) for t in DTYPES) / copy(docs)
-
-
-def half_copy_n(docs: Docs) -> int:
-    """Smallest fp32 size at which Triton reaches half the copy bandwidth."""
-    return min(r["n"] for r in by_size(docs, "triton") if bandwidth(r) >= 0.5 * copy(docs))
-
-
-def small_host(docs: Docs) -> float:
-    """Host time per wrapper call at small sizes (median over n <= 65,536), seconds."""
-    return small_median(docs, "triton", "host_s")
-
-
-def small_torch_host(docs: Docs) -> float:
-    """Host time per torch.add call at small sizes (median over n <= 65,536), seconds."""
-    return small_median(docs, "torch", "host_s")
-
-
-def small_gpu(docs: Docs) -> float:
-    """Device time of the Triton add at small sizes (median over n <= 65,536), seconds."""
-    return small_median(docs, "triton", "time_s")
-
-
-def floor_time(docs: Docs) -> float:
-    """Bytes at the largest size over the copy bandwidth: the fastest the add can be."""
-    return largest(docs, "triton")["bytes"] / copy(docs)
-
-
-def flat_until_n(docs: Docs) -> int:
-    """Largest n up to which device time stays within 1.5x of the small-size floor."""
-    floor = small_gpu(docs)
-    flat = 0
-    for r in by_size(docs, "triton"):
-        if r["time_s"]["p50"] > FLOOR_FACTOR * floor:
-            break
-        flat = r["n"]
-    return flat
-
-
-def sweep_block4(docs: Docs) -> float:
-    """Best bandwidth at BLOCK = 4 over every num_warps."""
-    return max(bandwidth(r) for r in sweep(docs, 4))
-
-
-def sweep_best(docs: Docs) -> float:
-    """Best bandwidth of the whole BLOCK x num_warps sweep."""
-    return max(bandwidth(r) for r in sweep(docs))
-
-
-def sweep_block4_vs_empty(docs: Docs) -> float:
-    """At BLOCK = 4 (num_warps = 4): the add's device time over an empty kernel's on the
-    same grid. Near 1 means starting the programs, not moving bytes, sets the time."""
-    r = _sweep_at(docs, CONTROL_WARPS, 4)
-    return r["time_s"]["p50"] / r["empty_time_s"]["p50"]
-
-
-def _sweep_at(docs: Docs, num_warps: int, block: int) -> dict:
-    row = next(r for r in sweep(docs, block) if r["num_warps"] == num_warps)
+def sweep_row(docs: Docs, block: int, warps: int) -> dict:
+    """The sweep's row at (block, warps), with the control and compiler fields."""
+    row = one(docs, SWEEP, block=block, num_warps=warps)
     if "empty_time_s" not in row:  # runs before commit 6f84e6e did not measure these
         raise RenderError("no control or register data for this device")
     return row
 
 
-def sweep_empty_block4_ms(docs: Docs) -> float:
-    """Device time of the empty control kernel on the BLOCK = 4 grid (num_warps = 4), s."""
-    return _sweep_at(docs, CONTROL_WARPS, 4)["empty_time_s"]["p50"]
+# ---- values: the size sweep, at the largest size unless said ----------------------------
 
 
-def sweep_empty_4096_programs(docs: Docs) -> float:
-    """Device time of the empty control kernel on the BLOCK = 16384 grid (4,096 programs,
-    num_warps = 4), seconds: what the GPU needs to start and finish that many programs."""
-    return _sweep_at(docs, CONTROL_WARPS, 16384)["empty_time_s"]["p50"]
+def largest_n(docs: Docs) -> int:
+    """The largest size measured (elements)."""
+    return largest(docs)["n"]
 
 
-def sweep_w16_block4_vs_empty(docs: Docs) -> float:
-    """At BLOCK = 4 with 16 warps: the add's time over the empty kernel's on that grid."""
-    r = _sweep_at(docs, 16, 4)
+def moved(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> int:
+    """Bytes one add moves at the largest size (x and y read, out written)."""
+    return largest(docs, impl, dtype)["bytes"]
+
+
+def bandwidth_at(docs: Docs, impl: Impl, dtype: Dtype = "float32") -> float:
+    """Achieved bandwidth of ``impl`` (triton: kernels/vector_add.py; torch: torch.add) at
+    the largest size, bytes/s."""
+    return bandwidth(largest(docs, impl, dtype))
+
+
+def device_time(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> float:
+    """Median device time of ``impl`` at the largest size, seconds."""
+    return largest(docs, impl, dtype)["time_s"]["p50"]
+
+
+def of_copy(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> float:
+    """``impl``'s bandwidth at the largest size over the run's measured copy bandwidth."""
+    return bandwidth_at(docs, impl, dtype) / copy(docs, BENCH)
+
+
+def worst_of_copy(docs: Docs) -> float:
+    """The lowest fraction of copy bandwidth of the Triton add over fp32, fp16 and bf16,
+    at the largest size."""
+    return min(of_copy(docs, "triton", t) for t in DTYPES)
+
+
+def vs_torch(docs: Docs, dtype: Dtype = "float32") -> float:
+    """Triton's bandwidth over torch.add's at the largest size."""
+    return bandwidth_at(docs, "triton", dtype) / bandwidth_at(docs, "torch", dtype)
+
+
+def reaches_copy(docs: Docs, fraction: float) -> int:
+    """Smallest fp32 size at which the Triton add reaches ``fraction`` of copy bandwidth."""
+    bw = copy(docs, BENCH)
+    return min(r["n"] for r in by_size(docs, "triton") if bandwidth(r) >= fraction * bw)
+
+
+def small_time(docs: Docs, clock: Literal["device", "host"]) -> float:
+    """The Triton add at small sizes (median over n <= 65,536), seconds: its device time,
+    or the host's time per call of the validated wrapper."""
+    return small_median(docs, "triton", {"device": "time_s", "host": "host_s"}[clock])
+
+
+def floor(docs: Docs) -> float:
+    """Bytes at the largest size over the copy bandwidth: the fastest the add can be, s."""
+    return moved(docs) / copy(docs, BENCH)
+
+
+def flat_until(docs: Docs) -> int:
+    """Largest n up to which device time stays within 1.5x of the small-size floor."""
+    floor_time = small_time(docs, "device")
+    flat = 0
+    for r in by_size(docs, "triton"):
+        if r["time_s"]["p50"] > FLOOR_FACTOR * floor_time:
+            break
+        flat = r["n"]
+    return flat
+
+
+# ---- values: the BLOCK x num_warps sweep -------------------------------------------------
+
+
+def sweep_bandwidth(docs: Docs, block: int | None = None, warps: int | None = None) -> float:
+    """Best bandwidth of the sweep at ``block`` and ``warps``; a parameter left out means
+    the best over all of its settings (no parameters: the best of the whole sweep)."""
+    return max(bandwidth(r) for r in sweep(docs, block, warps))
+
+
+def sweep_gap(docs: Docs, block: int) -> float:
+    """Best bandwidth of the whole sweep over the best at ``block``."""
+    return sweep_bandwidth(docs) / sweep_bandwidth(docs, block)
+
+
+def empty_time(docs: Docs, block: int, warps: int) -> float:
+    """Device time of the empty control kernel on the (block, warps) grid, seconds: what
+    the GPU needs to start and finish that many programs."""
+    return sweep_row(docs, block, warps)["empty_time_s"]["p50"]
+
+
+def over_empty(docs: Docs, block: int, warps: int) -> float:
+    """The add's device time over its empty control's, same grid. Near 1 means starting
+    the programs, not moving bytes, sets the time."""
+    r = sweep_row(docs, block, warps)
     return r["time_s"]["p50"] / r["empty_time_s"]["p50"]
 
 
-def sweep_regs_w1_2048(docs: Docs) -> int:
-    """Registers per thread of the add compiled for BLOCK = 2048 on one warp."""
-    return _sweep_at(docs, 1, 2048)["n_regs"]
+def regs(docs: Docs, block: int, warps: int) -> int:
+    """Registers per thread of the add compiled for (block, warps)."""
+    return sweep_row(docs, block, warps)["n_regs"]
 
 
-def sweep_regs_w1_4096(docs: Docs) -> int:
-    """Registers per thread of the add compiled for BLOCK = 4096 on one warp."""
-    return _sweep_at(docs, 1, 4096)["n_regs"]
+def spills(docs: Docs, block: int, warps: int) -> int:
+    """Values spilled to local memory by the add compiled for (block, warps)."""
+    return sweep_row(docs, block, warps)["n_spills"]
 
 
-def sweep_spills_w1_4096(docs: Docs) -> int:
-    """Values spilled to local memory by the add for BLOCK = 4096 on one warp."""
-    return _sweep_at(docs, 1, 4096)["n_spills"]
+# ---- values: n = 2^28 against 2^28 - 1 (vector_add_ragged) --------------------------------
 
 
-def sweep_spills_w1_8192(docs: Docs) -> int:
-    """Values spilled to local memory by the add for BLOCK = 8192 on one warp."""
-    return _sweep_at(docs, 1, 8192)["n_spills"]
-
-
-def sweep_bw_w1_8192(docs: Docs) -> float:
-    """Bandwidth of the add for BLOCK = 8192 on one warp."""
-    return bandwidth(_sweep_at(docs, 1, 8192))
-
-
-def sweep_spills_w4_16384(docs: Docs) -> int:
-    """Values spilled by the add for BLOCK = 16384 on four warps."""
-    return _sweep_at(docs, 4, 16384)["n_spills"]
-
-
-def sweep_gap(docs: Docs) -> float:
-    """Best bandwidth of the sweep over the best at BLOCK = 4."""
-    return sweep_best(docs) / sweep_block4(docs)
-
-
-def ragged_row(docs: Docs, divisible: bool) -> dict:
-    return next(r for r in rows(docs, "vector_add_ragged") if r["divisible_by_16"] == divisible)
-
-
-def ragged_vs_aligned(docs: Docs) -> float:
+def ragged_slowdown(docs: Docs) -> float:
     """Device time with n = 2^28 - 1 over n = 2^28 (scalar loads against 16-byte ones)."""
-    return ragged_row(docs, False)["time_s"]["p50"] / ragged_row(docs, True)["time_s"]["p50"]
+    ragged, aligned = (one(docs, RAGGED, divisible_by_16=d) for d in (False, True))
+    return ragged["time_s"]["p50"] / aligned["time_s"]["p50"]
 
 
-def _loads(row: dict) -> str:
+def loads(docs: Docs, divisible: bool) -> str:
+    """The global loads in the PTX compiled for n = 2^28 (divisible=true, a multiple of
+    16) or 2^28 - 1 (false), in words."""
+    row = one(docs, RAGGED, divisible_by_16=divisible)
     return ", ".join(f"`{op}` ×{k}" for op, k in sorted(row["ptx_loads"].items()))
-
-
-def aligned_loads(docs: Docs) -> str:
-    """The global loads in the PTX compiled for n = 2^28 (a multiple of 16)."""
-    return _loads(ragged_row(docs, True))
-
-
-def ragged_loads(docs: Docs) -> str:
-    """The global loads in the PTX compiled for n = 2^28 - 1."""
-    return _loads(ragged_row(docs, False))
 
 
 VALUES = {
     "vector_add.largest_n": Value(largest_n, count),
-    "vector_add.largest_gb": Value(largest_gb),
-    "vector_add.triton": Value(triton_bw, tbps),
-    "vector_add.torch": Value(torch_bw, tbps),
-    "vector_add.triton_ms": Value(triton_time, millis(3)),
-    "vector_add.fraction_of_copy": Value(fraction_of_copy, percent),
+    "vector_add.bytes": Value(moved, gb),
+    "vector_add.bandwidth": Value(bandwidth_at, tbps),
+    "vector_add.time": Value(device_time, millis(3)),
+    "vector_add.of_copy": Value(of_copy, percent),
+    "vector_add.worst_of_copy": Value(worst_of_copy, percent),
     "vector_add.vs_torch": Value(vs_torch, ratio),
-    "vector_add.min_fraction_of_copy_all_dtypes": Value(min_fraction_of_copy_all_dtypes, percent),
-    "vector_add.half_copy_n": Value(half_copy_n, count),
-    "vector_add.small_host_us": Value(small_host, micros(1)),
-    "vector_add.small_torch_host_us": Value(small_torch_host, micros(1)),
-    "vector_add.small_gpu_us": Value(small_gpu, micros(1)),
-    "vector_add.floor_ms": Value(floor_time, millis(2)),
-    "vector_add.flat_until_n": Value(flat_until_n, count),
-    "vector_add.sweep_block4": Value(sweep_block4, tbps),
-    "vector_add.sweep_best": Value(sweep_best, tbps),
+    "vector_add.reaches_copy": Value(reaches_copy, count),
+    "vector_add.small_time": Value(small_time, micros(1)),
+    "vector_add.floor": Value(floor, millis(2)),
+    "vector_add.flat_until": Value(flat_until, count),
+    "vector_add.sweep_bandwidth": Value(sweep_bandwidth, tbps),
     "vector_add.sweep_gap": Value(sweep_gap, ratio),
-    "vector_add.sweep_block4_vs_empty": Value(sweep_block4_vs_empty, ratio),
-    "vector_add.sweep_empty_block4_ms": Value(sweep_empty_block4_ms, millis(1)),
-    "vector_add.sweep_w16_block4_vs_empty": Value(sweep_w16_block4_vs_empty, ratio),
-    "vector_add.sweep_empty_4096_programs_us": Value(sweep_empty_4096_programs, micros(1)),
-    "vector_add.sweep_regs_w1_2048": Value(sweep_regs_w1_2048, plain),
-    "vector_add.sweep_regs_w1_4096": Value(sweep_regs_w1_4096, plain),
-    "vector_add.sweep_spills_w1_4096": Value(sweep_spills_w1_4096, plain),
-    "vector_add.sweep_spills_w1_8192": Value(sweep_spills_w1_8192, plain),
-    "vector_add.sweep_bw_w1_8192": Value(sweep_bw_w1_8192, tbps),
-    "vector_add.sweep_spills_w4_16384": Value(sweep_spills_w4_16384, plain),
-    "vector_add.ragged_vs_aligned": Value(ragged_vs_aligned, ratio),
-    "vector_add.aligned_loads": Value(aligned_loads),
-    "vector_add.ragged_loads": Value(ragged_loads),
+    "vector_add.empty_time": Value(empty_time, millis(1)),
+    "vector_add.over_empty": Value(over_empty, ratio),
+    "vector_add.regs": Value(regs, plain),
+    "vector_add.spills": Value(spills, plain),
+    "vector_add.ragged_slowdown": Value(ragged_slowdown, ratio),
+    "vector_add.loads": Value(loads),
 }
 
 
@@ -283,7 +232,7 @@ VALUES = {
 
 
 def fig_bandwidth(docs: Docs) -> dict:
-    bw = copy(docs) / 1e12
+    bw = copy(docs, BENCH) / 1e12
     traces = []
     for impl, name in (("triton", "Triton (kernels/vector_add.py)"), ("torch", "torch.add")):
         rs = by_size(docs, impl)
@@ -341,7 +290,7 @@ def fig_block_sweep(docs: Docs) -> dict:
             )
         )
     blocks = [r["block"] for r in rs]
-    bw = copy_bw(doc(docs, "vector_add_block_sweep")) / 1e12
+    bw = copy(docs, SWEEP) / 1e12
     traces.append(hline(bw, min(blocks), max(blocks), f"copy ceiling ({bw:.2f} TB/s)"))
     control = sorted(
         (r for r in rs if r["num_warps"] == CONTROL_WARPS and "empty_time_s" in r),
@@ -388,3 +337,20 @@ FIGURES = {
         "with the measured copy ceiling.",
     ),
 }
+
+
+# ---- lesson 01's roofline -----------------------------------------------------------------
+
+
+def roofline_points(rows: list[dict]) -> list[dict]:
+    """One point per dtype: the Triton kernel at the largest size (1 FLOP per element)."""
+    largest = max(r["n"] for r in rows)
+    return [
+        {"kernel": f"vector add ({r['dtype']})", "flops": r["n"], "bytes": r["bytes"],
+         "seconds": r["time_s"]["p50"]}
+        for r in rows
+        if r["impl"] == "triton" and r["n"] == largest
+    ]  # fmt: skip
+
+
+ROOFLINE = {"vector_add": roofline_points}

@@ -43,15 +43,14 @@ class Benchmark:
     """One data file per device: ``figures/data/<device>/<name>.json``.
 
     ``run(ceilings)`` returns the rows (``ceilings`` is this run's measured ceilings, for
-    benchmarks that size themselves by them). ``roofline(rows)``, if given, returns the
-    points this benchmark puts on lesson 01's roofline (``kernel``, ``lesson``, ``flops``,
-    ``bytes``, ``seconds``).
+    benchmarks that size themselves by them). The file holds measurements only: which rows
+    a page draws, and where (a roofline point, say), is chosen at build time by the figure
+    module (figures/F.py).
     """
 
     name: str
     description: str
     run: Callable[[dict], list[Row]]
-    roofline: Callable[[list[Row]], list[dict]] | None = None
 
 
 # ---- quick mode and skips ----------------------------------------------------------------
@@ -476,8 +475,6 @@ def write(
         "ceilings": ceilings,
         "rows": rows,
     }
-    if bench.roofline is not None:
-        doc["roofline"] = bench.roofline(rows)
     folder = (out_dir or DATA_DIR) / prov["device_slug"]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{bench.name}.json"

@@ -1,8 +1,9 @@
 """MkDocs hook: the book's build-time glue.
 
-- expands ``{{ figure NAME }}`` and ``{{ value DEVICE KEY }}`` placeholders from the
-  measured data in figures/data, through the figure modules figures/*.py (see
-  scripts/book/render.py); an unknown placeholder fails the build;
+- expands ``{{ figure NAME }}`` and ``{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}``
+  placeholders from the measured data in figures/data, through the figure modules
+  figures/*.py (see scripts/book/render.py); an unknown placeholder, kind or parameter
+  fails the build;
 - loads the plotting library only on pages that show a figure: a partial Plotly bundle
   with just the trace types the book draws (docs/assets/vendor/plotly-basic.min.js, MIT,
   licence beside it), deferred so the text never waits for it. Pages without figures
@@ -12,12 +13,14 @@
   (docs/assets/js/widgets.js) and exactly the modules it uses (widgets/NAME.js), deferred;
   a widget with no module fails the build. Pages without widgets load no widget code;
 - gives widgets the committed data they declare: ``data-needs="BENCHMARK ..."`` (whole
-  data documents, per device) and ``data-values="KEY ..."`` (the numbers the prose's
-  ``{{ value DEVICE KEY }}`` computes, unformatted, per device) are gathered over all the
-  page's widgets into one JSON blob, ``<script type="application/json"
-  id="book-widget-data">``, read in the browser by ``BookWidgets.data()``. A benchmark
-  with no schema in figures/schemas, or an unknown value key, fails the build; a device
-  without the data is simply absent, so a widget must say "not yet measured" itself;
+  data documents, per device) and ``data-values="VALUE ..."`` (the numbers the prose's
+  ``{{ value DEVICE KIND ... }}`` computes, unformatted, per device; each VALUE is a kind,
+  or ``KIND:NAME=VALUE,NAME=VALUE`` with parameters, and is the number's key in the blob)
+  are gathered over all the page's widgets into one JSON blob, ``<script
+  type="application/json" id="book-widget-data">``, read in the browser by
+  ``BookWidgets.data()``. A benchmark with no schema in figures/schemas, or an unknown
+  value kind or parameter, fails the build; a device without the data is simply absent,
+  so a widget must say "not yet measured" itself;
 - expands ``{{ config repo_url }}`` to a link to the repository named in mkdocs.yml's
   ``repo_url`` (the reproduce page's clone command), or to words saying it is not set:
   the address is never typed into a page.
@@ -133,12 +136,14 @@ def widget_data(output: str, page, devices=None, registry=None) -> dict | None:
             slug: docs[bench] for slug, docs in devices.items() if bench in docs
         }
     for key in keys:
-        if key not in registry.values:
-            raise PluginError(f"{page.file.src_uri}: widget data-values unknown value {key!r}")
+        try:
+            val, args, _ = render.bind(render.parse_widget_word(key), registry)
+        except render.RenderError as exc:
+            raise PluginError(f"{page.file.src_uri}: widget data-values {key!r}: {exc}") from exc
         per_device = {}
         for slug, docs in devices.items():
             try:
-                value = registry.values[key].compute(docs)
+                value = val.compute(docs, **args)
             except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError):
                 continue  # not measured on this device (render.RenderError is a ValueError)
             if value is not None:

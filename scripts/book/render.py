@@ -2,18 +2,51 @@
 
 Used by the MkDocs hook at every site build, with no GPU, so figures can never drift from
 the data. What each figure and value *is* lives in the figure modules ``figures/F.py``,
-one per kernel family ``F`` (plus ``device``, ``ceilings`` and ``roofline`` for the
-run-wide data). They are found, not listed: each module holds ``FIGURES`` (names ``F`` or
-``F-...``, with ``_`` written ``-``) and ``VALUES`` (keys ``F.<name>``).
+one per kernel family ``F`` (plus ``device``, ``ceilings``, ``runs``, ``variation`` and
+``roofline`` for the run-wide data). They are found, not listed: each module holds
+``FIGURES`` (names ``F`` or ``F-...``, with ``_`` written ``-``), ``VALUES`` (kinds
+``F.<name>``) and, if it puts points on lesson 01's roofline, ``ROOFLINE``.
 
-Two placeholders are understood in lesson Markdown:
+Placeholders in lesson Markdown (anything else between double braces fails the build):
 
-    {{ figure NAME }}          a figure, with a device switch when several devices have
-                               its data
-    {{ value DEVICE KEY }}     a number measured on DEVICE (a unique prefix of a device
-                               folder name, e.g. ``h100``)
+    {{ figure NAME }}
+        a figure, with a device switch when several devices have its data
+    {{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}
+        a number measured on DEVICE (a unique prefix of a device folder name, ``h100``),
+        e.g. ``{{ value h100 vector_add.bandwidth impl=torch }}``
 
-Anything else between double braces is an error, so a typo fails the build.
+**Value kinds.** A kind is one function and one meaning, chosen by parameters:
+
+    def bandwidth(docs: Docs, impl: str, dtype: str = "float32") -> float:
+        '''Achieved bandwidth of ``impl`` at the largest size, bytes/s; ...'''
+    VALUES = {"vector_add.bandwidth": Value(bandwidth, tbps)}
+
+The first argument is the device's documents; every other one is a parameter of the
+placeholder, converted by its annotation: ``int``, ``float``, ``str``, ``bool`` (``true``
+or ``false``), ``Literal[...]`` (one of the listed words or numbers), any of them
+``| None`` (the word ``none`` gives None). A parameter with a default may be left out. A
+missing, unknown, repeated or ill-typed parameter fails the build with the page, the kind
+and the parameter named. Look rows up with ``one`` (exactly one row, else a RenderError
+such as ``matmul has no row impl=triton dtype=float16 m=4096``) or ``maybe_one`` (None on
+a device that has not run the benchmark; with ``absent_ok=True`` also where its run lacks
+the row); share ``bandwidth``, ``flop_rate``, ``copy`` and ``median`` from here.
+A compute that returns None means "not measured": ``Value(f, fmt, missing="not
+measured")`` says so in words; a value with no ``missing`` text shows None as its format
+does.
+
+**Formats.** The Value's format is its default; ``as=FORMAT`` picks another one from
+``FORMATS`` (``plain count whole ratio percent percent1 tbps tflops gb`` and ``us0``-``us3``,
+``ms0``-``ms3``: seconds in µs or ms with that many decimals), e.g. ``as=ms1``.
+
+**Roofline points** are presentation, chosen here, not in the data: a module whose family
+appears on lesson 01's roofline holds ``ROOFLINE = {benchmark: points(rows)}``, each point
+``{"kernel", "flops", "bytes", "seconds"}``; ``roofline_points(docs)`` gathers them.
+
+**Widgets** name values in ``data-values="..."`` with no spaces inside a name:
+``KIND:NAME=VALUE,NAME=VALUE`` (``vector_add.bandwidth:impl=torch,dtype=float16``), or
+the bare kind when it takes no parameters; the build embeds the unformatted number under
+exactly that word (no ``as=`` there).
+
 Figures are plain Plotly JSON (``data`` + ``layout``); each trace carries ``meta.role``
 and ``docs/assets/js/figures.js`` picks its colour for the light or dark palette.
 """
@@ -23,14 +56,18 @@ from __future__ import annotations
 import functools
 import html
 import importlib
+import inspect
 import json
 import os
 import pkgutil
 import re
+import statistics
 import sys
+import types
+import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Literal
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "figures" / "data"
@@ -88,6 +125,48 @@ def doc(docs: Docs, bench: str) -> dict:
 def rows(docs: Docs, bench: str, **match) -> list[dict]:
     """The rows of ``bench`` whose fields equal ``match``."""
     return [r for r in doc(docs, bench)["rows"] if all(r.get(k) == v for k, v in match.items())]
+
+
+def one(docs: Docs, bench: str, **match) -> dict:
+    """The one row of ``bench`` whose fields equal ``match``; a RenderError naming the
+    benchmark and the match when there is none, or more than one."""
+    found = rows(docs, bench, **match)
+    if len(found) != 1:
+        what = " ".join(f"{k}={v}" for k, v in match.items())
+        many = "no row" if not found else f"{len(found)} rows"
+        raise RenderError(f"{bench} has {many} {what}")
+    return found[0]
+
+
+def maybe_one(docs: Docs, bench: str, *, absent_ok: bool = False, **match) -> dict | None:
+    """``one(...)``, or None on a device that has not run ``bench`` (not measured there).
+    With ``absent_ok``, also None where the run has no such row (a run older than the row,
+    a peer that could not run): use it only where that is expected, since it turns a typo
+    in a parameter into "not measured" instead of an error."""
+    if bench not in docs or (absent_ok and not rows(docs, bench, **match)):
+        return None
+    return one(docs, bench, **match)
+
+
+def bandwidth(row: dict) -> float:
+    """Median achieved bandwidth of a row, bytes per second: its ``bytes`` over its time."""
+    return row["bytes"] / row["time_s"]["p50"]
+
+
+def flop_rate(row: dict) -> float:
+    """Median FLOP/s of a row: its ``flops`` over its time."""
+    return row["flops"] / row["time_s"]["p50"]
+
+
+def median(values) -> float:
+    """The median of some numbers (the mean of the middle two for an even count)."""
+    return statistics.median(values)
+
+
+def copy(docs: Docs, bench: str) -> float:
+    """Measured copy bandwidth (bytes/s, median) of the run that wrote ``bench``: the
+    ceiling a memory-bound row of that benchmark is measured against."""
+    return copy_bw(doc(docs, bench))
 
 
 def copy_bw(d: dict) -> float:
@@ -258,6 +337,31 @@ def _unit(v: float, scale: float, unit: str, digits: int) -> str:
     return f"{v * scale:.{digits}f} {unit}"
 
 
+def percent1(v: float) -> str:
+    return f"{v:.1%}"
+
+
+def gb(v: float) -> str:
+    """Bytes in GB (10^9) with two decimals."""
+    return f"{v / 1e9:.2f} GB"
+
+
+# The formats a placeholder may pick with ``as=NAME``; the Value's own format is the default.
+FORMATS: dict[str, Callable[[object], str]] = {
+    "plain": plain,
+    "count": count,
+    "whole": whole,
+    "ratio": ratio,
+    "percent": percent,
+    "percent1": percent1,
+    "tbps": tbps,
+    "tflops": tflops,
+    "gb": gb,
+    **{f"us{d}": micros(d) for d in range(4)},
+    **{f"ms{d}": millis(d) for d in range(4)},
+}
+
+
 # ---- the registry -----------------------------------------------------------------------
 
 
@@ -279,8 +383,18 @@ def named(name: str, docstring: str, compute: Callable) -> Callable:
 
 @dataclass(frozen=True)
 class Value:
-    compute: Callable[[Docs], object]  # a named function with a docstring
+    """A kind of number: ``compute(docs, **parameters)`` (a named function with a
+    docstring, parameters annotated), its default ``format``, and the words shown when
+    compute returns None (not measured on this device), if it may."""
+
+    compute: Callable[..., object]
     format: Callable[[object], str] = plain
+    missing: str | None = None
+
+    def text(self, value, fmt: Callable[[object], str] | None = None) -> str:
+        if value is None and self.missing is not None:
+            return self.missing
+        return (fmt or self.format)(value)
 
 
 @dataclass
@@ -289,45 +403,222 @@ class Registry:
     values: dict[str, Value]
 
 
-def discover(package: str = "figures") -> Registry:
-    """Every figure module ``<package>/M.py``: its FIGURES and VALUES, names checked.
+# ---- value parameters: from the placeholder's words to the function's arguments ---------
 
-    Modules already imported are reloaded, so ``mkdocs serve`` picks up an edited one."""
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: object  # int, float, str, bool, or a tuple of the allowed values (a Literal)
+    default: object = inspect.Parameter.empty
+    optional: bool = False  # annotated ``X | None``: the word ``none`` gives None
+
+    @property
+    def required(self) -> bool:
+        return self.default is inspect.Parameter.empty
+
+    def describe(self) -> str:
+        if isinstance(self.kind, tuple):
+            return "|".join(map(str, self.kind))
+        return self.kind.__name__
+
+    def convert(self, word: str):
+        if self.optional and word == "none":
+            return None
+        if isinstance(self.kind, tuple):
+            for choice in self.kind:
+                if str(choice) == word:
+                    return choice
+            raise ValueError(f"is not one of {self.describe()}")
+        if self.kind is bool:
+            if word not in ("true", "false"):
+                raise ValueError("is not true or false")
+            return word == "true"
+        try:
+            return self.kind(word)
+        except ValueError:
+            raise ValueError(f"is not {WORDS[self.kind]}") from None
+
+
+_SIMPLE = (int, float, str, bool)
+WORDS = {int: "a whole number (int)", float: "a number (float)", str: "a word (str)"}
+
+
+def _param(name: str, annotation, default) -> Param:
+    optional = False
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        parts = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(parts) != 1 or len(typing.get_args(annotation)) != 2:
+            raise RenderError(f"parameter {name!r}: only 'X | None' unions are understood")
+        annotation, optional = parts[0], True
+    if typing.get_origin(annotation) is Literal:
+        choices = typing.get_args(annotation)
+        if not all(isinstance(c, (int, str)) and not isinstance(c, bool) for c in choices):
+            raise RenderError(f"parameter {name!r}: a Literal of words or whole numbers")
+        return Param(name, tuple(choices), default, optional)
+    if annotation not in _SIMPLE:
+        raise RenderError(
+            f"parameter {name!r} is annotated {annotation!r}: use int, float, str, bool, "
+            "a Literal, or one of them | None"
+        )
+    return Param(name, annotation, default, optional)
+
+
+@functools.cache
+def parameters(compute: Callable) -> dict[str, Param]:
+    """The parameters a value kind takes (every argument after ``docs``), from its
+    signature and annotations."""
+    hints = typing.get_type_hints(compute)
+    found = {}
+    for i, p in enumerate(inspect.signature(compute).parameters.values()):
+        if i == 0:
+            continue  # docs
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or p.name not in hints:
+            raise RenderError(f"parameter {p.name!r} must be a named, annotated argument")
+        found[p.name] = _param(p.name, hints[p.name], p.default)
+    return found
+
+
+@dataclass(frozen=True)
+class Use:
+    """One value as a page or a widget names it: the kind, its parameters as written, and
+    the format chosen with ``as=`` (None: the kind's own)."""
+
+    kind: str
+    params: tuple[tuple[str, str], ...] = ()
+    fmt: str | None = None
+
+    def __str__(self) -> str:
+        words = [self.kind, *(f"{k}={v}" for k, v in self.params)]
+        return " ".join(words + ([f"as={self.fmt}"] if self.fmt else []))
+
+
+def parse_use(words: list[str]) -> Use:
+    """``KIND [NAME=VALUE ...] [as=FORMAT]``, as a placeholder writes it."""
+    if not words:
+        raise RenderError("a value needs a kind")
+    kind, params, fmt, seen = words[0], [], None, set()
+    for word in words[1:]:
+        name, eq, text = word.partition("=")
+        if not eq or not name or not text:
+            raise RenderError(f"value {kind}: {word!r} is not NAME=VALUE")
+        if name in seen:
+            raise RenderError(f"value {kind}: parameter {name!r} given twice")
+        seen.add(name)
+        if name == "as":
+            fmt = text
+        else:
+            params.append((name, text))
+    return Use(kind, tuple(params), fmt)
+
+
+def parse_widget_word(word: str) -> Use:
+    """A widget's ``data-values`` word: ``KIND`` or ``KIND:NAME=VALUE,NAME=VALUE``."""
+    kind, _, rest = word.partition(":")
+    use = parse_use([kind, *(rest.split(",") if rest else [])])
+    if use.fmt is not None:
+        raise RenderError(f"widget value {word!r}: widgets get the number unformatted, no as=")
+    return use
+
+
+def bind(use: Use, reg: Registry) -> tuple[Value, dict, Callable[[object], str] | None]:
+    """The kind's Value, its arguments converted, and the format ``as=`` picked."""
+    if use.kind not in reg.values:
+        raise RenderError(f"unknown value {use.kind!r}; known: {sorted(reg.values)}")
+    val = reg.values[use.kind]
+    spec = parameters(val.compute)
+    args = {}
+    for name, text in use.params:
+        if name not in spec:
+            takes = ", ".join(f"{p.name}=<{p.describe()}>" for p in spec.values()) or "nothing"
+            raise RenderError(f"value {use.kind} has no parameter {name!r} (it takes {takes})")
+        try:
+            args[name] = spec[name].convert(text)
+        except ValueError as exc:
+            raise RenderError(f"value {use.kind}: {name}={text} {exc}") from None
+    missing = [p for p in spec.values() if p.required and p.name not in args]
+    if missing:
+        need = " ".join(f"{p.name}=<{p.describe()}>" for p in missing)
+        raise RenderError(f"value {use.kind} needs {need}")
+    fmt = None
+    if use.fmt is not None:
+        if use.fmt not in FORMATS:
+            raise RenderError(f"value {use.kind}: as={use.fmt} is not one of {sorted(FORMATS)}")
+        fmt = FORMATS[use.fmt]
+    return val, args, fmt
+
+
+# ---- discovery --------------------------------------------------------------------------
+
+
+def figure_modules(package: str = "figures", reload: bool = False) -> list:
+    """The figure modules of ``package``, by name; ``reload`` re-reads each from disk."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     pkg = importlib.import_module(package)
-    reg = Registry({}, {})
-    owner: dict[str, str] = {}
+    found = []
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
         if info.name.startswith("_"):
             continue
         qualified = f"{package}.{info.name}"
-        module = (
-            importlib.reload(sys.modules[qualified])
-            if qualified in sys.modules
-            else importlib.import_module(qualified)
-        )
-        stem = info.name.replace("_", "-")
-        for name, fig in getattr(module, "FIGURES", {}).items():
-            if not (name == stem or name.startswith(stem + "-")):
+        if reload and qualified in sys.modules:
+            found.append(importlib.reload(sys.modules[qualified]))
+        else:
+            found.append(importlib.import_module(qualified))
+    return found
+
+
+def discover(package: str = "figures") -> Registry:
+    """Every figure module ``<package>/M.py``: its FIGURES, VALUES and ROOFLINE, checked.
+
+    Modules already imported are reloaded, so ``mkdocs serve`` picks up an edited one."""
+    reg = Registry({}, {})
+    owner: dict[str, str] = {}
+    for module in figure_modules(package, reload=True):
+        name = module.__name__.rpartition(".")[2]
+        stem = name.replace("_", "-")
+        for fig_name, fig in getattr(module, "FIGURES", {}).items():
+            if not (fig_name == stem or fig_name.startswith(stem + "-")):
                 raise RenderError(
-                    f"figure {name!r} in {info.name}.py must be {stem!r} or start with '{stem}-'"
+                    f"figure {fig_name!r} in {name}.py must be {stem!r} or start with '{stem}-'"
                 )
             if not isinstance(fig, Figure):
-                raise RenderError(f"figure {name!r} in {info.name}.py is not a render.Figure")
-            _claim(owner, f"figure {name}", info.name)
-            reg.figures[name] = fig
+                raise RenderError(f"figure {fig_name!r} in {name}.py is not a render.Figure")
+            _claim(owner, f"figure {fig_name}", name)
+            reg.figures[fig_name] = fig
         for key, val in getattr(module, "VALUES", {}).items():
-            if not key.startswith(info.name + "."):
-                raise RenderError(f"value {key!r} in {info.name}.py must start with '{info.name}.'")
+            if not key.startswith(name + "."):
+                raise RenderError(f"value {key!r} in {name}.py must start with '{name}.'")
             if not isinstance(val, Value) or not (val.compute.__doc__ or "").strip():
                 raise RenderError(
-                    f"value {key!r} in {info.name}.py must be a render.Value "
+                    f"value {key!r} in {name}.py must be a render.Value "
                     "around a named function with a docstring"
                 )
-            _claim(owner, f"value {key}", info.name)
+            try:
+                parameters(val.compute)
+            except RenderError as exc:
+                raise RenderError(f"value {key!r} in {name}.py: {exc}") from None
+            _claim(owner, f"value {key}", name)
             reg.values[key] = val
+        for bench, points in getattr(module, "ROOFLINE", {}).items():
+            if not callable(points):
+                raise RenderError(f"ROOFLINE[{bench!r}] in {name}.py is not a function")
+            _claim(owner, f"roofline points of {bench}", name)
     return reg
+
+
+def roofline_points(docs: Docs, package: str = "figures") -> list[dict]:
+    """Lesson 01's roofline points for one device: each figure module's ``ROOFLINE``
+    (``{benchmark: points(rows)}``, each point ``kernel``, ``flops``, ``bytes``,
+    ``seconds``) applied to the rows of the benchmarks this device has, by benchmark name."""
+    found = {}
+    for module in figure_modules(package):
+        found.update(getattr(module, "ROOFLINE", {}))
+    points = []
+    for bench in sorted(found):
+        if bench in docs:
+            points += found[bench](docs[bench]["rows"])
+    return points
 
 
 def _claim(owner: dict[str, str], what: str, module: str) -> None:
@@ -408,18 +699,28 @@ def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None
     )
 
 
+def compute(use: Use, docs: Docs, reg: Registry | None = None):
+    """The unformatted value ``use`` names, on one device's documents."""
+    val, args, _ = bind(use, reg or registry())
+    return val.compute(docs, **args)
+
+
 def value_text(
-    device_query: str, key: str, devices: dict[str, Docs], reg: Registry | None = None
+    device_query: str, spec: str | Use, devices: dict[str, Docs], reg: Registry | None = None
 ) -> str:
+    """The text of ``{{ value DEVICE SPEC }}``: ``spec`` is ``KIND [NAME=VALUE ...]
+    [as=FORMAT]`` (a string, as on a page) or a Use."""
     reg = reg or registry()
-    if key not in reg.values:
-        raise RenderError(f"unknown value {key!r}; known: {sorted(reg.values)}")
+    use = spec if isinstance(spec, Use) else parse_use(spec.split())
+    val, args, fmt = bind(use, reg)
     slug = resolve_device(device_query, devices)
-    val = reg.values[key]
     try:
-        return val.format(val.compute(devices[slug]))
+        return val.text(val.compute(devices[slug], **args), fmt)
     except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError) as exc:
-        raise RenderError(f"value {key!r} cannot be computed from {slug!r} data: {exc!r}") from exc
+        raise RenderError(f"value {use} cannot be computed from {slug!r} data: {exc!r}") from exc
+
+
+PLACEHOLDER_HELP = "'{{ figure NAME }}' or '{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}'"
 
 
 def expand(markdown: str, devices: dict[str, Docs], reg: Registry | None = None) -> str:
@@ -429,11 +730,18 @@ def expand(markdown: str, devices: dict[str, Docs], reg: Registry | None = None)
         words = match.group(1).split()
         if len(words) == 2 and words[0] == "figure":
             return "\n\n" + figure_html(words[1], devices, reg) + "\n\n"
-        if len(words) == 3 and words[0] == "value":
-            return value_text(words[1], words[2], devices, reg)
-        raise RenderError(
-            f"unknown placeholder {match.group(0)!r}: use "
-            "'{{ figure NAME }}' or '{{ value DEVICE KEY }}'"
-        )
+        if len(words) >= 3 and words[0] == "value":
+            return value_text(words[1], parse_use(words[2:]), devices, reg)
+        raise RenderError(f"unknown placeholder {match.group(0)!r}: use {PLACEHOLDER_HELP}")
 
     return PLACEHOLDER.sub(sub, markdown)
+
+
+def placeholders(markdown: str) -> list[tuple[str, Use]]:
+    """(device, use) of every value placeholder in ``markdown``, in order (for tests)."""
+    found = []
+    for match in PLACEHOLDER.finditer(markdown):
+        words = match.group(1).split()
+        if len(words) >= 3 and words[0] == "value":
+            found.append((words[1], parse_use(words[2:])))
+    return found

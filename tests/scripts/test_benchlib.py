@@ -129,19 +129,17 @@ def test_refuses_to_run_without_a_gpu(monkeypatch, capsys):
 
 
 def test_write_puts_the_envelope_around_rows(tmp_path):
-    bench = benchlib.Benchmark(
-        "toy_rows",
-        "a description long enough",
-        lambda c: [],
-        roofline=lambda rows: [{"kernel": "k", "n": len(rows)}],
-    )
+    bench = benchlib.Benchmark("toy_rows", "a description long enough", lambda c: [])
     prov = {"device_slug": "fake-gpu"}
     path = benchlib.write(bench, prov, {"copy": {}}, [{"a": 1}], out_dir=tmp_path)
     doc = json.loads(path.read_text())
     assert path == tmp_path / "fake-gpu" / "toy_rows.json"
     assert doc["benchmark"] == "toy_rows" and doc["rows"] == [{"a": 1}]
-    assert doc["roofline"] == [{"kernel": "k", "n": 1}]
     assert doc["schema_version"] == benchlib.SCHEMA_VERSION
+    # Measurements only: what a page draws (a roofline point, a lesson) is chosen at build.
+    assert list(doc) == ["schema_version", "benchmark", "description", "provenance",
+                         "ceilings", "rows"]  # fmt: skip
+    assert path.read_text() == json.dumps(doc, indent=1) + "\n"
 
 
 def test_a_subset_run_rewrites_only_its_files(tmp_path, monkeypatch):

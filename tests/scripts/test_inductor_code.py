@@ -60,7 +60,7 @@ def test_listing_starts_at_triton_jit_and_highlights_memory():
     lines = fig.jit_function(src)
     assert lines[0] == "@triton.jit" and all(line.strip() for line in lines)
     docs = {"inductor_code": {"rows": [{"kind": "code", "peer": "rmsnorm", "text": src}]}}
-    text = fig.listing("rmsnorm")(docs)
+    text = fig.kernel(docs, "rmsnorm")
     assert text.startswith('```python hl_lines="4 5"\n@triton.jit'), text
 
 
@@ -71,9 +71,7 @@ def test_long_kernels_are_cut_and_say_so():
 
 
 def test_values_say_not_measured_without_data():
-    assert (
-        fig.VALUES["inductor_code.rmsnorm_kernel"]
-        .format(fig.listing("rmsnorm")({}))
-        .startswith("*Not captured yet")
-    )
-    assert fig.VALUES["inductor_code.recompile"].format(None) == "not measured"
+    kernel = fig.VALUES["inductor_code.kernel"]
+    assert kernel.text(kernel.compute({}, peer="rmsnorm")).startswith("*Not captured yet")
+    time = fig.VALUES["inductor_code.time"]
+    assert time.text(time.compute({}, case="recompile")) == "not measured"

@@ -196,6 +196,7 @@ def test_a_new_family_is_added_by_adding_files(tmp_path):
             "toy",
             "tests/kernels/test_toy.py",
             "tests/site/test_data.py",
+            "tests/site/test_values.py",
             "tests/site/test_sources.py",
             "tests/site/test_browser.py",
         ],

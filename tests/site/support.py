@@ -6,6 +6,7 @@ import contextlib
 import functools
 import http.server
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -109,3 +110,28 @@ def serve(directory: Path):
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
+
+
+# ---- the values pages use: placeholders and widgets' data-values --------------------------
+
+DATA_VALUES = re.compile(r'\bdata-values="([^"]*)"')
+
+
+def value_placeholders() -> list[tuple[str, str, object]]:
+    """(page, device, render.Use) of every ``{{ value ... }}`` on every page under docs/."""
+    from scripts.book import render
+
+    found = []
+    for md in sorted(DOCS.rglob("*.md")):
+        page = str(md.relative_to(DOCS))
+        found += [(page, device, use) for device, use in render.placeholders(md.read_text())]
+    return found
+
+
+def widget_values() -> list[tuple[str, str]]:
+    """(page, word) of every value a widget on a page under docs/ names in data-values."""
+    found = []
+    for md in sorted(DOCS.rglob("*.md")):
+        for match in DATA_VALUES.finditer(md.read_text()):
+            found += [(str(md.relative_to(DOCS)), word) for word in match.group(1).split()]
+    return found

@@ -118,7 +118,7 @@ def without_new_fields(docs: dict) -> dict:
 def test_values_from_the_new_fields_say_not_measured_on_old_data():
     slug = WITH_LAUNCH[0]
     old = dict(DEVICES, **{slug: without_new_fields(DEVICES[slug])})
-    text = render.value_text(slug, "launch.graph_gpu", old)
+    text = render.value_text(slug, "launch.time call=graph clock=gpu as=us2", old)
     assert text == "not measured"
     new = with_new_fields(old[slug])
-    assert launch.graph_gpu(new) == launch.row(new, "graph")["gpu_s"]["p50"]
+    assert launch.time(new, "graph", "gpu") == launch.row(new, "graph")["gpu_s"]["p50"]

@@ -68,7 +68,7 @@ def test_without_the_fma_ceiling_the_fp32_roof_is_absent_and_the_plot_says_so(do
     assert not any(n.startswith("CUDA cores") for n in names(fig))
     assert any("not yet measured" in t for t in texts(fig))
     assert [t for t in texts(fig) if "ridge" in t] == [t for t in texts(fig) if "bf16 ridge" in t]
-    assert ceiling_values.VALUES["ceilings.fma_fp32"].format(None) == "not yet measured"
+    assert ceiling_values.VALUES["ceilings.fma_fp32"].text(None) == "not yet measured"
 
 
 def test_with_the_fma_ceiling_each_class_has_its_roof_and_ridge(docs):
@@ -98,3 +98,42 @@ def test_the_x_range_fits_every_point_and_ridge(docs):
     points = [t["x"][0] for t in fig["data"] if t.get("mode") == "markers"]
     for x in points:  # some room either side: no point sits on the plot's edge
         assert math.log10(x / x_lo) > 0.3 and math.log10(x_hi / x) > 0.3
+
+
+# ---- the points are chosen at build time, not stored in the data -----------------------
+
+
+def test_data_files_hold_measurements_only():
+    """No data file chooses presentation: no roofline points, no lesson numbers."""
+
+    def keys(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield k
+                yield from keys(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from keys(v)
+
+    for path in sorted((ROOT / "figures").glob("data*/*/*.json")):
+        found = set(keys(json.loads(path.read_text())))
+        assert not found & {"roofline", "lesson"}, f"{path}: {found & {'roofline', 'lesson'}}"
+
+
+def test_every_module_that_contributes_points_has_them_on_every_device_it_ran(docs):
+    """Each ROOFLINE function finds its rows in the committed data (a renamed field or a
+    changed size would silently drop a point otherwise), and every point is complete."""
+    contributions = {}
+    for module in render.figure_modules():
+        contributions.update(getattr(module, "ROOFLINE", {}))
+    assert {"vector_add", "matmul", "softmax"} <= set(contributions)
+    for bench, points in contributions.items():
+        if bench not in docs:
+            continue
+        found = points(docs[bench]["rows"])
+        assert found, f"{bench}: no roofline point in this device's rows"
+        for p in found:
+            assert set(p) == {"kernel", "flops", "bytes", "seconds"}, (bench, p)
+            assert p["flops"] > 0 and p["bytes"] > 0 and p["seconds"] > 0, (bench, p)
+    drawn = [t for t in roofline.build(docs)["data"] if t.get("mode") == "markers"]
+    assert len(drawn) >= len([b for b in contributions if b in docs])

@@ -13,7 +13,7 @@ import pytest
 
 from figures import runs, variation
 from scripts.book import render
-from tests.site.support import ROOT
+from tests.site.support import DOCS, ROOT
 
 DEVICES = render.load_devices()
 SLUG = next(iter(DEVICES))
@@ -42,17 +42,17 @@ def test_full_run_time_needs_every_file_timed(docs):
     for i, d in enumerate(docs.values()):
         d["provenance"].update(wall_s=10.0 + i, peak_reserved_bytes=(i + 1) << 30)
     n = len(docs)
-    assert runs.full_wall(docs) == sum(10.0 + i for i in range(n))
-    assert runs.full_peak(docs) == n << 30
+    assert runs.wall(docs, "full") == sum(10.0 + i for i in range(n))
+    assert runs.peak(docs, "full") == n << 30
     assert runs.timed(docs) == runs.benchmarks(docs) == n
-    assert runs.minutes(runs.full_wall(docs)).endswith(("minutes", "seconds"))
+    assert runs.minutes(runs.wall(docs, "full")).endswith(("minutes", "seconds"))
     del next(iter(docs.values()))["provenance"]["wall_s"]
-    assert runs.full_wall(docs) is None
-    assert runs.VALUES["runs.full_wall"].format(None) == "not yet measured"
+    assert runs.wall(docs, "full") is None
+    assert runs.VALUES["runs.wall"].text(None) == "not yet measured"
 
 
 def test_quick_run_values(docs):
-    assert runs.quick_wall(docs) is None and runs.quick_peak(docs) is None
+    assert runs.wall(docs, "quick") is None and runs.peak(docs, "quick") is None
     summary = copy.deepcopy(docs["ceilings"])
     summary.update(
         benchmark="quick_run",
@@ -69,9 +69,8 @@ def test_quick_run_values(docs):
     )
     jsonschema.Draft202012Validator(schema).validate(summary)
     docs["quick_run"] = summary
-    assert runs.quick_wall(docs) == 200.0 and runs.minutes(200.0) == "3 minutes"
-    assert runs.quick_peak(docs) == 5 << 30 and runs.gib(5 << 30) == "5.0 GiB"
-    assert runs.quick_skipped(docs) == "dot"
+    assert runs.wall(docs, "quick") == 200.0 and runs.minutes(200.0) == "3 minutes"
+    assert runs.peak(docs, "quick") == 5 << 30 and runs.gib(5 << 30) == "5.0 GiB"
     assert "quick_run" not in runs._full(docs)  # not counted as full-run data
 
 
@@ -97,8 +96,14 @@ def variation_rows(per_machine: dict[str, list[float]]) -> list[dict]:
 
 
 def test_variation_values_and_figure(docs):
-    for key, value in variation.VALUES.items():
-        assert value.format(value.compute(docs)) == "not yet measured", key
+    reg = render.discover()
+    uses = [
+        use for _, use in render.placeholders((DOCS / "appendix" / "methodology.md").read_text())
+    ]
+    uses = [use for use in uses if use.kind.startswith("variation.")]
+    assert {use.kind for use in uses} == set(variation.VALUES)
+    for use in uses:
+        assert render.value_text(SLUG, use, {SLUG: docs}, reg) == "not yet measured", use
     doc = copy.deepcopy(docs["ceilings"])
     doc.update(benchmark="variation", rows=variation_rows({"m-a": [1.0, 1.1, 0.9], "m-b": [1.2]}))
     schema = json.loads((ROOT / "figures" / "schema.json").read_text())
@@ -109,8 +114,8 @@ def test_variation_values_and_figure(docs):
     docs["variation"] = doc
     assert variation.runs(docs) == 4 and variation.machines(docs) == 2
     # bandwidth 1/1.0, 1/1.1, 1/0.9 on m-a: (max - min) / median = (1/0.9 - 1/1.1) / 1
-    assert variation.large_spread(docs) == pytest.approx(1 / 0.9 - 1 / 1.1)
-    assert variation.small_spread(docs) == pytest.approx(1 / 0.9 - 1 / 1.1)
+    assert variation.spread(docs, "large") == pytest.approx(1 / 0.9 - 1 / 1.1)
+    assert variation.spread(docs, "small") == pytest.approx(1 / 0.9 - 1 / 1.1)
     # medians: m-a 1.0, m-b 1/1.2: the gap is 1.2 - 1 of the lower
     assert variation.between_machines(docs) == pytest.approx(0.2)
     plot = variation.build(docs)

@@ -59,27 +59,39 @@ def test_needs_embeds_each_devices_whole_document(devices, registry):
 
 
 def test_values_are_the_prose_numbers_unformatted(devices, registry):
-    keys = ["vector_add.triton", "fused_activation.eager_ms", "matmul.cublas_bf16_4096"]
-    two = tag(values=" ".join(keys[:2])) + tag(values=keys[2] + " " + keys[0])
+    keys = [
+        "vector_add.bandwidth:impl=triton",
+        "fused_activation.eager_ms",
+        "matmul.cublas_bf16_4096",
+        "vector_add.bandwidth:impl=torch,dtype=float16",
+    ]
+    two = tag(values=" ".join(keys[:2])) + tag(values=" ".join([keys[2], keys[0], keys[3]]))
     data = book.widget_data(two, PAGE, devices, registry)
-    assert list(data["values"]) == keys  # gathered over widgets, each key once
+    assert list(data["values"]) == keys  # gathered over widgets, each key once, as written
     for key in keys:
         for slug, docs in devices.items():
             try:
-                expected = registry.values[key].compute(docs)
+                expected = render.compute(render.parse_widget_word(key), docs, registry)
             except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError):
                 expected = None  # not measured there: absent
             assert data["values"][key].get(slug) == expected, (key, slug)
+    # The same numbers the prose shows, before formatting.
+    slug = next(iter(devices))
+    shown = render.value_text(slug, "vector_add.bandwidth impl=torch dtype=float16", devices)
+    assert shown == render.tbps(data["values"][keys[3]][slug])
 
 
 def test_a_device_without_the_data_is_absent(devices, registry):
     slug, docs = next(iter(devices.items()))
     fake = {"has": docs, "lacks": {"ceilings": docs["ceilings"]}}
     data = book.widget_data(
-        tag(needs="vector_add_block_sweep", values="vector_add.triton"), PAGE, fake, registry
+        tag(needs="vector_add_block_sweep", values="vector_add.bandwidth:impl=triton"),
+        PAGE,
+        fake,
+        registry,
     )
     assert set(data["benchmarks"]["vector_add_block_sweep"]) == {"has"}
-    assert set(data["values"]["vector_add.triton"]) == {"has"}
+    assert set(data["values"]["vector_add.bandwidth:impl=triton"]) == {"has"}
     assert set(data["devices"]) == {"has"}
     # A value that computes to None (a peer that did not run) is absent too.
     none = render.Registry({}, {"x.none": render.Value(lambda d: None)})
@@ -98,6 +110,15 @@ def test_unknown_names_fail_the_build(devices, registry):
         book.widget_data(tag(needs="no_such_benchmark"), PAGE, devices, registry)
     with pytest.raises(PluginError, match="vector_add.no_such_value"):
         book.widget_data(tag(values="vector_add.no_such_value"), PAGE, devices, registry)
+    # A kind's parameters are checked as a page's are: missing, unknown or ill-typed.
+    for word, message in (
+        ("vector_add.bandwidth", "needs impl="),
+        ("vector_add.bandwidth:impl=triton,size=3", "no parameter 'size'"),
+        ("vector_add.regs:block=four,warps=1", "block=four is not a whole number"),
+        ("vector_add.bandwidth:impl=triton,as=tbps", "no as="),
+    ):
+        with pytest.raises(PluginError, match=message):
+            book.widget_data(tag(values=word), PAGE, devices, registry)
 
 
 def test_the_tag_is_safe_json(devices):

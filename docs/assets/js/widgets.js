@@ -13,17 +13,19 @@
  * Committed data. A widget that shows measured numbers declares what it reads on its
  * element, and the build embeds exactly that, once per page, from figures/data:
  *     <div class="book-widget" data-widget="NAME"
- *          data-needs="BENCHMARK ..." data-values="FAMILY.KEY ..."></div>
+ *          data-needs="BENCHMARK ..." data-values="VALUE ..."></div>
  * data-needs names benchmarks (figures/schemas/BENCHMARK.json): their whole documents
- * (provenance, ceilings, rows), per device. data-values names the keys of the prose's
- * {{ value DEVICE KEY }} placeholders: the number the figure module computes, before
- * formatting (seconds, bytes/s, FLOP/s, ratios), per device. In the module:
+ * (provenance, ceilings, rows), per device. data-values names the numbers of the prose's
+ * {{ value DEVICE KIND NAME=VALUE ... }} placeholders, each written without spaces as
+ * KIND or KIND:NAME=VALUE,NAME=VALUE (vector_add.bandwidth:impl=torch): the number the
+ * figure module computes, before formatting (seconds, bytes/s, FLOP/s, ratios), per
+ * device, under exactly that word. In the module:
  *     const d = window.BookWidgets.data();
  *     d.devices                       // {slug: "NVIDIA H100 80GB HBM3", ...}
  *     d.benchmarks.BENCHMARK[slug]    // the document, where that device has it
- *     d.values["FAMILY.KEY"][slug]    // the number, where it computes on that device
+ *     d.values["KIND:NAME=VALUE"][slug]  // the number, where it computes on that device
  * A device without the data is absent, not null: the widget says "not yet measured".
- * An unknown benchmark or key fails the build (scripts/book/hook.py, widget_data).
+ * An unknown benchmark, kind or parameter fails the build (scripts/book/hook.py).
  */
 (function () {
   "use strict";

@@ -236,24 +236,6 @@ def run(ceilings: dict) -> list[dict]:
     return rows
 
 
-def roofline(rows: list[dict]) -> list[dict]:
-    """The book's forward and backward, bf16, d = 128, N = 4096, not causal. Bytes: the
-    least any attention moves (forward: read q, k, v, write o; backward: read q, k, v, o,
-    dO, write dq, dk, dv), so the point sits where a flash kernel's intensity is."""
-    tensors = {"forward": 4, "backward": 8}
-    return [
-        {
-            "kernel": f"flash attention {r['direction']} (bf16, d=128)",
-            "lesson": "12",
-            "flops": r["flops"],
-            "bytes": tensors[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2,
-            "seconds": r["time_s"]["p50"],
-        }
-        for r in rows
-        if r["impl"] == "triton" and r["head_dim"] == 128 and r["n"] == 4096 and not r["causal"]
-    ]
-
-
 # ---- peak memory ------------------------------------------------------------------------------
 
 
@@ -335,7 +317,6 @@ BENCHMARKS = [
         "over repetitions. FLOPs: 4 B H N^2 d forward, half with causal; backward 2.5 times "
         "the forward. The book's rows name their tiles (BLOCK_M x BLOCK_N, warps, stages).",
         run,
-        roofline,
     ),
     benchlib.Benchmark(
         "attention_memory",

@@ -41,7 +41,6 @@ CHECK_TOL = {
     torch.float16: (4e-3, 2e-3),
     torch.bfloat16: (3.2e-2, 1.6e-2),
 }
-GELU_FLOPS = 7  # per element, nominal: x+b, v/sqrt2, erf (as one), 1+, 0.5*v, *, *mask
 
 
 # --8<-- [start:peers]
@@ -184,21 +183,6 @@ def run(ceilings: dict) -> list[dict]:
     return rows
 
 
-def roofline(rows: list[dict]) -> list[dict]:
-    """The Triton kernel at the largest size, exact GELU with a mask, per dtype."""
-    return [
-        {
-            "kernel": f"bias + GELU + mask ({r['dtype']})",
-            "lesson": "08",
-            "flops": GELU_FLOPS * r["m"] * r["n"],
-            "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"],
-        }
-        for r in rows
-        if r["impl"] == "triton" and r["m"] == LARGEST and r["approximate"] == "none" and r["mask"]
-    ]
-
-
 BENCHMARKS = [
     benchlib.Benchmark(
         "fused_activation",
@@ -215,6 +199,5 @@ BENCHMARKS = [
         "(torch.profiler); Triton rows: n_regs, n_spills and the PTX's global loads of the "
         "compiled kernel. Roofline FLOPs: 7 per element, erf counted as one.",
         run,
-        roofline,
     ),
 ]

@@ -145,22 +145,6 @@ def run_squares(ceilings: dict) -> list[dict]:
     return rows
 
 
-def roofline_squares(rows: list[dict]) -> list[dict]:
-    """One point per dtype: the Triton kernel at the largest square size."""
-    largest = max(r["m"] for r in rows)
-    return [
-        {
-            "kernel": f"tiled matmul ({r['dtype']})",
-            "lesson": "09",
-            "flops": r["flops"],
-            "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"],
-        }
-        for r in rows
-        if r["impl"] == "triton" and r["m"] == largest
-    ]
-
-
 def run_llm(ceilings: dict) -> list[dict]:
     rows = []
     dtype = torch.bfloat16
@@ -178,22 +162,6 @@ def run_llm(ceilings: dict) -> list[dict]:
         del a, b, c, expected
     torch.cuda.empty_cache()
     return rows
-
-
-def roofline_llm(rows: list[dict]) -> list[dict]:
-    """The Triton kernel at the fewest and the most tokens: one point near each roof."""
-    ms = [min(r["m"] for r in rows), max(r["m"] for r in rows)]
-    return [
-        {
-            "kernel": f"matmul M={r['m']} (bfloat16)",
-            "lesson": "09",
-            "flops": r["flops"],
-            "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"],
-        }
-        for r in rows
-        if r["impl"] == "triton" and r["m"] in ms
-    ]
 
 
 def run_grouped(ceilings: dict) -> list[dict]:
@@ -503,7 +471,6 @@ BENCHMARKS = [
         "Device time (do_bench, L2 flushed). FLOPs = 2*M*N*K; bytes = A, B read once + C "
         "written once.",
         run_squares,
-        roofline_squares,
     ),
     benchlib.Benchmark(
         "matmul_llm",
@@ -513,7 +480,6 @@ BENCHMARKS = [
         "Device time (do_bench, L2 flushed). FLOPs = 2*M*N*K; bytes = A, W read once + C "
         "written once.",
         run_llm,
-        roofline_llm,
     ),
     benchlib.Benchmark(
         "matmul_grouped",

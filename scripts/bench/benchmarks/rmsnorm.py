@@ -395,24 +395,6 @@ def run(ceilings: dict) -> list[dict]:
     return rows
 
 
-def roofline(rows: list[dict]) -> list[dict]:
-    """The book's forward and backward, bf16, H = 8192. FLOPs per element, counted from the
-    kernels: forward 4 (square, add, two products), backward 10 (x_hat, g, g * x_hat, its
-    sum, x_hat * c, the difference, * rstd, dy * x_hat and its sum into dweight)."""
-    flops = {"forward": 4, "backward": 10}
-    return [
-        {
-            "kernel": f"RMSNorm {r['direction']} (bf16)",
-            "lesson": "11",
-            "flops": flops[r["direction"]] * r["rows"] * r["hidden"],
-            "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"],
-        }
-        for r in rows
-        if r["impl"] == "triton" and r["dtype"] == "bfloat16" and r["hidden"] == 8192
-    ]
-
-
 BENCHMARKS = [
     benchlib.Benchmark(
         "rmsnorm",
@@ -432,7 +414,6 @@ BENCHMARKS = [
         "compiled kernels, its backward's program count and rows per step, and dw_time_s, the "
         "second stage alone.",
         run,
-        roofline,
     ),
     benchlib.Benchmark(
         "rmsnorm_bwd_sweep",

@@ -163,22 +163,6 @@ def run_widths(ceilings: dict) -> list[dict]:
     return rows
 
 
-def roofline(rows: list[dict]) -> list[dict]:
-    """The forward kernel at 4096 columns, one point per dtype. FLOPs: 5 per element (max,
-    subtract, exp, sum, divide)."""
-    return [
-        {
-            "kernel": f"softmax ({r['dtype']})",
-            "lesson": "10",
-            "flops": 5 * r["rows"] * r["cols"],
-            "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"],
-        }
-        for r in rows
-        if (r["impl"], r["direction"], r["cols"]) == ("triton", "forward", 4096)
-    ]
-
-
 def online_configs(dtype: torch.dtype, n_cols: int) -> list[tuple]:
     """(kernel, block_n, num_warps, programs_per_sm) of every point timed at one shape."""
     configs = [
@@ -333,7 +317,6 @@ BENCHMARKS = [
         "dx). n_regs and n_spills: the book kernel's compiled registers per thread and "
         "spilled registers.",
         run_widths,
-        roofline,
     ),
     benchlib.Benchmark(
         "softmax_online",

@@ -78,22 +78,6 @@ def run_sizes(ceilings: dict) -> list[dict]:
     return rows
 
 
-def roofline(rows: list[dict]) -> list[dict]:
-    """One point per dtype: the Triton kernel at the largest size (1 FLOP per element)."""
-    largest = max(r["n"] for r in rows)
-    return [
-        {
-            "kernel": f"vector add ({r['dtype']})",
-            "lesson": "07",
-            "flops": r["n"],
-            "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"],
-        }
-        for r in rows
-        if r["impl"] == "triton" and r["n"] == largest
-    ]
-
-
 def compiled(kernel, grid, *args, **meta):
     """Launch ``kernel`` once and return Triton's compiled object (registers, spills, PTX).
     The launch is what fills the cache; the wrapper's own launches then reuse it."""
@@ -182,7 +166,6 @@ BENCHMARKS = [
         "percentiles over repetitions) and host wall time per call in back-to-back loops "
         "(percentiles over loops). Bytes = 3 * n * element size.",
         run_sizes,
-        roofline,
     ),
     benchlib.Benchmark(
         "vector_add_block_sweep",

@@ -1,0 +1,566 @@
+"""Figures and values of lesson 13: the matmul's config sweep and the autotuner's cost.
+
+Data (both written by scripts/bench/benchmarks/matmul.py):
+- ``matmul_configs``: one row per config of the sweep at 4096³ bf16, with ``time_s`` where
+  it ran or ``failure`` where the wrapper refused it (more shared memory than the GPU has,
+  or an accumulator too big for the registers), and ``autotuner_pick`` on the config
+  matmul_autotuned chose for the same problem in the same run;
+- ``matmul_autotune_cost``: the first call of a new autotuner over 1, 2, 4 and 8 configs;
+  its values read "not measured" on a device that has not run it.
+The sweep's cuBLAS line comes from lesson 09's ``matmul`` data (figures/matmul.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from figures.matmul import DTYPES
+from scripts.book.render import (
+    Docs,
+    Figure,
+    RenderError,
+    Value,
+    axis,
+    count,
+    doc,
+    error_bars,
+    flop_rate,
+    line,
+    maybe_one,
+    micros,
+    percent,
+    percent1,
+    rate,
+    ratio,
+    rows,
+    tflops,
+)
+
+SWEEP = "matmul_configs"
+AUTOTUNE_COST = "matmul_autotune_cost"
+ELEMENT_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
+NOT_MEASURED = "not measured"
+Which = Literal["best", "worst", "pick"]
+
+
+# ---- the sweep's rows ----------------------------------------------------------------------
+
+
+def sweep_rows(docs: Docs) -> list[dict]:
+    return doc(docs, SWEEP)["rows"]
+
+
+def sweep_ran(docs: Docs) -> list[dict]:
+    """The sweep's rows that ran (have a time)."""
+    return [r for r in sweep_rows(docs) if "time_s" in r]
+
+
+def tile(r: dict) -> str:
+    return f"{r['block_m']}×{r['block_n']}×{r['block_k']}"
+
+
+def config_text(r: dict) -> str:
+    """'128 × 256 × 64, 8 warps, 3 stages'."""
+    return (
+        f"{r['block_m']} × {r['block_n']} × {r['block_k']}, {r['num_warps']} warps, "
+        f"{r['num_stages']} stages"
+    )
+
+
+def failure_kind(r: dict) -> str | None:
+    """'shared memory', 'registers' or 'other' for a refused config; None if it ran."""
+    if "failure" not in r:
+        return None
+    text = r["failure"]
+    if "shared memory" in text:
+        return "shared memory"
+    if "accumulator" in text:
+        return "registers"
+    return "other"
+
+
+def smem_need_and_limit(r: dict) -> tuple[int, int] | None:
+    """(bytes needed, bytes the GPU has) from a shared-memory refusal's message."""
+    m = re.search(r"needs about ([\d,]+) bytes.*?GPU's ([\d,]+)", r.get("failure", ""))
+    return (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) if m else None
+
+
+def stage_bytes(block_m: int, block_n: int, block_k: int, stages: int, elem: int) -> int:
+    """Shared memory of the operand pipeline: one a tile and one b tile per stage (the
+    formula of kernels/matmul.py's shared_memory_bytes)."""
+    return stages * (block_m + block_n) * block_k * elem
+
+
+def pick(docs: Docs) -> dict:
+    return next(r for r in sweep_rows(docs) if r["autotuner_pick"])
+
+
+def chosen(docs: Docs, which: Which) -> dict:
+    """The fastest or the slowest config that ran, or the autotuner's pick."""
+    if which == "pick":
+        return pick(docs)
+    return (max if which == "best" else min)(sweep_ran(docs), key=flop_rate)
+
+
+def sweep_cublas(docs: Docs) -> dict | None:
+    """cuBLAS at the sweep's size and dtype in lesson 09's data, or None."""
+    r = sweep_rows(docs)[0]
+    if "matmul" not in docs:
+        return None
+    found = rows(docs, "matmul", impl="cublas", dtype=r["dtype"], m=r["m"], n=r["n"], k=r["k"])
+    return found[0] if found else None
+
+
+def parse_tile(text: str) -> tuple[int, int, int]:
+    """'128x256x64' -> (128, 256, 64): BLOCK_M x BLOCK_N x BLOCK_K."""
+    parts = text.split("x")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise RenderError(f"tile={text} is not BLOCK_MxBLOCK_NxBLOCK_K, e.g. 128x256x64")
+    bm, bn, bk = map(int, parts)
+    return bm, bn, bk
+
+
+# ---- values: the sweep ----------------------------------------------------------------------
+
+
+def size_text(docs: Docs) -> str:
+    """The sweep's problem: '4096³ bf16'."""
+    r = sweep_rows(docs)[0]
+    short = dict(DTYPES).get(r["dtype"], r["dtype"])
+    return f"{r['m']}³ {short}" if r["m"] == r["n"] == r["k"] else f"{r['m']}×{r['n']}×{r['k']}"
+
+
+def configs(docs: Docs) -> int:
+    """Configs in the sweep."""
+    return len(sweep_rows(docs))
+
+
+def ran(docs: Docs) -> int:
+    """Configs of the sweep that compiled and ran."""
+    return len(sweep_ran(docs))
+
+
+def refused(docs: Docs, reason: Literal["shared_memory", "registers"]) -> int:
+    """Configs the wrapper refused for needing more shared memory than the GPU has, or for
+    an accumulator too big for the registers."""
+    return sum(failure_kind(r) == reason.replace("_", " ") for r in sweep_rows(docs))
+
+
+def smem_refusals(docs: Docs) -> list[tuple[int, int, dict]]:
+    """(bytes needed, bytes the GPU has, row) of every refusal that quotes both numbers."""
+    return [(*x, r) for r in sweep_rows(docs) if (x := smem_need_and_limit(r))]
+
+
+def smem_limit(docs: Docs) -> int | None:
+    """The GPU's shared memory per program, bytes, as the refusals quote it (None if no
+    refusal quotes it)."""
+    found = smem_refusals(docs)
+    return found[0][1] if found else None
+
+
+def smem_smallest_refused(docs: Docs) -> int | None:
+    """The least shared memory among the configs refused for it, bytes."""
+    found = smem_refusals(docs)
+    return min(x[0] for x in found) if found else None
+
+
+def smem_smallest_refused_config(docs: Docs) -> str | None:
+    """The config behind smem_smallest_refused (the first if several tie)."""
+    found = smem_refusals(docs)
+    return config_text(min(found, key=lambda x: x[0])[2]) if found else None
+
+
+def config(docs: Docs, which: Which) -> str:
+    """The fastest or the slowest config of the sweep, or the one the autotuner picked for
+    the same problem in the same run."""
+    return config_text(chosen(docs, which))
+
+
+def tflops_of(docs: Docs, which: Which) -> float | None:
+    """FLOP/s of the fastest or the slowest config, or of the autotuner's pick, as the
+    sweep timed it (None if the sweep could not run the pick on its own)."""
+    r = chosen(docs, which)
+    return flop_rate(r) if "time_s" in r else None
+
+
+def best_over_worst(docs: Docs) -> float:
+    """The fastest config's FLOP/s over the slowest's."""
+    return tflops_of(docs, "best") / tflops_of(docs, "worst")
+
+
+def pick_of_best(docs: Docs) -> float | None:
+    """The pick's FLOP/s over the best config's, both timed by the sweep."""
+    p = tflops_of(docs, "pick")
+    return None if p is None else p / tflops_of(docs, "best")
+
+
+def pick_is_best(docs: Docs) -> str:
+    """'the same config as' or 'not the same config as' the sweep's fastest."""
+    return "the same config as" if pick(docs) is chosen(docs, "best") else "not the same config as"
+
+
+def pick_rank(docs: Docs) -> int | None:
+    """Place of the autotuner's pick among the configs that ran, fastest first (1 = best)."""
+    order = sorted(sweep_ran(docs), key=flop_rate, reverse=True)
+    return next((i for i, r in enumerate(order, 1) if r["autotuner_pick"]), None)
+
+
+def cublas_tflops(docs: Docs) -> float | None:
+    """cuBLAS's FLOP/s at the sweep's size and dtype (lesson 09's run), or None."""
+    r = sweep_cublas(docs)
+    return None if r is None else flop_rate(r)
+
+
+def best_vs_cublas(docs: Docs) -> float | None:
+    """The sweep's best FLOP/s over cuBLAS's at the same size (different runs), or None."""
+    c = cublas_tflops(docs)
+    return None if c is None else tflops_of(docs, "best") / c
+
+
+def max_spills(docs: Docs) -> int | None:
+    """The most registers any config of the sweep spilled (None: not recorded)."""
+    spills = [r["n_spills"] for r in sweep_ran(docs) if "n_spills" in r]
+    return max(spills) if spills else None
+
+
+def pick_regs(docs: Docs) -> int | None:
+    """Registers per thread of the autotuner's pick (None: not recorded)."""
+    return pick(docs).get("n_regs")
+
+
+def pick_shared(docs: Docs, source: Literal["estimate", "compiled"]) -> int | None:
+    """Shared memory of the autotuner's pick, bytes: shared_memory_bytes' estimate, or what
+    the compiled kernel uses (metadata.shared; None in a run made before the sweep
+    recorded it)."""
+    r = pick(docs)
+    if source == "compiled":
+        return r.get("shared_bytes")
+    return stage_bytes(r["block_m"], r["block_n"], r["block_k"], r["num_stages"],
+                       ELEMENT_BYTES[r["dtype"]])  # fmt: skip
+
+
+def pick_note(docs: Docs) -> str:
+    """A sentence on the pick against the best: the same config, or whether their
+    20th-80th percentile ranges of time overlap."""
+    p, best = pick(docs), chosen(docs, "best")
+    if p is best:
+        return "The sweep's timing and the autotuner's agree."
+    if "time_s" not in p:
+        return "The autotuner's pick was refused when the sweep ran it on its own."
+    if p["time_s"]["p20"] <= best["time_s"]["p80"]:
+        return (
+            "The two were timed by separate do_bench runs, and their 20th–80th percentile "
+            "ranges overlap: between configs this close the tuner is choosing within the "
+            "timer's noise, and either is a fine answer."
+        )
+    return (
+        "The two were timed by separate do_bench runs, and their 20th–80th percentile "
+        "ranges do not overlap: in the sweep's timing the pick is measurably slower, a "
+        "difference the autotuner's own timing in the same run did not see."
+    )
+
+
+def tile_rates(docs: Docs) -> dict[str, list[float]]:
+    """FLOP/s of every config that ran, grouped by tile shape."""
+    out: dict[str, list[float]] = {}
+    for r in sweep_ran(docs):
+        out.setdefault(tile(r), []).append(flop_rate(r))
+    return out
+
+
+def within_tile_max(docs: Docs) -> float | None:
+    """The largest fastest-over-slowest ratio within one tile shape (warps and stages
+    varied), over the tile shapes with at least two configs that ran."""
+    ratios = [max(v) / min(v) for v in tile_rates(docs).values() if len(v) > 1]
+    return max(ratios) if ratios else None
+
+
+def small_tile_of_best(docs: Docs) -> float | None:
+    """The best 64 x 64 tile (any BLOCK_K, warps, stages) over the sweep's best config."""
+    small = [max(v) for t, v in tile_rates(docs).items() if t.startswith("64×64×")]
+    return max(small) / tflops_of(docs, "best") if small else None
+
+
+def config_tflops(docs: Docs, tile: str, warps: int, stages: int) -> float | None:
+    """FLOP/s of one config of the sweep, tile BLOCK_MxBLOCK_NxBLOCK_K (128x256x64); None
+    if this sweep did not have it, or the wrapper refused it."""
+    bm, bn, bk = parse_tile(tile)
+    found = rows(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
+                 num_stages=stages)  # fmt: skip
+    return flop_rate(found[0]) if len(found) == 1 and "time_s" in found[0] else None
+
+
+def smem(docs: Docs, tile: str, stages: int) -> int:
+    """stages x (BLOCK_M + BLOCK_N) x BLOCK_K x 2 bytes: the formula's shared memory for
+    one bf16 config (arithmetic, not a measurement)."""
+    return stage_bytes(*parse_tile(tile), stages, 2)
+
+
+# ---- values: the autotuner's first-call cost (None until measured) --------------------------
+
+
+def cost_row(docs: Docs, configs: int | None) -> dict | None:
+    """The cost row with ``configs`` configs, or with the most (None)."""
+    if AUTOTUNE_COST not in docs:
+        return None
+    if configs is None:
+        return max(docs[AUTOTUNE_COST]["rows"], key=lambda r: r["configs"])
+    return maybe_one(docs, AUTOTUNE_COST, configs=configs, absent_ok=True)
+
+
+def first_call(docs: Docs, configs: int | None = None) -> float | None:
+    """Seconds of the first call of a new autotuner over ``configs`` configs (left out:
+    the most measured): compile and benchmark each (one config: a compile and a run)."""
+    r = cost_row(docs, configs)
+    return None if r is None else r["first_call_s"]
+
+
+def most_configs(docs: Docs) -> int | None:
+    """The largest number of configs the cost benchmark tried."""
+    r = cost_row(docs, None)
+    return None if r is None else r["configs"]
+
+
+def tune_only(docs: Docs) -> float | None:
+    """First call of a new autotuner over already compiled kernels, most configs: seconds
+    of benchmarking alone."""
+    r = cost_row(docs, None)
+    return None if r is None else r["tune_only_s"]
+
+
+def per_config(docs: Docs, part: Literal["compile", "bench"]) -> float | None:
+    """At the most configs, seconds per config of compiling ((first call - benchmarking
+    alone) / configs) or of benchmarking (benchmarking alone / configs)."""
+    r = cost_row(docs, None)
+    if r is None:
+        return None
+    spent = r["first_call_s"] - r["tune_only_s"] if part == "compile" else r["tune_only_s"]
+    return spent / r["configs"]
+
+
+def host(docs: Docs, pinned: bool = False) -> float | None:
+    """Host time of a later call through the autotuner (most configs), or of the same call
+    with the picked config passed explicitly (pinned), seconds (median)."""
+    r = cost_row(docs, None)
+    return None if r is None else r["pinned_host_s" if pinned else "host_s"]["p50"]
+
+
+def kib(v: int) -> str:
+    return f"{v:,} bytes ({v / 1024:.0f} KiB)"
+
+
+def secs(v: float) -> str:
+    return f"{v:.2f} s"
+
+
+VALUES = {
+    "matmul_autotune.size": Value(size_text),
+    "matmul_autotune.configs": Value(configs, count),
+    "matmul_autotune.ran": Value(ran, count),
+    "matmul_autotune.refused": Value(refused, count),
+    "matmul_autotune.smem_limit": Value(smem_limit, kib, missing=NOT_MEASURED),
+    "matmul_autotune.smem_smallest_refused": Value(
+        smem_smallest_refused, kib, missing=NOT_MEASURED
+    ),
+    "matmul_autotune.smem_smallest_refused_config": Value(
+        smem_smallest_refused_config, missing=NOT_MEASURED
+    ),
+    "matmul_autotune.config": Value(config),
+    "matmul_autotune.tflops": Value(tflops_of, tflops, missing=NOT_MEASURED),
+    "matmul_autotune.best_over_worst": Value(best_over_worst, ratio),
+    "matmul_autotune.pick_of_best": Value(pick_of_best, percent1, missing=NOT_MEASURED),
+    "matmul_autotune.pick_is_best": Value(pick_is_best),
+    "matmul_autotune.pick_rank": Value(pick_rank, count, missing=NOT_MEASURED),
+    "matmul_autotune.cublas_tflops": Value(cublas_tflops, tflops, missing=NOT_MEASURED),
+    "matmul_autotune.best_vs_cublas": Value(best_vs_cublas, percent, missing=NOT_MEASURED),
+    "matmul_autotune.max_spills": Value(max_spills, count, missing=NOT_MEASURED),
+    "matmul_autotune.pick_regs": Value(pick_regs, count, missing=NOT_MEASURED),
+    "matmul_autotune.pick_shared": Value(pick_shared, kib, missing=NOT_MEASURED),
+    "matmul_autotune.pick_note": Value(pick_note),
+    "matmul_autotune.within_tile_max": Value(within_tile_max, ratio, missing=NOT_MEASURED),
+    "matmul_autotune.small_tile_of_best": Value(small_tile_of_best, percent, missing=NOT_MEASURED),
+    "matmul_autotune.config_tflops": Value(config_tflops, tflops, missing=NOT_MEASURED),
+    "matmul_autotune.smem": Value(smem, kib),
+    "matmul_autotune.first_call": Value(first_call, secs, missing=NOT_MEASURED),
+    "matmul_autotune.most_configs": Value(most_configs, missing=NOT_MEASURED),
+    "matmul_autotune.tune_only": Value(tune_only, secs, missing=NOT_MEASURED),
+    "matmul_autotune.per_config": Value(per_config, secs, missing=NOT_MEASURED),
+    "matmul_autotune.host": Value(host, micros(1), missing=NOT_MEASURED),
+}
+
+
+# ---- figures ----------------------------------------------------------------------------
+
+SETTING_GAP = 0.16  # bar pitch within a tile's group, in y units (one unit per tile)
+
+
+def fig_configs(docs: Docs) -> dict:
+    """Horizontal bars, one group per tile shape (fastest tile on top), one bar per
+    (num_warps, num_stages); refused configs as markers at the axis, the autotuner's pick
+    as a star past its bar, cuBLAS at the same size as a dashed line."""
+    all_rows = sweep_rows(docs)
+    settings = sorted({(r["num_warps"], r["num_stages"]) for r in all_rows})
+    tiles = sorted(
+        {tile(r) for r in all_rows},
+        key=lambda t: -max((flop_rate(r) for r in sweep_ran(docs) if tile(r) == t), default=0),
+    )
+    y_of = {t: i for i, t in enumerate(tiles)}
+    top = max(flop_rate(r) for r in sweep_ran(docs)) / 1e12
+
+    def ypos(r: dict) -> float:
+        j = settings.index((r["num_warps"], r["num_stages"]))
+        return y_of[tile(r)] + (j - (len(settings) - 1) / 2) * SETTING_GAP
+
+    def about(r: dict) -> str:
+        res = ""
+        if "n_regs" in r:
+            res = f"<br>{r['n_regs']} registers a thread, {r.get('n_spills', 0)} spilled"
+        return f"{config_text(r)}{res}"
+
+    traces = []
+    for j, (warps, stages) in enumerate(settings):
+        rs = [r for r in sweep_ran(docs) if (r["num_warps"], r["num_stages"]) == (warps, stages)]
+        points = [rate(r["flops"], r["time_s"], 1e12) for r in rs]
+        traces.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": f"{warps} warps, {stages} stages",
+                "y": [ypos(r) for r in rs],
+                "x": [p[0] for p in points],
+                "width": SETTING_GAP * 0.9,
+                "error_x": error_bars(points),
+                "hovertext": [about(r) for r in rs],
+                "hovertemplate": "%{hovertext}<br>%{x:.0f} TFLOP/s<extra></extra>",
+                "meta": {"role": "bars", "roles": [f"series-{j}"] * len(rs)},
+            }
+        )
+    refused = (
+        ("shared memory", "refused: shared memory", "x", "ceiling"),
+        ("registers", "refused: registers", "triangle-left",
+         "ceiling-2"),
+    )  # fmt: skip
+    for kind, label, symbol, role in refused:
+        rs = [r for r in all_rows if failure_kind(r) == kind]
+        if not rs:
+            continue
+        traces.append(
+            line(
+                [top * 0.015] * len(rs),
+                [ypos(r) for r in rs],
+                label,
+                role,
+                mode="markers",
+                marker={"symbol": symbol, "size": 9},
+                hovertext=[f"{config_text(r)}<br>{r['failure'][:120]}" for r in rs],
+                hovertemplate="%{hovertext}<extra></extra>",
+            )
+        )
+    picked = pick(docs)
+    if "time_s" in picked:
+        hi = rate(picked["flops"], picked["time_s"], 1e12)[2]
+        traces.append(
+            line(
+                [hi + top * 0.03],
+                [ypos(picked)],
+                "the autotuner's pick",
+                "ceiling",
+                mode="markers",
+                marker={"symbol": "star", "size": 14},
+                hovertext=[f"picked by the autotuner<br>{config_text(picked)}"],
+                hovertemplate="%{hovertext}<extra></extra>",
+            )
+        )
+    cublas = sweep_cublas(docs)
+    if cublas is not None:
+        x = flop_rate(cublas) / 1e12
+        traces.append(
+            line(
+                [x, x],
+                [-0.5, len(tiles) - 0.5],
+                f"cuBLAS, same size: {x:.0f} TFLOP/s",
+                "cublas",
+                dash="dash",
+                mode="lines",
+                hoverinfo="skip",
+            )
+        )
+    size = size_text(docs)
+    return {
+        "data": traces,
+        "layout": {
+            "height": 820,
+            "barmode": "overlay",
+            "xaxis": axis(
+                f"TFLOP/s at {size} (longer is faster)",
+                rangemode="tozero",
+            ),
+            "yaxis": {
+                "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
+                "tickvals": list(range(len(tiles))),
+                "ticktext": tiles,
+                "range": [len(tiles) - 0.5, -0.5],
+                "zeroline": False,
+                "showgrid": False,
+            },
+        },
+    }
+
+
+def fig_autotune_cost(docs: Docs) -> dict:
+    """First-call seconds against the number of configs: compile + benchmark, and the
+    benchmarking alone (kernels already compiled)."""
+    rs = sorted(doc(docs, AUTOTUNE_COST)["rows"], key=lambda r: r["configs"])
+    xs = [r["configs"] for r in rs]
+    traces = [
+        line(
+            xs,
+            [r["first_call_s"] for r in rs],
+            "first call: compile and time every config",
+            "triton",
+            hover="%{x} configs<br>%{y:.2f} s",
+        ),
+        line(
+            xs,
+            [r["tune_only_s"] for r in rs],
+            "first call, kernels already compiled: timing alone",
+            "series-1",
+            dash="dash",
+            hover="%{x} configs<br>%{y:.2f} s",
+        ),
+    ]
+    r = rs[0]
+    return {
+        "data": traces,
+        "layout": {
+            "xaxis": axis(
+                f"configs in the autotuner's list ({r['m']}³ {dict(DTYPES)[r['dtype']]})",
+                log=True,
+                ticks=xs,
+            ),
+            "yaxis": axis("seconds, first call for a new key", rangemode="tozero"),
+        },
+    }
+
+
+FIGURES = {
+    "matmul-autotune-configs": Figure(
+        "Every config of the sweep: TFLOP/s by tile shape, warps and stages",
+        (SWEEP, "matmul"),
+        fig_configs,
+        "Horizontal bars of TFLOP/s at 4096³ bf16, one group per tile shape (fastest tile on "
+        "top) and one bar per combination of num_warps and num_stages; configs the wrapper "
+        "refused (too much shared memory, or an accumulator too big for the registers) are "
+        "marked at the axis by the reason, a star marks the autotuner's pick, a dashed line "
+        "marks cuBLAS at the same size (lesson 09's run).",
+    ),
+    "matmul-autotune-cost": Figure(
+        "What the autotuner's first call costs, against the number of configs",
+        (AUTOTUNE_COST,),
+        fig_autotune_cost,
+        "Seconds taken by the first call of a new autotuner for 1, 2, 4 and 8 configs: with "
+        "an empty compile cache (compile and time every config), and over kernels already "
+        "compiled (timing alone).",
+    ),
+}

@@ -252,6 +252,8 @@ class Empty:
 
 @dataclass(frozen=True)
 class Row:
+    """One public wrapper: how to call it and what each rule needs to know about it."""
+
     name: str  # the test ids' prefix
     prefix: str  # what every error message starts with
     module: ModuleType
@@ -267,7 +269,7 @@ class Row:
     defaults: Mapping = field(default_factory=dict)  # other arguments of a valid call
     fill: Callable = rand  # fill(shape, dtype, device): a valid call's values
     accepts: Callable | None = None  # accepts({arg: dtype}) -> bool; None: one dtype, dtypes
-    out_dtype: Callable = staticmethod(lambda dtype: dtype)
+    out_dtype: Callable = lambda dtype: dtype  # out's dtype for inputs of that dtype
     dtype_error: Any = TypeError  # the error for an input of an unsupported dtype
     any_dtype: bool = False  # every dtype is accepted (a wrapper that reads nothing)
     knobs: tuple = ()
@@ -327,10 +329,6 @@ class Row:
         )
 
 
-def _same_dtype_ok(*extra):
-    return lambda dtypes: len(set(dtypes.values())) == 1 and next(iter(dtypes.values())) in extra
-
-
 INT_BAD_TYPES = (True, 4.0, "4", np.int64(4))
 KIND_BAD_TYPES = {
     "int": INT_BAD_TYPES + (None,),
@@ -366,6 +364,16 @@ def _gelu_interleaved_columns(row):
     buf = rand((8, 16))
     args = {"x": buf[:, :8], "out": buf[:, 8:], "bias": rand(8), "mask": rand((8, 8))}
     return args, ("x",)
+
+
+def _out_is_a(row):
+    """A square product written over its own input a: programs would read a's rows after
+    others wrote them."""
+    a = rand((5, 5), row.dtype)
+    args = {"a": a, "b": rand((5, 5), row.dtype), "out": a}
+    if "bias" in row.tensors:
+        args["bias"] = rand(5, row.dtype)
+    return args, ("a",)
 
 
 def _reduce_padded_gap(row):
@@ -753,6 +761,7 @@ ROWS = (
             Empty("neither", {"a": (0, 19), "b": (19, 0), "out": (0, 0)}),
             Empty("k-zero", {"a": (9, 0), "b": (0, 13), "out": (9, 13)}),
         ),
+        overlap_extra=(("out-is-a", _out_is_a),),
         any_strides=True,
         variants=(("default", {}), ("ieee", {"input_precision": "ieee"})),
         not_applicable=NO_BACKWARD,
@@ -1048,6 +1057,7 @@ ROWS = (
             Empty("neither", {"a": (0, 19), "b": (19, 0), "bias": (0,), "out": (0, 0)}),
             Empty("k-zero", {"a": (9, 0), "b": (0, 13), "bias": (13,), "out": (9, 13)}),
         ),
+        overlap_extra=(("out-is-a", _out_is_a),),
         any_strides=True,
         variants=(
             ("autotuned", {}),
@@ -1105,6 +1115,7 @@ ROWS = (
             Empty("no-columns", {"a": (9, 24), "b": (24, 0), "bias": (0,), "out": (9, 0)}),
             Empty("k-zero", {"a": (9, 0), "b": (0, 16), "bias": (16,), "out": (9, 16)}),
         ),
+        overlap_extra=(("out-is-a", _out_is_a),),
         any_strides=True,
         variants=(("pointers", {"path": "pointers"}), ("tma", {"path": "tma"})),
         not_applicable={
@@ -1304,10 +1315,6 @@ def cases_zero_dim(row):
     return [dict(id=arg, arg=arg) for arg in row.tensors]
 
 
-def _shape_of(row, arg):
-    return row.shapes[arg]
-
-
 def cases_meta(row):
     return [dict(id=arg, arg=arg) for arg in row.tensors]
 
@@ -1317,7 +1324,7 @@ def cases_sparse(row):
         dict(id=f"{arg}-{layout}", arg=arg, layout=layout)
         for arg in row.tensors
         for layout in ("coo", "csr")
-        if layout == "coo" or len(_shape_of(row, arg)) == 2
+        if layout == "coo" or len(row.shapes[arg]) == 2
     ]
 
 
@@ -1401,6 +1408,9 @@ def cases_overlap(row):
                     inside = max(1, _numel(row.shapes[p]) // 3)
                     cases.append(dict(id=f"in-place-{p}-while-{q}-overlaps-it", kind="refused",
                                       named=(q,), place={p: 0, q: inside}, out_is=p))  # fmt: skip
+        same = [p for p in row.in_place if row.shapes[p] == row.shapes[row.in_place[0]]]
+        if len(same) >= 2:  # x + x written over x
+            cases.append(dict(id="out-is-" + "-and-".join(same), kind="same-all", args=same))
         for where in ("before", "after"):
             cases.append(dict(id=f"disjoint-out-{where}-the-inputs-in-one-buffer", kind="disjoint",
                               where=where))  # fmt: skip
@@ -1839,6 +1849,10 @@ def _overlap_args(row, case):
         assert args[row.out].untyped_storage().data_ptr() != buf.untyped_storage().data_ptr()
     elif kind == "same":
         args[row.out] = args[case["arg"]]
+    elif kind == "same-all":
+        for name in case["args"]:
+            args[name] = args[case["args"][0]]
+        args[row.out] = args[case["args"][0]]
     elif kind == "same-alias":
         args[row.out] = torch.from_dlpack(args[case["arg"]])
     elif kind == "disjoint":

@@ -1,12 +1,11 @@
-"""The lean launch path: the same bits as vector_add, every later call checked against what
-was validated, refusals that name what changed, streams and CUDA graphs on the GPU."""
+"""The lean launch path: the same bits as vector_add, streams and CUDA graphs on the GPU."""
 
 import pytest
 import torch
 
 from kernels import launch_lean as ll
 from kernels import vector_add as va
-from tests.support import DEVICE, ON_GPU, fresh_seed, poisoned_like, rand
+from tests.support import ON_GPU, fresh_seed, poisoned_like, rand
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 NEEDS_CUDA_GRAPHS = "CUDA graphs need a CUDA GPU (there is no graph capture on the CPU)"
@@ -35,98 +34,9 @@ def test_first_call_writes_out_too():
     assert torch.equal(out, va.vector_add(x, y))
 
 
-def test_in_place_add_is_allowed():
-    seed = fresh_seed()
-    lean, x, y, _ = made((257,))
-    x2, y2 = rand((257,)), rand((257,))
-    expected = va.vector_add(x2, y2)
-    lean(x2, y2, x2)
-    assert torch.equal(x2, expected), f"seed={seed}"
-
-
-def test_out_version_is_bumped():
-    lean, x, y, out = made()
-    before = out._version
-    lean(x, y, out)
-    assert out._version > before
-
-
-def test_empty_tensors():
-    x = torch.empty(0, device=DEVICE)
-    lean = ll.LeanAdd(x, x.clone(), x.clone())
-    out = torch.empty(0, device=DEVICE)
-    assert lean(x, x.clone(), out) is out
-
-
 def test_reference_is_the_correctly_rounded_sum():
     x, y = rand((64,), torch.float16), rand((64,), torch.float16)
     assert torch.equal(ll.reference(x, y), va.reference(x, y))
-
-
-@pytest.mark.parametrize(
-    "change, message",
-    [
-        pytest.param(lambda t: rand((129,)), "but x is torch.float32 \\(129,\\)", id="shape"),
-        pytest.param(lambda t: t.half(), "but x is torch.float16", id="dtype"),
-        pytest.param(
-            lambda t: rand((2, 64)), "but x is torch.float32 \\(2, 64\\)", id="same-count"
-        ),
-        pytest.param(lambda t: rand((256,))[::2], "x must be contiguous", id="strided"),
-        pytest.param(lambda t: torch._neg_view(t), "x is a view with the negative bit", id="neg"),
-        pytest.param(lambda t: torch.empty(128, device="meta"), "x is a meta tensor", id="meta"),
-        pytest.param(lambda t: t.to_sparse(), "x must be a dense tensor", id="sparse"),
-        pytest.param(lambda t: t.tolist(), "x must be a torch.Tensor", id="not-a-tensor"),
-        pytest.param(lambda t: t.clone().requires_grad_(), "x requires grad", id="requires-grad"),
-    ],
-)
-def test_refuses_what_changed_since_validation(change, message):
-    lean, x, y, out = made()
-    with pytest.raises((TypeError, ValueError), match=message):
-        lean(change(x), y, out)
-
-
-def test_refuses_all_three_changed_together():
-    lean, *_ = made()
-    x, y, out = (rand((128,), torch.float16) for _ in range(3))
-    with pytest.raises(ValueError, match="validated for torch.float32 \\(128,\\).*make a new"):
-        lean(x, y, out)
-
-
-def test_refuses_partial_overlap():
-    lean, *_ = made((128,))
-    buf = rand((256,))
-    # 16-byte aligned views, one element group apart: they share 124 of 128 elements.
-    with pytest.raises(ValueError, match="out partially overlaps x"):
-        lean(buf[:128], rand((128,)), buf[4:132])
-
-
-def test_refuses_bad_first_call():
-    x = rand((10,))
-    with pytest.raises(ValueError, match="y is torch.float16"):
-        ll.LeanAdd(x, x.half(), x.clone())
-    with pytest.raises(TypeError, match="block must be an int"):
-        ll.LeanAdd(x, x.clone(), x.clone(), block=1024.0)
-    with pytest.raises(ValueError, match="block must be a power of two"):
-        ll.LeanAdd(x, x.clone(), x.clone(), block=1000)
-    with pytest.raises(TypeError, match="x has dtype torch.int32"):
-        i = torch.ones(10, dtype=torch.int32, device=DEVICE)
-        ll.LeanAdd(i, i.clone(), i.clone())
-
-
-def test_refuses_misaligned_pointers_after_aligned_validation():
-    lean, *_ = made((128,))
-    assert lean.aligned
-    buf = rand((129,))
-    # buf[1:] starts 4 bytes past a 16-byte boundary: the compiled kernel assumed aligned.
-    with pytest.raises(ValueError, match="not a multiple of 16 bytes"):
-        lean(buf[1:], rand((128,)), poisoned_like(buf[1:]))
-
-
-@pytest.mark.skipif(not ON_GPU, reason="needs a CUDA GPU: on the CPU every tensor is a CPU one")
-def test_refuses_a_cpu_tensor_on_the_gpu():
-    lean, x, y, out = made()
-    with pytest.raises(ValueError, match="must be on a CUDA device"):
-        lean(x.cpu(), y, out)
 
 
 @pytest.mark.skipif(not ON_GPU, reason="needs a CUDA GPU: the interpreter has no streams")

@@ -1,7 +1,7 @@
 """Softmax against its float64 torch reference: ragged shapes, every dtype, both kernels
-(whole rows and online), -inf rows, gradients, and one test per wrapper refusal."""
+(whole rows and online), -inf rows, gradients. (The wrapper contract, refusals included, is
+tested in test_contract.py.)"""
 
-import numpy as np
 import pytest
 import torch
 
@@ -14,7 +14,6 @@ from tests.support import (
     poisoned_like,
     rand,
     requires_gpu,
-    requires_two_gpus,
 )
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
@@ -262,52 +261,6 @@ def test_strided_rows_are_read_in_place(make_x, block_n):
     assert_softmax_close(out, x, seed)
 
 
-@pytest.mark.parametrize(
-    "make_x, match",
-    [
-        (lambda: rand((5, 20))[:, ::2], "must be contiguous along its last dimension"),
-        (lambda: rand((5, 20)).t(), "must be contiguous along its last dimension"),
-        (lambda: rand((4, 6, 8)).transpose(0, 1), "cannot be flattened into rows"),
-    ],
-    ids=["column-stride-2", "transposed", "permuted-leading-dims"],
-)
-def test_refuses_layouts_the_kernel_cannot_walk(make_x, match):
-    with pytest.raises(ValueError, match=f"^softmax: x.*{match}"):
-        sm.softmax(make_x())
-
-
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-def test_zero_dim(dtype):
-    fresh_seed()
-    assert sm.softmax(rand((), dtype)) == 1  # a softmax over one element
-    assert torch.isnan(sm.softmax(torch.tensor(float("-inf"), device=DEVICE).to(dtype)))
-
-
-@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 5), (2, 0, 3)], ids=str)
-def test_empty_inputs_give_an_empty_result_without_a_launch(shape, monkeypatch):
-    spies = [LaunchSpy(getattr(sm, name)) for name in KERNELS]
-    for name, spy in zip(KERNELS, spies, strict=True):
-        monkeypatch.setattr(sm, name, spy)
-    x = rand(shape)
-    out = sm.softmax(x)
-    assert out.shape == x.shape and out.dtype == x.dtype
-    given = torch.empty_like(x)
-    assert sm.softmax(x, given) is given
-    xg = x.clone().requires_grad_()
-    sm.softmax(xg).sum().backward()
-    assert xg.grad.shape == x.shape
-    assert all(spy.devices == [] for spy in spies)
-
-
-def test_reads_negated_views_as_their_values():
-    seed = fresh_seed()
-    x = rand((6, 33))
-    xn = torch._neg_view(x)  # memory holds x, reads as -x
-    assert xn.is_neg()
-    assert_softmax_close(sm.softmax(xn), x.neg(), seed)
-    assert_softmax_close(sm.softmax(xn, block_n=16), x.neg(), seed)
-
-
 # ---- autograd ---------------------------------------------------------------------------
 
 
@@ -353,235 +306,12 @@ def test_gradient_through_any_dy_layout(loss, block_n):
     assert_grad_close(x.grad, x64.grad, y64.detach(), y64.grad, seed)
 
 
-def test_double_backward_is_refused():
-    x = rand((4, 8)).requires_grad_()
-    loss = (sm.softmax(x) ** 2).sum()
-    (dx,) = torch.autograd.grad(loss, x, create_graph=True)  # dy = 2y requires grad
-    with pytest.raises(RuntimeError, match="once_differentiable"):
-        dx.sum().backward()
-
-
 def test_output_modified_in_place_fails_at_backward():
     x = rand((4, 8)).requires_grad_()
     y = sm.softmax(x)
     y.mul_(2)  # the backward needs the y it saved
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
-
-
-@pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode])
-def test_inputs_that_require_grad_are_plain_without_grad_mode(mode):
-    seed = fresh_seed()
-    x = rand((3, 30)).requires_grad_()
-    out = torch.zeros(3, 30, device=DEVICE, requires_grad=True)
-    with mode():
-        result = sm.softmax(x)
-        sm.softmax(x, out)  # an optimizer-style write into a leaf
-    assert not result.requires_grad
-    assert_softmax_close(result, x.detach(), seed)
-    assert torch.equal(out.detach(), result)
-
-
-# ---- out=: in place, overlap by address range, version counter --------------------------
-
-
-@pytest.mark.parametrize("block_n", [None, 16], ids=["whole", "online"])
-def test_in_place(block_n):
-    seed = fresh_seed()
-    x = rand((7, 45), scale=3.0)
-    expected = sm.reference(x)
-    assert sm.softmax(x, x, block_n=block_n) is x
-    rtol, atol = TOL[x.dtype]
-    torch.testing.assert_close(x, expected, rtol=rtol, atol=atol, msg=lambda m: f"{m} seed={seed}")
-
-
-def test_refuses_x_that_requires_grad_with_out():
-    x = rand((3, 8)).requires_grad_()
-    with pytest.raises(
-        ValueError, match="softmax: x requires grad, and a result written into out="
-    ):
-        sm.softmax(x, torch.empty(3, 8, device=DEVICE))
-
-
-def test_refuses_out_that_requires_grad():
-    with pytest.raises(ValueError, match="softmax: out requires grad"):
-        sm.softmax(rand((3, 8)), torch.zeros(3, 8, device=DEVICE, requires_grad=True))
-
-
-def test_out_write_bumps_version_so_a_stale_saved_tensor_fails_at_backward():
-    x = rand((4, 8))
-    w = rand((4, 8)).requires_grad_()
-    z = w * x  # saves x: dz/dw = x
-    version = x._version
-    sm.softmax(x, x)
-    assert x._version > version
-    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
-        z.sum().backward()
-
-
-@pytest.mark.parametrize(
-    "make_x_out",
-    [
-        lambda b: (b[:64].view(8, 8), b[32:96].view(8, 8)),  # out starts inside x
-        lambda b: (b[32:96].view(8, 8), b[:64].view(8, 8)),  # x starts inside out
-        lambda b: (b[:64].view(8, 8), b[1:65].view(8, 8)),  # off by one element
-        lambda b: (b.view(8, 16)[:, :8], b[8:72].view(8, 8)),  # in the gaps of padded rows
-        lambda b: (b.view(8, 16)[:, :8], b[:64].view(8, 8)),  # same start, other layout
-    ],
-    ids=["out-inside-x", "x-inside-out", "shifted", "padded-gaps", "same-start"],
-)
-def test_refuses_out_overlapping_x(make_x_out):
-    x, out = make_x_out(rand(128))
-    with pytest.raises(ValueError, match="softmax: out overlaps x"):
-        sm.softmax(x, out)
-
-
-def test_catches_overlap_through_another_storage():
-    b = rand(128)
-    x, alias = b[:64].view(8, 8), torch.from_dlpack(b[32:96]).view(8, 8)
-    assert alias.untyped_storage().data_ptr() != b.untyped_storage().data_ptr()
-    with pytest.raises(ValueError, match="softmax: out overlaps x"):
-        sm.softmax(x, alias)
-
-
-def test_accepts_a_disjoint_out_in_the_same_buffer():
-    seed = fresh_seed()
-    b = rand(3000)
-    x, out, after = b[:1000].view(10, 100), b[1000:2000].view(10, 100), b[2000:]
-    before = b.clone()
-    out.fill_(float("nan"))
-    sm.softmax(x, out)
-    assert_softmax_close(out, before[:1000].view(10, 100), seed)
-    assert torch.equal(b[:1000], before[:1000]) and torch.equal(after, before[2000:])
-
-
-def test_refuses_a_negated_out():
-    x = rand((4, 8))
-    with pytest.raises(ValueError, match="softmax: out is a view with the negative bit"):
-        sm.softmax(x, torch._neg_view(torch.empty_like(x)))
-
-
-@pytest.mark.parametrize(
-    "make_out, error, match",
-    [
-        (lambda: [0.0] * 64, TypeError, "out must be a torch.Tensor"),
-        (lambda: rand((8, 9)), ValueError, "out must match x"),
-        (lambda: rand(64), ValueError, "out must match x"),
-        (lambda: rand((8, 8), torch.float16), ValueError, "out must match x"),
-        (lambda: rand((8, 16))[:, :8], ValueError, "out must be contiguous"),
-        (lambda: torch.empty(8, 8, device="meta"), ValueError, "out is a meta tensor"),
-        (lambda: rand((8, 8)).to_sparse(), ValueError, "out must be a dense tensor"),
-    ],
-    ids=["not-tensor", "shape", "flat", "dtype", "strided", "meta", "sparse"],
-)
-def test_rejects_bad_out(make_out, error, match, monkeypatch):
-    spies = [LaunchSpy(getattr(sm, name)) for name in KERNELS]
-    for name, spy in zip(KERNELS, spies, strict=True):
-        monkeypatch.setattr(sm, name, spy)
-    with pytest.raises(error, match=f"^softmax: {match}"):
-        sm.softmax(rand((8, 8)), make_out())
-    assert all(spy.devices == [] for spy in spies)
-
-
-# ---- devices ------------------------------------------------------------------------
-
-
-def test_rejects_cpu_tensors_when_not_interpreting(monkeypatch):
-    monkeypatch.setattr(sm, "_INTERPRET", False)
-    with pytest.raises(ValueError, match="softmax: x must be on a CUDA device"):
-        sm.softmax(torch.ones(2, 8))
-
-
-@requires_two_gpus
-@pytest.mark.parametrize("n_cols", [1000, 40000], ids=["whole", "online"])
-def test_runs_on_a_gpu_that_is_not_the_current_one(n_cols, monkeypatch):
-    seed = fresh_seed()
-    for name in KERNELS:
-        monkeypatch.setattr(sm, name, LaunchSpy(getattr(sm, name), expect_device=1))
-    with torch.cuda.device(0):
-        x = rand((300, n_cols), device="cuda:1", scale=3.0).requires_grad_()
-        dy = rand((300, n_cols), device="cuda:1")
-        y = sm.softmax(x)
-        y.backward(dy)
-        assert torch.cuda.current_device() == 0  # the wrapper put it back
-    assert y.device == x.device and x.grad.device == x.device
-    assert_softmax_close(y.detach(), x.detach(), seed)
-    assert_grad_close(x.grad, sm.reference_backward(y.detach(), dy).double(), y, dy, seed)
-    assert sum(len(getattr(sm, name).devices) for name in KERNELS) == 2
-
-
-@requires_two_gpus
-def test_refuses_out_on_another_gpu():
-    with pytest.raises(ValueError, match="softmax: out must match x"):
-        sm.softmax(rand((4, 8), device="cuda:0"), rand((4, 8), device="cuda:1"))
-
-
-# ---- knobs --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("knob", ["block_n", "num_warps", "programs_per_sm"])
-@pytest.mark.parametrize("value", [True, 4.0, "4", np.int64(4)], ids=repr)
-def test_knobs_must_be_exact_ints(knob, value):
-    with pytest.raises(TypeError, match=f"softmax: {knob} must be an int or None"):
-        sm.softmax(rand((4, 8)), **{knob: value})
-
-
-@pytest.mark.parametrize("block_n", [0, -16, 8, 48, 1000, 131072, 2**70])
-def test_rejects_bad_block_n(block_n):
-    with pytest.raises(ValueError, match=r"block_n must be a power of two in \[16, 65536\]"):
-        sm.softmax(rand((4, 8)), block_n=block_n)
-
-
-@pytest.mark.parametrize("num_warps", [0, -1, 3, 64])
-def test_rejects_bad_num_warps(num_warps):
-    with pytest.raises(ValueError, match=r"num_warps must be a power of two in \[1, 32\]"):
-        sm.softmax(rand((4, 8)), num_warps=num_warps)
-
-
-@pytest.mark.parametrize("programs_per_sm", [0, -1, 33])
-def test_rejects_bad_programs_per_sm(programs_per_sm):
-    with pytest.raises(ValueError, match=r"programs_per_sm must be in \[1, 32\]"):
-        sm.softmax(rand((4, 8)), programs_per_sm=programs_per_sm)
-
-
-@pytest.mark.parametrize("block_n, num_warps", [(65536, 8), (8192, 1), (16384, 2)])
-def test_rejects_too_many_values_per_thread(block_n, num_warps, monkeypatch):
-    spies = [LaunchSpy(getattr(sm, name)) for name in KERNELS]
-    for name, spy in zip(KERNELS, spies, strict=True):
-        monkeypatch.setattr(sm, name, spy)
-    with pytest.raises(ValueError, match=r"block_n=.*num_warps=.*more than 128.*spill"):
-        sm.softmax(rand((4, 8)), block_n=block_n, num_warps=num_warps)
-    assert all(spy.devices == [] for spy in spies)
-
-
-# ---- hostile inputs: every check raises before anything is launched -------------------
-
-
-@pytest.mark.parametrize(
-    "make_x, error, match",
-    [
-        (lambda: [[1.0, 2.0]], TypeError, "x must be a torch.Tensor"),
-        (lambda: rand((4, 8), torch.float64), TypeError, "x has dtype torch.float64"),
-        (lambda: torch.arange(8, device=DEVICE), TypeError, "x has dtype torch.int64"),
-        (
-            lambda: torch.randn(4, 8, dtype=torch.complex64, device=DEVICE).conj(),
-            TypeError,
-            "x has dtype torch.complex64",
-        ),
-        (lambda: torch.empty(4, 8, device="meta"), ValueError, "x is a meta tensor"),
-        (lambda: rand((4, 8)).to_sparse(), ValueError, "x must be a dense tensor"),
-        (lambda: rand((4, 8)).to_sparse_csr(), ValueError, "x must be a dense tensor"),
-    ],
-    ids=["not-tensor", "float64", "int64", "conj-complex", "meta", "sparse-coo", "sparse-csr"],
-)
-@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
-def test_rejects_bad_inputs(make_x, error, match, monkeypatch):
-    spies = [LaunchSpy(getattr(sm, name)) for name in KERNELS]
-    for name, spy in zip(KERNELS, spies, strict=True):
-        monkeypatch.setattr(sm, name, spy)
-    with pytest.raises(error, match=f"^softmax: {match}"):
-        sm.softmax(make_x())
-    assert all(spy.devices == [] for spy in spies)
 
 
 # ---- on a GPU: the benchmark's widths, and offsets past 2**31 ---------------------------

@@ -1185,10 +1185,15 @@ ROW = {row.name: row for row in ROWS}
 NOT_WRAPPERS = {
     "vector_add.launch": "the unchecked launch path a reader copies; vector_add checks first",
     "launch_lean.graphed": "captures a CUDA graph of a callable; takes no tensors",
+    "launch_lean.LeanLaunch": "the launch section's lean launcher (no checks by design); "
+    "LeanAdd, its checked subclass, has a row",
     "ceilings.flops": "arithmetic on two ints",
     "dot.fp8_supported": "a question about a device index",
     "fused_activation.default_blocks": "arithmetic on two ints",
     "matmul.shared_memory_bytes": "arithmetic on a config",
+    "matmul.make_config": "builds a triton.Config from ints; launches nothing",
+    "matmul.configs_that_fit": "filters configs by shared memory; launches nothing",
+    "matmul_tma.make_config": "builds a triton.Config from ints; launches nothing",
     "matmul.shared_memory_limit": "a question about a device index",
     "matmul_tma.shared_memory_bytes": "arithmetic on a config",
     "matmul_tma.shared_memory_limit": "a question about a device index",

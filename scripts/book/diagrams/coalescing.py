@@ -48,8 +48,13 @@ def draw() -> Drawing:
         for s in range(ROW_BYTES // SECTOR):
             d.rect(x0 + s * sec, y, sec, h, "d-edge", rx=0)
     y = top + 4 * h + 18
-    d.text(8, y, f"{LANES} lanes × 16 B = {used_a} B in {sectors_a} sectors: all of it used", 12,
-           room=384)  # fmt: skip
+    d.text(
+        8,
+        y,
+        f"{LANES} lanes × 16 B = {used_a} B in {sectors_a} sectors: all of it used",
+        12,
+        room=384,
+    )
 
     # Down a column: lane t loads element 0 of row t, 4 bytes.
     d.text(8, 208, "Down column 0: lane t loads the 4 B of row t", 13, "d-b")

@@ -25,8 +25,9 @@ def draw() -> Drawing:
         instruction together; every thread holds 64 float32 values of each half.""",
     )
     d.text(8, 18, "acc = tl.dot(a, b, acc)", 13, "d-mono d-b")
-    d.text(8, 36, f"a: {BM} × {BK}, b: {BK} × {BN}, acc: {BM} × {BN} in fp32 (lesson 09,", 12,
-           "d-t2")  # fmt: skip
+    d.text(
+        8, 36, f"a: {BM} × {BK}, b: {BK} × {BN}, acc: {BM} × {BN} in fp32 (lesson 09,", 12, "d-t2"
+    )
     d.text(8, 52, "bf16, 4 warps); highlighted: one wgmma instruction", 12, "d-t2")
     ax, cx, by = 64, 64 + BK * s + 12, 76
     cy = by + BK * s + 12

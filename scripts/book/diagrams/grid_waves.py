@@ -55,8 +55,14 @@ def draw() -> Drawing:
         x, y = x0 + start * scale, y_of(slot)
         wave1 = p < first_wave
         d.rect(x + 1, y, (stop - start) * scale - 2, row - 4, "d-blue-s" if wave1 else "d-blue")
-        d.text(x + (stop - start) * scale / 2, y + 13, str(p), 12, "d-ti d-b" if wave1 else "d-b",
-               "middle")  # fmt: skip
+        d.text(
+            x + (stop - start) * scale / 2,
+            y + 13,
+            str(p),
+            12,
+            "d-ti d-b" if wave1 else "d-b",
+            "middle",
+        )
     axis = y_of(SMS * SLOTS - 1) + row + 10
     d.arrow(x0, axis, x1, axis, "d-ln", "d-head")
     d.text(x1, axis + 18, "time", 12, "d-t2", "end")

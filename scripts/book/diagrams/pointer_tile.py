@@ -12,8 +12,15 @@ def _grid(d, x, y, values, w, h, cls_of, text_cls_of=lambda i, j: "", size=12):
         for j, v in enumerate(row):
             d.rect(x + j * w, y + i * h, w, h, cls_of(i, j), rx=0)
             if v is not None:
-                d.text(x + (j + 0.5) * w, y + i * h + h / 2 + 4.5, str(v), size, text_cls_of(i, j),
-                       "middle", room=w)  # fmt: skip
+                d.text(
+                    x + (j + 0.5) * w,
+                    y + i * h + h / 2 + 4.5,
+                    str(v),
+                    size,
+                    text_cls_of(i, j),
+                    "middle",
+                    room=w,
+                )
 
 
 def draw() -> Drawing:
@@ -45,9 +52,16 @@ def draw() -> Drawing:
     for i in range(M):
         d.text(mx - 10, my + i * ch + 15, str(i), 12, "d-t2", "end")
     in_tile = {(r, c) for r in ROWS for c in COLS}
-    _grid(d, mx, my, [[i * N + j for j in range(N)] for i in range(M)], cw, ch,
-          lambda i, j: "d-blue-s" if (i, j) in in_tile else "d-box",
-          lambda i, j: "d-ti d-b" if (i, j) in in_tile else "")  # fmt: skip
+    _grid(
+        d,
+        mx,
+        my,
+        [[i * N + j for j in range(N)] for i in range(M)],
+        cw,
+        ch,
+        lambda i, j: "d-blue-s" if (i, j) in in_tile else "d-box",
+        lambda i, j: "d-ti d-b" if (i, j) in in_tile else "",
+    )
     _grid(d, mx, my + M * ch, [[None] * len(COLS)], cw, ch, lambda i, j: "d-off")
     d.text(mx - 10, my + M * ch + 15, "5", 12, "d-t2", "end")
     tx = mx + N * cw + 16
@@ -78,8 +92,15 @@ def draw() -> Drawing:
     d.text(8, y1, f"mask = (rows[:, None] < {M}) & (cols[None, :] < {N})", 12, "d-mono")
     my2 = y1 + 14
     mark = lambda b: "✓" if b else "✗"  # noqa: E731
-    _grid(d, 16, my2, [[mark(r < M)] for r in ROWS], bw, bh,
-          lambda i, j: "d-box" if ROWS[i] < M else "d-off")  # fmt: skip
+    _grid(
+        d,
+        16,
+        my2,
+        [[mark(r < M)] for r in ROWS],
+        bw,
+        bh,
+        lambda i, j: "d-box" if ROWS[i] < M else "d-off",
+    )
     d.text(68, my2 + bh * 1.5 + 5, "&", 14, "d-b", "middle")
     _grid(d, 84, my2 + bh, [[mark(c < N) for c in COLS]], bw, bh, lambda i, j: "d-box")
     d.text(240, my2 + bh * 1.5 + 5, "=", 14, "d-b", "middle")

@@ -33,8 +33,9 @@ def draw() -> Drawing:
     d.arrow(16 + 8 * PER_THREAD + 6, 66, 16 + 8 * PER_THREAD + 40, 66, "d-ln", "d-head")
     d.rect(16 + 8 * PER_THREAD + 44, 56, 48, 20, "d-blue-s")
     d.text(16 + 8 * PER_THREAD + 68, 70, "partial", 12, "d-ti", "middle")
-    d.text(8, 94, f"{WARPS * LANES} threads × {PER_THREAD} = 4,096 elements, no exchange", 12,
-           "d-t2")  # fmt: skip
+    d.text(
+        8, 94, f"{WARPS * LANES} threads × {PER_THREAD} = 4,096 elements, no exchange", 12, "d-t2"
+    )
 
     # 2. The butterfly in one warp: lane 0's partner at each step, and the lanes its sum
     # covers after the step.
@@ -74,8 +75,9 @@ def draw() -> Drawing:
     d.label(199, by + 4, "barrier (bar.sync): every warp has written", 12, "d-to")
     d.arrow(199, by + 8, 199, by + 26, "d-ln", "d-head")
     d.rect(40, by + 26, 318, 26, "d-blue-s")
-    d.text(199, by + 44, "2 more shuffles, xor 2 and xor 1: the sum", 12, "d-ti", "middle",
-           room=310)  # fmt: skip
+    d.text(
+        199, by + 44, "2 more shuffles, xor 2 and xor 1: the sum", 12, "d-ti", "middle", room=310
+    )
     d.text(8, by + 76, "With one warp, step 3 disappears: 5 shuffles in all, not 7.", 12, "d-t2")
     d.height = by + 84
     return d

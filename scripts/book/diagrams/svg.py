@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import math
+import unicodedata
 
 WIDTH = 400
 MIN_TEXT = 12  # units: about 10.5 px on a 390 px phone
@@ -46,7 +47,9 @@ def text_width(s: str, size: float, mono: bool = False, bold: bool = False) -> f
     """Estimated width in units of ``s`` set at ``size`` units (with a safety margin)."""
     if mono:
         return len(s) * _MONO * size * 1.02
-    units = sum(_DIGIT if c.isdigit() else _SANS.get(c, _WIDE) for c in s)
+    units = sum(
+        0 if unicodedata.combining(c) else _DIGIT if c.isdigit() else _SANS.get(c, _WIDE) for c in s
+    )
     return units / 1000 * size * _MARGIN * (1.07 if bold else 1.0)
 
 

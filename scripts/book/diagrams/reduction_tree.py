@@ -55,8 +55,9 @@ def draw() -> Drawing:
         label = "all 32" if covered == LANES else f"{covered} lanes"
         d.text(x0 + LANES * cw + 8, y + 12, label, 12, room=60)
     y = top + 12 + len(steps) * gap
-    d.text(8, y, "each lane adds the partial of lane ^ step (shfl.sync.bfly);", 12, "d-t2")
-    d.text(8, y + 18, "dark: the lanes that lane 0's sum covers after the step", 12, "d-t2")
+    d.text(8, y, "each lane adds the partial of lane ^ step (shfl.sync.bfly)", 12, "d-t2")
+    d.rect(8, y + 8, 12, 12, "d-blue-s", rx=0)
+    d.text(26, y + 18, "the lanes whose partials lane 0's sum holds after the step", 12, "d-t2")
 
     # 3. Across warps: one value each through shared memory, a barrier, two more shuffles.
     y = y + 52

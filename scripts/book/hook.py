@@ -23,7 +23,11 @@
   so a widget must say "not yet measured" itself;
 - expands ``{{ config repo_url }}`` to a link to the repository named in mkdocs.yml's
   ``repo_url`` (the reproduce page's clone command), or to words saying it is not set:
-  the address is never typed into a page.
+  the address is never typed into a page;
+- inlines the diagram docs/assets/diagrams/NAME.svg where a line starts with
+  ``{{ diagram NAME | caption }}``, as a figure with that caption (Markdown), so that its
+  colours follow the page's palette (book.css) and its text stays text; the SVGs are
+  drawn by scripts/book/diagrams. An unknown diagram or a missing caption fails the build.
 """
 
 from __future__ import annotations
@@ -83,8 +87,44 @@ def repo_link(config) -> str:
     return "the book's repository (this build does not know its address: `repo_url` is unset)"
 
 
+# ---- diagrams -------------------------------------------------------------------------
+DIAGRAMS = ROOT / "docs" / "assets" / "diagrams"
+_DIAGRAM = re.compile(r"^\{\{\s*diagram\b(.*?)\}\}[ \t]*$", re.S | re.M)
+
+
+def diagram_html(name: str, caption: str) -> str:
+    """A figure holding the SVG inline and a caption that Markdown renders (md_in_html)."""
+    svg = (DIAGRAMS / f"{name}.svg").read_text()
+    svg = "\n".join(line for line in svg.splitlines() if line.strip())  # no blank lines
+    # The figure takes the drawing's widest size, so that the caption lines up under it.
+    widest = re.search(r'style="max-width:([0-9.]+px)"', svg)
+    style = f' style="max-width:{widest.group(1)}"' if widest else ""
+    return (
+        f'\n\n<figure class="book-diagram" id="diagram-{name}"{style} markdown="block">\n'
+        f'<div class="book-diagram__svg">{svg}</div>\n'
+        f'<figcaption markdown="span">{" ".join(caption.split())}</figcaption>\n'
+        "</figure>\n\n"
+    )
+
+
+def expand_diagrams(markdown: str, where: str) -> str:
+    def sub(match: re.Match) -> str:
+        name, bar, caption = match.group(1).strip().partition("|")
+        name = name.strip()
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", name) or not bar or not caption.strip():
+            raise PluginError(
+                f"{where}: write {{{{ diagram NAME | caption }}}}: {match.group(0)!r}"
+            )
+        if not (DIAGRAMS / f"{name}.svg").is_file():
+            raise PluginError(f"{where}: no diagram {name!r} in {DIAGRAMS}")
+        return diagram_html(name, caption)
+
+    return _DIAGRAM.sub(sub, markdown)
+
+
 def on_page_markdown(markdown, page, config, files):
     markdown = _REPO_URL.sub(lambda m: repo_link(config), markdown)
+    markdown = expand_diagrams(markdown, page.file.src_uri)
     try:
         return render.expand(markdown, _devices, _registry)
     except render.RenderError as exc:

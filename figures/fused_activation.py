@@ -31,7 +31,6 @@ from scripts.book.render import (
     error_bars,
     hline,
     line,
-    micros,
     millis,
     percent,
     plain,
@@ -96,10 +95,6 @@ def measured(docs: Docs) -> list[tuple[str, str]]:
     return [(impl, name) for impl, name in IMPLS if rows(docs, BENCH, impl=impl)]
 
 
-def seconds(docs: Docs, impl: str, case: str = "bf16", at: str = "largest") -> float:
-    return pick(docs, impl, case, at)["time_s"]["p50"]
-
-
 def moved(row: dict, chain: str) -> int:
     """HBM bytes of one call, counted. Fused: read x (and mask), write out, read bias.
     Eager: x + bias reads x and writes t (2 passes), gelu reads t and writes g (2), and
@@ -146,15 +141,14 @@ def bandwidth_of(docs: Docs, impl: Impl) -> float:
     return bandwidth(pick(docs, impl))
 
 
-def time(docs: Docs, impl: Impl, at: At = "largest") -> float:
-    """``impl``'s median time (bf16, exact GELU, mask), seconds."""
-    return seconds(docs, impl, at=at)
-
-
-def host_time(docs: Docs, impl: Impl) -> float | None:
-    """``impl``: the host's wall time per call at the smallest size (loops of back-to-back
-    calls), seconds; None where the run did not record it."""
-    return pick(docs, impl, at="smallest").get("host_s", {}).get("p50")
+def time(
+    docs: Docs, impl: Impl, at: At = "largest", clock: Literal["device", "host"] = "device",
+    case: Case = "bf16",
+) -> float | None:  # fmt: skip
+    """``impl``'s median time per call, seconds: on the device (do_bench), or on the host
+    (loops of back-to-back calls; None where the run did not record it, as at large sizes)."""
+    r = pick(docs, impl, case, at)
+    return r["time_s"]["p50"] if clock == "device" else r.get("host_s", {}).get("p50")
 
 
 def floor(docs: Docs, chain: Chain, at: At = "largest") -> float:
@@ -162,26 +156,29 @@ def floor(docs: Docs, chain: Chain, at: At = "largest") -> float:
     return moved(pick(docs, "triton", at=at), chain) / copy(docs, BENCH)
 
 
-def of_copy(docs: Docs, impl: Impl = "triton", case: AnyCase = "bf16", at: At = "largest"):
-    """``impl``'s bandwidth (fused bytes) over the measured copy bandwidth."""
-    return worst(lambda c: bandwidth(pick(docs, impl, c, at)) / copy(docs, BENCH), case)
+def of_copy(
+    docs: Docs, impl: Impl = "triton", case: AnyCase = "bf16", at: At = "largest",
+    counted: bool = False,
+) -> float:  # fmt: skip
+    """``impl``'s bandwidth over the measured copy bandwidth: the fused byte count over its
+    time, or with ``counted`` eager's counted bytes (how close its kernels run to copy)."""
 
+    def fraction(c: str) -> float:
+        r = pick(docs, impl, c, at)
+        moves = moved(r, "eager") if counted and impl == "eager" else r["bytes"]
+        return moves / r["time_s"]["p50"] / copy(docs, BENCH)
 
-def eager_of_copy(docs: Docs, case: Case = "bf16") -> float:
-    """Eager's counted bytes over its time at the largest size, as a fraction of the copy
-    bandwidth: how close its three kernels together run to copy speed."""
-    r = pick(docs, "eager", case)
-    return moved(r, "eager") / r["time_s"]["p50"] / copy(docs, BENCH)
+    return worst(fraction, case)
 
 
 def vs(docs: Docs, peer: Literal["eager", "compile"], case: AnyCase = "bf16", at: At = "largest"):
     """The ``peer``'s time over Triton's (above 1: Triton is faster)."""
-    return worst(lambda c: seconds(docs, peer, c, at) / seconds(docs, "triton", c, at), case)
+    return worst(lambda c: time(docs, peer, at, case=c) / time(docs, "triton", at, case=c), case)
 
 
 def tanh_over_exact(docs: Docs, impl: Literal["triton", "compile"]) -> float:
     """``impl``'s time with the tanh GELU over its time with the exact (erf) GELU."""
-    return seconds(docs, impl, "tanh") / seconds(docs, impl)
+    return time(docs, impl, case="tanh") / time(docs, impl)
 
 
 def reaches(docs: Docs, fraction: float) -> str:
@@ -193,17 +190,14 @@ def reaches(docs: Docs, fraction: float) -> str:
 def fastest(docs: Docs, clock: Literal["device", "host"]) -> str | None:
     """Which of the three was fastest at the smallest size, by device time (do_bench) or
     host time per call; None where the run did not record host times."""
-    times = {
-        impl: time(docs, impl, "smallest") if clock == "device" else host_time(docs, impl)
-        for impl in IN_WORDS
-    }
+    times = {impl: time(docs, impl, "smallest", clock) for impl in IN_WORDS}
     return None if None in times.values() else IN_WORDS[min(times, key=times.get)]
 
 
 def compile_clocks(docs: Docs) -> str | None:
     """How torch.compile's two clocks compare at the smallest size, a sentence; None where
     the run did not record host times."""
-    host = host_time(docs, "compile")
+    host = time(docs, "compile", "smallest", "host")
     if host is None:
         return None
     if time(docs, "compile", "smallest") > host:
@@ -245,11 +239,9 @@ VALUES = {
     "fused_activation.bytes": Value(bytes_moved, mb),
     "fused_activation.byte_ratio": Value(byte_ratio, ratio),
     "fused_activation.bandwidth": Value(bandwidth_of, tbps),
-    "fused_activation.time": Value(time, millis(3)),
-    "fused_activation.host_time": Value(host_time, micros(0), missing=NOT_MEASURED),
+    "fused_activation.time": Value(time, millis(3), missing=NOT_MEASURED),
     "fused_activation.floor": Value(floor, millis(3)),
     "fused_activation.of_copy": Value(of_copy, percent),
-    "fused_activation.eager_of_copy": Value(eager_of_copy, percent),
     "fused_activation.vs": Value(vs, ratio),
     "fused_activation.tanh_over_exact": Value(tanh_over_exact, ratio),
     "fused_activation.reaches": Value(reaches),

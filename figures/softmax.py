@@ -77,10 +77,8 @@ def series(docs: Docs, impl: str, direction: str, dtype: str) -> list[dict]:
     return sorted(found, key=lambda r: r["cols"])
 
 
-def triton(docs: Docs, row: dict) -> dict:
-    """The Triton row at the same direction, dtype and width as ``row``."""
-    return one(docs, BENCH, impl="triton", direction=row["direction"], dtype=row["dtype"],
-               cols=row["cols"])  # fmt: skip
+def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict:
+    return one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
 
 
 def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str | None):
@@ -147,10 +145,6 @@ def tile_sweep_measured(docs: Docs) -> bool:
 # ---- values: the peers, one width or the lowest over widths -------------------------------
 
 
-def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict:
-    return one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
-
-
 def bandwidth_of(
     docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
 ) -> float | None:
@@ -200,7 +194,7 @@ def vs(
     """Triton's bandwidth over ``peer``'s, the lowest over the widths and dtypes as in
     ``of_copy``; None where the peer has no rows there."""
     ratios = [
-        bandwidth(triton(docs, r)) / bandwidth(r)
+        bandwidth(row_of(docs, "triton", r["cols"], direction, r["dtype"])) / bandwidth(r)
         for r in compared(docs, peer, direction, cols, dtype)
     ]
     return min(ratios) if ratios else None
@@ -212,7 +206,7 @@ def behind(docs: Docs, direction: Direction) -> str:
     found = []
     for peer in ("torch", "compile", "liger"):
         for r in compared(docs, peer, direction, None, None):
-            mine = triton(docs, r)
+            mine = row_of(docs, "triton", r["cols"], direction, r["dtype"])
             if mine["time_s"]["p20"] > r["time_s"]["p80"]:
                 found.append(
                     f"{NAMES[peer]} ({r['dtype']}, {r['cols']:,} columns: "
@@ -257,28 +251,15 @@ def verdict(
 # ---- values: the compiled kernels -------------------------------------------------------
 
 
-def compiled(docs, name, kernel, cols, dtype):
-    if kernel == "wrapper":
-        return field(row_of(docs, "triton", cols, "forward", dtype), name)
-    return field(fastest(docs, "control", dtype, cols), name)
-
-
 def regs(
     docs: Docs, cols: int, kernel: Literal["wrapper", "control"] = "wrapper",
-    dtype: Dtype = "float32",
+    dtype: Dtype = "float32", spilled: bool = False,
 ):  # fmt: skip
-    """Registers per thread of the forward kernel the wrapper compiles for ``cols``
-    columns, or of the whole-row control forced onto them."""
-    return compiled(docs, "n_regs", kernel, cols, dtype)
-
-
-def spills(
-    docs: Docs, cols: int, kernel: Literal["wrapper", "control"] = "wrapper",
-    dtype: Dtype = "float32",
-):  # fmt: skip
-    """Spilled registers of the forward kernel the wrapper compiles for ``cols`` columns,
-    or of the whole-row control forced onto them."""
-    return compiled(docs, "n_spills", kernel, cols, dtype)
+    """Registers per thread (with ``spilled``: registers spilled) of the forward kernel the
+    wrapper compiles for ``cols`` columns, or of the whole-row control forced onto them."""
+    r = row_of(docs, "triton", cols, "forward", dtype) if kernel == "wrapper" else (
+        fastest(docs, "control", dtype, cols))  # fmt: skip
+    return field(r, "n_spills" if spilled else "n_regs")
 
 
 def resources(docs: Docs, cols: int = LONG, tile: int | None = None) -> str | None:
@@ -352,15 +333,14 @@ def tile_hypothesis(docs: Docs) -> str | None:
     def spread(pairs):
         return sum(abs(math.log(v)) for _, v in pairs) / len(pairs)
 
-    closer = spread(by_bytes) < spread(by_elements)
-    return (
-        f"the two dtypes {'' if closer else 'do not '}lie closer together at equal bytes per "
-        "tile than at equal elements, "
-        + (
-            "as the hypothesis predicts"
-            if closer
-            else "so this data does not support the hypothesis"
+    if spread(by_bytes) < spread(by_elements):
+        return (
+            "the two dtypes lie closer together at equal bytes per tile than at equal "
+            "elements, as the hypothesis predicts"
         )
+    return (
+        "the two dtypes do not lie closer together at equal bytes per tile than at equal "
+        "elements, so this data does not support the hypothesis"
     )
 
 
@@ -491,7 +471,6 @@ VALUES = {
     "softmax.dtypes": Value(dtypes),
     "softmax.verdict": Value(verdict, missing=NOT_MEASURED),
     "softmax.regs": Value(regs, plain, missing=NOT_MEASURED),
-    "softmax.spills": Value(spills, plain, missing=NOT_MEASURED),
     "softmax.resources": Value(resources, missing=NOT_MEASURED),
     "softmax.sweep": Value(sweep_bandwidth, tbps, missing=NOT_MEASURED),
     "softmax.sweep_ratio": Value(sweep_ratio, ratio, missing=NOT_MEASURED),

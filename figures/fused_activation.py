@@ -273,10 +273,15 @@ def rows_axis(docs: Docs) -> dict:
 def sweep_lines(docs: Docs, point, hover: str) -> list[dict]:
     """One line per measured implementation over the swept sizes: ``point(row)``."""
     return [
-        line([r["m"] for r in of(docs, impl)], [point(r) for r in of(docs, impl)], name,
-             ROLE[impl], hover=hover)
+        line(
+            [r["m"] for r in of(docs, impl)],
+            [point(r) for r in of(docs, impl)],
+            name,
+            ROLE[impl],
+            hover=hover,
+        )
         for impl, name in measured(docs)
-    ]  # fmt: skip
+    ]
 
 
 def fig_bandwidth(docs: Docs) -> dict:
@@ -303,8 +308,9 @@ def fig_time(docs: Docs) -> dict:
         ("fused", "fused bytes ÷ copy bandwidth", "ceiling"),
     ):
         floors = [moved(r, chain) / bw * 1e6 for r in rs]
-        traces.append(line([r["m"] for r in rs], floors, name, role, dash="dash", mode="lines",
-                           hover=hover))  # fmt: skip
+        traces.append(
+            line([r["m"] for r in rs], floors, name, role, dash="dash", mode="lines", hover=hover)
+        )
     return {
         "data": traces,
         "layout": {"xaxis": rows_axis(docs), "yaxis": axis("time per call (µs)", log=True)},
@@ -335,8 +341,18 @@ def fig_bytes(docs: Docs) -> dict:
             k = kernels(docs, impl, case)
             texts.append(f"{gbs[-1]:.2f} GB<br>{k} kernel{'' if k == 1 else 's'}")
             labels.append("with mask" if CASES[case][0][2] else "without mask")
-        traces.append(bars(name, impl, labels, gbs, "%{x:.3f} GB per call", text=texts,
-                           textposition="auto", textangle=0))  # fmt: skip
+        traces.append(
+            bars(
+                name,
+                impl,
+                labels,
+                gbs,
+                "%{x:.3f} GB per call",
+                text=texts,
+                textposition="auto",
+                textangle=0,
+            )
+        )
     xaxis = axis("HBM GB per call (counted)", rangemode="tozero")
     return {"data": traces, "layout": bar_layout(xaxis)}
 
@@ -348,8 +364,16 @@ def fig_variants(docs: Docs) -> dict:
     for impl, name in measured(docs):
         points = [rate(r["bytes"], r["time_s"], 1e12) for r in (pick(docs, impl, c) for c in CASES)]
         top = max([top] + [p[2] for p in points])
-        traces.append(bars(name, impl, labels, [p[0] for p in points], "%{x:.2f} TB/s",
-                           error_x=error_bars(points)))  # fmt: skip
+        traces.append(
+            bars(
+                name,
+                impl,
+                labels,
+                [p[0] for p in points],
+                "%{x:.2f} TB/s",
+                error_x=error_bars(points),
+            )
+        )
     line_ = {"dash": "dash", "width": 1.5, "color": "#9e9e9e"}
     copy_line = {"type": "line", "xref": "x", "yref": "paper", "x0": bw, "x1": bw, "y0": 0,
                  "y1": 1, "line": line_}  # fmt: skip

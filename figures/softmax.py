@@ -81,6 +81,11 @@ def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict
     return one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
 
 
+def forward(docs: Docs, cols: int, dtype: str = "float32") -> dict:
+    """The Triton forward's row at ``cols`` columns (the kernel the wrapper picks there)."""
+    return row_of(docs, "triton", cols, "forward", dtype)
+
+
 def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str | None):
     """``impl``'s rows in ``direction`` at width ``cols`` (None: every width up to 16,384,
     the short-row target's) and in ``dtype`` (None: both), by width."""
@@ -150,8 +155,8 @@ def bandwidth_of(
 ) -> float | None:
     """``impl``'s bandwidth at ``cols`` columns; None where it did not run (a peer that did
     not import, compile or pass its check)."""
-    r = maybe_one(docs, BENCH, absent_ok=True, impl=impl, direction=direction, dtype=dtype,
-                  cols=cols)  # fmt: skip
+    match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
+    r = maybe_one(docs, BENCH, absent_ok=True, **match)
     return bandwidth(r) if r else None
 
 
@@ -164,12 +169,12 @@ def time(
 
 def n_rows(docs: Docs, cols: int) -> int:
     """Rows of the fp32 tensor (512 MiB) at ``cols`` columns."""
-    return row_of(docs, "triton", cols, "forward", "float32")["rows"]
+    return forward(docs, cols)["rows"]
 
 
 def bytes_moved(docs: Docs, cols: int) -> int:
     """Bytes the forward must move at ``cols`` fp32 columns (read x, write y)."""
-    return row_of(docs, "triton", cols, "forward", "float32")["bytes"]
+    return forward(docs, cols)["bytes"]
 
 
 def floor(docs: Docs, cols: int, passes: int = 2) -> float:
@@ -257,8 +262,7 @@ def regs(
 ):  # fmt: skip
     """Registers per thread (with ``spilled``: registers spilled) of the forward kernel the
     wrapper compiles for ``cols`` columns, or of the whole-row control forced onto them."""
-    r = row_of(docs, "triton", cols, "forward", dtype) if kernel == "wrapper" else (
-        fastest(docs, "control", dtype, cols))  # fmt: skip
+    r = forward(docs, cols, dtype) if kernel == "wrapper" else fastest(docs, "control", dtype, cols)
     return field(r, "n_spills" if spilled else "n_regs")
 
 
@@ -268,8 +272,11 @@ def resources(docs: Docs, cols: int = LONG, tile: int | None = None) -> str | No
     elements, one program per SM (the sweep)."""
     parts = []
     for dtype in DTYPES:
-        r = row_of(docs, "triton", cols, "forward", dtype) if tile is None else (
-            fastest(docs, "online", dtype, cols, tile, 1))  # fmt: skip
+        r = (
+            forward(docs, cols, dtype)
+            if tile is None
+            else fastest(docs, "online", dtype, cols, tile, 1)
+        )
         if r:
             parts.append(
                 f"{field(r, 'n_regs')} registers and {field(r, 'n_spills')} spills in {dtype}"
@@ -383,8 +390,11 @@ def wide_of_copy(docs: Docs, dtype: Dtype) -> float | None:
 
 def wide_widths(docs: Docs) -> str:
     """The widths past 65,536 columns the sweep ran, per dtype, in words."""
-    parts = [f"{' and '.join(f'{c:,}' for c in wide(docs, d))} {d} columns" for d in DTYPES
-             if wide(docs, d)]  # fmt: skip
+    parts = [
+        f"{' and '.join(f'{c:,}' for c in wide(docs, d))} {d} columns"
+        for d in DTYPES
+        if wide(docs, d)
+    ]
     return "; ".join(parts) or "none"
 
 
@@ -401,8 +411,10 @@ def sweep_status(docs: Docs) -> str:
 def defaults_when(docs: Docs) -> str:
     """With which defaults the committed softmax benchmark ran: this page's, when it comes
     from the same run as a tile sweep (one run stamps both with one date), else the earlier."""
-    runs = {(doc(docs, b)["provenance"]["commit"], doc(docs, b)["provenance"]["date"])
-            for b in (BENCH, ONLINE)}  # fmt: skip
+    runs = {
+        (doc(docs, b)["provenance"]["commit"], doc(docs, b)["provenance"]["date"])
+        for b in (BENCH, ONLINE)
+    }
     if len(runs) == 1 and tile_sweep_measured(docs):
         return "with the defaults this page describes"
     return (
@@ -508,11 +520,16 @@ def fig_widths(direction: str):
                 if not rs:
                     continue  # a peer that did not run here, or naive outside fp32 forward
                 (mine if impl == "triton" else peers).append(
-                    line([r["cols"] for r in rs], [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
-                         f"{name}, {dtype}", role, dash=DASH[dtype],
-                         hover="%{x:,} columns<br>%{y:.2f} TB/s",
-                         legendrank=1000 + len(mine) + len(peers))  # legend in IMPLS order
-                )  # fmt: skip
+                    line(
+                        [r["cols"] for r in rs],
+                        [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                        f"{name}, {dtype}",
+                        role,
+                        dash=DASH[dtype],
+                        hover="%{x:,} columns<br>%{y:.2f} TB/s",
+                        legendrank=1000 + len(mine) + len(peers),  # legend in IMPLS order
+                    )
+                )
         return {
             # Drawn last, the book's kernel stays visible where the peers lie on top of it
             # (at the copy ceiling, up to 16,384 columns).
@@ -543,23 +560,36 @@ def fig_online(docs: Docs) -> dict:
             rs = [r for r in online if (r["dtype"], r["programs_per_sm"]) == (dtype, per_sm)]
             rs.sort(key=tile_bytes)
             if rs:
-                traces.append(sweep_line(
-                    rs, f"{dtype}, {per_sm} program{'s' if per_sm > 1 else ''} per SM",
-                    f"series-{grids.index(per_sm)}", dash=DASH[dtype],
-                    customdata=[[r["block_n"], r["num_warps"], field(r, "n_regs"),
-                                 field(r, "n_spills")] for r in rs],
-                    hover=("tiles of %{customdata[0]:,} elements, %{x:.0f} KiB<br>"
-                           "%{customdata[1]} warps, %{customdata[2]} registers, "
-                           "%{customdata[3]} spilled<br>%{y:.2f} TB/s"),
-                ))  # fmt: skip
+                traces.append(
+                    sweep_line(
+                        rs,
+                        f"{dtype}, {per_sm} program{'s' if per_sm > 1 else ''} per SM",
+                        f"series-{grids.index(per_sm)}",
+                        dash=DASH[dtype],
+                        customdata=[
+                            [r["block_n"], r["num_warps"], field(r, "n_regs"), field(r, "n_spills")]
+                            for r in rs
+                        ],
+                        hover=(
+                            "tiles of %{customdata[0]:,} elements, %{x:.0f} KiB<br>"
+                            "%{customdata[1]} warps, %{customdata[2]} registers, "
+                            "%{customdata[3]} spilled<br>%{y:.2f} TB/s"
+                        ),
+                    )
+                )
     controls = sweep(docs, "control", cols=LONG)
     if controls:
         control_dtypes = ", ".join(sorted({r["dtype"] for r in controls}))
-        traces.append(sweep_line(
-            controls, f"whole row as one tile (control, {control_dtypes}), 32 warps", "series-3",
-            mode="markers", customdata=[[r["dtype"], field(r, "n_spills")] for r in controls],
-            hover="%{customdata[0]}, %{x:.0f} KiB<br>%{customdata[1]} spilled<br>%{y:.2f} TB/s",
-        ))  # fmt: skip
+        traces.append(
+            sweep_line(
+                controls,
+                f"whole row as one tile (control, {control_dtypes}), 32 warps",
+                "series-3",
+                mode="markers",
+                customdata=[[r["dtype"], field(r, "n_spills")] for r in controls],
+                hover="%{customdata[0]}, %{x:.0f} KiB<br>%{customdata[1]} spilled<br>%{y:.2f} TB/s",
+            )
+        )
     xs = [tile_bytes(r) / 1024 for r in online + controls]
     # Powers of two across the range: readable ticks on a log axis.
     ticks = [2**k for k in range(int(math.log2(min(xs))), int(math.log2(max(xs))) + 1)]

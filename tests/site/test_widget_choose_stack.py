@@ -49,10 +49,10 @@ COPY_NORM = over(RN + "fwd_triton_8192", RN + "fwd_fraction_of_copy_8192")  # co
 # pattern -> stack -> (kind, speed-up as a function of the value lookup), or just a kind.
 SPEC = {
     "elementwise": {
-        "eager": ("measured", one_if(FA + "eager_ms")),
-        "compile": ("measured", over(FA + "eager_ms", FA + "compile_ms")),
-        "triton": ("measured", over(FA + "eager_ms", FA + "triton_ms")),
-        "cuda": ("bound", over(FA + "eager_ms", FA + "fused_floor_ms")),
+        "eager": ("measured", one_if(FA + "time:impl=eager")),
+        "compile": ("measured", over(FA + "time:impl=eager", FA + "time:impl=compile")),
+        "triton": ("measured", over(FA + "time:impl=eager", FA + "time:impl=triton")),
+        "cuda": ("bound", over(FA + "time:impl=eager", FA + "floor:chain=fused")),
     },
     "norm": {
         "eager": ("measured", one_if(RN + "fwd_eager_8192")),
@@ -90,7 +90,7 @@ def values_by_device() -> dict[str, dict[str, float]]:
     for slug, docs in render.load_devices().items():
         for key in declared_keys():
             try:
-                v = reg.values[key].compute(docs)
+                v = render.compute(render.parse_widget_word(key), docs, reg)
             except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError):
                 continue
             if v is not None:

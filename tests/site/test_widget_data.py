@@ -61,7 +61,7 @@ def test_needs_embeds_each_devices_whole_document(devices, registry):
 def test_values_are_the_prose_numbers_unformatted(devices, registry):
     keys = [
         "vector_add.bandwidth:impl=triton",
-        "fused_activation.eager_ms",
+        "fused_activation.time:impl=eager",
         "matmul.cublas_bf16_4096",
         "vector_add.bandwidth:impl=torch,dtype=float16",
     ]

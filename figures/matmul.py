@@ -1,21 +1,12 @@
-"""Figures and values of the matmul family: lesson 09 (lesson 13's config sweep and the
-autotuner's cost are in figures/matmul_autotune.py).
+"""Figures and values of the matmul family: lesson 09 (lesson 13's are in matmul_autotune.py).
 
-Data (scripts/bench/benchmarks/matmul.py): ``matmul`` (squares n³, Triton / cuBLAS /
+Data (scripts/bench/benchmarks/matmul.py): ``matmul`` (squares n³: Triton, cuBLAS,
 torch.compile), ``matmul_llm`` (M tokens × 4096 @ 4096 × 14336, bf16), ``matmul_grouped``
-(program order at 8192³ fp16, one config) and ``matmul_epilogue`` (fused bias + GELU
-against cuBLAS and an eager epilogue, bf16).
-
-Values are kinds chosen by parameters: ``{{ value h100 matmul.tflops impl=triton
-dtype=float16 n=4096 }}``, ``{{ value h100 matmul.ratio of=triton to=cublas dtype=bfloat16
-n=8192 as=percent }}``, ``{{ value h100 matmul.epilogue_ratio of=cublas_eager
-to=triton_fused n=8192 }}``. The ``llm_``, ``order_``/``model_`` and ``epilogue_`` kinds read
-the other three benchmarks.
-
-It also holds the tile-load model of program order (pure Python, tested in
-tests/kernels/test_matmul.py): which output tile each program id computes, as
-kernels/matmul.py maps it, and how many input tiles the programs that run at the same
-time need between them.
+(program order, 8192³ fp16) and ``matmul_epilogue`` (fused bias + GELU against cuBLAS and an
+eager epilogue, bf16): kinds such as ``matmul.tflops impl=triton dtype=float16 n=4096`` read
+the first, the ``llm_``, ``order_``/``model_`` and ``epilogue_`` kinds the others. Also the
+tile-load model of program order (tested in tests/kernels/test_matmul.py): which output tile
+each program computes, as kernels/matmul.py maps it, and the input tiles a wave reads.
 """
 
 from __future__ import annotations
@@ -61,6 +52,7 @@ Dtype = Literal["float16", "bfloat16"]
 Peer = Literal["triton", "cublas"]
 Order = Literal["rowmajor", "grouped"]
 Epi = Literal["triton_fused", "triton_plain", "cublas", "cublas_eager", "cublas_addmm"]
+Clock = Literal["device", "graph", "host"]
 Unit = Literal["us0", "us1", "us2", "ms1", "ms2", "ms3"]  # as the formats of those names
 
 # ---- the tile-load model of program order -------------------------------------------------
@@ -79,12 +71,7 @@ def program_tiles(num_pid_m: int, num_pid_n: int, group_m: int) -> list[tuple[in
 
 
 def tile_loads(
-    num_pid_m: int,
-    num_pid_n: int,
-    k_tiles: int,
-    group_m: int,
-    wave: int,
-    waves: int | None = None,
+    num_pid_m: int, num_pid_n: int, k_tiles: int, group_m: int, wave: int, waves: int | None = None
 ) -> tuple[int, int]:
     """(a tiles, b tiles) read from memory under the counting convention of lesson 09.
 
@@ -127,14 +114,6 @@ def ordered(docs: Docs, order: str) -> dict:
     return one(docs, GROUPED, group_m=GROUP_M[order])
 
 
-def epi_time(docs: Docs, impl: str, n: int) -> float:
-    return one(docs, EPILOGUE, impl=impl, m=n)["time_s"]["p50"]
-
-
-def sm_count(docs: Docs) -> int:
-    return doc(docs, GROUPED)["provenance"]["sm_count"]
-
-
 def span_text(s: Spread, unit: str) -> str:
     """The 20th to 80th percentile of a time spread as text in ``unit`` (``us1``: µs with
     one decimal, ``ms2``: ms with two), the unit written once: "49.7–85.4 µs"."""
@@ -166,11 +145,7 @@ def square_ratio(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> float:
 
 
 def square_time(
-    docs: Docs,
-    impl: Impl,
-    dtype: Dtype,
-    n: int,
-    clock: Literal["device", "graph", "host"] = "device",
+    docs: Docs, impl: Impl, dtype: Dtype, n: int, clock: Clock = "device"
 ) -> float | None:
     """Median seconds per call of ``impl`` at n³: do_bench's device time (CUDA events
     around each call), the GPU's time inside a CUDA graph (no host cost), or the host's
@@ -297,7 +272,7 @@ def programs(docs: Docs) -> int:
 
 def wave(docs: Docs) -> int:
     """Programs per wave in the model: one per SM."""
-    return sm_count(docs)
+    return doc(docs, GROUPED)["provenance"]["sm_count"]
 
 
 Reads = Literal["unshared", "rowmajor", "grouped", "compulsory"]
@@ -311,7 +286,7 @@ def model_bytes(docs: Docs, reads: Reads) -> int:
     r = ordered(docs, "rowmajor" if reads == "rowmajor" else "grouped")
     if reads == "compulsory":
         return (r["m"] * r["k"] + r["k"] * r["n"]) * 2
-    return modelled_bytes(r, 1 if reads == "unshared" else sm_count(docs))
+    return modelled_bytes(r, 1 if reads == "unshared" else wave(docs))
 
 
 def model_time(docs: Docs, reads: Reads) -> float:
@@ -331,13 +306,13 @@ def epilogue_time(docs: Docs, impl: Epi, n: int) -> float:
     """Median seconds at n³ of ``impl``: triton_fused (matmul + bias + GELU in one kernel),
     triton_plain (the same matmul alone), cublas (torch.matmul alone), cublas_eager
     (torch.matmul, then + bias, then GELU) or cublas_addmm (addmm, then GELU)."""
-    return epi_time(docs, impl, n)
+    return one(docs, EPILOGUE, impl=impl, m=n)["time_s"]["p50"]
 
 
 def epilogue_ratio(docs: Docs, of: Epi, to: Epi, n: int) -> float:
     """``of``'s time over ``to``'s at n³ (of=cublas_eager to=triton_fused: the fused
     kernel's speed-up over cuBLAS + eager epilogue)."""
-    return epi_time(docs, of, n) / epi_time(docs, to, n)
+    return epilogue_time(docs, of, n) / epilogue_time(docs, to, n)
 
 
 def epilogue_extra(docs: Docs, of: Epi, to: Epi, n: int) -> float:
@@ -348,7 +323,7 @@ def epilogue_extra(docs: Docs, of: Epi, to: Epi, n: int) -> float:
 
 def epilogue_added(docs: Docs, of: Epi, to: Epi, n: int) -> float:
     """``of``'s time minus ``to``'s at n³, seconds."""
-    return epi_time(docs, of, n) - epi_time(docs, to, n)
+    return epilogue_time(docs, of, n) - epilogue_time(docs, to, n)
 
 
 def epilogue_verdict(docs: Docs, n: int) -> str:
@@ -374,7 +349,7 @@ def fusion_floor(docs: Docs, n: int) -> float:
     epilogue if the eager epilogue ran at copy speed: (cuBLAS time + eager_floor) / cuBLAS
     time. The eager epilogue cannot be faster than copy speed, so the real gain of such a
     kernel is at least this (a floor, not a ceiling)."""
-    cublas = epi_time(docs, "cublas", n)
+    cublas = epilogue_time(docs, "cublas", n)
     return (cublas + eager_floor(docs, n)) / cublas
 
 
@@ -448,21 +423,12 @@ def tflops_line(rs: list[dict], x: str, name: str, role: str, hover: str, **extr
 
 
 def hbar(labels: list[str], points: list, text: list[str], roles: list[str], hover: str, **extra):
-    """Horizontal bars of (median, low, high) points, each labelled inside with ``text``."""
-    return {
-        "type": "bar",
-        "orientation": "h",
-        **extra,
-        "y": labels,
-        "x": [p[0] for p in points],
-        "error_x": error_bars(points),
-        "text": text,
-        "textposition": "inside",  # mid-bar, clear of the error bar's whisker at the end
-        "insidetextanchor": "middle",
-        "textangle": 0,
-        "meta": {"role": "bars", "roles": roles},
-        "hovertemplate": hover,
-    }
+    """Horizontal bars of (median, low, high) points, each labelled with ``text`` mid-bar
+    (clear of the error bar's whisker at the bar's end)."""
+    return {"type": "bar", "orientation": "h", **extra, "y": labels, "x": [p[0] for p in points],
+            "error_x": error_bars(points), "text": text,
+            "textposition": "inside", "insidetextanchor": "middle", "textangle": 0,
+            "meta": {"role": "bars", "roles": roles}, "hovertemplate": hover}  # fmt: skip
 
 
 def fig_squares(docs: Docs) -> dict:
@@ -475,14 +441,13 @@ def fig_squares(docs: Docs) -> dict:
         for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
         for dtype, short in DTYPES
     ]  # fmt: skip
-    for dtype, short in DTYPES:
-        rs = rows(docs, SQUARES, impl="compile", dtype=dtype)
-        if rs:  # a peer that could not run on this device is simply absent
+    for dtype, short in DTYPES:  # a peer that could not run on this device is simply absent
+        if rs := rows(docs, SQUARES, impl="compile", dtype=dtype):
             marker = {"symbol": "diamond" if short == "bf16" else "circle", "size": 9}
+            name = f"torch.compile max-autotune, {short}"
             traces.append(
-                tflops_line(rs, "m", f"torch.compile max-autotune, {short}", "compile", hover,
-                            mode="markers", marker=marker)
-            )  # fmt: skip
+                tflops_line(rs, "m", name, "compile", hover, mode="markers", marker=marker)
+            )
     sizes = sorted({r["m"] for r in rows(docs, SQUARES)})
     return {
         "data": traces,
@@ -516,7 +481,7 @@ def fig_grouped(docs: Docs) -> dict:
     cfg = rs[1]
     points = [rate(r["flops"], r["time_s"], 1e12) for r in rs]
     text = [
-        f"{p[0]:.0f} TFLOP/s<br>tile model: {modelled_bytes(r, sm_count(docs)) / 1e9:.1f} GB read"
+        f"{p[0]:.0f} TFLOP/s<br>tile model: {modelled_bytes(r, wave(docs)) / 1e9:.1f} GB read"
         for p, r in zip(points, rs, strict=True)
     ]
     labels = ["row-major<br>(group_m = 1)", "grouped<br>(group_m = 8)"]
@@ -549,7 +514,9 @@ def fig_epilogue(docs: Docs) -> dict:
     traces = []
     for impl, label, role in EPILOGUE_IMPLS:
         points = [
-            duration(one(docs, EPILOGUE, impl=impl, m=n)["time_s"], epi_time(docs, "cublas", n))
+            duration(
+                one(docs, EPILOGUE, impl=impl, m=n)["time_s"], epilogue_time(docs, "cublas", n)
+            )
             for n in sizes
         ]
         text = [f"{p[0]:.2f}×" for p in points]

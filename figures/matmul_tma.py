@@ -1,18 +1,13 @@
 """Values of the persistent-matmul family (kernels/matmul_tma.py): lesson 13, "Past cuBLAS".
 
-Data (scripts/bench/benchmarks/matmul_tma.py): ``matmul_tma``, squares in fp16 and bf16
-timed in one run: the persistent kernel on its TMA path (``tma``; ``tma_ws`` with warp
-specialization), the same kernel on its pointer path (``pointers``), lesson 09's kernel
-(``lesson09``) and ``cublas``. ``matmul_tma_epilogue``: the same kernel with lesson 09's
-bias + GELU epilogue (``tma_fused``, ``tma_plain`` without it) against ``cublas`` and
-``cublas_eager`` (cuBLAS, then an eager bias add and GELU), bf16, next to lesson 09's
-fused kernel (``lesson09_fused``).
-
-Every value is None ("not measured") on a device that has not run the benchmark, or
-where the row it needs is missing or failed. No figure yet. Ratios compare medians of
-one run. "Wins" is stricter: one implementation wins a shape only where its slowest
-(80th percentile) time beats the other's fastest (20th percentile); otherwise the shape
-is a tie within the spread.
+Data (scripts/bench/benchmarks/matmul_tma.py), one run each: ``matmul_tma``, squares in fp16
+and bf16 of the persistent kernel on its TMA path (``tma``; ``tma_ws`` warp-specialized) and
+on its pointer path (``pointers``), lesson 09's kernel (``lesson09``) and ``cublas``;
+``matmul_tma_epilogue``, bf16, with lesson 09's bias + GELU epilogue (``tma_fused``,
+``lesson09_fused``; ``tma_plain`` without it) against ``cublas`` and ``cublas_eager``
+(cuBLAS, then an eager bias add and GELU). No figure yet. Every value is None ("not
+measured") where the benchmark, or the row it needs, is missing or failed. "Wins" counts a
+shape only where one side's slowest (p80) time beats the other's fastest (p20).
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def values_by_device() -> dict[str, dict[str, float]]:
     for slug, docs in render.load_devices().items():
         for key in declared_keys():
             try:
-                v = reg.values[key].compute(docs)
+                v = render.compute(render.parse_widget_word(key), docs, reg)
             except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError):
                 continue
             if v is not None:

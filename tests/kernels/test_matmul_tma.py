@@ -532,23 +532,34 @@ def fake_docs(rows):
     return {"matmul_tma": {"rows": rows, "provenance": provenance}}
 
 
+def value(spec: str, docs: dict):
+    """The unformatted value ``spec`` (``KIND NAME=VALUE ...``, as a page writes it) names."""
+    from scripts.book import render
+
+    return render.compute(render.parse_use(spec.split()), docs)
+
+
 def test_values_say_not_measured_without_data():
+    import itertools
+
     from figures import matmul_tma as fig
     from scripts.book import render
 
-    for key, value in fig.VALUES.items():
-        if key == "matmul_tma.status":
-            assert value.compute({}).startswith("Not yet measured on this GPU")
-            continue
-        assert value.compute({}) is None, key
-        assert value.format(value.compute({})) == "not measured", key
+    for key, val in fig.VALUES.items():
+        params = render.parameters(val.compute)
+        choices = [p.kind if isinstance(p.kind, tuple) else fig.SIZES for p in params.values()]
+        for combo in itertools.product(*choices):
+            result = val.compute({}, **dict(zip(params, combo, strict=True)))
+            if key == "matmul_tma.status":
+                assert result.startswith("Not yet measured on this GPU")
+                continue
+            assert result is None, (key, combo)
+            assert val.text(result) == "not measured", key
     devices = {"some-gpu": {"other": {}}}
-    assert render.value_text("some-gpu", "matmul_tma.verdict_4096", devices) == "not measured"
+    assert render.value_text("some-gpu", "matmul_tma.verdict", devices) == "not measured"
 
 
 def test_values_on_made_up_rows():
-    from figures import matmul_tma as fig
-
     cfg = {"block_m": 128, "block_n": 256, "block_k": 64, "num_warps": 8, "num_stages": 3}
     rows = [
         fake_row("tma", "float16", 4096, 1.00e-3, path="tma", **cfg),
@@ -563,33 +574,29 @@ def test_values_on_made_up_rows():
     del rows[-1]["time_s"]  # a failed row: no time, the exception instead
     rows[-1]["failure"] = "CompilationError: no warp specialization here"
     docs = fake_docs(rows)
-    v = fig.VALUES
-    assert v["matmul_tma.tma_vs_cublas_fp16_4096"].compute(docs) == pytest.approx(1.05)
-    assert v["matmul_tma.tma_over_lesson09_fp16_4096"].compute(docs) == pytest.approx(1.2)
-    tf = v["matmul_tma.tma_fp16_4096"]
-    assert tf.format(tf.compute(docs)) == f"{2 * 4096**3 / 1e-3 / 1e12:.0f} TFLOP/s"
-    assert v["matmul_tma.config_fp16_4096"].compute(docs) == "128×256×64, 8 warps, 3 stages"
-    assert v["matmul_tma.config_fp16_8192"].compute(docs) is None  # no config fields
-    assert v["matmul_tma.pointers_fp16_4096"].compute(docs) is None  # no such row
-    assert v["matmul_tma.verdict_4096"].compute(docs) == "missed (fp16 105.0%, bf16 90.9%)"
-    assert v["matmul_tma.wins"].compute(docs) == (
+    fp16 = "dtype=float16 n=4096"
+    assert value(f"matmul_tma.ratio of=tma to=cublas {fp16}", docs) == pytest.approx(1.05)
+    assert value(f"matmul_tma.ratio of=tma to=lesson09 {fp16}", docs) == pytest.approx(1.2)
+    assert value(f"matmul_tma.config {fp16}", docs) == "128×256×64, 8 warps, 3 stages"
+    assert value("matmul_tma.config dtype=float16 n=8192", docs) is None  # no config fields
+    assert value(f"matmul_tma.cell impl=pointers {fp16}", docs) is None  # no such row
+    assert value("matmul_tma.verdict", docs) == "missed (fp16 105.0%, bf16 90.9%)"
+    assert value("matmul_tma.wins", docs) == (
         "Triton faster: fp16 4096³; cuBLAS faster: bf16 4096³; tie within spread: fp16 8192³"
     )
-    assert v["matmul_tma.ws_status"].compute(docs).startswith("failed (CompilationError")
-    assert v["matmul_tma.tma_ws_bf16_4096"].compute(docs) is None  # a failed row
-    assert v["matmul_tma.triton"].compute(docs) == "3.6.0"
-    assert v["matmul_tma.status"].compute(docs).startswith("Measured on Some GPU with Triton 3.6.0")
-    c = v["matmul_tma.cell_tma_fp16_4096"].compute(docs)
+    assert value("matmul_tma.ws_status", docs).startswith("failed (CompilationError")
+    assert value("matmul_tma.cell impl=tma_ws dtype=bfloat16 n=4096", docs) is None  # failed
+    assert value("matmul_tma.triton", docs) == "3.6.0"
+    assert value("matmul_tma.status", docs).startswith("Measured on Some GPU with Triton 3.6.0")
+    c = value(f"matmul_tma.cell impl=tma {fp16}", docs)
     assert c == f"{2 * 4096**3 / 1e-3 / 1e12:.0f} TFLOP/s (105.0%)"
-    assert v["matmul_tma.cell_cublas_fp16_4096"].compute(docs).endswith("TFLOP/s")
-    assert v["matmul_tma.cell_tma_fp16_8192"].compute(docs).endswith("(101.2%)")
+    assert value(f"matmul_tma.cell impl=cublas {fp16}", docs).endswith("TFLOP/s")
+    assert value("matmul_tma.cell impl=tma dtype=float16 n=8192", docs).endswith("(101.2%)")
     rows[4] = fake_row("cublas", "bfloat16", 4096, 1.20e-3)
-    assert v["matmul_tma.verdict_4096"].compute(fake_docs(rows)) == "met"
+    assert value("matmul_tma.verdict", fake_docs(rows)) == "met"
 
 
 def test_epilogue_values_on_made_up_rows():
-    from figures import matmul_tma as fig
-
     def epi(impl, n, p50):
         return {"impl": impl, "m": n, "n": n, "k": n, "time_s": {"p50": p50}}
 
@@ -599,14 +606,18 @@ def test_epilogue_values_on_made_up_rows():
         epi("tma_fused", 8192, 8.0), epi("cublas_eager", 8192, 9.6),
     ]  # fmt: skip
     docs = {"matmul_tma_epilogue": {"rows": rows}}
-    v = fig.VALUES
-    assert v["matmul_tma.epi_speedup_tma_4096"].compute(docs) == pytest.approx(1.2)
-    assert v["matmul_tma.epi_speedup_lesson09_4096"].compute(docs) == pytest.approx(1.2 / 1.1)
-    assert v["matmul_tma.epi_plain_of_cublas_4096"].compute(docs) == pytest.approx(0.88 / 0.9)
-    assert v["matmul_tma.epi_cost_4096"].compute(docs) == pytest.approx(1 / 0.9 - 1)
-    assert v["matmul_tma.epi_speedup_lesson09_8192"].compute(docs) is None  # no such row
-    assert v["matmul_tma.epi_verdict"].compute(docs) == "met"
+    ratio = "matmul_tma.epilogue_ratio"
+    assert value(f"{ratio} of=cublas_eager to=tma_fused n=4096", docs) == pytest.approx(1.2)
+    assert value(f"{ratio} of=cublas_eager to=lesson09_fused n=4096", docs) == pytest.approx(
+        1.2 / 1.1
+    )
+    assert value(f"{ratio} of=cublas to=tma_plain n=4096", docs) == pytest.approx(0.88 / 0.9)
+    extra = "matmul_tma.epilogue_extra of=tma_fused to=tma_plain n=4096"
+    assert value(extra, docs) == pytest.approx(1 / 0.9 - 1)
+    assert value(f"{ratio} of=cublas_eager to=lesson09_fused n=8192", docs) is None  # no row
+    assert value("matmul_tma.epilogue_budget n=4096", docs) == pytest.approx(1.2 / 0.88 / 1.15 - 1)
+    assert value("matmul_tma.epilogue_verdict", docs) == "met"
     rows[-1] = epi("cublas_eager", 8192, 8.8)
-    assert v["matmul_tma.epi_verdict"].compute(docs) == (
+    assert value("matmul_tma.epilogue_verdict", docs) == (
         "missed (1.20× at 4096³, 1.10× at 8192³; the target is 1.15×)"
     )

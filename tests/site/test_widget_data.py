@@ -62,7 +62,7 @@ def test_values_are_the_prose_numbers_unformatted(devices, registry):
     keys = [
         "vector_add.bandwidth:impl=triton",
         "fused_activation.time:impl=eager",
-        "matmul.cublas_bf16_4096",
+        "matmul.tflops:impl=cublas,dtype=bfloat16,n=4096",
         "vector_add.bandwidth:impl=torch,dtype=float16",
     ]
     two = tag(values=" ".join(keys[:2])) + tag(values=" ".join([keys[2], keys[0], keys[3]]))

@@ -70,18 +70,18 @@
       what: "bf16, 4096 × 4096 × 4096 (lesson 09)",
       effort: { eager: 0, compile: 1, triton: 3, cuda: 4 },
       speedup: {
-        eager: { kind: "measured", f: function (v) { return v("matmul.cublas_bf16_4096") === undefined ? undefined : 1; },
+        eager: { kind: "measured", f: function (v) { return v("matmul.tflops:impl=cublas,dtype=bfloat16,n=4096") === undefined ? undefined : 1; },
           note: "the baseline: torch.matmul, which calls cuBLAS" },
-        compile: { kind: "measured", f: function (v) { return ratio(v("matmul.compile_bf16_4096"), v("matmul.cublas_bf16_4096")); },
+        compile: { kind: "measured", f: function (v) { return ratio(v("matmul.tflops:impl=compile,dtype=bfloat16,n=4096"), v("matmul.tflops:impl=cublas,dtype=bfloat16,n=4096")); },
           note: "mode=\"max-autotune\": Inductor's Triton matmul templates" },
-        triton: { kind: "measured", f: function (v) { return ratio(v("matmul.triton_bf16_4096"), v("matmul.cublas_bf16_4096")); },
+        triton: { kind: "measured", f: function (v) { return ratio(v("matmul.tflops:impl=triton,dtype=bfloat16,n=4096"), v("matmul.tflops:impl=cublas,dtype=bfloat16,n=4096")); },
           note: "the book's autotuned kernel, kernels/matmul.py" },
-        cuda: { kind: "measured", f: function (v) { return v("matmul.cublas_bf16_4096") === undefined ? undefined : 1; },
+        cuda: { kind: "measured", f: function (v) { return v("matmul.tflops:impl=cublas,dtype=bfloat16,n=4096") === undefined ? undefined : 1; },
           note: "eager already runs NVIDIA's own CUDA library (cuBLAS): that is this column" },
       },
       extra: function (v) {
-        const a = v("matmul.speedup_vs_eager_8192");
-        const b = v("matmul.speedup_vs_addmm_8192");
+        const a = v("matmul.epilogue_ratio:of=cublas_eager,to=triton_fused,n=8192");
+        const b = v("matmul.epilogue_ratio:of=cublas_addmm,to=triton_fused,n=8192");
         if (a === undefined || b === undefined) return null;
         return ["With a bias + GELU epilogue fused in (8192³), the book's Triton kernel ran ",
           h("span", { "data-out": "epilogue-vs-eager", text: times(a) }), " as fast as cuBLAS followed by an eager epilogue, and ",

@@ -14,6 +14,9 @@ Placeholders in lesson Markdown (anything else between double braces fails the b
     {{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}
         a number measured on DEVICE (a unique prefix of a device folder name, ``h100``),
         e.g. ``{{ value h100 vector_add.bandwidth impl=torch }}``
+    {{ table NAME }}
+        a Markdown table with a column per device that has its data, and under it the
+        run (date, commit, clocks) each column was measured in (the scoreboard appendix)
 
 **Value kinds.** A kind is one function and one meaning, chosen by parameters:
 
@@ -47,12 +50,27 @@ appears on lesson 01's roofline holds ``ROOFLINE = {benchmark: points(rows)}``, 
 the bare kind when it takes no parameters; the build embeds the unformatted number under
 exactly that word (no ``as=`` there).
 
+**Tables** (``TABLES = {name: Table(reads, cells, head)}``, names ``F`` or ``F-...`` as
+for figures): ``cells(docs)`` gives one device's cells as ``{row label: text}``, a label
+being a tuple of words, one per leading column named in ``head``; rows line up across
+devices by label, and a row a device lacks shows "—".
+
+**Comparisons and the tie rule.** Two implementations timed in the same run compare by
+``speedup(ours, peer, margin)``: the ratio of their median times with an interval from
+opposite percentiles (the peer's p20 over our p80, the peer's p80 over our p20), widened
+by ``tie_margin``: the run's ``repeat_drift`` (how far apart it timed the same cuBLAS
+product twice), and at least 1% (``TIE_FLOOR``). A ratio whose interval includes 1 is a
+tie (``ties``): the run cannot tell the two apart. ``compare(ours, peer)`` turns that
+into words for a sentence ("faster than", "as fast as", "slower than"), so a value kind
+can give a page a comparison that follows the data instead of a typed one.
+
 Figures are plain Plotly JSON (``data`` + ``layout``); each trace carries ``meta.role``
 and ``docs/assets/js/figures.js`` picks its colour for the light or dark palette.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import importlib
@@ -203,6 +221,76 @@ def rate(amount: float, s: Spread, unit: float = 1.0) -> tuple[float, float, flo
 def duration(s: Spread, unit: float = 1.0) -> tuple[float, float, float]:
     """A time spread in ``unit`` seconds: (median, p20, p80)."""
     return s["p50"] / unit, s["p20"] / unit, s["p80"] / unit
+
+
+# ---- comparisons: a ratio with its spread, and the tie rule ------------------------------
+
+
+def speedup(ours: Spread, peer: Spread, margin: float = 0.0) -> tuple[float, float, float]:
+    """How many times faster ``ours`` is than ``peer`` (two time spreads of one run):
+    (median, low, high) = (peer p50 / ours p50, peer p20 / ours p80, peer p80 / ours p20).
+    Above 1, ours takes less time. Pairing opposite percentiles gives the widest ratio the
+    two spreads allow, so the interval includes 1 exactly when their ranges overlap.
+    ``margin`` widens it further by that fraction each way (``repeat_drift``: what the
+    spreads do not show, the drift of a run between two timings of the same thing)."""
+    return (
+        peer["p50"] / ours["p50"],
+        peer["p20"] / ours["p80"] / (1 + margin),
+        peer["p80"] / ours["p20"] * (1 + margin),
+    )
+
+
+def ties(low: float, high: float, at: float = 1.0) -> bool:
+    """The tie rule: a ratio whose interval [low, high] includes ``at`` (1 for a speed
+    ratio, 1 = 100% for a share of a ceiling) is a tie, whatever its median says."""
+    return low <= at <= high
+
+
+def repeat_drift(d: dict) -> float:
+    """How far apart one run timed the same work twice, as a fraction: every data file's
+    ceilings include cuBLAS on 8192³ (``ceilings.matmul``), and a matmul benchmark that
+    also times cuBLAS at that size in its rows repeats it minutes later. The largest
+    relative gap of the two medians over the dtypes (0 where nothing is repeated). On a
+    power-capped GPU this drift can exceed both 20th-80th percentile spreads."""
+    gaps = [0.0]
+    for dtype, c in d["ceilings"].get("matmul", {}).items():
+        for r in d["rows"]:
+            same = all(r.get(k) == c[k] for k in ("m", "n", "k"))
+            if same and r.get("impl") == "cublas" and r.get("dtype") == dtype and "time_s" in r:
+                gaps.append(abs(r["time_s"]["p50"] / c["time_s"]["p50"] - 1))
+    return max(gaps)
+
+
+# Runs time one implementation after another, not interleaved: no difference under 1% is
+# called either way. (The variation runs of the methodology appendix put the run-to-run
+# drift of a memory-bound median at a few tenths of a percent on one machine.)
+TIE_FLOOR = 0.01
+
+
+def tie_margin(d: dict) -> float:
+    """The margin a comparison between two rows of data file ``d`` is widened by: the run's
+    ``repeat_drift``, and at least ``TIE_FLOOR``."""
+    return max(TIE_FLOOR, repeat_drift(d))
+
+
+COMPARE_WORDS = ("faster than", "as fast as", "slower than")
+
+
+def compare(
+    ours: Spread,
+    peer: Spread,
+    words: tuple[str, str, str] = COMPARE_WORDS,
+    margin: float = TIE_FLOOR,
+) -> str:
+    """``ours`` against ``peer`` in words, by the tie rule: ``words[0]`` ("faster than")
+    when the whole interval of ``speedup`` lies above 1, ``words[1]`` ("as fast as") when
+    it includes 1, ``words[2]`` ("slower than") when it lies below. For a value kind that
+    gives a sentence its comparison from the data (pass ``tie_margin`` of the data file,
+    as the scoreboard does): ``f"the kernel is {compare(ours, peer)} torch.compile"``."""
+    _, low, high = speedup(ours, peer, margin)
+    if ties(low, high):
+        return words[1]
+    return words[0] if low > 1 else words[2]
 
 
 # ---- plot helpers -----------------------------------------------------------------------
@@ -397,10 +485,25 @@ class Value:
         return (fmt or self.format)(value)
 
 
+@dataclass(frozen=True)
+class Table:
+    """A table with a column per device: ``cells(docs)`` is one device's cells, ``{row
+    label: text}`` in row order, each label a tuple of words for the leading columns
+    ``head`` names (a row the device cannot fill is left out: it shows "—"); ``reads``
+    the benchmarks it draws on. A device gets a column when it has any of them, and the
+    line under the table gives the run of each one it has, plus ``note(docs)`` if given."""
+
+    reads: tuple[str, ...]
+    cells: Callable[[Docs], dict[tuple[str, ...], str]]
+    head: tuple[str, ...] = ("case", "against")
+    note: Callable[[Docs], str] | None = None
+
+
 @dataclass
 class Registry:
     figures: dict[str, Figure]
     values: dict[str, Value]
+    tables: dict[str, Table] = dataclasses.field(default_factory=dict)
 
 
 # ---- value parameters: from the placeholder's words to the function's arguments ---------
@@ -569,7 +672,8 @@ def figure_modules(package: str = "figures", reload: bool = False) -> list:
 
 
 def discover(package: str = "figures") -> Registry:
-    """Every figure module ``<package>/M.py``: its FIGURES, VALUES and ROOFLINE, checked.
+    """Every figure module ``<package>/M.py``: its FIGURES, VALUES, TABLES and ROOFLINE,
+    checked.
 
     Modules already imported are reloaded, so ``mkdocs serve`` picks up an edited one."""
     reg = Registry({}, {})
@@ -600,6 +704,15 @@ def discover(package: str = "figures") -> Registry:
                 raise RenderError(f"value {key!r} in {name}.py: {exc}") from None
             _claim(owner, f"value {key}", name)
             reg.values[key] = val
+        for table_name, table in getattr(module, "TABLES", {}).items():
+            if not (table_name == stem or table_name.startswith(stem + "-")):
+                raise RenderError(
+                    f"table {table_name!r} in {name}.py must be {stem!r} or start with '{stem}-'"
+                )
+            if not isinstance(table, Table):
+                raise RenderError(f"table {table_name!r} in {name}.py is not a render.Table")
+            _claim(owner, f"table {table_name}", name)
+            reg.tables[table_name] = table
         for bench, points in getattr(module, "ROOFLINE", {}).items():
             if not callable(points):
                 raise RenderError(f"ROOFLINE[{bench!r}] in {name}.py is not a function")
@@ -699,6 +812,53 @@ def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None
     )
 
 
+NOT_THERE = "—"  # a table cell a device has no data for
+
+
+def table_markdown(name: str, devices: dict[str, Docs], reg: Registry | None = None) -> str:
+    """``{{ table NAME }}``: a Markdown table, rows by label, a column per device that has
+    any of the table's benchmarks, then one line per device naming its runs (caption)."""
+    reg = reg or registry()
+    if name not in reg.tables:
+        raise RenderError(f"unknown table {name!r}; known: {sorted(reg.tables)}")
+    table = reg.tables[name]
+    columns = []
+    for slug, docs in devices.items():
+        have = tuple(b for b in table.reads if b in docs)
+        if not have:
+            continue
+        try:
+            cells = table.cells(docs)
+        except (KeyError, IndexError, RenderError) as exc:
+            raise RenderError(
+                f"table {name!r} cannot be built from {slug!r} data: {exc!r}"
+            ) from exc
+        extra = table.note(docs) if table.note else ""
+        run = caption(docs, have) + (f" · {extra}" if extra else "")
+        columns.append((provenance(docs)["gpu"], cells, run))
+    if not columns:
+        raise RenderError(f"table {name!r} reads {table.reads}; no device in figures/data has them")
+    labels: list[tuple[str, ...]] = []
+    for _, cells, _ in columns:
+        labels += [label for label in cells if label not in labels]
+    lines = [
+        "| " + " | ".join([*table.head, *(gpu for gpu, _, _ in columns)]) + " |",
+        "|" + "---|" * (len(table.head) + len(columns)),
+    ]
+    before: tuple[str, ...] = ()
+    for label in labels:
+        if len(label) != len(table.head):
+            raise RenderError(f"table {name!r}: row {label} does not match columns {table.head}")
+        # A leading word the row above already shows is left blank: rows read as groups.
+        shown = [w if label[: i + 1] != before[: i + 1] else "" for i, w in enumerate(label)]
+        shown[-1] = label[-1]
+        before = label
+        row = [*shown, *(cells.get(label, NOT_THERE) for _, cells, _ in columns)]
+        lines.append("| " + " | ".join(row) + " |")
+    runs = [f"- {text}" for _, _, text in columns]
+    return "\n".join(lines) + "\n\n" + "\n".join(runs) + "\n"
+
+
 def compute(use: Use, docs: Docs, reg: Registry | None = None):
     """The unformatted value ``use`` names, on one device's documents."""
     val, args, _ = bind(use, reg or registry())
@@ -720,7 +880,10 @@ def value_text(
         raise RenderError(f"value {use} cannot be computed from {slug!r} data: {exc!r}") from exc
 
 
-PLACEHOLDER_HELP = "'{{ figure NAME }}' or '{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}'"
+PLACEHOLDER_HELP = (
+    "'{{ figure NAME }}', '{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}' "
+    "or '{{ table NAME }}'"
+)
 
 
 def expand(markdown: str, devices: dict[str, Docs], reg: Registry | None = None) -> str:
@@ -730,6 +893,8 @@ def expand(markdown: str, devices: dict[str, Docs], reg: Registry | None = None)
         words = match.group(1).split()
         if len(words) == 2 and words[0] == "figure":
             return "\n\n" + figure_html(words[1], devices, reg) + "\n\n"
+        if len(words) == 2 and words[0] == "table":
+            return "\n\n" + table_markdown(words[1], devices, reg) + "\n"
         if len(words) >= 3 and words[0] == "value":
             return value_text(words[1], parse_use(words[2:]), devices, reg)
         raise RenderError(f"unknown placeholder {match.group(0)!r}: use {PLACEHOLDER_HELP}")

@@ -110,10 +110,10 @@ def power_of_two(n: int) -> str:
 
 def get(lookup: Callable[..., dict], *args) -> dict | None:
     """A family helper's row (``lookup(docs, ...)``), or None where this device has not
-    measured it (the helper's RenderError)."""
+    measured it (the helper's RenderError, or an empty list it indexed)."""
     try:
         return lookup(*args)
-    except RenderError:
+    except (RenderError, IndexError):
         return None
 
 

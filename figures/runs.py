@@ -86,10 +86,11 @@ def full_peak_benchmark(docs: Docs) -> str | None:
     return max(full, key=lambda name: full[name]["provenance"]["peak_reserved_bytes"])
 
 
-def date(docs: Docs, which: Literal["oldest", "latest"]) -> str:
-    """The day of the oldest or the newest full-run data file on this device (UTC)."""
-    days = [d["provenance"]["date"] for d in _full(docs).values()]
-    return (min(days) if which == "oldest" else max(days))[:10]
+def dates(docs: Docs) -> str:
+    """When this device's full-run data files were measured (UTC days), in words: "on D"
+    when they share one day, else "between D1 and D2"."""
+    days = sorted({d["provenance"]["date"][:10] for d in _full(docs).values()})
+    return f"on {days[0]}" if len(days) == 1 else f"between {days[0]} and {days[-1]}"
 
 
 def minutes(v: float) -> str:
@@ -102,9 +103,8 @@ def gib(v: float) -> str:
 
 VALUES = {
     "runs.benchmarks": Value(benchmarks, plain),
-    "runs.timed": Value(timed, plain),
     "runs.wall": Value(wall, minutes, missing=NOT_YET),
     "runs.peak": Value(peak, gib, missing=NOT_YET),
     "runs.full_peak_benchmark": Value(full_peak_benchmark, plain, missing=NOT_YET),
-    "runs.date": Value(date),
+    "runs.dates": Value(dates),
 }

@@ -132,6 +132,6 @@ def test_the_repository_address_comes_from_the_config():
     assert book.repo_link({"repo_url": "https://git.example/book"}) == (
         "[https://git.example/book](https://git.example/book)"
     )
-    assert "repo_url" in book.repo_link({}) and "http" not in book.repo_link({})
+    assert book.repo_link({}) == book.repo_link({"repo_url": ""}) == "this repository"
     page = (ROOT / "docs" / "appendix" / "reproduce.md").read_text()
     assert "{{ config repo_url }}" in page

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from scripts.book.render import Docs, Value, plain, provenance
+from scripts.book.render import Docs, Value, doc, plain, provenance, whole
 
 
 def name(docs: Docs) -> str:
@@ -28,9 +28,19 @@ def version(docs: Docs, of: Literal["triton", "torch", "cuda"]) -> str:
     return provenance(docs)[of]
 
 
+def after(
+    docs: Docs, bench: str, field: Literal["sm_mhz", "sm_max_mhz", "power_draw_w", "power_limit_w"]
+) -> float:
+    """The GPU's state right after benchmark ``bench`` ran, from its provenance: the SM
+    clock and its maximum (MHz), the power drawn and the power limit (W)."""
+    return doc(docs, bench)["provenance"]["clocks_after"][field]
+
+
 VALUES = {
     "device.name": Value(name),
     "device.sm_count": Value(sm_count, plain),
     "device.l2_mb": Value(l2_mb),
     "device.version": Value(version),
+    # added for the methodology appendix
+    "device.after": Value(after, whole),
 }

@@ -26,9 +26,11 @@ from scripts.book.render import (
     Docs,
     RenderError,
     Table,
+    Value,
     doc,
     maybe_one,
     one,
+    percent1,
     repeat_drift,
     speedup,
     tie_margin,
@@ -375,3 +377,15 @@ TABLES = {
     ),
     "scoreboard-14": Table((LAUNCH_LEAN,), host_cost_cells, ("call, 128 floats", "against")),
 }
+
+
+# ---- values: the margin, for the methodology appendix ---------------------------------------
+
+
+def drift(docs: Docs, bench: str) -> float:
+    """How far apart the run of ``bench`` timed cuBLAS on 8192³ twice (its ceiling at the
+    start and its row beside the kernels), as a fraction of the first: ``render.repeat_drift``."""
+    return repeat_drift(doc(docs, bench))
+
+
+VALUES = {"scoreboard.drift": Value(drift, percent1)}

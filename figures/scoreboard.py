@@ -10,7 +10,9 @@ least 1%, more where the run timed the same cuBLAS product twice and the two dri
 apart); "faster"/"slower" when the interval lies on one side of 1, "ties" when it
 includes 1 (``render.ties``; for copy, only "ties" is written). "host-bound" marks a
 comparison where a row's host time per call exceeds its CUDA-graph replay time: there the
-ratio compares launch paths (methodology, "When the events time the host").
+ratio compares launch paths (methodology, "When the events time the host"), and such a
+ratio, like a ratio of host times, is widened by how far a launch-bound time moved from
+run to run on that GPU (``launch_drift``, from the variation runs) where it was measured.
 
 Rows come from the families' own helpers where they have one (vector_add.largest,
 fused_activation.pick, softmax.series and row_of, matmul.square), else by their fields; a
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from figures import fused_activation, matmul, softmax, vector_add
+from figures import fused_activation, matmul, softmax, variation, vector_add
 from scripts.book.render import (
     Docs,
     RenderError,
@@ -65,19 +67,30 @@ def span(mid: float, low: float, high: float, percent: bool, tie: bool) -> str:
     return f"{mid:.{digits}f}× ({low:.{digits}f}–{high:.{digits}f})"
 
 
+def launch_drift(docs: Docs) -> float:
+    """How far a launch-bound time moved from run to run on this device: the variation
+    runs' widest range at 2^16 elements, where the vector add's time is the host's
+    (figures/variation.py); 0 on a device without them."""
+    return variation.spread(docs, "small") or 0.0
+
+
 def against(
     docs: Docs, bench: str, ours: dict | None, peer: dict | None, field: str = "time_s"
 ) -> str | None:
     """Our row against a peer's row of the same data file: "faster: 1.06× (1.03–1.09)",
     "ties: ...", "slower: ..." (the peer's time over ours; brackets: the interval of
-    ``render.speedup``, widened by ``render.tie_margin``); None without both rows."""
+    ``render.speedup``, widened by ``render.tie_margin``, and for a host time or a
+    host-bound row by ``launch_drift`` too); None without both rows."""
     if ours is None or peer is None:
         return None
-    mid, low, high = speedup(ours[field], peer[field], tie_margin(doc(docs, bench)))
+    bound = host_bound(ours) or host_bound(peer)
+    margin = tie_margin(doc(docs, bench))
+    if bound or field == "host_s":
+        margin = max(margin, launch_drift(docs))
+    mid, low, high = speedup(ours[field], peer[field], margin)
     tie = ties(low, high)
     word = "ties" if tie else ("faster" if low > 1 else "slower")
-    text = f"{word}: {span(mid, low, high, False, tie)}"
-    return text + (" · host-bound" if host_bound(ours) or host_bound(peer) else "")
+    return f"{word}: {span(mid, low, high, False, tie)}" + (" · host-bound" if bound else "")
 
 
 def of_copy(docs: Docs, bench: str, row: dict | None) -> str | None:
@@ -91,6 +104,15 @@ def of_copy(docs: Docs, bench: str, row: dict | None) -> str | None:
     mid, low, high = (scale * v for v in speedup(row["time_s"], ceiling["time_s"], tie_margin(d)))
     tie = ties(low, high)
     return ("ties: " if tie else "") + span(mid, low, high, True, tie)
+
+
+def launch_note(docs: Docs) -> str:
+    """The run line's note for host times: the margin ``launch_drift`` adds, or that this
+    device has no run-to-run measurement to add."""
+    drift = launch_drift(docs)
+    if drift:
+        return f"a launch-bound time moved by up to {drift:.1%} from run to run on this GPU"
+    return "no run-to-run measurement on this GPU: intervals widened by 1% only"
 
 
 def drift_note(*benches: str) -> Callable[[Docs], str]:
@@ -343,7 +365,7 @@ TABLES = {
     "scoreboard-09-squares": Table(
         (matmul.SQUARES,), matmul_square_cells, ("square", "against"), drift_note(matmul.SQUARES)
     ),
-    "scoreboard-09-llm": Table((matmul.LLM,), matmul_llm_cells, ("shape", "against")),
+    "scoreboard-09-llm": Table((matmul.LLM,), matmul_llm_cells, ("shape", "against"), launch_note),
     "scoreboard-09-epilogue": Table(
         (matmul.EPILOGUE,),
         matmul_epilogue_cells,
@@ -375,7 +397,9 @@ TABLES = {
         ("kernel, square", "against"),
         drift_note(TMA, TMA_EPILOGUE),
     ),
-    "scoreboard-14": Table((LAUNCH_LEAN,), host_cost_cells, ("call, 128 floats", "against")),
+    "scoreboard-14": Table(
+        (LAUNCH_LEAN,), host_cost_cells, ("call, 128 floats", "against"), launch_note
+    ),
 }
 
 

@@ -220,3 +220,16 @@ def test_each_lesson_07_to_14_has_its_anchor():
 
 def test_the_page_is_in_the_nav():
     assert "appendix/scoreboard.md" in (ROOT / "mkdocs.yml").read_text()
+
+
+def test_host_times_are_widened_by_the_launch_bound_drift(monkeypatch):
+    docs = docs_with([])
+    ours, peer = {"host_s": spread(1.0)}, {"host_s": spread(1.10)}
+    assert scoreboard.against(docs, "b", ours, peer, "host_s").startswith("faster")
+    monkeypatch.setattr(scoreboard, "launch_drift", lambda docs: 0.15)
+    assert scoreboard.against(docs, "b", ours, peer, "host_s").startswith("ties")
+    # A device time that the host did not set keeps the plain margin.
+    assert (
+        scoreboard.against(docs, "b", {"time_s": spread(1.0)}, {"time_s": spread(1.10)})[:6]
+        == "faster"
+    )

@@ -44,8 +44,9 @@ def over(a, b):
     return f
 
 
-FA, RN, MM = "fused_activation.", "rmsnorm.", "matmul."
-COPY_NORM = over(RN + "fwd_triton_8192", RN + "fwd_fraction_of_copy_8192")  # copy bandwidth
+FA, MM = "fused_activation.", "matmul."
+RN = "rmsnorm.bandwidth:direction=forward,impl={},hidden=8192".format  # forward, by impl
+COPY_NORM = over(RN("triton"), "rmsnorm.of_copy:direction=forward,hidden=8192")  # copy bandwidth
 # pattern -> stack -> (kind, speed-up as a function of the value lookup), or just a kind.
 SPEC = {
     "elementwise": {
@@ -55,13 +56,10 @@ SPEC = {
         "cuda": ("bound", over(FA + "eager_ms", FA + "fused_floor_ms")),
     },
     "norm": {
-        "eager": ("measured", one_if(RN + "fwd_eager_8192")),
-        "compile": ("measured", over(RN + "fwd_compile_8192", RN + "fwd_eager_8192")),
-        "triton": ("measured", over(RN + "fwd_triton_8192", RN + "fwd_eager_8192")),
-        "cuda": (
-            "bound",
-            over(COPY_NORM, RN + "fwd_eager_8192"),
-        ),
+        "eager": ("measured", one_if(RN("eager"))),
+        "compile": ("measured", over(RN("compile"), RN("eager"))),
+        "triton": ("measured", over(RN("triton"), RN("eager"))),
+        "cuda": ("bound", over(COPY_NORM, RN("eager"))),
     },
     "matmul": {
         "eager": ("measured", one_if(MM + "cublas_bf16_4096")),
@@ -90,7 +88,7 @@ def values_by_device() -> dict[str, dict[str, float]]:
     for slug, docs in render.load_devices().items():
         for key in declared_keys():
             try:
-                v = reg.values[key].compute(docs)
+                v = render.compute(render.parse_widget_word(key), docs, reg)
             except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError):
                 continue
             if v is not None:

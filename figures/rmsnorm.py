@@ -35,7 +35,6 @@ from scripts.book.render import (
     micros,
     one,
     percent,
-    plain,
     provenance,
     rate,
     ratio,
@@ -198,23 +197,19 @@ def share(docs: Docs, of: Literal["partials", "stage2"], hidden: Hidden) -> floa
     return r["dw_time_s"]["p50"] / r["time_s"]["p50"]
 
 
-def programs(docs: Docs, hidden: Hidden) -> int:
-    """Programs of the backward (two per SM, rounded so none is idle): also the number of
-    partial rows of dweight."""
-    return row(docs, "backward", hidden)["programs"]
-
-
-def regs(
-    docs: Docs, direction: Direction, hidden: Hidden, per: Literal["thread", "program"] = "thread"
+def kernel(
+    docs: Docs,
+    direction: Direction,
+    hidden: Hidden,
+    of: Literal["programs", "regs", "regs_per_program", "spills"],
 ) -> int:
-    """Registers of the book's compiled kernel, per thread or per program (x 32 x warps)."""
+    """The book's launch and compiled kernel: programs (backward: two per SM, rounded so
+    none is idle; also the number of partial rows of dweight), registers per thread or
+    per program (x 32 x warps), or values spilled per thread (Triton's n_spills)."""
     r = row(docs, direction, hidden)
-    return r["n_regs"] * (32 * r["num_warps"] if per == "program" else 1)
-
-
-def spills(docs: Docs, direction: Direction, hidden: Hidden) -> int:
-    """Spilled values per thread (Triton's n_spills) of the book's compiled kernel."""
-    return row(docs, direction, hidden)["n_spills"]
+    if of == "regs_per_program":
+        return r["n_regs"] * 32 * r["num_warps"]
+    return r[{"regs": "n_regs", "spills": "n_spills"}.get(of, of)]
 
 
 def n_rows(docs: Docs, control: bool = False) -> int:
@@ -305,9 +300,7 @@ VALUES = {
     "rmsnorm.verdict": Value(verdict),
     "rmsnorm.bytes": Value(bytes_of, byte_size),
     "rmsnorm.share": Value(share, percent),
-    "rmsnorm.programs": Value(programs, plain),
-    "rmsnorm.regs": Value(regs, count),
-    "rmsnorm.spills": Value(spills, plain),
+    "rmsnorm.kernel": Value(kernel, count),
     "rmsnorm.rows": Value(n_rows, count),
     "rmsnorm.elements": Value(elements, count),
     "rmsnorm.tensor_mib": Value(tensor_mib, lambda v: f"{v / 2**20:,.0f} MiB"),

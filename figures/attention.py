@@ -61,6 +61,8 @@ Peer = Literal["sdpa_cudnn", "sdpa_flash", "sdpa_efficient", "flex"]
 Direction = Literal["forward", "backward"]
 HeadDim = Literal[64, 128]
 Mask = Literal["full", "causal"]
+MemoryImpl = Literal["triton", "naive", "sdpa_flash"]
+Step = Literal["forward", "training"]  # one causal step: inference, or forward + backward
 MemoryN = Literal[1024, 2048, 4096, 8192, 16384]
 
 
@@ -115,19 +117,14 @@ def tiles(docs: Docs, d: HeadDim) -> str | None:
     return None if row is None else row.get("tiles")
 
 
-def memory(
-    docs: Docs,
-    impl: Literal["triton", "naive", "sdpa_flash"],
-    direction: Literal["forward", "training"],
-    n: MemoryN,
-) -> float | None:
+def memory(docs: Docs, impl: MemoryImpl, direction: Step, n: MemoryN) -> float | None:
     """Peak working memory (beyond the inputs) of one causal step of ``impl``, bytes; B =
     1, H = 16, d = 128."""
     found = maybe_one(docs, MEMORY, absent_ok=True, impl=impl, direction=direction, n=n)
     return None if found is None else found["peak_bytes"]
 
 
-def memory_ratio(docs: Docs, direction: Literal["forward", "training"], n: MemoryN) -> float | None:
+def memory_ratio(docs: Docs, direction: Step, n: MemoryN) -> float | None:
     """Naive attention's peak working memory over the book's, one causal step."""
     naive, mine = memory(docs, "naive", direction, n), memory(docs, "triton", direction, n)
     return None if naive is None or mine is None else naive / mine
@@ -154,10 +151,6 @@ def curves(docs: Docs, bench: str, field: str, styles, **match):
             found = rows(docs, bench, impl=impl, **match, **{field: value}) if bench in docs else []
             if found:
                 yield impl, label, role, style, sorted(found, key=lambda r: r["n"])
-
-
-def n_axis(ns: set[int], what: str) -> dict:
-    return axis(what, log=True, ticks=sorted(ns))
 
 
 def fig_rate(direction: str, d: int):
@@ -190,7 +183,7 @@ def fig_rate(direction: str, d: int):
         return {
             "data": traces,
             "layout": {
-                "xaxis": n_axis(ns, what + " solid: full, dashed: causal"),
+                "xaxis": axis(what + " solid: full, dashed: causal", log=True, ticks=sorted(ns)),
                 "yaxis": axis(f"{direction} TFLOP/s", rangemode="tozero"),
             },
         }
@@ -213,10 +206,11 @@ def fig_memory(docs: Docs) -> dict:
                 hover="N = %{x:,}<br>%{y:.3f} GiB",
             )
         )
+    title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
     return {
         "data": traces,
         "layout": {
-            "xaxis": n_axis(ns, "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"),
+            "xaxis": axis(title, log=True, ticks=sorted(ns)),
             "yaxis": axis("peak working memory (GiB)", log=True),
         },
     }

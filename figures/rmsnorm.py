@@ -61,6 +61,12 @@ Hidden = Literal[1024, 2048, 4096, 8192, 16384]
 Impl = Literal["triton", "eager", "compile", "rms_norm", "liger"]
 Peer = Literal["compile", "rms_norm", "liger"]
 Dtype = Literal["bfloat16", "float32"]
+Step = Literal["forward", "backward", "training"]  # training: one forward plus one backward
+Timed = Literal["autograd", "kernels"]  # through autograd, or the kernels launched directly
+Part = Literal["autograd", "kernels", "stage2"]  # stage2: the backward's second kernel alone
+Bytes = Literal["tensor", "forward", "backward", "rstd", "partials"]
+KernelField = Literal["programs", "regs", "regs_per_program", "spills"]
+HostPart = Literal["autograd", "kernels", "host", "host_kernels", "host_noop", "host_rest"]
 
 
 def byte_size(v: float) -> str:
@@ -74,9 +80,7 @@ def byte_size(v: float) -> str:
 # ---- helpers ----------------------------------------------------------------------------
 
 
-def row(
-    docs: Docs, direction: str, hidden: int, impl: str = "triton", dtype: str = "bfloat16"
-) -> dict:
+def row(docs: Docs, direction: str, hidden: int, impl="triton", dtype="bfloat16") -> dict:
     return one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, hidden=hidden)
 
 
@@ -98,23 +102,25 @@ def step(docs: Docs, impl: str, direction: str, hidden: int) -> tuple[int, dict]
     return fwd[0] + bwd[0], {p: fwd[1][p] + bwd[1][p] for p in ("p20", "p50", "p80")}
 
 
-def sweep_rows(docs: Docs, hidden: int, per_sm: int | None, prefetch: bool | None) -> list:
-    return [
+def sweep_best(docs: Docs, hidden: int, per_sm: int | None, prefetch: bool | None) -> dict | None:
+    """The fastest row of the backward's launch-shape sweep at ``hidden`` with ``per_sm``
+    programs per SM and loading ahead or not (None: any); None if the sweep has no such
+    row and ``prefetch`` was asked (a run from before the wide rows were swept both ways)."""
+    found = [
         r
         for r in rows(docs, SWEEP, hidden=hidden)
         if per_sm in (None, r["programs_per_sm"]) and prefetch in (None, r.get("prefetch"))
     ]
+    if not found and prefetch is None:
+        raise RenderError(f"{SWEEP} has no row hidden={hidden} programs_per_sm={per_sm}")
+    return max(found, key=bandwidth, default=None)
 
 
 # ---- values: the main benchmark -----------------------------------------------------------
 
 
 def bandwidth_of(
-    docs: Docs,
-    direction: Direction,
-    impl: Impl,
-    hidden: Hidden,
-    part: Literal["autograd", "kernels"] = "autograd",
+    docs: Docs, direction: Direction, impl: Impl, hidden: Hidden, part: Timed = "autograd"
 ) -> float | None:
     """Achieved bandwidth of ``impl`` (least bytes over median time), bytes/s, M x H
     fixed; ``part=kernels``: the book's kernels launched directly, no autograd."""
@@ -126,12 +132,7 @@ def bandwidth_of(
     return r["bytes"] / r["kernels_time_s"]["p50"] if "kernels_time_s" in r else None
 
 
-def time_of(
-    docs: Docs,
-    direction: Direction,
-    hidden: Hidden,
-    part: Literal["autograd", "kernels", "stage2"] = "autograd",
-) -> float:
+def time_of(docs: Docs, direction: Direction, hidden: Hidden, part: Part = "autograd") -> float:
     """The book's median device time, seconds: as timed through autograd, of its kernels
     launched directly, or (backward) of the second stage alone, which sums the partials."""
     field = {"autograd": "time_s", "kernels": "kernels_time_s", "stage2": "dw_time_s"}[part]
@@ -148,9 +149,7 @@ def of_copy(docs: Docs, direction: Direction, hidden: Hidden, dtype: Dtype = "bf
     return bandwidth(row(docs, direction, hidden, dtype=dtype)) / copy(docs, BENCH)
 
 
-def vs(
-    docs: Docs, peer: Peer, direction: Literal["forward", "backward", "training"], hidden: Hidden
-) -> float | None:
+def vs(docs: Docs, peer: Peer, direction: Step, hidden: Hidden) -> float | None:
     """``peer``'s median time over the book's (> 1: the book's is faster); training is one
     forward plus one backward."""
     theirs, mine = step(docs, peer, direction, hidden), step(docs, "triton", direction, hidden)
@@ -175,9 +174,7 @@ def verdict(docs: Docs, direction: Direction, hidden: Hidden) -> str:
     return "bandwidth met; behind " + "; ".join(behind) if behind else "met"
 
 
-def bytes_of(
-    docs: Docs, of: Literal["tensor", "forward", "backward", "rstd", "partials"], hidden: Hidden
-) -> int:
+def bytes_of(docs: Docs, of: Bytes, hidden: Hidden) -> int:
     """Bytes at bf16: one M x H tensor (x, y, dy or dx), the least the forward or the
     backward moves, the rstd the forward saves (4 per row), or the backward's partial rows
     of dweight (programs x H x 4)."""
@@ -197,12 +194,7 @@ def share(docs: Docs, of: Literal["partials", "stage2"], hidden: Hidden) -> floa
     return r["dw_time_s"]["p50"] / r["time_s"]["p50"]
 
 
-def kernel(
-    docs: Docs,
-    direction: Direction,
-    hidden: Hidden,
-    of: Literal["programs", "regs", "regs_per_program", "spills"],
-) -> int:
+def kernel(docs: Docs, direction: Direction, hidden: Hidden, of: KernelField) -> int:
     """The book's launch and compiled kernel: programs (backward: two per SM, rounded so
     none is idle; also the number of partial rows of dweight), registers per thread or
     per program (x 32 x warps), or values spilled per thread (Triton's n_spills)."""
@@ -236,10 +228,7 @@ def tensor_over_l2(docs: Docs) -> float:
 
 
 def small_m(
-    docs: Docs,
-    direction: Direction,
-    hidden: Literal[1024, 2048, 4096],
-    of: Literal["autograd", "kernels", "host", "host_kernels", "host_noop", "host_rest"],
+    docs: Docs, direction: Direction, hidden: Literal[1024, 2048, 4096], of: HostPart
 ) -> float | None:
     """M = 16384, bf16, the book's step, seconds (medians): device time through autograd
     or of its kernels launched directly; host time of one autograd call (host), of the
@@ -259,10 +248,8 @@ def sweep_bandwidth(
 ) -> float | None:
     """Best backward bandwidth of the launch-shape sweep at ``hidden``, over the shapes
     with ``per_sm`` programs per SM and loading ahead or not (left out: any), bytes/s."""
-    found = sweep_rows(docs, hidden, per_sm, prefetch)
-    if not found and prefetch is not None:
-        return None  # a run from before the wide rows were swept both ways
-    return max(bandwidth(r) for r in found)
+    b = sweep_best(docs, hidden, per_sm, prefetch)
+    return None if b is None else bandwidth(b)
 
 
 def sweep_shape(
@@ -273,15 +260,12 @@ def sweep_shape(
 ) -> str | None:
     """The launch shape of the sweep's fastest backward at ``hidden`` (loading ahead or
     not; left out: either), with its rows per step or its registers and spills."""
-    found = sweep_rows(docs, hidden, None, prefetch)
-    if not found and prefetch is not None:
+    b = sweep_best(docs, hidden, None, prefetch)
+    if b is None:
         return None
-    b = max(found, key=bandwidth)
     if detail == "registers":
-        return (
-            f"{b['num_warps']} warps, {b['programs_per_sm']} per SM: "
-            f"{b['n_regs']} registers per thread, {b['n_spills']} spilled"
-        )
+        regs = f"{b['n_regs']} registers per thread, {b['n_spills']} spilled"
+        return f"{b['num_warps']} warps, {b['programs_per_sm']} per SM: {regs}"
     k = b["rows_per_step"]
     return f"{b['programs_per_sm']} per SM, {b['num_warps']} warps, {k} row{'s' * (k > 1)} per step"
 
@@ -352,7 +336,7 @@ def fig_sweep(docs: Docs) -> dict:
     for i, hidden in enumerate(sorted({r["hidden"] for r in rows(docs, SWEEP)})):
         per_sm = sorted({r["programs_per_sm"] for r in rows(docs, SWEEP, hidden=hidden)})
         per_sm_all |= set(per_sm)
-        best = [max(sweep_rows(docs, hidden, k, None), key=bandwidth) for k in per_sm]
+        best = [sweep_best(docs, hidden, k, None) for k in per_sm]
         traces.append(
             line(
                 per_sm,

@@ -90,7 +90,9 @@ def rmsnorm_bwd_kernel(
             dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0
         )
     for start in range(first, last, ROWS):
-        rows = start + tl.arange(0, ROWS)
+        # int64 from first already; tl.cast keeps it so on the CPU interpreter too, whose
+        # loops count in Python ints.
+        rows = tl.cast(start, tl.int64) + tl.arange(0, ROWS)
         row_mask = rows < last
         mask = row_mask[:, None] & col_mask[None, :]
         if PREFETCH:

@@ -111,10 +111,12 @@ def _check_operands(op: str, **tensors: torch.Tensor) -> None:
     if a.dtype not in SUPPORTED_DTYPES:
         raise TypeError(f"book::{op}: {first} has dtype {a.dtype}; supported: {SUPPORTED_DTYPES}")
     for name, t in others:
-        if t.shape != a.shape or t.dtype != a.dtype or t.device != a.device:
+        if t.dtype != a.dtype:
+            raise TypeError(f"book::{op}: {name} has dtype {t.dtype}, but {first} has {a.dtype}")
+        if t.shape != a.shape or t.device != a.device:
             raise ValueError(
-                f"book::{op}: {name} is {t.dtype} {tuple(t.shape)} on {t.device}, but {first} "
-                f"is {a.dtype} {tuple(a.shape)} on {a.device}"
+                f"book::{op}: {name} is {tuple(t.shape)} on {t.device}, but {first} is "
+                f"{tuple(a.shape)} on {a.device}"
             )
 
 

@@ -53,10 +53,8 @@ def dot_kernel(
             a = a.to(tl.float32)
             b = b.to(tl.float32)
         # (BLOCK_M, BLOCK_K) @ (BLOCK_K, BLOCK_N), added into the float32 accumulator.
-        # max_num_imprecise_acc=0: on Hopper, fp8 products are summed by the tensor cores
-        # in fewer bits than float32; 0 has each MMA instruction's sum (32 products) added
-        # into the float32 accumulator. (It changes nothing for the other dtypes.)
-        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=0)
+        # (fp8 on Hopper: the tensor cores keep the running sum in fewer bits; see dot.)
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
         # int64 steps: BLOCK_K rows of a transposed a can be more than 2**31 elements.
         a_ptrs += tl.cast(stride_ak, tl.int64) * BLOCK_K
         b_ptrs += tl.cast(stride_bk, tl.int64) * BLOCK_K
@@ -69,9 +67,8 @@ def dot_kernel(
 
 
 # --8<-- [start:launch]
-# Input dtype -> output dtype. Every product is accumulated in float32 and rounded once
-# (float8 on Hopper: 32 at a time, see the kernel); float8 results come back as bfloat16,
-# as fp8 matmuls commonly hand them on.
+# Input dtype -> output dtype. The accumulator is float32 and the result is rounded from
+# it once; float8 results come back as bfloat16, as fp8 matmuls commonly hand them on.
 OUT_DTYPE = {
     torch.float32: torch.float32,
     torch.float16: torch.float16,
@@ -235,9 +232,16 @@ def dot(
     num_warps: int = 4,
     num_stages: int = 3,
 ) -> torch.Tensor:
-    """Return ``a @ b``, every product accumulated in float32 and rounded once (float8 on
-    Hopper: each MMA instruction sums 32 products in fewer bits, then that sum is added
-    into the float32 accumulator; see the kernel).
+    """Return ``a @ b``, summed in a float32 accumulator and rounded once.
+
+    float32, float16 and bfloat16 products are summed in float32 all the way, within
+    (K + 4) 2**-24 of ``|a| @ |b|`` before the one rounding. float8 on Hopper (compute
+    capability 9.0) is summed in the tensor cores' narrower accumulator (about 14 bits)
+    for the whole K loop, where Triton leaves it by default (``tl.dot``'s
+    ``max_num_imprecise_acc``, 2**30 on 9.0): its error reaches about 2**-12 of
+    ``|a| @ |b|``, and tests/kernels/test_dot.py bounds it by ceil(K / 32) 2**-12.
+    (``max_num_imprecise_acc=0`` would add every MMA step into float32, at about half
+    the fp8 rate on an H100.)
 
     ``a`` (M, K) and ``b`` (K, N): 2-D dense tensors (not nested) of one dtype on one
     CUDA device (which need not be the current one), any strides. float32, float16 and

@@ -103,29 +103,28 @@ def _on_device(device: int, fn, *args):
 SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
 
-def _check_operands(op: str, **tensors: torch.Tensor) -> None:
+def _check_operands(op: str, a: torch.Tensor, **others: torch.Tensor) -> None:
     # The operators are public (torch.ops.book.silu_mul), so they check for themselves what
-    # would make the kernels read or write the wrong memory: operands of one shape, dtype
-    # and device. Strided operands are copied below (contiguous() costs nothing otherwise).
-    (first, a), *others = tensors.items()
+    # would make the kernels read or write the wrong memory: operands of one supported
+    # dtype, one shape and one device. (silu_mul relies on these checks too.)
     if a.dtype not in SUPPORTED_DTYPES:
-        raise TypeError(f"book::{op}: {first} has dtype {a.dtype}; supported: {SUPPORTED_DTYPES}")
-    for name, t in others:
+        raise TypeError(f"{op}: a has dtype {a.dtype}; supported: {SUPPORTED_DTYPES}")
+    for name, t in others.items():
         if t.dtype != a.dtype:
-            raise TypeError(f"book::{op}: {name} has dtype {t.dtype}, but {first} has {a.dtype}")
-        if t.shape != a.shape or t.device != a.device:
-            raise ValueError(
-                f"book::{op}: {name} is {tuple(t.shape)} on {t.device}, but {first} is "
-                f"{tuple(a.shape)} on {a.device}"
-            )
+            raise TypeError(f"{op}: {name} has dtype {t.dtype}, but a has {a.dtype}")
+        if t.shape != a.shape:
+            raise ValueError(f"{op}: {name} has shape {tuple(t.shape)}, but a has {tuple(a.shape)}")
+        if t.get_device() != a.get_device():
+            raise ValueError(f"{op}: {name} is on {t.device}, but a is on {a.device}")
 
 
 # The operator's body sees real tensors when called eagerly, and fake ones (shapes, no
 # data) when torch.compile traces it; with wrap_triton, the launch is then recorded, not
-# run. Through silu_mul() the inputs arrive checked and contiguous.
+# run. Strided operands are copied (through silu_mul() they arrive contiguous, and
+# contiguous() hands them back as they are).
 @torch.library.triton_op("book::silu_mul", mutates_args=())
 def silu_mul_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    _check_operands("silu_mul", a=a, b=b)
+    _check_operands("silu_mul", a, b=b)
     a, b = a.contiguous(), b.contiguous()
     if a.numel() == 0:
         return torch.empty_like(a)
@@ -136,7 +135,7 @@ def silu_mul_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 def silu_mul_backward_op(
     dy: torch.Tensor, a: torch.Tensor, b: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    _check_operands("silu_mul_backward", a=a, b=b, dy=dy)
+    _check_operands("silu_mul_backward", a, b=b, dy=dy)
     # dy comes from whatever followed, in any layout (a sum's gradient is an expand).
     dy, a, b = dy.contiguous(), a.contiguous(), b.contiguous()
     if a.numel() == 0:
@@ -211,14 +210,7 @@ def silu_mul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             raise ValueError(f"silu_mul: {name} must be a dense tensor, got {got}")
         if not t.is_contiguous():
             raise ValueError(f"silu_mul: {name} must be contiguous (call .contiguous() first)")
-    if a.dtype not in SUPPORTED_DTYPES:
-        raise TypeError(f"silu_mul: a has dtype {a.dtype}; supported: {SUPPORTED_DTYPES}")
-    if b.dtype != a.dtype:
-        raise TypeError(f"silu_mul: b has dtype {b.dtype}, but a has {a.dtype}")
-    if b.shape != a.shape:
-        raise ValueError(f"silu_mul: b has shape {tuple(b.shape)}, but a has {tuple(a.shape)}")
-    if b.get_device() != a.get_device():
-        raise ValueError(f"silu_mul: b is on {b.device}, but a is on {a.device}")
+    # dtypes, shapes and devices: the operator checks them (_check_operands).
     if a.numel() > MAX_ELEMENTS:
         raise ValueError(f"silu_mul: a has more than {MAX_ELEMENTS} elements")
     if _FORWARD_AD._current_level >= 0:

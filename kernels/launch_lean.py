@@ -176,14 +176,14 @@ class LeanAdd(LeanLaunch):
 
     ``LeanAdd(x, y, out)`` validates as ``vector_add`` does (``out`` required: the lean
     path allocates nothing), launches once, and keeps the compiled kernel. Each later
-    ``lean(x, y, out)`` takes tensors of that same dtype, shape and device, contiguous,
-    16-byte aligned if the first ones were, without the negative bit, none requiring grad
-    under grad mode nor dual (forward-mode AD), ``out`` being ``x`` or ``y`` or disjoint
-    from both; anything else is refused with a ``TypeError`` (a dtype) or ``ValueError``
-    that names the argument and what changed (make a new ``LeanAdd`` for new kinds of
-    tensors). ``out``'s version counter is bumped.
-    Triton's launch hooks (``knobs.runtime.launch_enter_hook``, used by profilers) are not
-    called on the lean path.
+    ``lean(x, y, out)`` takes dense (not nested) tensors of that same dtype, shape and
+    device, contiguous, 16-byte aligned if the first ones were, without the negative bit,
+    none requiring grad under grad mode nor dual (forward-mode AD), ``out`` being ``x`` or
+    ``y`` or disjoint from both; anything else is refused with a ``TypeError`` (a dtype)
+    or ``ValueError`` that names the argument and what changed (make a new ``LeanAdd`` for
+    new kinds of tensors). ``out``'s version counter is bumped. Triton's launch hooks
+    (``knobs.runtime.launch_enter_hook``, used by profilers) are not called on the lean
+    path.
     """
 
     def __init__(self, x, y, out, *, block: int = 1024, num_warps: int = 4):

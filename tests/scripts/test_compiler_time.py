@@ -42,3 +42,34 @@ def test_cache_files_counts_one_kernels_files_by_name(tmp_path):
         "add_kernel.cubin": 2,
         "add_kernel.ptx": 2,
     }
+
+
+def test_rows_follow_the_schema_with_a_fake_process(monkeypatch):
+    import copy
+
+    import jsonschema
+
+    calls = []
+
+    def fake_first_call(cache_dir):
+        calls.append(cache_dir)
+        folder = os.path.join(cache_dir, f"HASH{len(calls)}")
+        os.makedirs(folder, exist_ok=True)
+        for name in ("add_kernel.ptx", "add_kernel.cubin", "empty_kernel.ptx"):
+            open(os.path.join(folder, name), "w").close()
+        return {"first": 0.5, "later": [3e-5] * compiler.LATER_CALLS, "new_key": 0.2}
+
+    monkeypatch.setattr(compiler, "first_call", fake_first_call)
+    rows = compiler.run_first_calls({})
+    # one process fills the warm cache, then REPEATS cold and REPEATS warm ones
+    assert len(calls) == 1 + 2 * compiler.REPEATS
+    assert len(set(calls)) == 2 + compiler.REPEATS - 1  # the warm folder, a new cold each time
+    envelope = json.loads((benchlib.ROOT / "figures" / "schema.json").read_text())
+    schema = json.loads((benchlib.ROOT / "figures" / "schemas" / "compiler_time.json").read_text())
+    jsonschema.Draft202012Validator({**copy.deepcopy(schema), "$defs": envelope["$defs"]}).validate(
+        rows
+    )
+    by = {(r["cache"], r["call"]): r for r in rows}
+    assert set(by) == {(c, k) for c in ("cold", "warm") for k in ("first", "later", "new_key")}
+    assert by[("cold", "first")]["cache_files"] == {"add_kernel.cubin": 1, "add_kernel.ptx": 1}
+    assert by[("warm", "later")]["time_s"]["reps"] == compiler.REPEATS * compiler.LATER_CALLS

@@ -259,7 +259,7 @@ def per_ns(v: float) -> str:
 
 def nanos(v: float) -> str:
     """Seconds shown in whole ns."""
-    return f"{v * 1e9:.0f} ns"
+    return f"{v * 1e9:,.0f} ns"
 
 
 # ---- values: one-way streams against the add (vector_add_streams) --------------------------

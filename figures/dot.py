@@ -25,13 +25,13 @@ from scripts.book.render import (
     count,
     error_bars,
     flop_rate,
+    fma_rate,
     maybe_one,
     percent,
     plain,
     rate,
     ratio,
     tflops,
-    whole,
 )
 
 BENCH = "dot"
@@ -122,10 +122,7 @@ def of_roof(docs: Docs, precision: Precision) -> float | None:
 def fma_roof(docs: Docs) -> float | None:
     """The run's fp32 CUDA-core ceiling (FLOP/s): kernels/ceilings.py's FMA chains,
     stamped into the dot data by the same run. None for runs made before it existed."""
-    if not measured(docs):
-        return None
-    fma = docs[BENCH]["ceilings"].get("fma_fp32")
-    return fma["flops"] / fma["time_s"]["p50"] if fma else None
+    return fma_rate(docs[BENCH]) if measured(docs) else None
 
 
 def over_fma(docs: Docs, precision: Precision) -> float | None:
@@ -141,53 +138,29 @@ def _quotient(a: float | None, b: float | None) -> float | None:
 # ---- values: the worked example (arithmetic, no data) -------------------------------------
 
 
-def step_flops(docs: Docs) -> int:
-    """FLOPs of one K step of one tile: 2 * BLOCK_M * BLOCK_N * BLOCK_K (a multiply and
-    an add per term)."""
-    return 2 * EXAMPLE["block_m"] * EXAMPLE["block_n"] * EXAMPLE["block_k"]
+Quantity = Literal["step_flops", "step_bytes", "step_intensity", "step_fmas",
+                  "fmas_per_thread", "k_steps", "tile_flops", "tiles", "total_flops"]  # fmt: skip
 
 
-def step_bytes(docs: Docs) -> int:
-    """Bytes one K step loads: a BLOCK_M x BLOCK_K tile of a and a BLOCK_K x BLOCK_N tile
-    of b, fp16."""
-    e = EXAMPLE
-    return (e["block_m"] + e["block_n"]) * e["block_k"] * e["elem_bytes"]
-
-
-def step_intensity(docs: Docs) -> float:
-    """FLOPs per loaded byte of one K step."""
-    return step_flops(docs) / step_bytes(docs)
-
-
-def step_fmas(docs: Docs) -> int:
-    """Fused multiply-adds of one K step of one tile: BLOCK_M * BLOCK_N * BLOCK_K."""
-    return EXAMPLE["block_m"] * EXAMPLE["block_n"] * EXAMPLE["block_k"]
-
-
-def fmas_per_thread(docs: Docs) -> int:
-    """FMA instructions each thread issues per K step with "ieee", 8 warps of 32 threads."""
-    return step_fmas(docs) // (EXAMPLE["num_warps"] * 32)
-
-
-def k_steps(docs: Docs) -> int:
-    """K steps of one tile in the 4096^3 example."""
-    return EXAMPLE["size"] // EXAMPLE["block_k"]
-
-
-def tile_flops(docs: Docs) -> int:
-    """FLOPs of one whole tile in the 4096^3 example: all its K steps."""
-    return step_flops(docs) * k_steps(docs)
-
-
-def tiles(docs: Docs) -> int:
-    """Output tiles (programs) of the 4096^3 example."""
-    e = EXAMPLE
-    return (e["size"] // e["block_m"]) * (e["size"] // e["block_n"])
-
-
-def total_flops(docs: Docs) -> int:
-    """FLOPs of the whole 4096^3 product, 2 * M * N * K; equals tiles x tile FLOPs."""
-    return 2 * EXAMPLE["size"] ** 3
+def example(docs: Docs, of: Quantity) -> float:
+    """A number of the worked example (EXAMPLE: a 128 x 128 tile, K steps of 64, fp16, 8
+    warps, in a 4096^3 product), arithmetic, not measured. One K step of one tile: its
+    FLOPs (2 BLOCK_M BLOCK_N BLOCK_K), loaded bytes (an a tile and a b tile), FLOPs per
+    byte, fused multiply-adds, and FMA instructions per thread with "ieee"; then K steps
+    per tile, FLOPs per tile, output tiles (programs), and FLOPs of the product, 2 M N K."""
+    m, n, k = EXAMPLE["block_m"], EXAMPLE["block_n"], EXAMPLE["block_k"]
+    size, fmas = EXAMPLE["size"], m * n * k
+    return {
+        "step_flops": 2 * fmas,
+        "step_bytes": (m + n) * k * EXAMPLE["elem_bytes"],
+        "step_intensity": 2 * fmas / ((m + n) * k * EXAMPLE["elem_bytes"]),
+        "step_fmas": fmas,
+        "fmas_per_thread": fmas // (EXAMPLE["num_warps"] * 32),
+        "k_steps": size // k,
+        "tile_flops": 2 * fmas * (size // k),
+        "tiles": (size // m) * (size // n),
+        "total_flops": 2 * size**3,
+    }[of]
 
 
 # ---- values: what "tf32" does to fp32 inputs (dot_tf32) ------------------------------------
@@ -246,15 +219,7 @@ VALUES = {
     "dot.of_roof": Value(of_roof, percent, missing=NOT_YET),
     "dot.fma_roof": Value(fma_roof, tflops, missing=NOT_YET),
     "dot.over_fma": Value(over_fma, ratio, missing=NOT_YET),
-    "dot.step_flops": Value(step_flops, count),
-    "dot.step_bytes": Value(step_bytes, count),
-    "dot.step_intensity": Value(step_intensity, whole),
-    "dot.k_steps": Value(k_steps, count),
-    "dot.step_fmas": Value(step_fmas, count),
-    "dot.fmas_per_thread": Value(fmas_per_thread, count),
-    "dot.tile_flops": Value(tile_flops, count),
-    "dot.tiles": Value(tiles, count),
-    "dot.total_flops": Value(total_flops, count),
+    "dot.example": Value(example, count),
     "dot.ptx_count": Value(ptx_count, count, missing="not measured"),
     "dot.tf32_error": Value(tf32_error, sci, missing="not measured"),
     "dot.tf32_ratio": Value(tf32_ratio, ratio, missing="not measured"),

@@ -199,26 +199,15 @@ def fig_crossover(docs: Docs) -> dict:
     traces = []
     for impl, label in (("triton", "Triton"), ("torch", "torch.add")):
         rs = by_size(docs, impl)
-        ns = [r["n"] for r in rs]
-        traces.append(
-            line(
-                ns,
-                [duration(r["host_s"], 1e-6) for r in rs],
-                f"{label}: host time per call",
-                impl,
-                hover="n = %{x:,}<br>%{y:.1f} µs per call",
+        for field, what, dash, per in (
+            ("host_s", "host time per call", None, "per call"),
+            ("time_s", "device time", "dot", "on the GPU"),
+        ):
+            points = [duration(r[field], 1e-6) for r in rs]
+            hover = f"n = %{{x:,}}<br>%{{y:.1f}} µs {per}"
+            traces.append(
+                line([r["n"] for r in rs], points, f"{label}: {what}", impl, dash=dash, hover=hover)
             )
-        )
-        traces.append(
-            line(
-                ns,
-                [duration(r["time_s"], 1e-6) for r in rs],
-                f"{label}: device time",
-                impl,
-                dash="dot",
-                hover="n = %{x:,}<br>%{y:.1f} µs on the GPU",
-            )
-        )
     ns = [r["n"] for r in by_size(docs, "triton")]
     traces.append(
         hline(launch * 1e6, min(ns), max(ns), f"empty Triton launch ({launch * 1e6:.1f} µs)")

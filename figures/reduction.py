@@ -100,33 +100,23 @@ def triton_copy_range(docs: Docs) -> str | None:
     return f"{percent(min(fractions))} to {percent(max(fractions))}"
 
 
-def widest_cols(docs: Docs) -> str | None:
-    """The widest row measured, in columns (None: not measured on this device)."""
-    return f"{widest(docs, 'triton', 'sum')['cols']:,}" if measured(docs) else None
-
-
-def widest_plan(docs: Docs) -> str | None:
-    """The wrapper's plan at the widest fp32 row: block_m x block_n over num_warps."""
+def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "resources"]) -> str | None:
+    """The widest row measured, in words: its columns; the wrapper's plan for it in fp32
+    (block_m x block_n over num_warps); what the PTX of the fp32 sum compiled for it holds
+    for the final reduction; or the registers per thread and spills of the fp32 sum and
+    max kernels compiled for it. None: not measured on this device."""
     if not measured(docs):
         return None
     r = widest(docs, "triton", "sum")
-    return f"{r['block_m']} × {r['block_n']} over {r['num_warps']} warps"
-
-
-def widest_ptx(docs: Docs) -> str | None:
-    """What the PTX of the fp32 sum kernel compiled for the widest row holds for its final
-    reduction, in words (None: not measured on this device)."""
-    if not measured(docs):
-        return None
-    ptx = widest(docs, "triton", "sum")["ptx"]
-    return f"shfl.sync: {ptx['shfl']}, st.shared: {ptx['st_shared']}, bar.sync: {ptx['bar_sync']}"
-
-
-def widest_resources(docs: Docs) -> str | None:
-    """Registers per thread and spilled registers of the fp32 sum and max kernels compiled
-    for the widest row, in words (None: not measured on this device)."""
-    if not measured(docs):
-        return None
+    if of == "cols":
+        return f"{r['cols']:,}"
+    if of == "plan":
+        return f"{r['block_m']} × {r['block_n']} over {r['num_warps']} warps"
+    if of == "ptx":
+        ptx = r["ptx"]
+        return (
+            f"shfl.sync: {ptx['shfl']}, st.shared: {ptx['st_shared']}, bar.sync: {ptx['bar_sync']}"
+        )
     parts = []
     for op, _, _ in OPS:
         r = widest(docs, "triton", op)
@@ -181,10 +171,7 @@ VALUES = {
     "reduction.of_copy": Value(of_copy, percent, missing=NOT_MEASURED),
     "reduction.vs_torch": Value(vs_torch, ratio, missing=NOT_MEASURED),
     "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
-    "reduction.widest_cols": Value(widest_cols, missing=NOT_MEASURED),
-    "reduction.widest_plan": Value(widest_plan, missing=NOT_MEASURED),
-    "reduction.widest_ptx": Value(widest_ptx, missing=NOT_MEASURED),
-    "reduction.widest_resources": Value(widest_resources, missing=NOT_MEASURED),
+    "reduction.widest": Value(widest_row, missing=NOT_MEASURED),
     "reduction.tile_of_copy": Value(tile_of_copy, percent, missing=NOT_MEASURED),
     "reduction.tile_best_warps": Value(tile_best_warps, count, missing=NOT_MEASURED),
     "reduction.tile_torch_of_copy": Value(tile_torch_of_copy, percent, missing=NOT_MEASURED),

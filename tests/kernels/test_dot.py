@@ -291,9 +291,12 @@ def test_worked_example_adds_up():
     the CUDA-core count is the same step in FMAs (2 FLOPs each) spread over 8 warps."""
     from figures import dot as model
 
-    docs = {}  # the example is arithmetic, not measured: it reads no data
-    assert model.tiles(docs) * model.tile_flops(docs) == model.total_flops(docs) == 2 * 4096**3
-    assert model.step_flops(docs) == 2 * model.step_fmas(docs) == 2 * 128 * 128 * 64
-    assert model.step_bytes(docs) == (128 + 128) * 64 * 2
-    assert model.fmas_per_thread(docs) * 8 * 32 == model.step_fmas(docs)
-    assert model.step_intensity(docs) == 64
+    def ex(of):  # the example is arithmetic, not measured: it reads no data
+        return model.example({}, of)
+
+    assert ex("tiles") * ex("tile_flops") == ex("total_flops") == 2 * 4096**3
+    assert ex("tile_flops") == ex("k_steps") * ex("step_flops")
+    assert ex("step_flops") == 2 * ex("step_fmas") == 2 * 128 * 128 * 64
+    assert ex("step_bytes") == (128 + 128) * 64 * 2
+    assert ex("fmas_per_thread") * 8 * 32 == ex("step_fmas")
+    assert ex("step_intensity") == 64

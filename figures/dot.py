@@ -5,6 +5,10 @@ in five input precisions at a few square sizes, one row per block config, and th
 matching library rate of the same run (cuBLAS / ``torch._scaled_mm``) as each
 precision's roof. Rows that could not run say why in ``skipped``.
 
+And ``dot_tf32``: the same kernel and tile with fp32 inputs as "ieee", "tf32" and
+"tf32x3": the PTX's conversions to TF32 and tensor-core instructions, the signed (bias)
+and root-mean-square error on positive inputs, and the time.
+
 The figure shows the devices that have ``dot`` data; on a device without it every value
 reads "not yet measured".
 """
@@ -22,6 +26,7 @@ from scripts.book.render import (
     error_bars,
     flop_rate,
     fma_rate,
+    maybe_one,
     percent,
     plain,
     rate,
@@ -158,6 +163,55 @@ def example(docs: Docs, of: Quantity) -> float:
     }[of]
 
 
+# ---- values: what "tf32" does to fp32 inputs (dot_tf32) ------------------------------------
+
+TF32 = "dot_tf32"
+Fp32Precision = Literal["ieee", "tf32", "tf32x3"]
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def tf32_row(docs: Docs, precision: str) -> dict | None:
+    return maybe_one(docs, TF32, absent_ok=True, precision=precision)
+
+
+def ptx_count(
+    docs: Docs,
+    precision: Fp32Precision,
+    op: Literal["cvt_rna_tf32", "wgmma", "mma_sync", "fma_f32"],
+) -> int | None:
+    """How many ``op`` instructions the PTX of the dot kernel compiled for fp32 inputs with
+    ``precision`` holds: cvt.rna.tf32.f32 (an fp32 value rounded to TF32, to nearest),
+    wgmma.mma_async or mma.sync (tensor-core products), fma.rn.f32 (CUDA-core FMAs)."""
+    r = tf32_row(docs, precision)
+    return None if r is None else r["ptx"][op]
+
+
+def tf32_error(
+    docs: Docs, precision: Fp32Precision, stat: Literal["mean", "rms"] = "mean"
+) -> float | None:
+    """Relative error of the dot kernel's fp32 product with ``precision`` against the exact
+    (float64) product of the same positive inputs, over every element: its mean, signed
+    (a bias: negative when the inputs lose value one way, as truncation does), or its
+    root mean square."""
+    r = tf32_row(docs, precision)
+    return None if r is None else r[f"{stat}_rel_error"]
+
+
+def tf32_ratio(docs: Docs, of: Fp32Precision, to: Fp32Precision) -> float | None:
+    """Device time of the dot kernel with precision ``of`` over that with ``to``: same
+    size, same block config, same run."""
+    f, t = tf32_row(docs, of), tf32_row(docs, to)
+    return None if f is None or t is None else f["time_s"]["p50"] / t["time_s"]["p50"]
+
+
+def sci(v: float) -> str:
+    """A small number in scientific notation, two significant figures: '−6.5 × 10⁻⁴'."""
+    if v == 0:
+        return "0"
+    mantissa, exponent = f"{v:.1e}".split("e")
+    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
 VALUES = {
     "dot.size": Value(size, plain, missing=NOT_YET),
     "dot.tflops": Value(rate_of, tflops, missing=NOT_YET),
@@ -166,6 +220,9 @@ VALUES = {
     "dot.fma_roof": Value(fma_roof, tflops, missing=NOT_YET),
     "dot.over_fma": Value(over_fma, ratio, missing=NOT_YET),
     "dot.example": Value(example, count),
+    "dot.ptx_count": Value(ptx_count, count, missing="not measured"),
+    "dot.tf32_error": Value(tf32_error, sci, missing="not measured"),
+    "dot.tf32_ratio": Value(tf32_ratio, ratio, missing="not measured"),
 }
 
 

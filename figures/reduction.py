@@ -6,6 +6,10 @@ maximum of kernels/reduction.py against ``torch.sum`` / ``torch.amax`` over row 
 of the run's copy bandwidth, and the book kernel's rows its plan, registers, spills and
 PTX instruction counts.
 
+And ``reduction_tile``: at the widest rows, the tile set by hand (block_n 4,096 or 8,192,
+over a num_warps sweep) in fp32 and bf16, with torch in the same run: whether the bytes
+one program reads per loop step explain bf16's distance from copy bandwidth.
+
 The figure shows the devices that have ``reduction`` data; on a device without it every
 value reads "not measured".
 """
@@ -21,11 +25,14 @@ from scripts.book.render import (
     axis,
     bandwidth,
     copy,
+    count,
     hline,
     line,
+    maybe_one,
     percent,
     rate,
     ratio,
+    rows,
 )
 
 BENCH = "reduction"
@@ -117,12 +124,57 @@ def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "resources"]) -> s
     return "; ".join(parts)
 
 
+# ---- values: the tile control at the widest rows (reduction_tile) --------------------------
+
+TILE = "reduction_tile"
+
+
+def tile_rows(docs: Docs, op: str, dtype: str, block_n: int, warps: int | None) -> list[dict]:
+    if TILE not in docs:
+        return []
+    match = {"impl": "triton", "op": op, "dtype": dtype, "block_n": block_n}
+    if warps is not None:
+        match["num_warps"] = warps
+    return rows(docs, TILE, **match)
+
+
+def best_tile(docs: Docs, op: str, dtype: str, block_n: int, warps: int | None) -> dict | None:
+    found = tile_rows(docs, op, dtype, block_n, warps)
+    return max(found, key=lambda r: r["copy_fraction"]) if found else None
+
+
+def tile_of_copy(
+    docs: Docs, op: Op, dtype: Dtype, block_n: int, warps: int | None = None
+) -> float | None:
+    """At the widest rows, the book's kernel with its tile set by hand to 1 x ``block_n``
+    and ``warps`` warps (none: the best of the warp sweep): its fraction of the run's copy
+    bandwidth. None where this device has not run the control."""
+    r = best_tile(docs, op, dtype, block_n, warps)
+    return None if r is None else r["copy_fraction"]
+
+
+def tile_best_warps(docs: Docs, op: Op, dtype: Dtype, block_n: int) -> int | None:
+    """The num_warps of the warp sweep's fastest row at 1 x ``block_n``, widest rows."""
+    r = best_tile(docs, op, dtype, block_n, None)
+    return None if r is None else r["num_warps"]
+
+
+def tile_torch_of_copy(docs: Docs, op: Op, dtype: Dtype) -> float | None:
+    """torch.sum or torch.amax at the widest rows, measured in the tile control's run: its
+    fraction of copy bandwidth."""
+    r = maybe_one(docs, TILE, absent_ok=True, impl="torch", op=op, dtype=dtype)
+    return None if r is None else r["copy_fraction"]
+
+
 NOT_MEASURED = "not measured"
 VALUES = {
     "reduction.of_copy": Value(of_copy, percent, missing=NOT_MEASURED),
     "reduction.vs_torch": Value(vs_torch, ratio, missing=NOT_MEASURED),
     "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
     "reduction.widest": Value(widest_row, missing=NOT_MEASURED),
+    "reduction.tile_of_copy": Value(tile_of_copy, percent, missing=NOT_MEASURED),
+    "reduction.tile_best_warps": Value(tile_best_warps, count, missing=NOT_MEASURED),
+    "reduction.tile_torch_of_copy": Value(tile_torch_of_copy, percent, missing=NOT_MEASURED),
 }
 
 

@@ -3,9 +3,10 @@ and ``b`` (K, N), accumulated in float32 by ``tl.dot``.
 
 One program owns one BLOCK_M x BLOCK_N tile of the output and walks along K. The inputs
 decide what the hardware multiplies: float32 with ``input_precision="ieee"`` (plain fp32
-multiply-adds), ``"tf32"`` (inputs rounded to TF32 for the tensor cores) or ``"tf32x3"``
-(three TF32 products that recover most of fp32's accuracy); float16; bfloat16; and
-float8_e4m3fn (8-bit floats, GPUs of compute capability 8.9 or newer). Lesson 05 of the
+multiply-adds), ``"tf32"`` (inputs cut to TF32 for the tensor cores: truncated, not
+rounded, in Triton 3.6) or ``"tf32x3"`` (three TF32 products that recover most of fp32's
+accuracy); float16; bfloat16; and float8_e4m3fn (8-bit floats, GPUs of compute
+capability 8.9 or newer). Lesson 05 of the
 book walks through this file; lesson 09's kernels/matmul.py adds program order and
 autotuning to the same loop.
 

@@ -9,7 +9,9 @@ The file has the sections every kernel file of the book has: ``kernel`` (the
 ``@triton.jit`` code), ``launch`` (the few lines of host code that allocate the output,
 compute the grid and launch: what to copy), ``checks`` (the public ``vector_add``, which
 refuses every input the kernel cannot handle, by name, then calls ``launch``) and
-``reference`` (torch alone, for the tests and benchmarks).
+``reference`` (torch alone, for the tests and benchmarks). Two more, ``controls`` and
+``controls_reference``, hold the kernels lesson 07 measures the add against: a fill that
+only writes and a read that (almost) only reads, tiled exactly like the add.
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter
 (``TRITON_INTERPRET=1`` set before this module is imported).
@@ -240,3 +242,61 @@ def reference(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 # --8<-- [end:reference]
+
+
+# --8<-- [start:controls]
+@triton.jit
+def fill_kernel(out_ptr, value, n_elements, BLOCK: tl.constexpr):
+    # Write-only: the add's tiles and mask, no loads; every element gets ``value``.
+    offsets = tl.program_id(axis=0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    tile = tl.zeros((BLOCK,), dtype=tl.float32) + value  # a tile of value, in registers
+    tl.store(out_ptr + offsets, tile.to(out_ptr.dtype.element_ty), mask=offsets < n_elements)
+
+
+@triton.jit
+def read_kernel(x_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    # Read-only, nearly: the add's tiles and mask, one load, and each program keeps one
+    # number, the maximum of its tile (a load whose value is never used would be removed
+    # by the compiler). Writes are 4 bytes per BLOCK elements read.
+    pid = tl.program_id(axis=0)
+    offsets = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    tl.store(out_ptr + pid, tl.max(x.to(tl.float32), axis=0))
+
+
+def launch_fill(out, value, *, block: int = 1024, num_warps: int = 4):
+    """Fill contiguous ``out`` with ``value`` (a float); no checks."""
+    n = out.numel()
+    fill_kernel[((n + block - 1) // block,)](out, value, n, BLOCK=block, num_warps=num_warps)
+    return out
+
+
+def launch_read(x, out=None, *, block: int = 1024, num_warps: int = 4):
+    """The maximum of each ``block`` consecutive elements of contiguous ``x``, as float32
+    (one per program); no checks."""
+    n = x.numel()
+    programs = (n + block - 1) // block
+    if out is None:
+        out = torch.empty(programs, dtype=torch.float32, device=x.device)
+    read_kernel[(programs,)](x, out, n, BLOCK=block, num_warps=num_warps)
+    return out
+
+
+# --8<-- [end:controls]
+
+
+# --8<-- [start:controls_reference]
+def reference_fill(out: torch.Tensor, value: float) -> torch.Tensor:
+    """What ``launch_fill(out, value)`` leaves in ``out``: ``value`` rounded to its dtype."""
+    return torch.full_like(out, value)
+
+
+def reference_read(x: torch.Tensor, block: int = 1024) -> torch.Tensor:
+    """What ``launch_read(x, block=block)`` returns: the maximum of each tile, float32."""
+    flat = x.reshape(-1).float()
+    pad = (-flat.numel()) % block
+    flat = torch.cat([flat, flat.new_full((pad,), float("-inf"))])
+    return flat.view(-1, block).amax(dim=1)
+
+
+# --8<-- [end:controls_reference]

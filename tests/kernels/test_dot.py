@@ -207,6 +207,25 @@ def test_ieee_is_measurably_more_accurate_than_tf32():
 
 
 @requires_gpu
+def test_tf32_truncates_its_inputs_and_tf32x3_rounds():
+    """On positive inputs a rounding error has no preferred sign, a truncation always takes
+    value away: "tf32" (fp32 bits handed to the tensor cores as they are, low 13 mantissa
+    bits dropped) comes out low on average, by about 2**-11 per input; "tf32x3" (inputs
+    rounded to nearest by cvt.rna.tf32, plus the correction products) and "ieee" do not.
+    Lesson 05 says so; if Triton starts rounding "tf32" inputs, this fails: update it."""
+    seed = fresh_seed()
+    a = torch.rand(256, 1024, device="cuda") + 0.5
+    b = torch.rand(1024, 256, device="cuda") + 0.5
+    exact = a.double() @ b.double()
+    bias = {
+        p: ((kd.dot(a, b, input_precision=p).double() - exact) / exact).mean().item()
+        for p in kd.FP32_PRECISIONS
+    }
+    assert bias["tf32"] < -(2**-12), f"seed={seed} {bias}"
+    assert abs(bias["tf32x3"]) < 2**-16 and abs(bias["ieee"]) < 2**-16, f"seed={seed} {bias}"
+
+
+@requires_gpu
 @pytest.mark.parametrize("precision", precisions())
 def test_default_blocks_at_realistic_ragged_sizes(precision):
     seed = fresh_seed()

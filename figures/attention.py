@@ -9,11 +9,16 @@ FLOPs: each row's ``flops`` is 4 B H N^2 d for the forward (half with causal) an
 times that for the backward, the same count for every impl: an impl that does more work
 (the naive one computes the masked half too) shows as slower, not busier.
 
-The figures show the devices that have run these benchmarks; on a device that has not,
-every value renders as "not measured".
+Values are at N = 4096 (B * N = 16384, H * d = 4096, bf16) unless an ``n`` says otherwise,
+e.g. ``{{ value h100 attention.tflops impl=flex direction=forward d=128 mask=causal }}`` or
+``{{ value h100 attention.vs peer=sdpa_cudnn direction=backward d=64 mask=full }}``. The
+figures show the devices that have run these benchmarks; on a device that has not, every
+value renders as "not measured".
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from scripts.book.render import (
     Docs,
@@ -21,11 +26,11 @@ from scripts.book.render import (
     Value,
     axis,
     doc,
+    flop_rate,
     hline,
     line,
     matmul_rate,
-    named,
-    or_not_measured,
+    maybe_one,
     rate,
     ratio,
     rows,
@@ -42,168 +47,143 @@ IMPLS = (  # key, legend label, colour role
     ("naive", "naive (N×N scores stored)", "series-5"),
 )
 LABEL = {key: label for key, label, _ in IMPLS}
-PEERS = ("sdpa_cudnn", "sdpa_flash", "sdpa_efficient", "flex")
-HEAD_DIMS = (64, 128)
 N_TARGET = 4096  # the length the targets and the shared notes' peer table name
-SHORT = {"forward": "fwd", "backward": "bwd"}
-MASK = {False: "full", True: "causal"}
+NOT_MEASURED = "not measured"  # a peer that did not run, or a device without the data
+# The targets (TARGETS.md), a peer's time over the book's: forward >= FlexAttention and
+# >= 85% of cuDNN; backward >= FlexAttention and >= 1.3x SDPA's flash backend.
+TARGETS = {
+    "forward": (("flex", 1.0), ("sdpa_cudnn", 0.85)),
+    "backward": (("flex", 1.0), ("sdpa_flash", 1.3)),
+}
 
-
-# ---- helpers ----------------------------------------------------------------------------
-
-
-def find(docs: Docs, bench: str, **match) -> list[dict]:
-    """Rows of ``bench`` matching ``match``; none on a device that has not run it."""
-    return rows(docs, bench, **match) if bench in docs else []
-
-
-def speed(row: dict) -> float:
-    """Median FLOP/s of a row."""
-    return row["flops"] / row["time_s"]["p50"]
-
-
-def series(docs: Docs, impl: str, direction: str, d: int, causal: bool) -> list[dict]:
-    found = find(docs, BENCH, impl=impl, direction=direction, head_dim=d, causal=causal)
-    return sorted(found, key=lambda r: r["n"])
-
-
-def at(docs: Docs, impl: str, direction: str, d: int, causal: bool, n: int = N_TARGET):
-    """The row, or None where it was not measured (peer skipped, or no data yet)."""
-    found = find(docs, BENCH, impl=impl, direction=direction, head_dim=d, causal=causal, n=n)
-    return found[0] if found else None
+Impl = Literal["triton", "sdpa_cudnn", "sdpa_flash", "sdpa_efficient", "flex", "naive"]
+Peer = Literal["sdpa_cudnn", "sdpa_flash", "sdpa_efficient", "flex"]
+Direction = Literal["forward", "backward"]
+HeadDim = Literal[64, 128]
+Mask = Literal["full", "causal"]
+MemoryImpl = Literal["triton", "naive", "sdpa_flash"]
+Step = Literal["forward", "training"]  # one causal step: inference, or forward + backward
+MemoryN = Literal[1024, 2048, 4096, 8192, 16384]
 
 
 def byte_size(v: float) -> str:
     return f"{v / 2**30:.1f} GiB" if v >= 2**30 else f"{v / 2**20:.0f} MiB"
 
 
-# ---- value factories ------------------------------------------------------------------------
+# ---- helpers ----------------------------------------------------------------------------
 
 
-def tflops_at(impl: str, direction: str, d: int, causal: bool):
-    def compute(docs: Docs) -> float | None:
-        row = at(docs, impl, direction, d, causal)
-        return None if row is None else speed(row)
-
-    doc_ = (
-        f"{LABEL[impl]}: {direction} FLOP/s, bf16, d = {d}, {MASK[causal]}, N = {N_TARGET} "
-        f"(B * N = 16384, H * d = 4096)."
-    )
-    return named(f"{SHORT[direction]}_{impl}_d{d}_{MASK[causal]}", doc_, compute)
+def at(docs: Docs, impl: str, direction: str, d: int, mask: str) -> dict | None:
+    """The row at N = N_TARGET, or None where it was not measured (peer skipped, or no
+    data yet)."""
+    match = dict(impl=impl, direction=direction, head_dim=d, causal=mask == "causal")
+    return maybe_one(docs, BENCH, absent_ok=True, n=N_TARGET, **match)
 
 
-def ratio_at(peer: str, direction: str, d: int, causal: bool):
-    def compute(docs: Docs) -> float | None:
-        mine = at(docs, "triton", direction, d, causal)
-        theirs = at(docs, peer, direction, d, causal)
-        if mine is None or theirs is None:
+# ---- values: at N = 4096, B * N = 16384, H * d = 4096, bf16 --------------------------------
+
+
+def tflops_of(docs: Docs, impl: Impl, direction: Direction, d: HeadDim, mask: Mask) -> float | None:
+    """FLOP/s of ``impl`` (the same FLOP count for every impl: 4 B H N^2 d forward, 2.5
+    times that backward, half with the causal mask)."""
+    row = at(docs, impl, direction, d, mask)
+    return None if row is None else flop_rate(row)
+
+
+def vs(docs: Docs, peer: Peer, direction: Direction, d: HeadDim, mask: Mask) -> float | None:
+    """``peer``'s median time over the book's (> 1: the book's kernel is faster)."""
+    mine, theirs = at(docs, "triton", direction, d, mask), at(docs, peer, direction, d, mask)
+    if mine is None or theirs is None:
+        return None
+    return theirs["time_s"]["p50"] / mine["time_s"]["p50"]
+
+
+def verdict(docs: Docs, direction: Direction, d: HeadDim, mask: Mask) -> str | None:
+    """'met', or each target missed (TARGETS: forward >= FlexAttention and >= 0.85x
+    cuDNN; backward >= FlexAttention and >= 1.3x SDPA flash), with the ratio it needs."""
+    misses = []
+    for peer, need in TARGETS[direction]:
+        r = vs(docs, peer, direction, d, mask)
+        if r is None:
             return None
-        return theirs["time_s"]["p50"] / mine["time_s"]["p50"]
-
-    doc_ = (
-        f"{LABEL[peer]}'s {direction} time over the book's, bf16, d = {d}, {MASK[causal]}, "
-        f"N = {N_TARGET} (> 1: the book's kernel is faster)."
-    )
-    return named(f"{SHORT[direction]}_vs_{peer}_d{d}_{MASK[causal]}", doc_, compute)
+        if r < need:
+            misses.append(f"{LABEL[peer]} {r:.2f}× (needs {need:.2f}×)")
+    return "met" if not misses else "missed: " + "; ".join(misses)
 
 
-def memory_at(impl: str, direction: str, n: int):
-    def compute(docs: Docs) -> float | None:
-        found = find(docs, MEMORY, impl=impl, direction=direction, n=n)
-        return found[0]["peak_bytes"] if found else None
-
-    doc_ = f"{LABEL[impl]}: peak working memory of one causal {direction} step, N = {n}, bytes."
-    return named(f"memory_{impl}_{direction}_{n}", doc_, compute)
+def tiles(docs: Docs, d: HeadDim) -> str | None:
+    """The tiles the book's kernels ran with at head dim ``d`` (forward, full mask)."""
+    row = at(docs, "triton", "forward", d, "full")
+    return None if row is None else row.get("tiles")
 
 
-def memory_ratio(direction: str, n: int):
-    def compute(docs: Docs) -> float | None:
-        naive = find(docs, MEMORY, impl="naive", direction=direction, n=n)
-        mine = find(docs, MEMORY, impl="triton", direction=direction, n=n)
-        if not naive or not mine:
-            return None
-        return naive[0]["peak_bytes"] / mine[0]["peak_bytes"]
-
-    doc_ = f"Naive attention's peak working memory over the book's, causal {direction}, N = {n}."
-    return named(f"memory_ratio_{direction}_{n}", doc_, compute)
+def memory(docs: Docs, impl: MemoryImpl, direction: Step, n: MemoryN) -> float | None:
+    """Peak working memory (beyond the inputs) of one causal step of ``impl``, bytes; B =
+    1, H = 16, d = 128."""
+    found = maybe_one(docs, MEMORY, absent_ok=True, impl=impl, direction=direction, n=n)
+    return None if found is None else found["peak_bytes"]
 
 
-def tiles(d: int):
-    def compute(docs: Docs) -> str | None:
-        row = at(docs, "triton", "forward", d, False)
-        return None if row is None else row.get("tiles")
-
-    return named(f"tiles_d{d}", f"The tiles the book's kernels ran with at d = {d}.", compute)
+def memory_ratio(docs: Docs, direction: Step, n: MemoryN) -> float | None:
+    """Naive attention's peak working memory over the book's, one causal step."""
+    naive, mine = memory(docs, "naive", direction, n), memory(docs, "triton", direction, n)
+    return None if naive is None or mine is None else naive / mine
 
 
-VALUES: dict[str, Value] = {}
-for _d in HEAD_DIMS:
-    VALUES[f"attention.tiles_d{_d}"] = Value(tiles(_d), or_not_measured(str))
-    for _causal in (False, True):
-        for _dir in ("forward", "backward"):
-            _key = f"{SHORT[_dir]}_{{}}_d{_d}_{MASK[_causal]}"
-            for _impl, _, _ in IMPLS:
-                VALUES[f"attention.{_key.format(_impl)}"] = Value(
-                    tflops_at(_impl, _dir, _d, _causal), or_not_measured(tflops)
-                )
-            for _peer in PEERS:
-                VALUES[f"attention.{_key.format('vs_' + _peer)}"] = Value(
-                    ratio_at(_peer, _dir, _d, _causal), or_not_measured(ratio)
-                )
-for _n in (4096, 16384):
-    for _dir in ("forward", "training"):
-        for _impl in ("triton", "naive", "sdpa_flash"):
-            VALUES[f"attention.memory_{_impl}_{_dir}_{_n}"] = Value(
-                memory_at(_impl, _dir, _n), or_not_measured(byte_size)
-            )
-        VALUES[f"attention.memory_ratio_{_dir}_{_n}"] = Value(
-            memory_ratio(_dir, _n), or_not_measured(ratio)
-        )
+VALUES = {
+    "attention.tflops": Value(tflops_of, tflops, missing=NOT_MEASURED),
+    "attention.vs": Value(vs, ratio, missing=NOT_MEASURED),
+    "attention.verdict": Value(verdict, missing=NOT_MEASURED),
+    "attention.tiles": Value(tiles, missing=NOT_MEASURED),
+    "attention.memory": Value(memory, byte_size, missing=NOT_MEASURED),
+    "attention.memory_ratio": Value(memory_ratio, ratio, missing=NOT_MEASURED),
+}
 
 
 # ---- figures ------------------------------------------------------------------------------
 
 
-def n_axis(ns: list[int], what: str) -> dict:
-    return axis(what, log=True, ticks=ns)
+def curves(docs: Docs, bench: str, field: str, styles, **match):
+    """(impl, label, role, style, rows by N) for each impl, and each (value of ``field``,
+    style) in ``styles``, that has rows matching ``match``."""
+    for impl, label, role in IMPLS:
+        for value, style in styles:
+            found = rows(docs, bench, impl=impl, **match, **{field: value}) if bench in docs else []
+            if found:
+                yield impl, label, role, style, sorted(found, key=lambda r: r["n"])
 
 
 def fig_rate(direction: str, d: int):
     def build(docs: Docs) -> dict:
         traces, ns = [], set()
-        for impl, label, role in IMPLS:
-            for causal in (False, True):
-                rs = series(docs, impl, direction, d, causal)
-                if not rs:
-                    continue
-                ns |= {r["n"] for r in rs}
-                trace = line(
-                    [r["n"] for r in rs],
-                    [rate(r["flops"], r["time_s"], 1e12) for r in rs],
-                    f"{label}, {MASK[causal]}",
-                    role,
-                    dash="dash" if causal else None,
-                    hover="N = %{x:,}<br>%{y:.0f} TFLOP/s",
-                )
-                # One legend entry per implementation (solid full, dashed causal, as the
-                # axis says): twelve entries do not fit under the plot on a phone.
-                trace["legendgroup"] = impl
-                if causal:
-                    trace["showlegend"] = False
-                else:
-                    trace["name"] = label
-                traces.append(trace)
-        peak = matmul_rate(doc(docs, BENCH), "bfloat16") / 1e12
-        traces.append(hline(peak, min(ns), max(ns), f"bf16 matmul ceiling ({peak:.0f} TFLOP/s)"))
-        batch_heads = "B·N = 16,384, H·d = 4,096"
+        styles = ((False, "full"), (True, "causal"))
+        for impl, label, role, mask, rs in curves(
+            docs, BENCH, "causal", styles, direction=direction, head_dim=d
+        ):
+            ns |= {r["n"] for r in rs}
+            trace = line(
+                [r["n"] for r in rs],
+                [rate(r["flops"], r["time_s"], 1e12) for r in rs],
+                f"{label}, {mask}",
+                role,
+                dash="dash" if mask == "causal" else None,
+                hover="N = %{x:,}<br>%{y:.0f} TFLOP/s",
+            )
+            # One legend entry per implementation (solid full, dashed causal, as the
+            # axis says): twelve entries do not fit under the plot on a phone.
+            trace["legendgroup"] = impl
+            if mask == "causal":
+                trace["showlegend"] = False
+            else:
+                trace["name"] = label
+            traces.append(trace)
+        top = matmul_rate(doc(docs, BENCH), "bfloat16") / 1e12
+        traces.append(hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)"))
+        what = f"sequence length N (bf16, d = {d}, B·N = 16,384, H·d = 4,096);"
         return {
             "data": traces,
             "layout": {
-                "xaxis": n_axis(
-                    sorted(ns),
-                    f"sequence length N (bf16, d = {d}, {batch_heads});"
-                    " solid: full, dashed: causal",
-                ),
+                "xaxis": axis(what + " solid: full, dashed: causal", log=True, ticks=sorted(ns)),
                 "yaxis": axis(f"{direction} TFLOP/s", rangemode="tozero"),
             },
         }
@@ -213,44 +193,43 @@ def fig_rate(direction: str, d: int):
 
 def fig_memory(docs: Docs) -> dict:
     traces, ns = [], set()
-    for impl, label, role in IMPLS:
-        for direction, dash in (("forward", None), ("training", "dash")):
-            rs = sorted(find(docs, MEMORY, impl=impl, direction=direction), key=lambda r: r["n"])
-            if not rs:
-                continue
-            ns |= {r["n"] for r in rs}
-            traces.append(
-                line(
-                    [r["n"] for r in rs],
-                    [r["peak_bytes"] / 2**30 for r in rs],
-                    f"{label}, {'inference' if direction == 'forward' else 'training step'}",
-                    role,
-                    dash=dash,
-                    hover="N = %{x:,}<br>%{y:.3f} GiB",
-                )
+    styles = (("forward", "inference"), ("training", "training step"))
+    for _, label, role, what, rs in curves(docs, MEMORY, "direction", styles):
+        ns |= {r["n"] for r in rs}
+        traces.append(
+            line(
+                [r["n"] for r in rs],
+                [r["peak_bytes"] / 2**30 for r in rs],
+                f"{label}, {what}",
+                role,
+                dash="dash" if what != "inference" else None,
+                hover="N = %{x:,}<br>%{y:.3f} GiB",
             )
+        )
+    title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
     return {
         "data": traces,
         "layout": {
-            "xaxis": n_axis(sorted(ns), "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"),
+            "xaxis": axis(title, log=True, ticks=sorted(ns)),
             "yaxis": axis("peak working memory (GiB)", log=True),
         },
     }
 
 
-FIGURES: dict[str, Figure] = {}
-for _dir in ("forward", "backward"):
-    for _d in HEAD_DIMS:
-        FIGURES[f"attention-{_dir}-d{_d}"] = Figure(
-            f"Attention {_dir}, d = {_d}: TFLOP/s against sequence length",
-            (BENCH,),
-            fig_rate(_dir, _d),
-            f"{_dir.capitalize()} TFLOP/s of the Triton flash attention, SDPA's cuDNN, "
-            f"flash and memory-efficient backends, FlexAttention and a naive attention "
-            f"for N from 1,024 to 16,384 in bf16 at head dim {_d}, full (solid) and causal "
-            "(dashed), with the measured bf16 matmul ceiling; error bars span the 20th "
-            "to 80th percentile.",
-        )
+FIGURES = {
+    f"attention-{direction}-d{d}": Figure(
+        f"Attention {direction}, d = {d}: TFLOP/s against sequence length",
+        (BENCH,),
+        fig_rate(direction, d),
+        f"{direction.capitalize()} TFLOP/s of the Triton flash attention, SDPA's cuDNN, "
+        f"flash and memory-efficient backends, FlexAttention and a naive attention "
+        f"for N from 1,024 to 16,384 in bf16 at head dim {d}, full (solid) and causal "
+        "(dashed), with the measured bf16 matmul ceiling; error bars span the 20th "
+        "to 80th percentile.",
+    )
+    for direction in ("forward", "backward")
+    for d in (64, 128)
+}
 FIGURES["attention-memory"] = Figure(
     "Attention: peak working memory against sequence length",
     (MEMORY,),
@@ -259,37 +238,6 @@ FIGURES["attention-memory"] = Figure(
     "forward (solid) and one training step (dashed), for the naive attention, the Triton "
     "flash attention and SDPA's flash backend, N from 1,024 to 16,384, log scale.",
 )
-
-
-# ---- verdicts against the targets (TARGETS.md), at N = N_TARGET ----------------------------
-
-
-def verdict(direction: str, d: int, causal: bool):
-    """Forward: >= FlexAttention and >= 85% of cuDNN. Backward: >= FlexAttention and
-    >= 1.3x SDPA's flash backend."""
-    bars = (("flex", 1.0), ("sdpa_cudnn", 0.85)) if direction == "forward" else (
-        ("flex", 1.0), ("sdpa_flash", 1.3))  # fmt: skip
-
-    def compute(docs: Docs) -> str | None:
-        misses = []
-        for peer, need in bars:
-            r = ratio_at(peer, direction, d, causal)(docs)
-            if r is None:
-                return None
-            if r < need:
-                misses.append(f"{LABEL[peer]} {r:.2f}× (needs {need:.2f}×)")
-        return "met" if not misses else "missed: " + "; ".join(misses)
-
-    doc_ = f"Verdict against the {direction} targets, bf16, d = {d}, {MASK[causal]}, N = {N_TARGET}"
-    return named(f"verdict_{SHORT[direction]}_d{d}_{MASK[causal]}", doc_ + ".", compute)
-
-
-for _dir in ("forward", "backward"):
-    for _d in HEAD_DIMS:
-        for _causal in (False, True):
-            VALUES[f"attention.verdict_{SHORT[_dir]}_d{_d}_{MASK[_causal]}"] = Value(
-                verdict(_dir, _d, _causal), or_not_measured(str)
-            )
 
 
 # ---- lesson 01's roofline -----------------------------------------------------------------

@@ -1,10 +1,12 @@
 """Values of the compiler family: the compiler's own output, shown in lessons 03 and 05.
 
 Data: ``compiler`` (scripts/bench/benchmarks/compiler.py): per kernel, variant and stage
-(TTIR, TTGIR, PTX, SASS where cuobjdump exists) the text the compiler produced on the
-GPU that ran the build script. The values below trim those texts to the lines a lesson
-discusses and return them as Markdown code blocks, with the lines the text points at
-highlighted; a page puts such a value on a line of its own. Nothing here is typed by hand.
+(TTIR, TTGIR, PTX, SASS) the text the compiler produced on the GPU that ran the build
+script. The values below trim those texts to the lines a lesson discusses and return them
+as Markdown code blocks, with the lines the text points at highlighted; a page puts such a
+value on a line of its own. Nothing here is typed by hand. And ``compiler_time``: what a
+first call costs in a fresh process, with Triton's cache empty or filled, against later
+calls, and the files the compile leaves in the cache.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from scripts.book.render import Docs, Value, count, one, rows
+from scripts.book.render import Docs, Value, count, maybe_one, millis, one
 
 BENCH = "compiler"
 # Triton's IR carries source locations: `loc(#loc12)` after each op and `#loc12 = ...`
@@ -94,6 +96,23 @@ def vector_ptx_memory(docs: Docs, variant: Variant) -> str:
     )
 
 
+# A SASS line as Triton's disassembler prints it: scheduling codes, a tab, the instruction.
+SASS_CONTROL = re.compile(r"^\S+\t")
+SASS_GLOBAL_MEMORY = re.compile(r"\b(LDG|STG)\.")
+
+
+def vector_sass_memory(docs: Docs, variant: Variant, lines: int = 4) -> str | None:
+    """The first ``lines`` global loads and stores (LDG / STG) in the SASS of the
+    vector-add kernel compiled for a divisible or ragged n, as the disassembler wrote them
+    less the scheduling codes in front: a Markdown code block (None where this device's
+    run kept no SASS)."""
+    row = maybe_one(docs, BENCH, absent_ok=True, kernel="vector_add", variant=variant, stage="sass")
+    if row is None:
+        return None
+    kept = [SASS_CONTROL.sub("", line.strip()) for line in row["text"].splitlines()]
+    return block([line for line in kept if SASS_GLOBAL_MEMORY.search(line)][:lines], "text", [])
+
+
 def vector_ptx_lines(docs: Docs, variant: Variant = "divisible") -> int:
     """Lines of PTX of the vector-add kernel compiled for a divisible or ragged n."""
     return len(stage_text(docs, "vector_add", variant, "ptx").splitlines())
@@ -168,9 +187,39 @@ def matmul_config(docs: Docs) -> str:
     )
 
 
-def sass_captured(docs: Docs) -> str:
-    """Whether SASS was captured on this device (cuobjdump installed) — 'yes' or 'no'."""
-    return "yes" if rows(docs, BENCH, stage="sass") else "no"
+# ---- compile time (compiler_time) -----------------------------------------------------------
+
+TIME = "compiler_time"
+# The order files come out of the pipeline, for the cache listing.
+PIPELINE = (".source", ".ttir", ".ttgir", ".llir", ".ptx", ".cubin", ".json")
+
+
+def call_time(
+    docs: Docs,
+    cache: Literal["cold", "warm"],
+    call: Literal["first", "later", "new_key"] = "first",
+) -> float | None:
+    """Wall time (s, median) of a call of the vector-add kernel in a fresh process, the
+    GPU synchronised on both sides: the process's first call (first), a call after it
+    (later) or the first with a new specialisation (new_key), with Triton's cache folder
+    empty (cold: the call compiles) or filled by an earlier process (warm: it loads)."""
+    row = maybe_one(docs, TIME, cache=cache, call=call)
+    return None if row is None else row["time_s"]["p50"]
+
+
+def cache_files(docs: Docs) -> str | None:
+    """The vector-add kernel's files in Triton's cache after one process compiled it for
+    two specialisations, one hash-named folder each: a Markdown code block."""
+    row = maybe_one(docs, TIME, cache="cold", call="first")
+    if row is None:
+        return None
+    names = sorted(
+        row["cache_files"],
+        key=lambda f: (next((i for i, x in enumerate(PIPELINE) if f.endswith(x)), 99), f),
+    )
+    folders = max(row["cache_files"].values())
+    lines = [f"<hash>/{name}" for name in names]
+    return block([f"# {folders} folders like this one, one per specialisation", *lines], "text", [])
 
 
 VALUES = {
@@ -184,6 +233,8 @@ VALUES = {
     "compiler.matmul_mma_count": Value(matmul_mma_count, count),
     "compiler.matmul_mma_opcode": Value(matmul_mma_opcode),
     "compiler.matmul_config": Value(matmul_config),
-    "compiler.sass_captured": Value(sass_captured),
+    "compiler.vector_sass_memory": Value(vector_sass_memory, missing="not captured"),
+    "compiler.call_time": Value(call_time, millis(1), missing="not measured"),
+    "compiler.cache_files": Value(cache_files, missing="not measured"),
 }
 FIGURES: dict = {}

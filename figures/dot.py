@@ -5,6 +5,10 @@ in five input precisions at a few square sizes, one row per block config, and th
 matching library rate of the same run (cuBLAS / ``torch._scaled_mm``) as each
 precision's roof. Rows that could not run say why in ``skipped``.
 
+And ``dot_tf32``: the same kernel and tile with fp32 inputs as "ieee", "tf32" and
+"tf32x3": the PTX's conversions to TF32 and tensor-core instructions, the signed (bias)
+and root-mean-square error on positive inputs, and the time.
+
 The figure shows the devices that have ``dot`` data; on a device without it every value
 reads "not yet measured".
 """
@@ -21,12 +25,13 @@ from scripts.book.render import (
     count,
     error_bars,
     flop_rate,
+    fma_rate,
+    maybe_one,
     percent,
     plain,
     rate,
     ratio,
     tflops,
-    whole,
 )
 
 BENCH = "dot"
@@ -117,10 +122,7 @@ def of_roof(docs: Docs, precision: Precision) -> float | None:
 def fma_roof(docs: Docs) -> float | None:
     """The run's fp32 CUDA-core ceiling (FLOP/s): kernels/ceilings.py's FMA chains,
     stamped into the dot data by the same run. None for runs made before it existed."""
-    if not measured(docs):
-        return None
-    fma = docs[BENCH]["ceilings"].get("fma_fp32")
-    return fma["flops"] / fma["time_s"]["p50"] if fma else None
+    return fma_rate(docs[BENCH]) if measured(docs) else None
 
 
 def over_fma(docs: Docs, precision: Precision) -> float | None:
@@ -136,53 +138,78 @@ def _quotient(a: float | None, b: float | None) -> float | None:
 # ---- values: the worked example (arithmetic, no data) -------------------------------------
 
 
-def step_flops(docs: Docs) -> int:
-    """FLOPs of one K step of one tile: 2 * BLOCK_M * BLOCK_N * BLOCK_K (a multiply and
-    an add per term)."""
-    return 2 * EXAMPLE["block_m"] * EXAMPLE["block_n"] * EXAMPLE["block_k"]
+Quantity = Literal["step_flops", "step_bytes", "step_intensity", "step_fmas",
+                  "fmas_per_thread", "k_steps", "tile_flops", "tiles", "total_flops"]  # fmt: skip
 
 
-def step_bytes(docs: Docs) -> int:
-    """Bytes one K step loads: a BLOCK_M x BLOCK_K tile of a and a BLOCK_K x BLOCK_N tile
-    of b, fp16."""
-    e = EXAMPLE
-    return (e["block_m"] + e["block_n"]) * e["block_k"] * e["elem_bytes"]
+def example(docs: Docs, of: Quantity) -> float:
+    """A number of the worked example (EXAMPLE: a 128 x 128 tile, K steps of 64, fp16, 8
+    warps, in a 4096^3 product), arithmetic, not measured. One K step of one tile: its
+    FLOPs (2 BLOCK_M BLOCK_N BLOCK_K), loaded bytes (an a tile and a b tile), FLOPs per
+    byte, fused multiply-adds, and FMA instructions per thread with "ieee"; then K steps
+    per tile, FLOPs per tile, output tiles (programs), and FLOPs of the product, 2 M N K."""
+    m, n, k = EXAMPLE["block_m"], EXAMPLE["block_n"], EXAMPLE["block_k"]
+    size, fmas = EXAMPLE["size"], m * n * k
+    return {
+        "step_flops": 2 * fmas,
+        "step_bytes": (m + n) * k * EXAMPLE["elem_bytes"],
+        "step_intensity": 2 * fmas / ((m + n) * k * EXAMPLE["elem_bytes"]),
+        "step_fmas": fmas,
+        "fmas_per_thread": fmas // (EXAMPLE["num_warps"] * 32),
+        "k_steps": size // k,
+        "tile_flops": 2 * fmas * (size // k),
+        "tiles": (size // m) * (size // n),
+        "total_flops": 2 * size**3,
+    }[of]
 
 
-def step_intensity(docs: Docs) -> float:
-    """FLOPs per loaded byte of one K step."""
-    return step_flops(docs) / step_bytes(docs)
+# ---- values: what "tf32" does to fp32 inputs (dot_tf32) ------------------------------------
+
+TF32 = "dot_tf32"
+Fp32Precision = Literal["ieee", "tf32", "tf32x3"]
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def step_fmas(docs: Docs) -> int:
-    """Fused multiply-adds of one K step of one tile: BLOCK_M * BLOCK_N * BLOCK_K."""
-    return EXAMPLE["block_m"] * EXAMPLE["block_n"] * EXAMPLE["block_k"]
+def tf32_row(docs: Docs, precision: str) -> dict | None:
+    return maybe_one(docs, TF32, absent_ok=True, precision=precision)
 
 
-def fmas_per_thread(docs: Docs) -> int:
-    """FMA instructions each thread issues per K step with "ieee", 8 warps of 32 threads."""
-    return step_fmas(docs) // (EXAMPLE["num_warps"] * 32)
+def ptx_count(
+    docs: Docs,
+    precision: Fp32Precision,
+    op: Literal["cvt_rna_tf32", "wgmma", "mma_sync", "fma_f32"],
+) -> int | None:
+    """How many ``op`` instructions the PTX of the dot kernel compiled for fp32 inputs with
+    ``precision`` holds: cvt.rna.tf32.f32 (an fp32 value rounded to TF32, to nearest),
+    wgmma.mma_async or mma.sync (tensor-core products), fma.rn.f32 (CUDA-core FMAs)."""
+    r = tf32_row(docs, precision)
+    return None if r is None else r["ptx"][op]
 
 
-def k_steps(docs: Docs) -> int:
-    """K steps of one tile in the 4096^3 example."""
-    return EXAMPLE["size"] // EXAMPLE["block_k"]
+def tf32_error(
+    docs: Docs, precision: Fp32Precision, stat: Literal["mean", "rms"] = "mean"
+) -> float | None:
+    """Relative error of the dot kernel's fp32 product with ``precision`` against the exact
+    (float64) product of the same positive inputs, over every element: its mean, signed
+    (a bias: negative when the inputs lose value one way, as truncation does), or its
+    root mean square."""
+    r = tf32_row(docs, precision)
+    return None if r is None else r[f"{stat}_rel_error"]
 
 
-def tile_flops(docs: Docs) -> int:
-    """FLOPs of one whole tile in the 4096^3 example: all its K steps."""
-    return step_flops(docs) * k_steps(docs)
+def tf32_ratio(docs: Docs, of: Fp32Precision, to: Fp32Precision) -> float | None:
+    """Device time of the dot kernel with precision ``of`` over that with ``to``: same
+    size, same block config, same run."""
+    f, t = tf32_row(docs, of), tf32_row(docs, to)
+    return None if f is None or t is None else f["time_s"]["p50"] / t["time_s"]["p50"]
 
 
-def tiles(docs: Docs) -> int:
-    """Output tiles (programs) of the 4096^3 example."""
-    e = EXAMPLE
-    return (e["size"] // e["block_m"]) * (e["size"] // e["block_n"])
-
-
-def total_flops(docs: Docs) -> int:
-    """FLOPs of the whole 4096^3 product, 2 * M * N * K; equals tiles x tile FLOPs."""
-    return 2 * EXAMPLE["size"] ** 3
+def sci(v: float) -> str:
+    """A small number in scientific notation, two significant figures: '−6.5 × 10⁻⁴'."""
+    if v == 0:
+        return "0"
+    mantissa, exponent = f"{v:.1e}".split("e")
+    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
 
 
 VALUES = {
@@ -192,15 +219,10 @@ VALUES = {
     "dot.of_roof": Value(of_roof, percent, missing=NOT_YET),
     "dot.fma_roof": Value(fma_roof, tflops, missing=NOT_YET),
     "dot.over_fma": Value(over_fma, ratio, missing=NOT_YET),
-    "dot.step_flops": Value(step_flops, count),
-    "dot.step_bytes": Value(step_bytes, count),
-    "dot.step_intensity": Value(step_intensity, whole),
-    "dot.k_steps": Value(k_steps, count),
-    "dot.step_fmas": Value(step_fmas, count),
-    "dot.fmas_per_thread": Value(fmas_per_thread, count),
-    "dot.tile_flops": Value(tile_flops, count),
-    "dot.tiles": Value(tiles, count),
-    "dot.total_flops": Value(total_flops, count),
+    "dot.example": Value(example, count),
+    "dot.ptx_count": Value(ptx_count, count, missing="not measured"),
+    "dot.tf32_error": Value(tf32_error, sci, missing="not measured"),
+    "dot.tf32_ratio": Value(tf32_ratio, ratio, missing="not measured"),
 }
 
 

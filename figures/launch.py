@@ -5,8 +5,10 @@ for the crossover between launch cost and device time.
 
 Each launch_overhead row holds, per kernel, ``host_s`` (wall time in a loop of calls);
 runs from issue 7 on add ``enqueue_s`` (the host's time inside the call alone) and
-``gpu_s`` (the GPU's time, from CUDA events). Older data lacks those two: the values
-that read them say "not measured" and the bar chart draws only what exists.
+``gpu_s`` (the GPU's time, from CUDA events), and later runs ``enqueue_first_s`` (the
+first call after the host waited for the GPU, alone: what a short batch of calls pays on
+top of the rest). Older data lacks them: the values that read them say "not measured"
+and the bar chart draws only what exists.
 """
 
 from __future__ import annotations
@@ -40,7 +42,13 @@ MEASURES = (
 
 
 Call = Literal["triton", "wrapper", "torch_add", "torch", "graph"]
-CLOCKS = {"wall": "host_s", "enqueue": "enqueue_s", "gpu": "gpu_s"}
+CLOCKS = {
+    "wall": "host_s",
+    "enqueue": "enqueue_s",
+    "enqueue_first": "enqueue_first_s",
+    "gpu": "gpu_s",
+}
+Clock = Literal["wall", "enqueue", "enqueue_first", "gpu"]
 
 
 def row(docs: Docs, key: str) -> dict:
@@ -56,13 +64,14 @@ def small_host(docs: Docs, impl: str) -> float:
 # ---- values -----------------------------------------------------------------------------
 
 
-def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue", "gpu"] = "wall") -> float | None:
+def time(docs: Docs, call: Call, clock: Clock = "wall") -> float | None:
     """Seconds per kernel of one launch_overhead row (median): ``call`` is an empty Triton
     kernel (triton), the validated vector_add wrapper on 128 floats (wrapper),
     torch.add(out=) on 128 floats (torch_add), a tiny torch op t.add_(1) (torch), or a
     CUDA graph replay of a hundred empty kernels, per kernel (graph). ``clock``: wall time
     in a loop of calls (for graph: the GPU's throughput), the host's time inside the call
-    alone with the GPU kept busy (enqueue), or the GPU's, from CUDA events (gpu). None
+    alone with the GPU kept busy (enqueue), the first such call after the host waited for
+    the GPU, timed alone (enqueue_first), or the GPU's, from CUDA events (gpu). None
     where this run did not measure that clock."""
     s = row(docs, call).get(CLOCKS[clock])
     return s["p50"] if s else None
@@ -190,26 +199,15 @@ def fig_crossover(docs: Docs) -> dict:
     traces = []
     for impl, label in (("triton", "Triton"), ("torch", "torch.add")):
         rs = by_size(docs, impl)
-        ns = [r["n"] for r in rs]
-        traces.append(
-            line(
-                ns,
-                [duration(r["host_s"], 1e-6) for r in rs],
-                f"{label}: host time per call",
-                impl,
-                hover="n = %{x:,}<br>%{y:.1f} µs per call",
+        for field, what, dash, per in (
+            ("host_s", "host time per call", None, "per call"),
+            ("time_s", "device time", "dot", "on the GPU"),
+        ):
+            points = [duration(r[field], 1e-6) for r in rs]
+            hover = f"n = %{{x:,}}<br>%{{y:.1f}} µs {per}"
+            traces.append(
+                line([r["n"] for r in rs], points, f"{label}: {what}", impl, dash=dash, hover=hover)
             )
-        )
-        traces.append(
-            line(
-                ns,
-                [duration(r["time_s"], 1e-6) for r in rs],
-                f"{label}: device time",
-                impl,
-                dash="dot",
-                hover="n = %{x:,}<br>%{y:.1f} µs on the GPU",
-            )
-        )
     ns = [r["n"] for r in by_size(docs, "triton")]
     traces.append(
         hline(launch * 1e6, min(ns), max(ns), f"empty Triton launch ({launch * 1e6:.1f} µs)")

@@ -29,8 +29,6 @@ from scripts.book.render import (
     line,
     maybe_one,
     micros,
-    percent,
-    percent1,
     rate,
     ratio,
     rows,
@@ -152,21 +150,17 @@ def smem_refusals(docs: Docs) -> list[tuple[int, int, dict]]:
     return [(*x, r) for r in sweep_rows(docs) if (x := smem_need_and_limit(r))]
 
 
-def smem_limit(docs: Docs) -> int | None:
-    """The GPU's shared memory per program, bytes, as the refusals quote it (None if no
-    refusal quotes it)."""
+def smem_refused(docs: Docs, of: Literal["limit", "smallest"]) -> int | None:
+    """Shared memory per program, bytes: the GPU's, as the refusals quote it (limit), or
+    the least a config refused for it needed (smallest); None if no refusal quotes it."""
     found = smem_refusals(docs)
-    return found[0][1] if found else None
-
-
-def smem_smallest_refused(docs: Docs) -> int | None:
-    """The least shared memory among the configs refused for it, bytes."""
-    found = smem_refusals(docs)
-    return min(x[0] for x in found) if found else None
+    if not found:
+        return None
+    return found[0][1] if of == "limit" else min(x[0] for x in found)
 
 
 def smem_smallest_refused_config(docs: Docs) -> str | None:
-    """The config behind smem_smallest_refused (the first if several tie)."""
+    """The config behind smem_refused of=smallest (the first if several tie)."""
     found = smem_refusals(docs)
     return config_text(min(found, key=lambda x: x[0])[2]) if found else None
 
@@ -177,22 +171,29 @@ def config(docs: Docs, which: Which) -> str:
     return config_text(chosen(docs, which))
 
 
-def tflops_of(docs: Docs, which: Which) -> float | None:
+Rated = Literal["best", "worst", "pick", "cublas", "small_tile"]
+
+
+def tflops_of(docs: Docs, which: Rated) -> float | None:
     """FLOP/s of the fastest or the slowest config, or of the autotuner's pick, as the
-    sweep timed it (None if the sweep could not run the pick on its own)."""
+    sweep timed it (None if the sweep could not run the pick on its own); of cuBLAS at the
+    sweep's size and dtype (lesson 09's run; None without it); or of the fastest 64 x 64
+    tile (any BLOCK_K, warps, stages; None if the sweep had none that ran)."""
+    if which == "cublas":
+        r = sweep_cublas(docs)
+        return None if r is None else flop_rate(r)
+    if which == "small_tile":
+        small = [max(v) for t, v in tile_rates(docs).items() if t.startswith("64×64×")]
+        return max(small) if small else None
     r = chosen(docs, which)
     return flop_rate(r) if "time_s" in r else None
 
 
-def best_over_worst(docs: Docs) -> float:
-    """The fastest config's FLOP/s over the slowest's."""
-    return tflops_of(docs, "best") / tflops_of(docs, "worst")
-
-
-def pick_of_best(docs: Docs) -> float | None:
-    """The pick's FLOP/s over the best config's, both timed by the sweep."""
-    p = tflops_of(docs, "pick")
-    return None if p is None else p / tflops_of(docs, "best")
+def ratio_of(docs: Docs, of: Rated, to: Rated) -> float | None:
+    """FLOP/s of ``of`` over FLOP/s of ``to`` (see matmul_autotune.tflops), e.g. of=pick
+    to=best; None where either is not measured."""
+    a, b = tflops_of(docs, of), tflops_of(docs, to)
+    return None if a is None or b is None else a / b
 
 
 def pick_is_best(docs: Docs) -> str:
@@ -204,18 +205,6 @@ def pick_rank(docs: Docs) -> int | None:
     """Place of the autotuner's pick among the configs that ran, fastest first (1 = best)."""
     order = sorted(sweep_ran(docs), key=flop_rate, reverse=True)
     return next((i for i, r in enumerate(order, 1) if r["autotuner_pick"]), None)
-
-
-def cublas_tflops(docs: Docs) -> float | None:
-    """cuBLAS's FLOP/s at the sweep's size and dtype (lesson 09's run), or None."""
-    r = sweep_cublas(docs)
-    return None if r is None else flop_rate(r)
-
-
-def best_vs_cublas(docs: Docs) -> float | None:
-    """The sweep's best FLOP/s over cuBLAS's at the same size (different runs), or None."""
-    c = cublas_tflops(docs)
-    return None if c is None else tflops_of(docs, "best") / c
 
 
 def max_spills(docs: Docs) -> int | None:
@@ -276,12 +265,6 @@ def within_tile_max(docs: Docs) -> float | None:
     return max(ratios) if ratios else None
 
 
-def small_tile_of_best(docs: Docs) -> float | None:
-    """The best 64 x 64 tile (any BLOCK_K, warps, stages) over the sweep's best config."""
-    small = [max(v) for t, v in tile_rates(docs).items() if t.startswith("64×64×")]
-    return max(small) / tflops_of(docs, "best") if small else None
-
-
 def config_tflops(docs: Docs, tile: str, warps: int, stages: int) -> float | None:
     """FLOP/s of one config of the sweep, tile BLOCK_MxBLOCK_NxBLOCK_K (128x256x64); None
     if this sweep did not have it, or the wrapper refused it."""
@@ -309,24 +292,18 @@ def cost_row(docs: Docs, configs: int | None) -> dict | None:
     return maybe_one(docs, AUTOTUNE_COST, configs=configs, absent_ok=True)
 
 
-def first_call(docs: Docs, configs: int | None = None) -> float | None:
-    """Seconds of the first call of a new autotuner over ``configs`` configs (left out:
-    the most measured): compile and benchmark each (one config: a compile and a run)."""
+def first_call(docs: Docs, configs: int | None = None, compiled: bool = False) -> float | None:
+    """Seconds of the first call of a new autotuner over ``configs`` configs (left out: the
+    most measured): compile and benchmark each (one config: a compile and a run); with
+    ``compiled``, over kernels already compiled: the benchmarking alone."""
     r = cost_row(docs, configs)
-    return None if r is None else r["first_call_s"]
+    return None if r is None else r["tune_only_s" if compiled else "first_call_s"]
 
 
 def most_configs(docs: Docs) -> int | None:
     """The largest number of configs the cost benchmark tried."""
     r = cost_row(docs, None)
     return None if r is None else r["configs"]
-
-
-def tune_only(docs: Docs) -> float | None:
-    """First call of a new autotuner over already compiled kernels, most configs: seconds
-    of benchmarking alone."""
-    r = cost_row(docs, None)
-    return None if r is None else r["tune_only_s"]
 
 
 def per_config(docs: Docs, part: Literal["compile", "bench"]) -> float | None:
@@ -359,32 +336,24 @@ VALUES = {
     "matmul_autotune.configs": Value(configs, count),
     "matmul_autotune.ran": Value(ran, count),
     "matmul_autotune.refused": Value(refused, count),
-    "matmul_autotune.smem_limit": Value(smem_limit, kib, missing=NOT_MEASURED),
-    "matmul_autotune.smem_smallest_refused": Value(
-        smem_smallest_refused, kib, missing=NOT_MEASURED
-    ),
+    "matmul_autotune.smem_refused": Value(smem_refused, kib, missing=NOT_MEASURED),
     "matmul_autotune.smem_smallest_refused_config": Value(
         smem_smallest_refused_config, missing=NOT_MEASURED
     ),
     "matmul_autotune.config": Value(config),
     "matmul_autotune.tflops": Value(tflops_of, tflops, missing=NOT_MEASURED),
-    "matmul_autotune.best_over_worst": Value(best_over_worst, ratio),
-    "matmul_autotune.pick_of_best": Value(pick_of_best, percent1, missing=NOT_MEASURED),
+    "matmul_autotune.ratio": Value(ratio_of, ratio, missing=NOT_MEASURED),
     "matmul_autotune.pick_is_best": Value(pick_is_best),
     "matmul_autotune.pick_rank": Value(pick_rank, count, missing=NOT_MEASURED),
-    "matmul_autotune.cublas_tflops": Value(cublas_tflops, tflops, missing=NOT_MEASURED),
-    "matmul_autotune.best_vs_cublas": Value(best_vs_cublas, percent, missing=NOT_MEASURED),
     "matmul_autotune.max_spills": Value(max_spills, count, missing=NOT_MEASURED),
     "matmul_autotune.pick_regs": Value(pick_regs, count, missing=NOT_MEASURED),
     "matmul_autotune.pick_shared": Value(pick_shared, kib, missing=NOT_MEASURED),
     "matmul_autotune.pick_note": Value(pick_note),
     "matmul_autotune.within_tile_max": Value(within_tile_max, ratio, missing=NOT_MEASURED),
-    "matmul_autotune.small_tile_of_best": Value(small_tile_of_best, percent, missing=NOT_MEASURED),
     "matmul_autotune.config_tflops": Value(config_tflops, tflops, missing=NOT_MEASURED),
     "matmul_autotune.smem": Value(smem, kib),
     "matmul_autotune.first_call": Value(first_call, secs, missing=NOT_MEASURED),
     "matmul_autotune.most_configs": Value(most_configs, missing=NOT_MEASURED),
-    "matmul_autotune.tune_only": Value(tune_only, secs, missing=NOT_MEASURED),
     "matmul_autotune.per_config": Value(per_config, secs, missing=NOT_MEASURED),
     "matmul_autotune.host": Value(host, micros(1), missing=NOT_MEASURED),
 }

@@ -6,6 +6,10 @@ maximum of kernels/reduction.py against ``torch.sum`` / ``torch.amax`` over row 
 of the run's copy bandwidth, and the book kernel's rows its plan, registers, spills and
 PTX instruction counts.
 
+And ``reduction_tile``: at the widest rows, the tile set by hand (block_n 4,096 or 8,192,
+over a num_warps sweep) in fp32 and bf16, with torch in the same run: whether the bytes
+one program reads per loop step explain bf16's distance from copy bandwidth.
+
 The figure shows the devices that have ``reduction`` data; on a device without it every
 value reads "not measured".
 """
@@ -21,11 +25,14 @@ from scripts.book.render import (
     axis,
     bandwidth,
     copy,
+    count,
     hline,
     line,
+    maybe_one,
     percent,
     rate,
     ratio,
+    rows,
 )
 
 BENCH = "reduction"
@@ -93,33 +100,23 @@ def triton_copy_range(docs: Docs) -> str | None:
     return f"{percent(min(fractions))} to {percent(max(fractions))}"
 
 
-def widest_cols(docs: Docs) -> str | None:
-    """The widest row measured, in columns (None: not measured on this device)."""
-    return f"{widest(docs, 'triton', 'sum')['cols']:,}" if measured(docs) else None
-
-
-def widest_plan(docs: Docs) -> str | None:
-    """The wrapper's plan at the widest fp32 row: block_m x block_n over num_warps."""
+def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "resources"]) -> str | None:
+    """The widest row measured, in words: its columns; the wrapper's plan for it in fp32
+    (block_m x block_n over num_warps); what the PTX of the fp32 sum compiled for it holds
+    for the final reduction; or the registers per thread and spills of the fp32 sum and
+    max kernels compiled for it. None: not measured on this device."""
     if not measured(docs):
         return None
     r = widest(docs, "triton", "sum")
-    return f"{r['block_m']} × {r['block_n']} over {r['num_warps']} warps"
-
-
-def widest_ptx(docs: Docs) -> str | None:
-    """What the PTX of the fp32 sum kernel compiled for the widest row holds for its final
-    reduction, in words (None: not measured on this device)."""
-    if not measured(docs):
-        return None
-    ptx = widest(docs, "triton", "sum")["ptx"]
-    return f"shfl.sync: {ptx['shfl']}, st.shared: {ptx['st_shared']}, bar.sync: {ptx['bar_sync']}"
-
-
-def widest_resources(docs: Docs) -> str | None:
-    """Registers per thread and spilled registers of the fp32 sum and max kernels compiled
-    for the widest row, in words (None: not measured on this device)."""
-    if not measured(docs):
-        return None
+    if of == "cols":
+        return f"{r['cols']:,}"
+    if of == "plan":
+        return f"{r['block_m']} × {r['block_n']} over {r['num_warps']} warps"
+    if of == "ptx":
+        ptx = r["ptx"]
+        return (
+            f"shfl.sync: {ptx['shfl']}, st.shared: {ptx['st_shared']}, bar.sync: {ptx['bar_sync']}"
+        )
     parts = []
     for op, _, _ in OPS:
         r = widest(docs, "triton", op)
@@ -127,15 +124,57 @@ def widest_resources(docs: Docs) -> str | None:
     return "; ".join(parts)
 
 
+# ---- values: the tile control at the widest rows (reduction_tile) --------------------------
+
+TILE = "reduction_tile"
+
+
+def tile_rows(docs: Docs, op: str, dtype: str, block_n: int, warps: int | None) -> list[dict]:
+    if TILE not in docs:
+        return []
+    match = {"impl": "triton", "op": op, "dtype": dtype, "block_n": block_n}
+    if warps is not None:
+        match["num_warps"] = warps
+    return rows(docs, TILE, **match)
+
+
+def best_tile(docs: Docs, op: str, dtype: str, block_n: int, warps: int | None) -> dict | None:
+    found = tile_rows(docs, op, dtype, block_n, warps)
+    return max(found, key=lambda r: r["copy_fraction"]) if found else None
+
+
+def tile_of_copy(
+    docs: Docs, op: Op, dtype: Dtype, block_n: int, warps: int | None = None
+) -> float | None:
+    """At the widest rows, the book's kernel with its tile set by hand to 1 x ``block_n``
+    and ``warps`` warps (none: the best of the warp sweep): its fraction of the run's copy
+    bandwidth. None where this device has not run the control."""
+    r = best_tile(docs, op, dtype, block_n, warps)
+    return None if r is None else r["copy_fraction"]
+
+
+def tile_best_warps(docs: Docs, op: Op, dtype: Dtype, block_n: int) -> int | None:
+    """The num_warps of the warp sweep's fastest row at 1 x ``block_n``, widest rows."""
+    r = best_tile(docs, op, dtype, block_n, None)
+    return None if r is None else r["num_warps"]
+
+
+def tile_torch_of_copy(docs: Docs, op: Op, dtype: Dtype) -> float | None:
+    """torch.sum or torch.amax at the widest rows, measured in the tile control's run: its
+    fraction of copy bandwidth."""
+    r = maybe_one(docs, TILE, absent_ok=True, impl="torch", op=op, dtype=dtype)
+    return None if r is None else r["copy_fraction"]
+
+
 NOT_MEASURED = "not measured"
 VALUES = {
     "reduction.of_copy": Value(of_copy, percent, missing=NOT_MEASURED),
     "reduction.vs_torch": Value(vs_torch, ratio, missing=NOT_MEASURED),
     "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
-    "reduction.widest_cols": Value(widest_cols, missing=NOT_MEASURED),
-    "reduction.widest_plan": Value(widest_plan, missing=NOT_MEASURED),
-    "reduction.widest_ptx": Value(widest_ptx, missing=NOT_MEASURED),
-    "reduction.widest_resources": Value(widest_resources, missing=NOT_MEASURED),
+    "reduction.widest": Value(widest_row, missing=NOT_MEASURED),
+    "reduction.tile_of_copy": Value(tile_of_copy, percent, missing=NOT_MEASURED),
+    "reduction.tile_best_warps": Value(tile_best_warps, count, missing=NOT_MEASURED),
+    "reduction.tile_torch_of_copy": Value(tile_torch_of_copy, percent, missing=NOT_MEASURED),
 }
 
 

@@ -1,33 +1,40 @@
 """Figures and values of the RMSNorm family: lesson 11.
 
 Data: ``rmsnorm`` (forward and backward against hidden size H, M x H fixed, the book's
-kernels and their peers, bf16 at five widths and fp32 at 4096) and ``rmsnorm_small_m``
-(the control at M = 16384: through autograd vs the kernels alone), written by
+kernels and their peers, bf16 at five widths and fp32 at 4096), ``rmsnorm_small_m`` (the
+control at M = 16384: through autograd vs the kernels alone, and the host's parts) and
+``rmsnorm_bwd_sweep`` (the backward's launch shapes), written by
 scripts/bench/benchmarks/rmsnorm.py.
 
 Bytes: each row's ``bytes`` is what the operation must move at least (forward: read x and
 weight, write y; backward: read x, dy and weight, write dx and dweight), so every impl's
 "bandwidth" is that count over its own time; an impl that moves more shows as slower.
 Training (forward + backward) adds the two byte counts and the two times.
+
+Values are at bf16 unless a ``dtype`` says otherwise, e.g.
+``{{ value h100 rmsnorm.bandwidth direction=forward impl=eager hidden=8192 }}`` or
+``{{ value h100 rmsnorm.vs peer=liger direction=training hidden=8192 }}``.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from scripts.book.render import (
     Docs,
     Figure,
+    RenderError,
     Value,
     axis,
-    copy_bw,
+    bandwidth,
+    copy,
     count,
-    doc,
     hline,
     line,
+    maybe_one,
     micros,
-    named,
-    or_not_measured,
+    one,
     percent,
-    plain,
     provenance,
     rate,
     ratio,
@@ -36,8 +43,7 @@ from scripts.book.render import (
     whole,
 )
 
-BENCH = "rmsnorm"
-PEER_TBPS, PEER_RATIO = or_not_measured(tbps), or_not_measured(ratio)  # a peer may not run
+BENCH, SMALL, SWEEP = "rmsnorm", "rmsnorm_small_m", "rmsnorm_bwd_sweep"
 IMPLS = (  # key, legend label, colour role
     ("triton", "Triton (kernels/rmsnorm.py)", "triton"),
     ("eager", "eager formula (torch ops)", "torch"),
@@ -47,151 +53,170 @@ IMPLS = (  # key, legend label, colour role
 )
 LABEL = {key: label for key, label, _ in IMPLS}
 PEERS = ("compile", "rms_norm", "liger")  # the ones the target says to match or beat
-WIDTHS = (1024, 2048, 4096, 8192, 16384)  # the bf16 widths the benchmark measures
-# The widths the targets apply to: all of them, as one bf16 tensor of M x H is larger than
-# the L2 at every width (512 MiB).
-TARGET_WIDTHS = WIDTHS
-SMALL = "rmsnorm_small_m"
+TARGET_FRACTION = {"forward": 0.90, "backward": 0.80}  # of copy bandwidth (TARGETS.md)
+NOT_MEASURED = "not measured"  # a peer that did not run, or a run older than a field
+
+Direction = Literal["forward", "backward"]
+Hidden = Literal[1024, 2048, 4096, 8192, 16384]
+Impl = Literal["triton", "eager", "compile", "rms_norm", "liger"]
+Peer = Literal["compile", "rms_norm", "liger"]
+Dtype = Literal["bfloat16", "float32"]
+Step = Literal["forward", "backward", "training"]  # training: one forward plus one backward
+Timed = Literal["autograd", "kernels"]  # through autograd, or the kernels launched directly
+Part = Literal["autograd", "kernels", "stage2"]  # stage2: the backward's second kernel alone
+Bytes = Literal["tensor", "forward", "backward", "rstd", "partials"]
+KernelField = Literal["programs", "regs", "regs_per_program", "spills"]
+HostPart = Literal["autograd", "kernels", "host", "host_kernels", "host_noop", "host_rest"]
 
 
-def megabytes(v: float) -> str:
-    """Bytes as decimal megabytes, as the page's worked numbers count them."""
-    return f"{v / 1e6:,.0f} MB"
-
-
-SHORT = {"forward": "fwd", "backward": "bwd"}
+def byte_size(v: float) -> str:
+    """Bytes in decimal units, as the page's worked numbers count them: whole MB from
+    100 MB, MB with one decimal from 1 MB, else whole KB."""
+    if v >= 100e6:
+        return f"{v / 1e6:,.0f} MB"
+    return f"{v / 1e6:.1f} MB" if v >= 1e6 else f"{v / 1e3:,.0f} KB"
 
 
 # ---- helpers ----------------------------------------------------------------------------
 
 
-def bandwidth(row: dict) -> float:
-    """Median achieved bandwidth of a row (its least byte count over its time), bytes/s."""
-    return row["bytes"] / row["time_s"]["p50"]
+def row(docs: Docs, direction: str, hidden: int, impl="triton", dtype="bfloat16") -> dict:
+    return one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, hidden=hidden)
 
 
-def series(docs: Docs, impl: str, direction: str, dtype: str = "bfloat16") -> list[dict]:
-    """One impl's rows in one direction and dtype, by hidden size."""
-    found = rows(docs, BENCH, impl=impl, direction=direction, dtype=dtype)
-    return sorted(found, key=lambda r: r["hidden"])
+def peer_row(docs: Docs, impl: str, direction: str, hidden: int) -> dict | None:
+    """A bf16 row, or None where that impl did not run (Liger-Kernel not installed)."""
+    match = {"impl": impl, "direction": direction, "dtype": "bfloat16", "hidden": hidden}
+    return maybe_one(docs, BENCH, absent_ok=True, **match)
 
 
-def at(docs: Docs, impl: str, direction: str, hidden: int, dtype: str = "bfloat16") -> dict:
-    found = rows(docs, BENCH, impl=impl, direction=direction, dtype=dtype, hidden=hidden)
-    if not found:
-        raise KeyError(f"no {impl} {direction} {dtype} row at H={hidden}")
-    return found[0]
+def step(docs: Docs, impl: str, direction: str, hidden: int) -> tuple[int, dict] | None:
+    """Bytes and time spread of one step of ``impl``; ``training`` is one forward plus one
+    backward (the spread adds percentiles: a rough band). None where it did not run."""
+    if direction != "training":
+        r = peer_row(docs, impl, direction, hidden)
+        return None if r is None else (r["bytes"], r["time_s"])
+    fwd, bwd = (step(docs, impl, d, hidden) for d in ("forward", "backward"))
+    if fwd is None or bwd is None:
+        return None
+    return fwd[0] + bwd[0], {p: fwd[1][p] + bwd[1][p] for p in ("p20", "p50", "p80")}
 
 
-def measured(docs: Docs, impl: str, direction: str, hidden: int) -> bool:
-    return bool(rows(docs, BENCH, impl=impl, direction=direction, hidden=hidden))
+def sweep_best(docs: Docs, hidden: int, per_sm: int | None, prefetch: bool | None) -> dict | None:
+    """The fastest row of the backward's launch-shape sweep at ``hidden`` with ``per_sm``
+    programs per SM and loading ahead or not (None: any); None if the sweep has no such
+    row and ``prefetch`` was asked (a run from before the wide rows were swept both ways)."""
+    found = [
+        r
+        for r in rows(docs, SWEEP, hidden=hidden)
+        if per_sm in (None, r["programs_per_sm"]) and prefetch in (None, r.get("prefetch"))
+    ]
+    if not found and prefetch is None:
+        raise RenderError(f"{SWEEP} has no row hidden={hidden} programs_per_sm={per_sm}")
+    return max(found, key=bandwidth, default=None)
 
 
-def copy(docs: Docs) -> float:
-    return copy_bw(doc(docs, BENCH))
+# ---- values: the main benchmark -----------------------------------------------------------
 
 
-def training(fwd: dict, bwd: dict) -> tuple[int, dict]:
-    """Bytes and time of one forward plus one backward. The spread adds percentiles, a
-    rough band (the percentile of a sum is not the sum of percentiles)."""
-    spread = {p: fwd["time_s"][p] + bwd["time_s"][p] for p in ("p20", "p50", "p80")}
-    return fwd["bytes"] + bwd["bytes"], spread
+def bandwidth_of(
+    docs: Docs, direction: Direction, impl: Impl, hidden: Hidden, part: Timed = "autograd"
+) -> float | None:
+    """Achieved bandwidth of ``impl`` (least bytes over median time), bytes/s, M x H
+    fixed; ``part=kernels``: the book's kernels launched directly, no autograd."""
+    r = peer_row(docs, impl, direction, hidden)
+    if part == "autograd" or r is None:
+        return None if r is None else bandwidth(r)
+    if impl != "triton":
+        raise RenderError("part=kernels is measured for impl=triton only")
+    return r["bytes"] / r["kernels_time_s"]["p50"] if "kernels_time_s" in r else None
 
 
-# ---- value factories: one named function per (direction, impl, width) --------------------
+def time_of(docs: Docs, direction: Direction, hidden: Hidden, part: Part = "autograd") -> float:
+    """The book's median device time, seconds: as timed through autograd, of its kernels
+    launched directly, or (backward) of the second stage alone, which sums the partials."""
+    field = {"autograd": "time_s", "kernels": "kernels_time_s", "stage2": "dw_time_s"}[part]
+    return row(docs, direction, hidden)[field]["p50"]
 
 
-def bandwidth_at(direction: str, impl: str, hidden: int, dtype: str = "bfloat16"):
-    def compute(docs: Docs) -> float | None:
-        if not measured(docs, impl, direction, hidden):
-            return None
-        return bandwidth(at(docs, impl, direction, hidden, dtype))
-
-    doc_ = f"{LABEL[impl]}: {direction} bandwidth, {dtype}, H = {hidden}, M = 16384 rows."
-    return named(f"{SHORT[direction]}_{impl}_{hidden}_{dtype}", doc_, compute)
+def floor(docs: Docs, direction: Direction, hidden: Hidden) -> float:
+    """The least bytes over the copy bandwidth: the fastest the step can be, seconds."""
+    return row(docs, direction, hidden)["bytes"] / copy(docs, BENCH)
 
 
-def fraction_of_copy_at(direction: str, hidden: int, dtype: str = "bfloat16"):
-    def compute(docs: Docs) -> float:
-        return bandwidth(at(docs, "triton", direction, hidden, dtype)) / copy(docs)
-
-    doc_ = f"The book's {direction} bandwidth over the copy ceiling, {dtype}, H = {hidden}."
-    return named(f"{SHORT[direction]}_fraction_of_copy_{hidden}_{dtype}", doc_, compute)
+def of_copy(docs: Docs, direction: Direction, hidden: Hidden, dtype: Dtype = "bfloat16") -> float:
+    """The book's bandwidth over the run's measured copy bandwidth."""
+    return bandwidth(row(docs, direction, hidden, dtype=dtype)) / copy(docs, BENCH)
 
 
-def ratio_at(direction: str, peer: str, hidden: int):
-    def compute(docs: Docs) -> float | None:
-        if not measured(docs, peer, direction, hidden):
-            return None
-        peer_time = at(docs, peer, direction, hidden)["time_s"]["p50"]
-        return peer_time / at(docs, "triton", direction, hidden)["time_s"]["p50"]
-
-    doc_ = f"{LABEL[peer]}'s {direction} time over the book's, bf16, H = {hidden} (>1: faster)."
-    return named(f"{SHORT[direction]}_vs_{peer}_{hidden}", doc_, compute)
+def vs(docs: Docs, peer: Peer, direction: Step, hidden: Hidden) -> float | None:
+    """``peer``'s median time over the book's (> 1: the book's is faster); training is one
+    forward plus one backward."""
+    theirs, mine = step(docs, peer, direction, hidden), step(docs, "triton", direction, hidden)
+    return None if theirs is None else theirs[1]["p50"] / mine[1]["p50"]
 
 
-def training_ratio_at(peer: str, hidden: int):
-    def compute(docs: Docs) -> float | None:
-        if not (
-            measured(docs, peer, "forward", hidden) and measured(docs, peer, "backward", hidden)
-        ):
-            return None
-        _, mine = training(*(at(docs, "triton", d, hidden) for d in ("forward", "backward")))
-        _, theirs = training(*(at(docs, peer, d, hidden) for d in ("forward", "backward")))
-        return theirs["p50"] / mine["p50"]
-
-    doc_ = f"{LABEL[peer]}'s forward + backward time over the book's, bf16, H = {hidden}."
-    return named(f"train_vs_{peer}_{hidden}", doc_, compute)
-
-
-TARGET_FRACTION = {"forward": 0.90, "backward": 0.80}  # of copy bandwidth (TARGETS.md)
-
-
-def verdict_at(direction: str, hidden: int):
-    def compute(docs: Docs) -> str:
-        mine = at(docs, "triton", direction, hidden)
-        fraction = bandwidth(mine) / copy(docs)
-        target = TARGET_FRACTION[direction]
-        behind = []
-        for peer in PEERS:
-            if measured(docs, peer, direction, hidden):
-                theirs = at(docs, peer, direction, hidden)["time_s"]
-                if theirs["p50"] < mine["time_s"]["p50"]:
-                    ratio_ = theirs["p50"] / mine["time_s"]["p50"]
-                    # slower than the peer by more than the spread, or within it
-                    clear = mine["time_s"]["p20"] > theirs["p80"]
-                    tie = "" if clear else ", within the spread"
-                    behind.append(f"{LABEL[peer]} {ratio_:.2f}×{tie}")
-        if fraction < target:
-            return f"missed ({fraction:.0%} of copy, target {target:.0%})"
-        if behind:
-            return "bandwidth met; behind " + "; ".join(behind)
-        return "met"
-
-    doc_ = (
-        f"Verdict against the targets for the book's {direction}, bf16, H = {hidden}: "
-        f"'met', or what is missed (the share of copy below {TARGET_FRACTION[direction]:.0%}, "
-        "or each peer with a shorter median time, and whether the gap is within the spread)."
-    )
-    return named(f"{SHORT[direction]}_verdict_{hidden}", doc_, compute)
+def verdict(docs: Docs, direction: Direction, hidden: Hidden) -> str:
+    """'met', or what is missed against the targets: the share of copy below 90%
+    (forward) or 80% (backward), or each peer with a shorter median time, and whether the
+    gap is within the spread (the book's p20 not longer than the peer's p80)."""
+    mine = row(docs, direction, hidden)
+    fraction, target = bandwidth(mine) / copy(docs, BENCH), TARGET_FRACTION[direction]
+    behind = []
+    t = mine["time_s"]
+    for peer in PEERS:
+        theirs = peer_row(docs, peer, direction, hidden)
+        if theirs is not None and theirs["time_s"]["p50"] < t["p50"]:
+            tie = "" if t["p20"] > theirs["time_s"]["p80"] else ", within the spread"
+            behind.append(f"{LABEL[peer]} {theirs['time_s']['p50'] / t['p50']:.2f}×{tie}")
+    if fraction < target:
+        return f"missed ({fraction:.0%} of copy, target {target:.0%})"
+    return "bandwidth met; behind " + "; ".join(behind) if behind else "met"
 
 
-# ---- single values ------------------------------------------------------------------------
+def bytes_of(docs: Docs, of: Bytes, hidden: Hidden) -> int:
+    """Bytes at bf16: one M x H tensor (x, y, dy or dx), the least the forward or the
+    backward moves, the rstd the forward saves (4 per row), or the backward's partial rows
+    of dweight (programs x H x 4)."""
+    if of in ("forward", "backward"):
+        return row(docs, of, hidden)["bytes"]
+    if of == "partials":
+        return row(docs, "backward", hidden)["programs"] * hidden * 4
+    return row(docs, "forward", hidden)["rows"] * (hidden * 2 if of == "tensor" else 4)
 
 
-def n_rows(docs: Docs) -> int:
-    """Rows M of the measurements at H = 8192."""
-    return at(docs, "triton", "forward", 8192)["rows"]
+def share(docs: Docs, of: Literal["partials", "stage2"], hidden: Hidden) -> float:
+    """The partial rows' bytes over the backward's least bytes, or the second stage's
+    device time over the whole backward's."""
+    r = row(docs, "backward", hidden)
+    if of == "partials":
+        return bytes_of(docs, "partials", hidden) / r["bytes"]
+    return r["dw_time_s"]["p50"] / r["time_s"]["p50"]
+
+
+def kernel(docs: Docs, direction: Direction, hidden: Hidden, of: KernelField) -> int:
+    """The book's launch and compiled kernel: programs (backward: two per SM, rounded so
+    none is idle; also the number of partial rows of dweight), registers per thread or
+    per program (x 32 x warps), or values spilled per thread (Triton's n_spills)."""
+    r = row(docs, direction, hidden)
+    if of == "regs_per_program":
+        return r["n_regs"] * 32 * r["num_warps"]
+    return r[{"regs": "n_regs", "spills": "n_spills"}.get(of, of)]
+
+
+def n_rows(docs: Docs, control: bool = False) -> int:
+    """Rows M of the measurements at H = 8192, or (control) of rmsnorm_small_m."""
+    return rows(docs, SMALL)[0]["rows"] if control else row(docs, "forward", 8192)["rows"]
 
 
 def elements(docs: Docs) -> int:
     """Elements M x H of one tensor: the same at every width."""
-    return at(docs, "triton", "forward", 8192)["rows"] * 8192
+    return row(docs, "forward", 8192)["rows"] * 8192
 
 
-def tensor_mib(docs: Docs) -> float:
-    """MiB of one bf16 tensor of M x H elements (x, y, dy or dx) at any width."""
-    return elements(docs) * 2 / 2**20
+def tensor_mib(docs: Docs) -> int:
+    """Bytes of one bf16 tensor of M x H elements, shown in MiB as the L2's size is."""
+    return elements(docs) * 2
 
 
 def tensor_over_l2(docs: Docs) -> float:
@@ -199,357 +224,119 @@ def tensor_over_l2(docs: Docs) -> float:
     return elements(docs) * 2 / provenance(docs)["l2_bytes"]
 
 
-def small_m(direction: str, field: str, hidden: int):
-    def compute(docs: Docs) -> float | None:
-        found = rows(docs, SMALL, direction=direction, hidden=hidden)
-        if not found:
-            raise KeyError(f"no {SMALL} {direction} row at H={hidden}")
-        if field not in found[0]:  # the host breakdown: data from before it was recorded
+# ---- values: the control at M = 16384 and the backward's launch-shape sweep -----------------
+
+
+def small_m(
+    docs: Docs, direction: Direction, hidden: Literal[1024, 2048, 4096], of: HostPart
+) -> float | None:
+    """M = 16384, bf16, the book's step, seconds (medians): device time through autograd
+    or of its kernels launched directly; host time of one autograd call (host), of the
+    wrapper's launches and allocations alone (host_kernels), of the same call through a
+    Function that launches nothing (host_noop), and what is left of host (host_rest)."""
+    r = one(docs, SMALL, direction=direction, hidden=hidden)
+    if of == "host_rest":
+        if "host_noop_s" not in r:  # the host's parts: newer runs only
             return None
-        return found[0][field]["p50"]
-
-    what = {
-        "autograd_time_s": "device time through autograd, as 'rmsnorm' times it",
-        "kernels_time_s": "device time of its kernels launched directly",
-        "host_s": "host time of one autograd call",
-        "host_kernels_s": "host time of the wrapper's launches and allocations, no autograd",
-        "host_noop_s": "host time of the same autograd call through a Function that "
-        "launches nothing",
-    }[field]
-    doc_ = f"M = 16384, bf16, H = {hidden}, the book's {direction}: {what}, seconds (median)."
-    return named(f"small_m_{SHORT[direction]}_{field}_{hidden}", doc_, compute)
-
-
-def small_m_rows(docs: Docs) -> int:
-    """Rows M of the control."""
-    return rows(docs, SMALL)[0]["rows"]
-
-
-def kernels_alone(direction: str, hidden: int):
-    def compute(docs: Docs) -> float | None:
-        row = at(docs, "triton", direction, hidden)
-        if "kernels_time_s" not in row:  # data from before the control was added
-            return None
-        return row["bytes"] / row["kernels_time_s"]["p50"]
-
-    doc_ = (
-        f"Bandwidth of the book's {direction} kernels launched directly (no autograd), "
-        f"bf16, H = {hidden}, bytes/s."
-    )
-    return named(f"{SHORT[direction]}_kernels_alone_{hidden}", doc_, compute)
-
-
-def fwd_time_8192(docs: Docs) -> float:
-    """The book's forward time, bf16, H = 8192, seconds."""
-    return at(docs, "triton", "forward", 8192)["time_s"]["p50"]
-
-
-def fwd_floor_8192(docs: Docs) -> float:
-    """Forward bytes at bf16, H = 8192, over the copy bandwidth: the fastest possible, s."""
-    return at(docs, "triton", "forward", 8192)["bytes"] / copy(docs)
-
-
-def bwd_time(hidden: int, dtype: str = "bfloat16"):
-    def compute(docs: Docs) -> float:
-        return at(docs, "triton", "backward", hidden, dtype)["time_s"]["p50"]
-
-    doc_ = f"The book's backward time (median), {dtype}, H = {hidden}, seconds."
-    return named(f"bwd_time_{hidden}_{dtype}", doc_, compute)
-
-
-def backward_median(field: str, hidden: int, name: str, doc_: str):
-    """A value: the median of one timing field of the book's bf16 backward row at H."""
-
-    def compute(docs: Docs) -> float:
-        return at(docs, "triton", "backward", hidden)[field]["p50"]
-
-    return named(name, doc_, compute)
-
-
-def bwd_kernels_time(hidden: int):
-    doc_ = f"The book's backward kernels launched directly (median), bf16, H = {hidden}, s."
-    return backward_median("kernels_time_s", hidden, f"bwd_kernels_time_{hidden}", doc_)
-
-
-def small_m_host_rest(direction: str):
-    def compute(docs: Docs) -> float | None:
-        found = rows(docs, SMALL, direction=direction, hidden=1024)
-        if not found or "host_noop_s" not in found[0]:
-            return None
-        r = found[0]
         return r["host_s"]["p50"] - r["host_kernels_s"]["p50"] - r["host_noop_s"]["p50"]
-
-    doc_ = (
-        f"M = 16384, bf16, H = 1024, the book's {direction}: host time of one autograd call "
-        "minus the wrapper's launches and allocations and minus autograd's own cost (a "
-        "Function that launches nothing): the rest of the path (argument checks, the "
-        "Function's own code), seconds (medians)."
-    )
-    return named(f"small_m_{SHORT[direction]}_host_rest_1024", doc_, compute)
+    field = {"autograd": "autograd_time_s", "kernels": "kernels_time_s"}.get(of, of + "_s")
+    return r[field]["p50"] if field in r else None
 
 
-def bwd_time_range(hidden: int):
-    def compute(docs: Docs) -> tuple[float, float]:
-        spread = at(docs, "triton", "backward", hidden)["time_s"]
-        return spread["p20"], spread["p80"]
-
-    doc_ = f"The book's backward time, 20th and 80th percentile, bf16, H = {hidden}, seconds."
-    return named(f"bwd_time_range_{hidden}", doc_, compute)
-
-
-def bwd_target_time(hidden: int):
-    def compute(docs: Docs) -> float:
-        return at(docs, "triton", "backward", hidden)["bytes"] / (0.8 * copy(docs))
-
-    doc_ = (
-        f"The longest backward time that still meets the target, 80% of copy bandwidth, "
-        f"bf16, H = {hidden}, seconds."
-    )
-    return named(f"bwd_target_time_{hidden}", doc_, compute)
+def sweep_bandwidth(
+    docs: Docs, hidden: Hidden, per_sm: int | None = None, prefetch: bool | None = None
+) -> float | None:
+    """Best backward bandwidth of the launch-shape sweep at ``hidden``, over the shapes
+    with ``per_sm`` programs per SM and loading ahead or not (left out: any), bytes/s."""
+    b = sweep_best(docs, hidden, per_sm, prefetch)
+    return None if b is None else bandwidth(b)
 
 
-def micros_range(v: tuple[float, float]) -> str:
-    """A (low, high) pair of seconds as 'low–high µs'."""
-    return f"{v[0] * 1e6:.0f}–{v[1] * 1e6:.0f} µs"
+def sweep_shape(
+    docs: Docs,
+    hidden: Hidden,
+    prefetch: bool | None = None,
+    detail: Literal["step", "registers"] = "step",
+) -> str | None:
+    """The launch shape of the sweep's fastest backward at ``hidden`` (loading ahead or
+    not; left out: either), with its rows per step or its registers and spills."""
+    b = sweep_best(docs, hidden, None, prefetch)
+    if b is None:
+        return None
+    if detail == "registers":
+        regs = f"{b['n_regs']} registers per thread, {b['n_spills']} spilled"
+        return f"{b['num_warps']} warps, {b['programs_per_sm']} per SM: {regs}"
+    k = b["rows_per_step"]
+    return f"{b['programs_per_sm']} per SM, {b['num_warps']} warps, {k} row{'s' * (k > 1)} per step"
 
 
-def bwd_floor_8192(docs: Docs) -> float:
-    """Backward bytes at bf16, H = 8192, over the copy bandwidth: the fastest possible, s."""
-    return at(docs, "triton", "backward", 8192)["bytes"] / copy(docs)
-
-
-def stage2_time(hidden: int):
-    doc_ = f"Device time of the backward's second stage alone (summing partials), H = {hidden}."
-    return backward_median("dw_time_s", hidden, f"dw_time_{hidden}", doc_)
-
-
-def stage2_share(hidden: int):
-    def compute(docs: Docs) -> float:
-        row = at(docs, "triton", "backward", hidden)
-        return row["dw_time_s"]["p50"] / row["time_s"]["p50"]
-
-    doc_ = f"The second stage's share of the whole backward's device time, bf16, H = {hidden}."
-    return named(f"dw_share_{hidden}", doc_, compute)
-
-
-def partial_bytes_8192(docs: Docs) -> float:
-    """Bytes of the backward's partial rows at H = 8192 (programs x H x 4), in MB."""
-    return at(docs, "triton", "backward", 8192)["programs"] * 8192 * 4 / 1e6
-
-
-def tensor_bytes(docs: Docs) -> int:
-    """Bytes of one bf16 tensor of M x H elements (the same at every width)."""
-    return elements(docs) * 2
-
-
-def fwd_bytes_8192(docs: Docs) -> float:
-    """The least bytes the bf16 forward moves at H = 8192 (x and weight in, y out)."""
-    return at(docs, "triton", "forward", 8192)["bytes"]
-
-
-def rstd_bytes_8192(docs: Docs) -> int:
-    """Bytes of the rstd the forward saves at H = 8192: 4 per row."""
-    return at(docs, "triton", "forward", 8192)["rows"] * 4
-
-
-def bwd_bytes_8192(docs: Docs) -> float:
-    """The least bytes the bf16 backward moves at H = 8192 (x, dy, weight in; dx, dw out)."""
-    return at(docs, "triton", "backward", 8192)["bytes"]
-
-
-def partial_share_8192(docs: Docs) -> float:
-    """The partial rows' bytes over the backward's least bytes, bf16, H = 8192."""
-    row = at(docs, "triton", "backward", 8192)
-    return row["programs"] * 8192 * 4 / row["bytes"]
-
-
-def bwd_programs(docs: Docs) -> int:
-    """Programs of the backward (two per SM, rounded so none is idle): also the number of
-    partial rows of dweight."""
-    return at(docs, "triton", "backward", 8192)["programs"]
-
-
-def registers(direction: str, hidden: int):
-    def compute(docs: Docs) -> int:
-        return at(docs, "triton", direction, hidden)["n_regs"]
-
-    doc_ = f"Registers per thread of the book's compiled {direction} kernel, bf16, H = {hidden}."
-    return named(f"{SHORT[direction]}_regs_{hidden}", doc_, compute)
-
-
-def registers_per_program(direction: str, hidden: int):
-    def compute(docs: Docs) -> int:
-        row = at(docs, "triton", direction, hidden)
-        return row["n_regs"] * 32 * row["num_warps"]
-
-    doc_ = f"Registers one {direction} program takes (per thread x threads), bf16, H = {hidden}."
-    return named(f"{SHORT[direction]}_regs_per_program_{hidden}", doc_, compute)
-
-
-def spills(direction: str, hidden: int):
-    def compute(docs: Docs) -> int:
-        return at(docs, "triton", direction, hidden)["n_spills"]
-
-    doc_ = f"Spilled values per thread (Triton's n_spills) of the {direction} kernel, H = {hidden}."
-    return named(f"{SHORT[direction]}_spills_{hidden}", doc_, compute)
+def sweep_count(docs: Docs) -> int:
+    """How many launch shapes the backward sweep measured, over all widths."""
+    return len(rows(docs, SWEEP))
 
 
 VALUES = {
+    "rmsnorm.bandwidth": Value(bandwidth_of, tbps, missing=NOT_MEASURED),
+    "rmsnorm.time": Value(time_of, micros(0)),
+    "rmsnorm.floor": Value(floor, micros(0)),
+    "rmsnorm.of_copy": Value(of_copy, percent),
+    "rmsnorm.vs": Value(vs, ratio, missing=NOT_MEASURED),
+    "rmsnorm.verdict": Value(verdict),
+    "rmsnorm.bytes": Value(bytes_of, byte_size),
+    "rmsnorm.share": Value(share, percent),
+    "rmsnorm.kernel": Value(kernel, count),
     "rmsnorm.rows": Value(n_rows, count),
     "rmsnorm.elements": Value(elements, count),
-    "rmsnorm.tensor_mib": Value(tensor_mib, lambda v: f"{v:,.0f} MiB"),
+    "rmsnorm.tensor_mib": Value(tensor_mib, lambda v: f"{v / 2**20:,.0f} MiB"),
     "rmsnorm.tensor_over_l2": Value(tensor_over_l2, whole),
-    "rmsnorm.small_m_rows": Value(small_m_rows, count),
-    "rmsnorm.fwd_us_8192": Value(fwd_time_8192, micros(0)),
-    "rmsnorm.fwd_floor_us_8192": Value(fwd_floor_8192, micros(0)),
-    "rmsnorm.bwd_us_8192": Value(bwd_time(8192), micros(0)),
-    "rmsnorm.bwd_us_4096": Value(bwd_time(4096), micros(0)),
-    "rmsnorm.bwd_us_fp32_4096": Value(bwd_time(4096, "float32"), micros(0)),
-    "rmsnorm.bwd_us_range_4096": Value(bwd_time_range(4096), micros_range),
-    "rmsnorm.bwd_us_1024": Value(bwd_time(1024), micros(0)),
-    "rmsnorm.bwd_kernels_us_1024": Value(bwd_kernels_time(1024), micros(0)),
-    "rmsnorm.bwd_kernels_us_4096": Value(bwd_kernels_time(4096), micros(0)),
-    "rmsnorm.bwd_us_range_8192": Value(bwd_time_range(8192), micros_range),
-    "rmsnorm.bwd_target_us_4096": Value(bwd_target_time(4096), micros(0)),
-    "rmsnorm.bwd_floor_us_8192": Value(bwd_floor_8192, micros(0)),
-    "rmsnorm.bwd_programs": Value(bwd_programs, plain),
-    "rmsnorm.partial_mb_8192": Value(partial_bytes_8192, lambda v: f"{v:.1f} MB"),
-    "rmsnorm.partial_share_8192": Value(partial_share_8192, percent),
-    "rmsnorm.bwd_bytes_8192": Value(bwd_bytes_8192, megabytes),
-    "rmsnorm.fwd_bytes_8192": Value(fwd_bytes_8192, megabytes),
-    "rmsnorm.tensor_bytes": Value(tensor_bytes, count),
-    "rmsnorm.tensor_mb": Value(tensor_bytes, megabytes),
-    "rmsnorm.rstd_kb_8192": Value(rstd_bytes_8192, lambda v: f"{v / 1e3:,.0f} KB"),
+    "rmsnorm.small_m": Value(small_m, micros(0), missing=NOT_MEASURED),
+    "rmsnorm.sweep_bandwidth": Value(sweep_bandwidth, tbps, missing=NOT_MEASURED),
+    "rmsnorm.sweep_shape": Value(sweep_shape, missing=NOT_MEASURED),
+    "rmsnorm.sweep_count": Value(sweep_count, count),
 }
-for _d in ("forward", "backward"):
-    _s = SHORT[_d]
-    for _h in WIDTHS:
-        VALUES[f"rmsnorm.{_s}_fraction_of_copy_{_h}"] = Value(fraction_of_copy_at(_d, _h), percent)
-        for _impl, _, _ in IMPLS:
-            VALUES[f"rmsnorm.{_s}_{_impl}_{_h}"] = Value(
-                bandwidth_at(_d, _impl, _h), or_not_measured(tbps)
-            )
-    for _h in TARGET_WIDTHS:
-        for _peer in PEERS:
-            VALUES[f"rmsnorm.{_s}_vs_{_peer}_{_h}"] = Value(
-                ratio_at(_d, _peer, _h), or_not_measured(ratio)
-            )
-    VALUES[f"rmsnorm.{_s}_fraction_of_copy_fp32_4096"] = Value(
-        fraction_of_copy_at(_d, 4096, "float32"), percent
-    )
-    VALUES[f"rmsnorm.{_s}_regs_8192"] = Value(registers(_d, 8192), plain)
-    VALUES[f"rmsnorm.{_s}_regs_per_program_8192"] = Value(registers_per_program(_d, 8192), count)
-    VALUES[f"rmsnorm.{_s}_spills_16384"] = Value(spills(_d, 16384), plain)
-for _d in ("forward", "backward"):
-    for _h in WIDTHS:
-        VALUES[f"rmsnorm.{SHORT[_d]}_verdict_{_h}"] = Value(verdict_at(_d, _h), plain)
-    for _h in (1024, 2048, 4096):
-        for _f in ("autograd_time_s", "kernels_time_s", "host_s"):
-            VALUES[f"rmsnorm.small_m_{SHORT[_d]}_{_f.removesuffix('_s')}_{_h}"] = Value(
-                small_m(_d, _f, _h), micros(0)
-            )
-    for _f in ("host_kernels_s", "host_noop_s"):  # the host's parts, at the narrowest width
-        VALUES[f"rmsnorm.small_m_{SHORT[_d]}_{_f.removesuffix('_s')}_1024"] = Value(
-            small_m(_d, _f, 1024), or_not_measured(micros(0))
-        )
-    VALUES[f"rmsnorm.small_m_{SHORT[_d]}_host_rest_1024"] = Value(
-        small_m_host_rest(_d), or_not_measured(micros(0))
-    )
-    for _h in WIDTHS:
-        VALUES[f"rmsnorm.{SHORT[_d]}_kernels_alone_{_h}"] = Value(
-            kernels_alone(_d, _h), or_not_measured(tbps)
-        )
-for _h in WIDTHS:
-    VALUES[f"rmsnorm.dw_us_{_h}"] = Value(stage2_time(_h), micros(1))
-    VALUES[f"rmsnorm.dw_share_{_h}"] = Value(stage2_share(_h), percent)
-for _peer in PEERS:
-    VALUES[f"rmsnorm.train_vs_{_peer}_8192"] = Value(
-        training_ratio_at(_peer, 8192), or_not_measured(ratio)
-    )
 
 
 # ---- figures ------------------------------------------------------------------------------
 
 
-def width_axis(widths: list[int]) -> dict:
-    return axis(
-        "hidden size H (bf16, M × H fixed)",
-        log=True,
-        ticks=widths,
-    )
+def copy_ceiling(docs: Docs, bench: str, xs) -> dict:
+    bw = copy(docs, bench) / 1e12
+    return hline(bw, min(xs), max(xs), f"copy ceiling ({bw:.2f} TB/s)")
 
 
-def fig_direction(direction: str):
+def fig_bandwidth(direction: str, y_title: str):
+    """Bandwidth against H per impl; ``training``: one forward plus one backward."""
+
     def build(docs: Docs) -> dict:
         traces, widths = [], set()
         for impl, label, role in IMPLS:
-            rs = series(docs, impl, direction)
-            if not rs:
+            hs = sorted({r["hidden"] for r in rows(docs, BENCH, impl=impl, dtype="bfloat16")})
+            steps = {h: s for h in hs if (s := step(docs, impl, direction, h))}
+            if not steps:
                 continue
-            widths |= {r["hidden"] for r in rs}
-            traces.append(
-                line(
-                    [r["hidden"] for r in rs],
-                    [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
-                    label,
-                    role,
-                    hover="H = %{x:,}<br>%{y:.2f} TB/s",
-                )
-            )
-        bw = copy(docs) / 1e12
-        traces.append(hline(bw, min(widths), max(widths), f"copy ceiling ({bw:.2f} TB/s)"))
+            widths |= set(steps)
+            points = [rate(*s, 1e12) for s in steps.values()]
+            hover = "H = %{x:,}<br>%{y:.2f} TB/s"
+            traces.append(line(list(steps), points, label, role, hover=hover))
+        traces.append(copy_ceiling(docs, BENCH, widths))
         return {
             "data": traces,
             "layout": {
-                "xaxis": width_axis(sorted(widths)),
+                "xaxis": axis("hidden size H (bf16, M × H fixed)", log=True, ticks=sorted(widths)),
                 # short: the title must fit the plot's height on a phone (390 px wide)
-                "yaxis": axis(f"{direction} bandwidth (TB/s)", rangemode="tozero"),
+                "yaxis": axis(y_title, rangemode="tozero"),
             },
         }
 
     return build
 
 
-def fig_training(docs: Docs) -> dict:
-    traces, widths = [], set()
-    for impl, label, role in IMPLS:
-        fwd = {r["hidden"]: r for r in series(docs, impl, "forward")}
-        bwd = {r["hidden"]: r for r in series(docs, impl, "backward")}
-        both = sorted(set(fwd) & set(bwd))
-        if not both:
-            continue
-        widths |= set(both)
-        points = [rate(*training(fwd[h], bwd[h]), 1e12) for h in both]
-        traces.append(line(both, points, label, role, hover="H = %{x:,}<br>%{y:.2f} TB/s"))
-    bw = copy(docs) / 1e12
-    traces.append(hline(bw, min(widths), max(widths), f"copy ceiling ({bw:.2f} TB/s)"))
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": width_axis(sorted(widths)),
-            "yaxis": axis("forward + backward (TB/s)", rangemode="tozero"),
-        },
-    }
-
-
-SWEEP = "rmsnorm_bwd_sweep"
-
-
-def sweep_best(docs: Docs, hidden: int, **match) -> dict:
-    """The fastest sweep row at ``hidden`` among those matching ``match``."""
-    found = rows(docs, SWEEP, hidden=hidden, **match)
-    if not found:
-        raise KeyError(f"no {SWEEP} rows at H={hidden} matching {match}")
-    return max(found, key=bandwidth)
-
-
 def fig_sweep(docs: Docs) -> dict:
     traces, per_sm_all = [], set()
-    widths = sorted({r["hidden"] for r in rows(docs, SWEEP)})
-    for i, hidden in enumerate(widths):
+    for i, hidden in enumerate(sorted({r["hidden"] for r in rows(docs, SWEEP)})):
         per_sm = sorted({r["programs_per_sm"] for r in rows(docs, SWEEP, hidden=hidden)})
         per_sm_all |= set(per_sm)
-        best = [sweep_best(docs, hidden, programs_per_sm=k) for k in per_sm]
+        best = [sweep_best(docs, hidden, k, None) for k in per_sm]
         traces.append(
             line(
                 per_sm,
@@ -559,86 +346,21 @@ def fig_sweep(docs: Docs) -> dict:
                 hover=f"H = {hidden:,}, %{{x}} per SM<br>%{{y:.2f}} TB/s (best warps and step)",
             )
         )
-    bw = copy_bw(doc(docs, SWEEP)) / 1e12
-    lo, hi = min(per_sm_all), max(per_sm_all)
-    traces.append(hline(bw, lo, hi, f"copy ceiling ({bw:.2f} TB/s)"))
+    traces.append(copy_ceiling(docs, SWEEP, per_sm_all))
     return {
         "data": traces,
         "layout": {
-            "xaxis": axis(
-                "backward programs per SM",
-                log=True,
-                ticks=sorted(per_sm_all),
-            ),
+            "xaxis": axis("backward programs per SM", log=True, ticks=sorted(per_sm_all)),
             "yaxis": axis("best backward bandwidth (TB/s)", rangemode="tozero"),
         },
     }
 
 
-def sweep_value(hidden: int, what: str):
-    def compute(docs: Docs):
-        best = sweep_best(docs, hidden)
-        if what == "best":
-            return bandwidth(best)
-        if what == "shape":
-            return (
-                f"{best['programs_per_sm']} per SM, {best['num_warps']} warps, "
-                f"{best['rows_per_step']} row{'s' if best['rows_per_step'] > 1 else ''} per step"
-            )
-        one = sweep_best(docs, hidden, programs_per_sm=1)
-        return bandwidth(one)
-
-    doc_ = {
-        "best": f"Best backward bandwidth in the launch-shape sweep at H = {hidden}, bytes/s.",
-        "shape": f"The launch shape of the sweep's fastest backward at H = {hidden}.",
-        "one_per_sm": f"Best backward bandwidth with one program per SM at H = {hidden}, bytes/s.",
-    }[what]
-    return named(f"sweep_{what}_{hidden}", doc_, compute)
-
-
-def sweep_count(docs: Docs) -> int:
-    """How many launch shapes the backward sweep measured, over all widths."""
-    return len(rows(docs, SWEEP))
-
-
-for _h in (1024, 4096, 8192):
-    VALUES[f"rmsnorm.sweep_best_{_h}"] = Value(sweep_value(_h, "best"), tbps)
-    VALUES[f"rmsnorm.sweep_shape_{_h}"] = Value(sweep_value(_h, "shape"), plain)
-    VALUES[f"rmsnorm.sweep_one_per_sm_{_h}"] = Value(sweep_value(_h, "one_per_sm"), tbps)
-VALUES["rmsnorm.sweep_count"] = Value(sweep_count, count)
-
-
-def sweep_wide(prefetch: bool, what: str):
-    def compute(docs: Docs):
-        found = [r for r in rows(docs, SWEEP, hidden=16384) if r.get("prefetch") is prefetch]
-        if not found:
-            return None  # a run from before the wide rows were swept
-        best = max(found, key=bandwidth)
-        if what == "bandwidth":
-            return bandwidth(best)
-        return (
-            f"{best['num_warps']} warps, {best['programs_per_sm']} per SM: "
-            f"{best['n_regs']} registers per thread, {best['n_spills']} spilled"
-        )
-
-    label = "loading the next row ahead" if prefetch else "without loading ahead"
-    doc_ = f"H = 16384, the backward {label}: best {what} in the sweep."
-    return named(f"sweep_wide_{'prefetch' if prefetch else 'no_prefetch'}_{what}", doc_, compute)
-
-
-for _pre, _key in ((True, "prefetch"), (False, "no_prefetch")):
-    VALUES[f"rmsnorm.sweep_16384_{_key}"] = Value(
-        sweep_wide(_pre, "bandwidth"), or_not_measured(tbps)
-    )
-    VALUES[f"rmsnorm.sweep_16384_{_key}_shape"] = Value(
-        sweep_wide(_pre, "shape"), or_not_measured(plain)
-    )
-
 FIGURES = {
     "rmsnorm-forward": Figure(
         "RMSNorm forward: achieved bandwidth against hidden size",
         (BENCH,),
-        fig_direction("forward"),
+        fig_bandwidth("forward", "forward bandwidth (TB/s)"),
         "Forward bandwidth (read x, write y) of the Triton RMSNorm, the eager formula, "
         "torch.compile, F.rms_norm and Liger-Kernel for hidden sizes 1024 to 16384 in bf16, "
         "with the measured copy ceiling; error bars span the 20th to 80th percentile.",
@@ -646,7 +368,7 @@ FIGURES = {
     "rmsnorm-backward": Figure(
         "RMSNorm backward: achieved bandwidth against hidden size",
         (BENCH,),
-        fig_direction("backward"),
+        fig_bandwidth("backward", "backward bandwidth (TB/s)"),
         "Backward bandwidth (read x and dy, write dx) of the same implementations, timed as "
         "the backward step alone, with the measured copy ceiling.",
     ),
@@ -661,7 +383,7 @@ FIGURES = {
     "rmsnorm-training": Figure(
         "RMSNorm forward + backward: bandwidth against hidden size",
         (BENCH,),
-        fig_training,
+        fig_bandwidth("training", "forward + backward (TB/s)"),
         "Bytes of one forward and one backward over the sum of their times, per "
         "implementation and hidden size, with the measured copy ceiling.",
     ),

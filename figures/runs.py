@@ -32,49 +32,34 @@ def timed(docs: Docs) -> int:
     return sum(1 for d in _full(docs).values() if "wall_s" in d["provenance"])
 
 
-def full_wall(docs: Docs) -> float | None:
-    """Wall seconds of a full run: the sum over every data file of its benchmark's wall
-    time (the ceilings counted once); None unless every file records it."""
-    full = _full(docs)
-    if not full or timed(docs) < len(full):
-        return None
-    return sum(d["provenance"]["wall_s"] for d in full.values())
-
-
 def full_peak(docs: Docs) -> float | None:
-    """Most GPU memory the CUDA allocator reserved in any benchmark of a full run, bytes;
-    None unless every data file records it."""
     peaks = [d["provenance"].get("peak_reserved_bytes") for d in _full(docs).values()]
     return None if not peaks or None in peaks else max(peaks)
-
-
-def quick_wall(docs: Docs) -> float | None:
-    """Wall seconds of the latest quick run (measure.py --quick), start to end."""
-    return docs["quick_run"]["provenance"]["wall_s"] if "quick_run" in docs else None
-
-
-def quick_peak(docs: Docs) -> float | None:
-    """Most GPU memory the CUDA allocator reserved in any benchmark of the quick run."""
-    if "quick_run" not in docs:
-        return None
-    rows = docs["quick_run"]["rows"]
-    peaks = [r["peak_reserved_bytes"] for r in rows if "peak_reserved_bytes" in r]
-    return max(peaks) if peaks else None
 
 
 Run = Literal["full", "quick"]
 
 
 def wall(docs: Docs, run: Run) -> float | None:
-    """Wall seconds of a full run (the sum of every data file's benchmark time; None
-    unless every file records it) or of the latest quick run (measure.py --quick)."""
-    return full_wall(docs) if run == "full" else quick_wall(docs)
+    """Wall seconds of a full run (the sum of every data file's benchmark time, the
+    ceilings counted once; None unless every file records it) or of the latest quick run
+    (measure.py --quick), start to end."""
+    if run == "quick":
+        return docs["quick_run"]["provenance"]["wall_s"] if "quick_run" in docs else None
+    full = _full(docs)
+    if not full or timed(docs) < len(full):
+        return None
+    return sum(d["provenance"]["wall_s"] for d in full.values())
 
 
 def peak(docs: Docs, run: Run) -> float | None:
     """Most GPU memory the CUDA allocator reserved in any benchmark of a full run (None
     unless every data file records it) or of the quick run, bytes."""
-    return full_peak(docs) if run == "full" else quick_peak(docs)
+    if run == "full":
+        return full_peak(docs)
+    rows = docs["quick_run"]["rows"] if "quick_run" in docs else []
+    peaks = [r["peak_reserved_bytes"] for r in rows if "peak_reserved_bytes" in r]
+    return max(peaks) if peaks else None
 
 
 def full_peak_benchmark(docs: Docs) -> str | None:

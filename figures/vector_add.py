@@ -2,8 +2,9 @@
 
 Data: ``vector_add`` (size sweep, Triton and torch.add), ``vector_add_block_sweep``
 (BLOCK x num_warps, with an empty control kernel per grid and the compiled kernel's
-registers and spills) and ``vector_add_ragged`` (n = 2^28 and 2^28 - 1), all written by
-scripts/bench/benchmarks/vector_add.py.
+registers and spills), ``vector_add_ragged`` (n = 2^28 and 2^28 - 1) and
+``vector_add_streams`` (the add against read-only, write-only and copy streams), all
+written by scripts/bench/benchmarks/vector_add.py.
 
 The worked example of a figure module: each value is one *kind* of number, a function
 whose parameters a page chooses, e.g. ``{{ value h100 vector_add.bandwidth impl=torch }}``
@@ -28,6 +29,7 @@ from scripts.book.render import (
     gb,
     hline,
     line,
+    maybe_one,
     median,
     micros,
     millis,
@@ -47,6 +49,17 @@ SMALL_N = 65536  # sizes up to this are where launch cost, not bandwidth, sets t
 FLOOR_FACTOR = 1.5  # "within 1.5x of the small-size floor": lesson 07's latency region
 CONTROL_WARPS = 4  # the num_warps whose empty-kernel control the block-sweep figure draws
 BENCH, SWEEP, RAGGED = "vector_add", "vector_add_block_sweep", "vector_add_ragged"
+STREAMS = "vector_add_streams"
+# What one SM can hold at once, by compute capability (CUDA C Programming Guide, "Technical
+# Specifications per Compute Capability"): threads, thread blocks (programs) and 32-bit
+# registers. Registers go to each warp in units of 256.
+SM_LIMITS = {
+    "8.0": {"threads": 2048, "blocks": 32, "registers": 65536},
+    "8.6": {"threads": 1536, "blocks": 16, "registers": 65536},
+    "8.9": {"threads": 1536, "blocks": 24, "registers": 65536},
+    "9.0": {"threads": 2048, "blocks": 32, "registers": 65536},
+}
+REGISTER_UNIT = 256
 Impl = Literal["triton", "torch"]
 Dtype = Literal["float32", "float16", "bfloat16"]
 
@@ -189,6 +202,85 @@ def spills(docs: Docs, block: int, warps: int) -> int:
     return sweep_row(docs, block, warps)["n_spills"]
 
 
+# ---- values: occupancy and Little's law on the block sweep ---------------------------------
+
+
+def resident_per_sm(docs: Docs, block: int, warps: int) -> dict | None:
+    """How many programs of the add compiled for (block, warps) one SM holds at once, by
+    each limit (threads, programs, registers) and overall; None where the device's compute
+    capability is not in SM_LIMITS. The add uses no shared memory."""
+    limits = SM_LIMITS.get(provenance(docs).get("compute_capability"))
+    if limits is None:
+        return None
+    threads = 32 * warps
+    per_warp = -(-sweep_row(docs, block, warps)["n_regs"] * 32 // REGISTER_UNIT) * REGISTER_UNIT
+    by = {
+        "threads": limits["threads"] // threads,
+        "blocks": limits["blocks"],
+        "registers": limits["registers"] // per_warp // warps,
+    }
+    return {**by, "resident": min(by.values())}
+
+
+def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gpu") -> int | None:
+    """Programs of the add compiled for (block, warps) that can be resident at once: on
+    one SM (per=sm), the least of what its threads, its program slots and its registers
+    allow (2048 threads and 32 programs on compute capability 9.0), or on the whole GPU
+    (per=gpu, times the SM count in the run's provenance)."""
+    r = resident_per_sm(docs, block, warps)
+    if r is None:
+        return None
+    return r["resident"] * (provenance(docs)["sm_count"] if per == "gpu" else 1)
+
+
+def program_rate(
+    docs: Docs, block: int, warps: int, clock: Literal["add", "empty"] = "add"
+) -> float:
+    """Programs finished per second across the GPU at (block, warps): the grid, n / block
+    programs, over the add's device time (clock=add) or its empty control's (empty)."""
+    r = sweep_row(docs, block, warps)
+    field = {"add": "time_s", "empty": "empty_time_s"}[clock]
+    return (r["n"] // block) / r[field]["p50"]
+
+
+def lifetime(docs: Docs, block: int, warps: int) -> float | None:
+    """Little's law on the add at (block, warps): programs that can be resident on the GPU
+    over programs finished per second, the time one program stays resident, seconds.
+    Where the add takes as long as its empty control (dispatch sets the rate, the slots
+    are not all full), this is an upper bound, not the lifetime."""
+    slots = resident(docs, block, warps)
+    return None if slots is None else slots / program_rate(docs, block, warps)
+
+
+def per_ns(v: float) -> str:
+    """A rate per second shown per nanosecond, two decimals: '0.89 per ns'."""
+    return f"{v * 1e-9:.2f} per ns"
+
+
+def nanos(v: float) -> str:
+    """Seconds shown in whole ns."""
+    return f"{v * 1e9:,.0f} ns"
+
+
+# ---- values: one-way streams against the add (vector_add_streams) --------------------------
+
+Stream = Literal["add", "copy", "read", "fill"]
+
+
+def stream_bandwidth(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
+    """Bytes read and written per second by ``stream`` at the streams run's size: the add,
+    a copy (torch only), a read that keeps one value per program (triton) or per tensor
+    (torch), or a fill that only writes. None where this device has not run it."""
+    r = maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
+    return None if r is None else bandwidth(r)
+
+
+def stream_of_copy(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
+    """``stream``'s bytes per second over the copy's, both from the same run."""
+    this, base = stream_bandwidth(docs, stream, impl), stream_bandwidth(docs, "copy", "torch")
+    return None if this is None or base is None else this / base
+
+
 # ---- values: n = 2^28 against 2^28 - 1 (vector_add_ragged) --------------------------------
 
 
@@ -225,6 +317,11 @@ VALUES = {
     "vector_add.spills": Value(spills, plain),
     "vector_add.ragged_slowdown": Value(ragged_slowdown, ratio),
     "vector_add.loads": Value(loads),
+    "vector_add.resident": Value(resident, count, missing="unknown for this GPU"),
+    "vector_add.program_rate": Value(program_rate, per_ns),
+    "vector_add.lifetime": Value(lifetime, nanos, missing="unknown for this GPU"),
+    "vector_add.stream_bandwidth": Value(stream_bandwidth, tbps, missing="not measured"),
+    "vector_add.stream_of_copy": Value(stream_of_copy, percent, missing="not measured"),
 }
 
 

@@ -125,6 +125,9 @@ SUPPORTED_DTYPES = (torch.float16, torch.float32)
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
+# Forward-mode AD: a dual tensor carries a tangent the kernel would drop. Tangents exist
+# only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def _check(name: str, t: object) -> None:
@@ -137,8 +140,9 @@ def _check(name: str, t: object) -> None:
             f"split_k_matmul: {name} must be on a CUDA device, got {t.device} "
             "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
         )
-    if t.layout != torch.strided:
-        raise ValueError(f"split_k_matmul: {name} must be a dense tensor, got {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"split_k_matmul: {name} must be a dense tensor, got {got}")
     if t.dtype not in SUPPORTED_DTYPES:
         raise TypeError(f"split_k_matmul: {name} has dtype {t.dtype}; supported {SUPPORTED_DTYPES}")
     if t.dim() != 2:
@@ -148,11 +152,18 @@ def _check(name: str, t: object) -> None:
             f"split_k_matmul: {name} requires grad, but this kernel has no backward; "
             f"call it under torch.no_grad() or pass {name}.detach()"
         )
+    if _FORWARD_AD._current_level >= 0 and _FORWARD_AD.unpack_dual(t).tangent is not None:
+        raise ValueError(
+            f"split_k_matmul: {name} is a dual tensor (forward-mode AD), but this kernel "
+            f"computes no tangent; pass the primal, forward_ad.unpack_dual({name}).primal"
+        )
 
 
 def split_k_matmul(a: torch.Tensor, b: torch.Tensor, *, tuning: str = "heuristics") -> torch.Tensor:
     """Return ``a @ b`` in float32 for 2-D ``a`` (M, K) and ``b`` (K, N) of one dtype
-    (float16 or float32; float32 goes through TF32 on a GPU) on one device, any strides.
+    (float16 or float32; float32 goes through TF32 on a GPU) on one device, any strides;
+    views with the negative bit are read as their values. Neither may be nested, require
+    grad under grad mode (there is no backward) or be a dual tensor of forward-mode AD.
 
     ``tuning``: ``"heuristics"`` (SPLIT_K from the shape, ``split_k_heuristic``) or
     ``"autotune"`` (SPLIT_K timed on the first call per shape, ``split_k_autotuned``;
@@ -170,6 +181,10 @@ def split_k_matmul(a: torch.Tensor, b: torch.Tensor, *, tuning: str = "heuristic
         raise ValueError(f"split_k_matmul: b has shape {tuple(b.shape)}, but a has {K} columns")
     if b.device != a.device:
         raise ValueError(f"split_k_matmul: b is on {b.device}, but a is on {a.device}")
+    # A view with the neg bit (say c.conj().imag) stores -v and reads as v. The kernel
+    # sees only memory, so negate it for real first.
+    a = a.resolve_neg() if a.is_neg() else a
+    b = b.resolve_neg() if b.is_neg() else b
     if M == 0 or N == 0 or K == 0:  # nothing to add up: the product is zeros
         return torch.zeros((M, N), dtype=torch.float32, device=a.device)
     # Triton launches on the current device; if a is on another GPU, switch for the launch.

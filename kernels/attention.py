@@ -92,11 +92,13 @@ def attn_fwd_kernel(
     pid = tl.program_id(0)
     if CAUSAL:  # the last query blocks have the most keys to visit: start them first
         pid = tl.num_programs(0) - 1 - pid
-    head = tl.program_id(1)
-    batch = tl.program_id(2).to(tl.int64)  # int64: batch * stride can pass 2**31
+    # int64: the batch, head and head-dim indices each multiply a stride, and any of those
+    # products can pass 2**31 (with 512k tokens of d = 128, head 32 starts at 2**31).
+    head = tl.program_id(1).to(tl.int64)
+    batch = tl.program_id(2).to(tl.int64)
     m0 = pid * BLOCK_M
     offs_m = m0 + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
+    offs_d = tl.arange(0, HEAD_DIM).to(tl.int64)
     q_base = Q + batch * stride_qb + head * stride_qh
     k_base = K + batch * stride_kb + head * stride_kh
     v_base = V + batch * stride_vb + head * stride_vh
@@ -154,10 +156,10 @@ def attn_bwd_preprocess_kernel(
 ):  # fmt: skip
     # delta_i = sum_d dO[i, d] * O[i, d]: the row sums that dS = P * (dP - delta) needs.
     pid = tl.program_id(0)
-    head = tl.program_id(1)
+    head = tl.program_id(1).to(tl.int64)  # int64, as in the forward
     batch = tl.program_id(2).to(tl.int64)
     offs_m = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
+    offs_d = tl.arange(0, HEAD_DIM).to(tl.int64)
     rows = offs_m.to(tl.int64)
     mask = offs_m[:, None] < n_q
     o = tl.load(
@@ -228,11 +230,11 @@ def attn_bwd_dkdv_kernel(
     # Grid (key blocks, heads, batch): this program owns BLOCK_N keys of one head and
     # sums their dK and dV over every query block that sees them. No atomics.
     pid = tl.program_id(0)
-    head = tl.program_id(1)
+    head = tl.program_id(1).to(tl.int64)  # int64, as in the forward
     batch = tl.program_id(2).to(tl.int64)
     n0 = pid * BLOCK_N
     offs_n = n0 + tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
+    offs_d = tl.arange(0, HEAD_DIM).to(tl.int64)
     cols = offs_n.to(tl.int64)
     key_mask = offs_n[:, None] < n_k
     k = tl.load(
@@ -336,11 +338,11 @@ def attn_bwd_dq_kernel(
     pid = tl.program_id(0)
     if CAUSAL:
         pid = tl.num_programs(0) - 1 - pid
-    head = tl.program_id(1)
+    head = tl.program_id(1).to(tl.int64)  # int64, as in the forward
     batch = tl.program_id(2).to(tl.int64)
     m0 = pid * BLOCK_M
     offs_m = m0 + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_DIM)
+    offs_d = tl.arange(0, HEAD_DIM).to(tl.int64)
     rows = offs_m.to(tl.int64)
     row_mask = offs_m < n_q
     q = tl.load(
@@ -492,6 +494,11 @@ def launch_backward(
 SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)  # tl.dot on tensor cores
 HEAD_DIMS = (16, 32, 64, 128)  # powers of two: tl.arange needs one; tl.dot needs >= 16
 MAX_GRID_YZ = 65535  # heads and batch are the grid's 2nd and 3rd axes: CUDA's limit there
+MAX_FLOAT32 = 3.4e38  # about float32's largest: the kernels get scale * log2(e) as a float32
+# Forward-mode AD: a dual tensor carries a tangent, and AttentionFunction has no jvp (torch
+# would refuse it without naming the argument). Tangents exist only inside
+# forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def _on_device(device: int, fn, *args):
@@ -514,8 +521,9 @@ def _check_tensor(name: str, t: object) -> None:
                 f"attention: {name} must be on a CUDA device, got {t.device} "
                 "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
             )
-    if t.layout != torch.strided:
-        raise ValueError(f"attention: {name} must be a dense tensor, got layout {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"attention: {name} must be a dense tensor, got {got}")
     if t.dtype not in SUPPORTED_DTYPES:
         raise TypeError(f"attention: {name} has dtype {t.dtype}; supported: {SUPPORTED_DTYPES}")
     if t.dim() != 4:
@@ -534,18 +542,21 @@ def attention(
     scale: float | None = None,
 ) -> torch.Tensor:
     """``softmax(q @ k^T * scale) @ v``, as ``F.scaled_dot_product_attention(q, k, v,
-    is_causal=causal, scale=scale)``, differentiable in q, k and v (``AttentionFunction``).
+    is_causal=causal, scale=scale)``, differentiable in q, k and v (``AttentionFunction``),
+    once: a second derivative (``create_graph=True``) is refused, as are dual tensors
+    (forward-mode AD has no formula here).
 
-    ``q`` (B, H, n_q, d), ``k`` and ``v`` (B, H, n_k, d): one dtype, float16 or bfloat16,
-    one CUDA device (which need not be the current one), d in 16, 32, 64, 128, B and H at
-    most 65535. Any strides (a transposed (B, N, H, d) layout, say): the kernels take
-    them as they are, nothing is copied. n_q and n_k may differ. ``causal``: a bool; query
-    i then sees keys j <= i, counted from the top-left corner as in PyTorch
-    (``torch.tril(torch.ones(n_q, n_k))``), so every query sees at least key 0. With no
-    key at all (n_k = 0) the result is zeros, as SDPA gives. ``scale``: None for
-    1/sqrt(d), or a Python int or float, finite and > 0. The result is contiguous, in
-    q's dtype, rounded once from float32. Views with the negative bit are read as their
-    values. Raises ``TypeError``/``ValueError`` naming the argument instead of launching
+    ``q`` (B, H, n_q, d), ``k`` and ``v`` (B, H, n_k, d): dense (not nested), one dtype,
+    float16 or bfloat16, one CUDA device (which need not be the current one), d in 16,
+    32, 64, 128, B and H at most 65535. Any strides (a transposed (B, N, H, d) layout,
+    say): the kernels take them as they are, nothing is copied. n_q and n_k may differ.
+    ``causal``: a bool; query i then sees keys j <= i, counted from the top-left corner
+    as in PyTorch (``torch.tril(torch.ones(n_q, n_k))``), so every query sees at least key
+    0. With no key at all (n_k = 0) the result is zeros, as SDPA gives. ``scale``: None
+    for 1/sqrt(d), or a Python int or float, > 0 and with ``scale * log2(e)`` finite in
+    float32. The result is contiguous, in q's dtype, rounded once from float32. Views with
+    the negative bit are read as their values. Raises ``TypeError``/``ValueError`` naming
+    the argument instead of launching
     on anything else.
     """
     for name, t in (("q", q), ("k", k), ("v", v)):
@@ -571,8 +582,8 @@ def attention(
         )
     if batch > MAX_GRID_YZ or heads > MAX_GRID_YZ:
         raise ValueError(
-            f"attention: batch {batch} and heads {heads} must each be at most {MAX_GRID_YZ} "
-            "(they are axes 2 and 3 of the launch grid)"
+            f"attention: q has batch {batch} and heads {heads}; each must be at most "
+            f"{MAX_GRID_YZ} (they are axes 2 and 3 of the launch grid)"
         )
     if type(causal) is not bool:
         raise TypeError(f"attention: causal must be a bool, got {type(causal).__name__}")
@@ -582,9 +593,17 @@ def attention(
         raise TypeError(
             f"attention: scale must be None or a Python float or int, got {type(scale).__name__}"
         )
-    # The kernel multiplies by scale * log2(e) in float32: finite there, and > 0.
-    if not 0 < scale * LOG2_E < 3.4e38:
+    # The kernel multiplies by scale * log2(e) in float32: finite there, and > 0. (Compared
+    # before multiplying: an int too large for a float would overflow the product.)
+    if not 0 < scale <= MAX_FLOAT32 / LOG2_E:
         raise ValueError(f"attention: scale must be > 0 and finite in float32, got {scale}")
+    if _FORWARD_AD._current_level >= 0:
+        for name, t in (("q", q), ("k", k), ("v", v)):
+            if _FORWARD_AD.unpack_dual(t).tangent is not None:
+                raise ValueError(
+                    f"attention: {name} is a dual tensor (forward-mode AD), but there is no "
+                    f"forward-mode formula (jvp); pass forward_ad.unpack_dual({name}).primal"
+                )
     # A view with the neg bit stores -x and reads as x; the kernels see only memory.
     q, k, v = (t.resolve_neg() if t.is_neg() else t for t in (q, k, v))
     return AttentionFunction.apply(q, k, v, causal, float(scale))
@@ -607,9 +626,15 @@ class AttentionFunction(torch.autograd.Function):
         return o
 
     @staticmethod
-    # The backward kernels have no backward of their own: refuse a double backward.
-    @torch.autograd.function.once_differentiable
     def backward(ctx, do: torch.Tensor):
+        # Grad mode is on here only under create_graph=True, for a second derivative. The
+        # backward kernels have no backward of their own: their results would count as
+        # constants, silently, so refuse.
+        if torch.is_grad_enabled():
+            raise NotImplementedError(
+                "attention: double backward (create_graph=True) is not supported: the "
+                "backward kernels have no backward of their own"
+            )
         q, k, v, o, lse = ctx.saved_tensors
         # dO comes from whatever followed, in any layout: the kernels take its strides.
         if do.is_neg():

@@ -71,9 +71,13 @@ MAX_NUM_WARPS = 32
 MAX_PER_THREAD = 64  # independent chains per thread; more costs registers, not speed
 MAX_ITERS = 2**31 - 1  # the loop counter is an int32
 MAX_PROGRAMS = 2**31 - 1
+MAX_FLOAT32 = 3.4e38  # about float32's largest: scale goes to the kernel as a float32
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
+# Forward-mode AD: a dual tensor carries a tangent the kernel would drop. Tangents exist
+# only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def _check_int(name: str, value: object, lo: int, hi: int, power_of_two: bool) -> None:
@@ -96,14 +100,16 @@ def fma_chains(
     """Return, for every element ``x[i]``, the end of ``iters * UNROLL`` steps of
     ``a <- fma(a, scale, x[i])`` started from ``a = x[i]``, in float32.
 
-    ``x``: a contiguous dense float32 tensor of any shape (0-d and empty included) on a
-    CUDA device, which need not be the current one, or on the CPU under the interpreter;
-    it may not require grad while grad mode is on (there is no backward). ``scale``: a
-    Python float or int. ``iters``: an int in [0, 2**31 - 1], the trip count of the
-    kernel's loop (a run-time argument, so the compiler cannot fold the loop). ``block``
-    (a power of two in [32, 8192]) and ``num_warps`` (a power of two in [1, 32]) may give
-    each thread at most 64 chains. ``flops(x.numel(), iters)`` is the work done. Raises
-    ``TypeError``/``ValueError`` naming the argument instead of launching on anything else.
+    ``x``: a contiguous dense float32 tensor (not nested) of any shape (0-d and empty
+    included) on a CUDA device, which need not be the current one, or on the CPU under the
+    interpreter; it may not require grad while grad mode is on, nor be a dual tensor of
+    forward-mode AD (there is no backward and no tangent). ``scale``: a Python float or
+    int (not a bool), finite in float32 (at most 3.4e38 in magnitude). ``iters``: an int
+    in [0, 2**31 - 1], the trip count of the kernel's loop (a run-time argument, so the
+    compiler cannot fold the loop). ``block`` (a power of two in [32, 8192]) and
+    ``num_warps`` (a power of two in [1, 32]) may give each thread at most 64 chains.
+    ``flops(x.numel(), iters)`` is the work done. Raises ``TypeError``/``ValueError``
+    naming the argument instead of launching on anything else.
     """
     _check_int("block", block, MIN_BLOCK, MAX_BLOCK, power_of_two=True)
     _check_int("num_warps", num_warps, 1, MAX_NUM_WARPS, power_of_two=True)
@@ -114,8 +120,14 @@ def fma_chains(
             f"fma_chains: block={block} with num_warps={num_warps} gives each thread "
             f"{block / (32 * num_warps):g} chains; it must be 1 to {MAX_PER_THREAD}"
         )
-    if type(scale) not in (float, int):
-        raise TypeError(f"fma_chains: scale must be a float, got {type(scale).__name__}")
+    # A Python float or int (float subclasses such as numpy.float64 too; bool is no number
+    # here), finite once it is a float32.
+    if isinstance(scale, bool) or not isinstance(scale, (float, int)):
+        raise TypeError(
+            f"fma_chains: scale must be a Python float or int, got {type(scale).__name__}"
+        )
+    if not -MAX_FLOAT32 <= scale <= MAX_FLOAT32:  # NaN fails too; a huge int compares exactly
+        raise ValueError(f"fma_chains: scale must be finite in float32, got {scale}")
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"fma_chains: x must be a torch.Tensor, got {type(x).__name__}")
     if not x.is_cuda:
@@ -123,8 +135,9 @@ def fma_chains(
             raise ValueError("fma_chains: x is a meta tensor (a shape with no data)")
         if not _INTERPRET:
             raise ValueError(f"fma_chains: x must be on a CUDA device, got {x.device}")
-    if x.layout != torch.strided:
-        raise ValueError(f"fma_chains: x must be a dense tensor, got layout {x.layout}")
+    if x.layout != torch.strided or x.is_nested:
+        got = "a nested tensor" if x.is_nested else f"layout {x.layout}"
+        raise ValueError(f"fma_chains: x must be a dense tensor, got {got}")
     if x.dtype != torch.float32:
         raise TypeError(f"fma_chains: x must be float32 (the fp32 rate), got {x.dtype}")
     if not x.is_contiguous():
@@ -133,6 +146,11 @@ def fma_chains(
         raise ValueError(
             "fma_chains: x requires grad, but this kernel has no backward; "
             "call it under torch.no_grad() or pass x.detach()"
+        )
+    if _FORWARD_AD._current_level >= 0 and _FORWARD_AD.unpack_dual(x).tangent is not None:
+        raise ValueError(
+            "fma_chains: x is a dual tensor (forward-mode AD), but this kernel computes no "
+            "tangent; pass the primal, forward_ad.unpack_dual(x).primal"
         )
     if x.is_neg():  # a view that stores -v and reads as v: the kernel sees only memory
         x = x.resolve_neg()

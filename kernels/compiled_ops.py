@@ -100,11 +100,32 @@ def _on_device(device: int, fn, *args):
         return fn(*args)
 
 
+SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _check_operands(op: str, a: torch.Tensor, **others: torch.Tensor) -> None:
+    # The operators are public (torch.ops.book.silu_mul), so they check for themselves what
+    # would make the kernels read or write the wrong memory: operands of one supported
+    # dtype, one shape and one device. (silu_mul relies on these checks too.)
+    if a.dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"{op}: a has dtype {a.dtype}; supported: {SUPPORTED_DTYPES}")
+    for name, t in others.items():
+        if t.dtype != a.dtype:
+            raise TypeError(f"{op}: {name} has dtype {t.dtype}, but a has {a.dtype}")
+        if t.shape != a.shape:
+            raise ValueError(f"{op}: {name} has shape {tuple(t.shape)}, but a has {tuple(a.shape)}")
+        if t.get_device() != a.get_device():
+            raise ValueError(f"{op}: {name} is on {t.device}, but a is on {a.device}")
+
+
 # The operator's body sees real tensors when called eagerly, and fake ones (shapes, no
 # data) when torch.compile traces it; with wrap_triton, the launch is then recorded, not
-# run. Inputs arrive checked by silu_mul() and contiguous.
+# run. Strided operands are copied (through silu_mul() they arrive contiguous, and
+# contiguous() hands them back as they are).
 @torch.library.triton_op("book::silu_mul", mutates_args=())
 def silu_mul_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    _check_operands("silu_mul", a, b=b)
+    a, b = a.contiguous(), b.contiguous()
     if a.numel() == 0:
         return torch.empty_like(a)
     return _on_device(a.get_device(), launch_forward, a, b)
@@ -114,6 +135,9 @@ def silu_mul_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 def silu_mul_backward_op(
     dy: torch.Tensor, a: torch.Tensor, b: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
+    _check_operands("silu_mul_backward", a, b=b, dy=dy)
+    # dy comes from whatever followed, in any layout (a sum's gradient is an expand).
+    dy, a, b = dy.contiguous(), a.contiguous(), b.contiguous()
     if a.numel() == 0:
         return torch.empty_like(a), torch.empty_like(b)
     return _on_device(a.get_device(), launch_backward, dy, a, b)
@@ -139,8 +163,9 @@ def _setup_context(ctx, inputs, output):
 
 def _backward(ctx, dy):
     a, b = ctx.saved_tensors
-    # dy comes from whatever followed, in any layout (a sum's gradient is an expand).
-    return silu_mul_backward_op(dy.contiguous(), a, b)
+    # silu_mul_backward has no backward of its own: a second derivative through it (under
+    # create_graph=True) fails there, naming book::silu_mul_backward, never silently.
+    return silu_mul_backward_op(dy, a, b)
 
 
 silu_mul_op.register_autograd(_backward, setup_context=_setup_context)
@@ -150,17 +175,22 @@ silu_mul_op.register_autograd(_backward, setup_context=_setup_context)
 
 
 # --8<-- [start:checks]
-SUPPORTED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 MAX_ELEMENTS = (2**31 - 1) * BLOCK  # a 1-D grid holds at most 2**31 - 1 programs
+# Forward-mode AD: a dual tensor carries a tangent, and the operator has no forward-mode
+# formula. Tangents exist only inside forward_ad.dual_level(); outside one, asking costs
+# one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def silu_mul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Return ``silu(a) * b`` (``a * sigmoid(a) * b``), differentiable in ``a`` and ``b``,
     through the operator ``torch.ops.book.silu_mul``; torch.compile traces it whole.
 
-    ``a`` and ``b``: contiguous dense tensors of the same shape (0-d and empty included),
-    dtype (float32, float16 or bfloat16) and CUDA device, which need not be the
-    current one; on the CPU under the interpreter. Computed in float32 and rounded once.
+    ``a`` and ``b``: contiguous dense tensors (not nested) of the same shape (0-d and
+    empty included), dtype (float32, float16 or bfloat16) and CUDA device, which need not
+    be the current one; on the CPU under the interpreter. Computed in float32 and rounded
+    once. Neither may be a dual tensor of forward-mode AD (there is no forward-mode
+    formula); a second derivative (``create_graph=True``) fails at its backward.
     Raises ``TypeError``/``ValueError`` naming the argument instead of launching on
     anything else. The checks read only shapes, dtypes and devices, which torch.compile
     resolves while tracing, so they cost nothing in a compiled model.
@@ -175,20 +205,21 @@ def silu_mul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
                 f"silu_mul: {name} must be on a CUDA device, got {t.device} "
                 "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
             )
-        if t.layout != torch.strided:
-            raise ValueError(f"silu_mul: {name} must be a dense tensor, got layout {t.layout}")
+        if t.layout != torch.strided or t.is_nested:
+            got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+            raise ValueError(f"silu_mul: {name} must be a dense tensor, got {got}")
         if not t.is_contiguous():
             raise ValueError(f"silu_mul: {name} must be contiguous (call .contiguous() first)")
-    if a.dtype not in SUPPORTED_DTYPES:
-        raise TypeError(f"silu_mul: a has dtype {a.dtype}; supported: {SUPPORTED_DTYPES}")
-    if b.dtype != a.dtype:
-        raise TypeError(f"silu_mul: b has dtype {b.dtype}, but a has {a.dtype}")
-    if b.shape != a.shape:
-        raise ValueError(f"silu_mul: b has shape {tuple(b.shape)}, but a has {tuple(a.shape)}")
-    if b.get_device() != a.get_device():
-        raise ValueError(f"silu_mul: b is on {b.device}, but a is on {a.device}")
+    # dtypes, shapes and devices: the operator checks them (_check_operands).
     if a.numel() > MAX_ELEMENTS:
         raise ValueError(f"silu_mul: a has more than {MAX_ELEMENTS} elements")
+    if _FORWARD_AD._current_level >= 0:
+        for name, t in (("a", a), ("b", b)):
+            if _FORWARD_AD.unpack_dual(t).tangent is not None:
+                raise ValueError(
+                    f"silu_mul: {name} is a dual tensor (forward-mode AD), but the operator "
+                    f"has no forward-mode formula; pass forward_ad.unpack_dual({name}).primal"
+                )
     return silu_mul_op(a, b)
 
 

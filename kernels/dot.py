@@ -3,9 +3,10 @@ and ``b`` (K, N), accumulated in float32 by ``tl.dot``.
 
 One program owns one BLOCK_M x BLOCK_N tile of the output and walks along K. The inputs
 decide what the hardware multiplies: float32 with ``input_precision="ieee"`` (plain fp32
-multiply-adds), ``"tf32"`` (inputs rounded to TF32 for the tensor cores) or ``"tf32x3"``
-(three TF32 products that recover most of fp32's accuracy); float16; bfloat16; and
-float8_e4m3fn (8-bit floats, GPUs of compute capability 8.9 or newer). Lesson 05 of the
+multiply-adds), ``"tf32"`` (inputs cut to TF32 for the tensor cores: truncated, not
+rounded, in Triton 3.6) or ``"tf32x3"`` (three TF32 products that recover most of fp32's
+accuracy); float16; bfloat16; and float8_e4m3fn (8-bit floats, GPUs of compute
+capability 8.9 or newer). Lesson 05 of the
 book walks through this file; lesson 09's kernels/matmul.py adds program order and
 autotuning to the same loop.
 
@@ -31,14 +32,16 @@ def dot_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
 ):  # fmt: skip
     # This program's output tile: rows pid_m * BLOCK_M.., columns pid_n * BLOCK_N...
-    # Row and column indices are int64, because they get multiplied by strides.
+    # Every index that gets multiplied by a stride is int64: a row index times a row
+    # stride, or a k index times a transposed a's column stride, can pass 2**31.
     offs_m = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.program_id(1).to(tl.int64) * BLOCK_N + tl.arange(0, BLOCK_N)
-    offs_k = tl.arange(0, BLOCK_K)
+    offs_k = tl.arange(0, BLOCK_K)  # int32: only compared with K in the loop
+    k64 = offs_k.to(tl.int64)
     mask_m = offs_m < M  # the last tile row and column may stick out of the matrix
     mask_n = offs_n < N
-    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + k64[None, :] * stride_ak
+    b_ptrs = b_ptr + k64[:, None] * stride_bk + offs_n[None, :] * stride_bn
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
@@ -51,6 +54,7 @@ def dot_kernel(
             a = a.to(tl.float32)
             b = b.to(tl.float32)
         # (BLOCK_M, BLOCK_K) @ (BLOCK_K, BLOCK_N), added into the float32 accumulator.
+        # (fp8 on Hopper: the tensor cores keep the running sum in fewer bits; see dot.)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
         # int64 steps: BLOCK_K rows of a transposed a can be more than 2**31 elements.
         a_ptrs += tl.cast(stride_ak, tl.int64) * BLOCK_K
@@ -64,8 +68,8 @@ def dot_kernel(
 
 
 # --8<-- [start:launch]
-# Input dtype -> output dtype. Every product is accumulated in float32 and rounded once;
-# float8 results come back as bfloat16, as fp8 matmuls commonly hand them on.
+# Input dtype -> output dtype. The accumulator is float32 and the result is rounded from
+# it once; float8 results come back as bfloat16, as fp8 matmuls commonly hand them on.
 OUT_DTYPE = {
     torch.float32: torch.float32,
     torch.float16: torch.float16,
@@ -117,6 +121,9 @@ MAX_ACC_PER_THREAD = 128  # BLOCK_M * BLOCK_N / (32 * num_warps) float32 registe
 MAX_GRID_Y = 65535  # CUDA's limit on the second grid axis (tile columns)
 
 _CAPABILITY: dict[int, tuple[int, int]] = {}
+# Forward-mode AD: a dual tensor carries a tangent the kernel would drop. Tangents exist
+# only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def fp8_supported(device: int) -> bool:
@@ -162,8 +169,9 @@ def _check_tensor(name: str, t: object) -> None:
             f"dot: {name} must be on a CUDA device, got {t.device} "
             "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
         )
-    if t.layout != torch.strided:
-        raise ValueError(f"dot: {name} must be a dense tensor, got layout {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"dot: {name} must be a dense tensor, got {got}")
 
 
 def _byte_range(t: torch.Tensor) -> tuple[int, int]:
@@ -174,12 +182,23 @@ def _byte_range(t: torch.Tensor) -> tuple[int, int]:
     return t.data_ptr(), t.data_ptr() + (last + 1) * t.element_size()
 
 
+def _check_not_dual(tensors: dict) -> None:
+    # Called only inside a dual level (see _FORWARD_AD).
+    for name, t in tensors.items():
+        if _FORWARD_AD.unpack_dual(t).tangent is not None:
+            raise ValueError(
+                f"dot: {name} is a dual tensor (forward-mode AD), but this kernel computes "
+                f"no tangent; pass the primal, forward_ad.unpack_dual({name}).primal"
+            )
+
+
 def _check_out(out: object, shape: tuple, dtype: torch.dtype, device: int, inputs: dict) -> None:
     _check_tensor("out", out)
-    if out.shape != shape or out.dtype != dtype or out.get_device() != device:
+    if out.dtype != dtype:
+        raise TypeError(f"dot: out has dtype {out.dtype}, but the result's is {dtype}")
+    if out.shape != shape or out.get_device() != device:
         raise ValueError(
-            f"dot: out must be {shape} {dtype} on a's device, got "
-            f"{tuple(out.shape)} {out.dtype} {out.device}"
+            f"dot: out must be {shape} on a's device, got {tuple(out.shape)} on {out.device}"
         )
     if out.is_neg():
         raise ValueError("dot: out is a view with the negative bit; pass a plain one")
@@ -198,6 +217,8 @@ def _check_out(out: object, shape: tuple, dtype: torch.dtype, device: int, input
         t_lo, t_hi = _byte_range(t)
         if lo < t_hi and t_lo < hi:
             raise ValueError(f"dot: out overlaps {name}")
+    if _FORWARD_AD._current_level >= 0:
+        _check_not_dual({"out": out})
 
 
 def dot(
@@ -212,22 +233,32 @@ def dot(
     num_warps: int = 4,
     num_stages: int = 3,
 ) -> torch.Tensor:
-    """Return ``a @ b``, every product accumulated in float32 and rounded once.
+    """Return ``a @ b``, summed in a float32 accumulator and rounded once.
 
-    ``a`` (M, K) and ``b`` (K, N): 2-D dense tensors of one dtype on one CUDA device
-    (which need not be the current one), any strides. float32, float16 and bfloat16
-    give a result of the same dtype; float8_e4m3fn gives bfloat16 and needs compute
-    capability 8.9 or newer. ``input_precision``: for float32 inputs, how ``tl.dot``
-    multiplies them: ``"ieee"`` (fp32 multiply-adds), ``"tf32"`` (Triton's default, used
-    when None) or ``"tf32x3"``; for the other dtypes it must be None. Views with the
-    negative bit are read as their values. Nothing may require grad under grad mode:
-    there is no backward. ``out``: None or an (M, N) tensor of the result dtype on the
-    same device, whose elements do not share memory with each other or with ``a`` and
-    ``b``; its version counter is bumped. ``block_m``, ``block_n``, ``block_k``: tile
-    sides, powers of two in [16, 256] (``block_k`` at least 32 for float8), with
-    block_m * block_n / (32 * num_warps) at most 128; ``num_warps`` a power of two in
-    [1, 16]; ``num_stages`` in [1, 8]. Raises ``TypeError``/``ValueError`` naming the
-    argument instead of launching on anything else.
+    float32, float16 and bfloat16 products are summed in float32 all the way, within
+    (K + 4) 2**-24 of ``|a| @ |b|`` before the one rounding. float8 on Hopper (compute
+    capability 9.0) is summed in the tensor cores' narrower accumulator (about 14 bits)
+    for the whole K loop, where Triton leaves it by default (``tl.dot``'s
+    ``max_num_imprecise_acc``, 2**30 on 9.0): its error reaches about 2**-12 of
+    ``|a| @ |b|``, and tests/kernels/test_dot.py bounds it by ceil(K / 32) 2**-12.
+    (``max_num_imprecise_acc=0`` would add every MMA step into float32, at about half
+    the fp8 rate on an H100.)
+
+    ``a`` (M, K) and ``b`` (K, N): 2-D dense tensors (not nested) of one dtype on one
+    CUDA device (which need not be the current one), any strides. float32, float16 and
+    bfloat16 give a result of the same dtype; float8_e4m3fn gives bfloat16 and needs
+    compute capability 8.9 or newer. ``input_precision``: for float32 inputs, how
+    ``tl.dot`` multiplies them: ``"ieee"`` (fp32 multiply-adds), ``"tf32"`` (Triton's
+    default, used when None) or ``"tf32x3"``; for the other dtypes it must be None. Views
+    with the negative bit are read as their values. Nothing may require grad under grad
+    mode, nor be a dual tensor of forward-mode AD: there is no backward and no tangent.
+    ``out``: None or an (M, N) tensor of the result dtype on the same device, whose
+    elements do not share memory with each other or with ``a`` and ``b``; its version
+    counter is bumped. ``block_m``, ``block_n``, ``block_k``: tile sides, powers of two in
+    [16, 256] (``block_k`` at least 32 for float8), with block_m * block_n / (32 *
+    num_warps) at most 128; ``num_warps`` a power of two in [1, 16]; ``num_stages`` in
+    [1, 8]. Raises ``TypeError``/``ValueError`` naming the argument instead of launching
+    on anything else.
     """
     _check_tensor("a", a)
     _check_tensor("b", b)
@@ -284,6 +315,8 @@ def dot(
                     f"dot: {name} requires grad, but this kernel has no backward; "
                     f"call it under torch.no_grad() or pass {name}.detach()"
                 )
+    if _FORWARD_AD._current_level >= 0:
+        _check_not_dual({"a": a, "b": b})
     # A view with the neg bit stores -v and reads as v; the kernel sees only memory.
     a = a.resolve_neg() if a.is_neg() else a
     b = b.resolve_neg() if b.is_neg() else b

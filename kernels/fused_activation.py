@@ -120,6 +120,9 @@ MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
+# Forward-mode AD: a dual tensor carries a tangent the kernel would drop. Tangents exist
+# only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 # The name plan() had before: callers that used it keep working.
@@ -164,8 +167,9 @@ def _check_tensor(name: str, t: object, ndim: int) -> None:
                 f"bias_gelu_mask: {name} must be on a CUDA device, got {t.device} "
                 "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
             )
-    if t.layout != torch.strided:
-        raise ValueError(f"bias_gelu_mask: {name} must be a dense tensor, got layout {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"bias_gelu_mask: {name} must be a dense tensor, got {got}")
     if t.dim() != ndim:
         raise ValueError(f"bias_gelu_mask: {name} must be {ndim}-D, got shape {tuple(t.shape)}")
     # (The conj bit exists only on complex tensors, which this check refuses.)
@@ -173,6 +177,16 @@ def _check_tensor(name: str, t: object, ndim: int) -> None:
         raise TypeError(
             f"bias_gelu_mask: {name} has dtype {t.dtype}; supported: {SUPPORTED_DTYPES}"
         )
+
+
+def _check_not_dual(tensors: dict) -> None:
+    # Called only inside a dual level (see _FORWARD_AD).
+    for name, t in tensors.items():
+        if t is not None and _FORWARD_AD.unpack_dual(t).tangent is not None:
+            raise ValueError(
+                f"bias_gelu_mask: {name} is a dual tensor (forward-mode AD), but this kernel "
+                f"computes no tangent; pass the primal, forward_ad.unpack_dual({name}).primal"
+            )
 
 
 def _span(t: torch.Tensor) -> tuple[int, int]:
@@ -215,20 +229,21 @@ def bias_gelu_mask(
     of a wider buffer, a transposed view, a broadcast). ``bias``: 1-D (N,), added to every
     row. ``mask``: None or (M, N), multiplied in elementwise: a 0/1 mask, or a dropout
     keep mask already scaled (0 or 1/(1-p)). All of one dtype, on one CUDA device (which
-    need not be the current one); views with the negative bit are read as their values.
-    ``approximate``: ``"none"`` for the exact GELU, 0.5 v (1 + erf(v/sqrt 2)), or
-    ``"tanh"`` for 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3))), as in
+    need not be the current one), none nested; views with the negative bit are read as
+    their values. ``approximate``: ``"none"`` for the exact GELU, 0.5 v (1 + erf(v/sqrt
+    2)), or ``"tanh"`` for 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3))), as in
     ``torch.nn.functional.gelu``. The arithmetic is float32, rounded once to the dtype.
 
-    There is no backward: no input may require grad while grad mode is on. ``out``, if
-    given, receives the result: same shape, dtype and device as ``x``, elements that do not
-    overlap each other (column stride 1 and row stride at least N, e.g. a column slice of
-    a wider buffer), not requiring grad under grad mode, and either ``x`` or ``mask``
-    itself (in place) or sharing no bytes with any input. Its version counter is bumped,
-    as torch's ``out=`` ops do. ``block_m`` x ``block_n`` is each program's tile (powers of
-    two, at most 1024 x 16384 and 65536 elements; None picks ``plan``) and
-    ``num_warps`` (a power of two in [1, 32]) its warps; together they may give each
-    thread at most 128 elements. M or N may be 0 (nothing is launched). Raises
+    There is no backward and no tangent: no input may require grad while grad mode is on,
+    nor be a dual tensor of forward-mode AD. ``out``, if given, receives the result: same
+    shape, dtype and device as ``x``, elements that do not overlap each other (column
+    stride 1 and row stride at least N, e.g. a column slice of a wider buffer), not
+    requiring grad under grad mode nor dual, and either ``x`` or ``mask`` itself (in
+    place) or sharing no bytes with any input. Its version counter is bumped, as torch's
+    ``out=`` ops do. ``block_m`` x ``block_n`` is each program's tile (powers of two, at
+    most 1024 x 16384 and 65536 elements; None picks ``plan``) and ``num_warps`` (a power
+    of two in [1, 32]) its warps; together they may give each thread at most 128
+    elements. M or N may be 0 (nothing is launched). Raises
     ``TypeError``/``ValueError`` naming the argument instead of launching on anything else.
     """
     if type(approximate) is not str:
@@ -269,6 +284,8 @@ def bias_gelu_mask(
                 f"bias_gelu_mask: {name} requires grad, but this kernel has no backward; "
                 f"call it under torch.no_grad() or pass {name}.detach()"
             )
+    if _FORWARD_AD._current_level >= 0:
+        _check_not_dual(named)
     # A view with the neg bit (say c.conj().imag) stores -v and reads as v. The kernel
     # sees only memory, so negate it for real first.
     x, bias = x.resolve_neg(), bias.resolve_neg()
@@ -279,10 +296,12 @@ def bias_gelu_mask(
         out = torch.empty((M, N), dtype=x.dtype, device=x.device)
     else:
         _check_tensor("out", out, ndim=2)
-        if out.shape != x.shape or out.dtype != x.dtype or out.get_device() != device:
+        if out.dtype != x.dtype:
+            raise TypeError(f"bias_gelu_mask: out has dtype {out.dtype}, but x has {x.dtype}")
+        if out.shape != x.shape or out.get_device() != device:
             raise ValueError(
-                "bias_gelu_mask: out must match x in shape, dtype and device, got "
-                f"{tuple(out.shape)} {out.dtype} {out.device}"
+                "bias_gelu_mask: out must match x in shape and device, got "
+                f"{tuple(out.shape)} on {out.device}"
             )
         # Two programs writing one element is a race: out's elements must not overlap.
         if (N > 1 and out.stride(1) != 1) or (M > 1 and out.stride(0) < N):
@@ -301,6 +320,8 @@ def bias_gelu_mask(
             )
         if out.numel():
             _check_overlap(out, {"x": x, "bias": bias, "mask": mask})
+        if _FORWARD_AD._current_level >= 0:
+            _check_not_dual({"out": out})
         # As torch's out= ops do: tensors saved for a backward that alias out now fail there
         # ("modified by an inplace operation") instead of giving a wrong gradient.
         torch.autograd.graph.increment_version(out)

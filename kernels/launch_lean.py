@@ -104,17 +104,30 @@ MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
 ALIGN = 16  # bytes: Triton specialises a pointer argument on being a multiple of 16
 
 
+# Forward-mode AD: a dual tensor carries a tangent the kernel would drop. Tangents exist
+# only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
+
+
 def _validate(x, y, out, block, num_warps) -> None:
     """The full checks of vector_add's wrapper, for a first call (or to say what changed)."""
     for name, value in (("block", block), ("num_warps", num_warps)):
         if type(value) is not int:
             raise TypeError(f"LeanAdd: {name} must be an int, got {type(value).__name__}")
     if not (MIN_BLOCK <= block <= MAX_BLOCK and block & (block - 1) == 0):
-        raise ValueError(f"LeanAdd: block must be a power of two in [{MIN_BLOCK}, {MAX_BLOCK}]")
+        raise ValueError(
+            f"LeanAdd: block must be a power of two in [{MIN_BLOCK}, {MAX_BLOCK}], got {block}"
+        )
     if not (1 <= num_warps <= MAX_NUM_WARPS and num_warps & (num_warps - 1) == 0):
-        raise ValueError(f"LeanAdd: num_warps must be a power of two in [1, {MAX_NUM_WARPS}]")
+        raise ValueError(
+            f"LeanAdd: num_warps must be a power of two in [1, {MAX_NUM_WARPS}], got {num_warps}"
+        )
     if block // (32 * num_warps) > MAX_PER_THREAD:
-        raise ValueError(f"LeanAdd: more than {MAX_PER_THREAD} elements per thread")
+        raise ValueError(
+            f"LeanAdd: block={block} with num_warps={num_warps} gives each thread "
+            f"{block // (32 * num_warps)} elements, more than {MAX_PER_THREAD}; that takes "
+            "the compiler minutes. Lower block or raise num_warps"
+        )
     for name, t in (("x", x), ("y", y), ("out", out)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"LeanAdd: {name} must be a torch.Tensor, got {type(t).__name__}")
@@ -122,24 +135,32 @@ def _validate(x, y, out, block, num_warps) -> None:
             raise ValueError(f"LeanAdd: {name} is a meta tensor (a shape with no data)")
         if not t.is_cuda and not _INTERPRET:
             raise ValueError(f"LeanAdd: {name} must be on a CUDA device, got {t.device}")
-        if t.layout != torch.strided:
-            raise ValueError(f"LeanAdd: {name} must be a dense tensor, got layout {t.layout}")
+        if t.layout != torch.strided or t.is_nested:
+            got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+            raise ValueError(f"LeanAdd: {name} must be a dense tensor, got {got}")
         if not t.is_contiguous():
             raise ValueError(f"LeanAdd: {name} must be contiguous (call .contiguous() first)")
         if t.is_neg():
             raise ValueError(f"LeanAdd: {name} is a view with the negative bit; pass a plain one")
-        if t.dtype != x.dtype or t.shape != x.shape or t.get_device() != x.get_device():
+        if t.dtype not in SUPPORTED_DTYPES:
+            raise TypeError(f"LeanAdd: {name} has dtype {t.dtype}; supported: {SUPPORTED_DTYPES}")
+        if t.dtype != x.dtype:
+            raise TypeError(f"LeanAdd: {name} has dtype {t.dtype}, but x has {x.dtype}")
+        if t.shape != x.shape or t.get_device() != x.get_device():
             raise ValueError(
-                f"LeanAdd: {name} is {t.dtype} {tuple(t.shape)} on {t.device}, "
-                f"but x is {x.dtype} {tuple(x.shape)} on {x.device}"
+                f"LeanAdd: {name} is {tuple(t.shape)} on {t.device}, "
+                f"but x is {tuple(x.shape)} on {x.device}"
             )
         if t.requires_grad and torch.is_grad_enabled():
             raise ValueError(
                 f"LeanAdd: {name} requires grad, but this kernel has no backward; "
                 "call it under torch.no_grad()"
             )
-    if x.dtype not in SUPPORTED_DTYPES:
-        raise TypeError(f"LeanAdd: x has dtype {x.dtype}; supported: {SUPPORTED_DTYPES}")
+        if _FORWARD_AD._current_level >= 0 and _FORWARD_AD.unpack_dual(t).tangent is not None:
+            raise ValueError(
+                f"LeanAdd: {name} is a dual tensor (forward-mode AD), but this kernel computes "
+                f"no tangent; pass the primal, forward_ad.unpack_dual({name}).primal"
+            )
     nbytes, start = out.nbytes, out.data_ptr()
     for name, t in (("x", x), ("y", y)):
         # Equal starts are an in-place add (each element read before it is written, by the
@@ -155,13 +176,14 @@ class LeanAdd(LeanLaunch):
 
     ``LeanAdd(x, y, out)`` validates as ``vector_add`` does (``out`` required: the lean
     path allocates nothing), launches once, and keeps the compiled kernel. Each later
-    ``lean(x, y, out)`` takes tensors of that same dtype, shape and device, contiguous,
-    16-byte aligned if the first ones were, without the negative bit, none requiring grad
-    under grad mode, ``out`` being ``x`` or ``y`` or disjoint from both; anything else is
-    refused with a ``TypeError``/``ValueError`` that names the argument and what changed
-    (make a new ``LeanAdd`` for new kinds of tensors). ``out``'s version counter is bumped.
-    Triton's launch hooks (``knobs.runtime.launch_enter_hook``, used by profilers) are not
-    called on the lean path.
+    ``lean(x, y, out)`` takes dense (not nested) tensors of that same dtype, shape and
+    device, contiguous, 16-byte aligned if the first ones were, without the negative bit,
+    none requiring grad under grad mode nor dual (forward-mode AD), ``out`` being ``x`` or
+    ``y`` or disjoint from both; anything else is refused with a ``TypeError`` (a dtype)
+    or ``ValueError`` that names the argument and what changed (make a new ``LeanAdd`` for
+    new kinds of tensors). ``out``'s version counter is bumped. Triton's launch hooks
+    (``knobs.runtime.launch_enter_hook``, used by profilers) are not called on the lean
+    path.
     """
 
     def __init__(self, x, y, out, *, block: int = 1024, num_warps: int = 4):
@@ -199,14 +221,17 @@ class LeanAdd(LeanLaunch):
             same = False
         if not same:
             self._refuse(x, y, out)
+        if _FORWARD_AD._current_level >= 0:  # inside a dual level: refuse a dual tensor
+            _validate(x, y, out, self.block, self.num_warps)
         xp, yp, op = x.data_ptr(), y.data_ptr(), out.data_ptr()
         nbytes = self.nbytes
         if 0 < abs(xp - op) < nbytes or 0 < abs(yp - op) < nbytes:
             self._refuse(x, y, out)
         if self.aligned and (xp | yp | op) % ALIGN:
+            name = "x" if xp % ALIGN else "y" if yp % ALIGN else "out"
             raise ValueError(
-                "LeanAdd: a pointer is not a multiple of 16 bytes, but the kernel was compiled "
-                "for aligned ones; make a new LeanAdd for these tensors"
+                f"LeanAdd: {name}'s address is not a multiple of 16 bytes, but the kernel was "
+                "compiled for aligned pointers; make a new LeanAdd for these tensors"
             )
         torch.autograd.graph.increment_version(out)
         if self.n == 0:
@@ -226,7 +251,8 @@ class LeanAdd(LeanLaunch):
     def _refuse(self, x, y, out) -> None:
         """Raise the error that says what is wrong with these arguments."""
         _validate(x, y, out, self.block, self.num_warps)  # raises for anything invalid
-        raise ValueError(
+        error = TypeError if x.dtype != self.dtype else ValueError  # a dtype problem, or not
+        raise error(
             f"LeanAdd: validated for {self.dtype} {tuple(self.shape)} on device {self.device}, "
             f"got x as {x.dtype} {tuple(x.shape)} on {x.device}; make a new LeanAdd"
         )

@@ -106,6 +106,9 @@ def matmul_kernel(
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
+# Forward-mode AD: a dual tensor carries a tangent the kernel would drop. Tangents exist
+# only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def make_config(block_m: int, block_n: int, block_k: int, num_warps: int, num_stages: int):
@@ -236,8 +239,19 @@ def _check_tensor(name: str, t: object) -> None:
                 f"matmul: {name} must be on a CUDA device, got {t.device} "
                 "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
             )
-    if t.layout != torch.strided:
-        raise ValueError(f"matmul: {name} must be a dense tensor, got layout {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"matmul: {name} must be a dense tensor, got {got}")
+
+
+def _check_not_dual(tensors: dict) -> None:
+    # Called only inside a dual level (see _FORWARD_AD).
+    for name, t in tensors.items():
+        if _FORWARD_AD.unpack_dual(t).tangent is not None:
+            raise ValueError(
+                f"matmul: {name} is a dual tensor (forward-mode AD), but this kernel computes "
+                f"no tangent; pass the primal, forward_ad.unpack_dual({name}).primal"
+            )
 
 
 def _byte_range(t: torch.Tensor) -> tuple[int, int]:
@@ -324,10 +338,11 @@ def matmul(
     transposed views (``w.t()``) and slices are read in place, without a copy. Views
     with the negative bit are read as their values. ``bias``: None or a 1-D tensor of
     length N, same dtype and device, added to every row. ``activation``: None or
-    ``"gelu"`` (exact, erf form). Nothing may require grad while grad mode is on: there
-    is no backward. ``out``: None or an (M, N) tensor of the same dtype and device, any
-    strides whose elements do not share memory, sharing no memory with the inputs and
-    not requiring grad (under grad mode); its version counter is bumped, as torch's
+    ``"gelu"`` (exact, erf form). Nothing may be nested, require grad while grad mode is
+    on, or be a dual tensor of forward-mode AD: there is no backward and no tangent.
+    ``out``: None or an (M, N) tensor of the same dtype and device, any strides whose
+    elements do not share memory, sharing no memory with the inputs, not requiring grad
+    (under grad mode) and not dual; its version counter is bumped, as torch's
     ``out=`` ops do. ``group_m``: tile rows per group in the program order, an int in
     [1, 64]; 1 is row-major. ``config``: None to autotune over ``CONFIGS``, or one
     ``triton.Config`` with BLOCK_M/N/K (powers of two in [16, 256]), num_warps (a power
@@ -384,6 +399,8 @@ def matmul(
                     f"matmul: {name} requires grad, but this kernel has no backward; "
                     f"call it under torch.no_grad() or pass {name}.detach()"
                 )
+    if _FORWARD_AD._current_level >= 0:
+        _check_not_dual(inputs)
     # A view with the neg bit (say c.conj().imag) stores -v and reads as v. The kernel
     # sees only memory, so negate it for real first.
     inputs = {name: t.resolve_neg() if t.is_neg() else t for name, t in inputs.items()}
@@ -393,10 +410,12 @@ def matmul(
         out = torch.empty((M, N), dtype=a.dtype, device=a.device)
     else:
         _check_tensor("out", out)
-        if out.shape != (M, N) or out.dtype != a.dtype or out.get_device() != device:
+        if out.dtype != a.dtype:
+            raise TypeError(f"matmul: out has dtype {out.dtype}, but a has {a.dtype}")
+        if out.shape != (M, N) or out.get_device() != device:
             raise ValueError(
-                f"matmul: out must be ({M}, {N}) with a's dtype and device, got "
-                f"{tuple(out.shape)} {out.dtype} {out.device}"
+                f"matmul: out must be ({M}, {N}) on a's device, got "
+                f"{tuple(out.shape)} on {out.device}"
             )
         if out.is_neg():
             raise ValueError("matmul: out is a view with the negative bit; pass a plain one")
@@ -406,6 +425,8 @@ def matmul(
                 "call it under torch.no_grad() or leave out=None"
             )
         _check_out_memory(out, inputs)
+        if _FORWARD_AD._current_level >= 0:
+            _check_not_dual({"out": out})
         # As torch's out= ops do: tensors saved for a backward that alias out now fail there
         # ("modified by an inplace operation") instead of giving a wrong gradient.
         torch.autograd.graph.increment_version(out)

@@ -125,7 +125,9 @@ def matmul_tma_kernel(
             acc = tl.dot(a, b, acc)
         store_tile += NUM_SMS
         pid_m, pid_n = tile_position(store_tile, num_pid_m, num_pid_n, GROUP_M)
-        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        # int64: the epilogue multiplies the column index by the bias's stride, and a bias
+        # that is a column of a large matrix has a large one.
+        offs_n = pid_n.to(tl.int64) * BLOCK_N + tl.arange(0, BLOCK_N)
         acc = epilogue(acc, bias_ptr, offs_n, N, stride_bias, HAS_BIAS, ACTIVATION)
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_ptr.dtype.element_ty))
 
@@ -201,6 +203,9 @@ FLATTEN_TILE_LOOP = True
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
+# Forward-mode AD: a dual tensor carries a tangent the kernel would drop. Tangents exist
+# only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 INTERPRETER_PROGRAMS = 3  # "SMs" under the interpreter: several tiles per program, unevenly
 
 
@@ -447,8 +452,19 @@ def _check_tensor(name: str, t: object) -> None:
                 f"matmul_tma: {name} must be on a CUDA device, got {t.device} "
                 "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
             )
-    if t.layout != torch.strided:
-        raise ValueError(f"matmul_tma: {name} must be a dense tensor, got layout {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"matmul_tma: {name} must be a dense tensor, got {got}")
+
+
+def _check_not_dual(tensors: dict) -> None:
+    # Called only inside a dual level (see _FORWARD_AD).
+    for name, t in tensors.items():
+        if _FORWARD_AD.unpack_dual(t).tangent is not None:
+            raise ValueError(
+                f"matmul_tma: {name} is a dual tensor (forward-mode AD), but this kernel computes "
+                f"no tangent; pass the primal, forward_ad.unpack_dual({name}).primal"
+            )
 
 
 def _byte_range(t: torch.Tensor) -> tuple[int, int]:
@@ -491,10 +507,11 @@ def matmul_tma(
 
     ``a`` (M, K) and ``b`` (K, N): 2-D dense float16 or bfloat16 tensors of one dtype on
     one CUDA device, which need not be the current one; any strides. Views with the
-    negative bit are read as their values. Nothing may require grad while grad mode is on
-    (there is no backward). ``out``: None or an (M, N) tensor of the same dtype and
-    device whose elements do not share memory, sharing no memory with the inputs and not
-    requiring grad (under grad mode); its version counter is bumped, as torch's ``out=``
+    negative bit are read as their values. Nothing may be nested, require grad while grad
+    mode is on, or be a dual tensor of forward-mode AD (there is no backward and no
+    tangent). ``out``: None or an (M, N) tensor of the same dtype and device whose
+    elements do not share memory, sharing no memory with the inputs, not requiring grad
+    (under grad mode) and not dual; its version counter is bumped, as torch's ``out=``
     ops do. ``bias``: None or a 1-D tensor of N elements, a's dtype and device, any stride,
     added per column in float32. ``activation``: None or ``"gelu"`` (exact, erf form),
     applied in float32 before the one rounding. K = 0 gives ``activation(bias)`` (zeros
@@ -557,16 +574,20 @@ def matmul_tma(
                     f"matmul_tma: {name} requires grad, but this kernel has no backward; "
                     f"call it under torch.no_grad() or pass {name}.detach()"
                 )
+    if _FORWARD_AD._current_level >= 0:
+        _check_not_dual(inputs)
     # A view with the neg bit stores -v and reads as v: the kernel sees memory only.
     inputs = {name: t.resolve_neg() if t.is_neg() else t for name, t in inputs.items()}
     a, b, bias = inputs["a"], inputs["b"], inputs.get("bias")
 
     if out is not None:
         _check_tensor("out", out)
-        if out.shape != (M, N) or out.dtype != a.dtype or out.get_device() != device:
+        if out.dtype != a.dtype:
+            raise TypeError(f"matmul_tma: out has dtype {out.dtype}, but a has {a.dtype}")
+        if out.shape != (M, N) or out.get_device() != device:
             raise ValueError(
-                f"matmul_tma: out must be ({M}, {N}) with a's dtype and device, got "
-                f"{tuple(out.shape)} {out.dtype} {out.device}"
+                f"matmul_tma: out must be ({M}, {N}) on a's device, got "
+                f"{tuple(out.shape)} on {out.device}"
             )
         if out.is_neg():
             raise ValueError("matmul_tma: out is a view with the negative bit; pass a plain one")
@@ -576,6 +597,8 @@ def matmul_tma(
                 "call it under torch.no_grad() or leave out=None"
             )
         _check_out_memory(out, inputs)
+        if _FORWARD_AD._current_level >= 0:
+            _check_not_dual({"out": out})
 
     # Which kernel: checked before anything is written.
     chosen = path_for(a, b, out) if path is None else path

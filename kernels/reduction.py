@@ -125,6 +125,9 @@ MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
+# Forward-mode AD: a dual tensor carries a tangent the kernel would drop. Tangents exist
+# only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def _check_knobs(block_m: object, block_n: object, num_warps: object) -> None:
@@ -163,8 +166,18 @@ def _check_tensor(name: str, t: object) -> None:
                 f"row_reduce: {name} must be on a CUDA device, got {t.device} "
                 "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
             )
-    if t.layout != torch.strided:
-        raise ValueError(f"row_reduce: {name} must be a dense tensor, got layout {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"row_reduce: {name} must be a dense tensor, got {got}")
+
+
+def _check_not_dual(name: str, t: torch.Tensor) -> None:
+    # Called only inside a dual level (see _FORWARD_AD).
+    if _FORWARD_AD.unpack_dual(t).tangent is not None:
+        raise ValueError(
+            f"row_reduce: {name} is a dual tensor (forward-mode AD), but this kernel computes "
+            f"no tangent; pass the primal, forward_ad.unpack_dual({name}).primal"
+        )
 
 
 def _check_overlap(out: torch.Tensor, x: torch.Tensor) -> None:
@@ -196,11 +209,13 @@ def row_reduce(
     a transposed or sliced view is read in place, if slowly). Views with the negative bit
     are read as their values. A row holding a NaN gives NaN for both ops, as torch does; a
     row of -inf gives -inf. With no columns, the sum of each row is 0 and the maximum is
-    refused (it has no value; torch refuses it too). ``x`` may not require grad under grad
-    mode: there is no backward.
+    refused (it has no value; torch refuses it too). ``x`` may not be nested, require grad
+    under grad mode, or be a dual tensor of forward-mode AD: there is no backward and no
+    tangent.
 
     ``out``, if given, receives the result: 1-D with one element per row, ``x``'s dtype and
-    device, contiguous, sharing no memory with ``x``, not requiring grad under grad mode.
+    device, contiguous, sharing no memory with ``x``, not requiring grad under grad mode,
+    not dual.
     Its version counter is bumped, as torch's ``out=`` ops do.
 
     Knobs, for experiments (None picks by row width): ``block_m`` rows (a power of two in
@@ -228,6 +243,8 @@ def row_reduce(
             "row_reduce: x requires grad, but this kernel has no backward; "
             "call it under torch.no_grad() or pass x.detach()"
         )
+    if _FORWARD_AD._current_level >= 0:
+        _check_not_dual("x", x)
     block_m, block_n, num_warps = plan(n_rows, n_cols, block_m, block_n, num_warps)
     _check_per_thread(block_m, block_n, num_warps)
     # A view with the neg bit (say c.conj().imag) stores -v and reads as v. The kernel
@@ -240,10 +257,12 @@ def row_reduce(
         out = torch.empty(n_rows, dtype=x.dtype, device=x.device)
     else:
         _check_tensor("out", out)
-        if out.shape != (n_rows,) or out.dtype != x.dtype or out.get_device() != device:
+        if out.dtype != x.dtype:
+            raise TypeError(f"row_reduce: out has dtype {out.dtype}, but x has {x.dtype}")
+        if out.shape != (n_rows,) or out.get_device() != device:
             raise ValueError(
-                f"row_reduce: out must be 1-D of {n_rows} elements with x's dtype and device, "
-                f"got {tuple(out.shape)} {out.dtype} {out.device}"
+                f"row_reduce: out must be 1-D of {n_rows} elements on x's device, "
+                f"got {tuple(out.shape)} on {out.device}"
             )
         if not out.is_contiguous():
             raise ValueError("row_reduce: out must be contiguous (call .contiguous() first)")
@@ -256,6 +275,8 @@ def row_reduce(
             )
         if n_rows and n_cols:
             _check_overlap(out, x)
+        if _FORWARD_AD._current_level >= 0:
+            _check_not_dual("out", out)
         # As torch's out= ops do: tensors saved for a backward that alias out now fail there
         # ("modified by an inplace operation") instead of giving a wrong gradient.
         torch.autograd.graph.increment_version(out)

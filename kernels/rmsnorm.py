@@ -90,7 +90,9 @@ def rmsnorm_bwd_kernel(
             dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0
         )
     for start in range(first, last, ROWS):
-        rows = start + tl.arange(0, ROWS)
+        # int64 from first already; tl.cast keeps it so on the CPU interpreter too, whose
+        # loops count in Python ints.
+        rows = tl.cast(start, tl.int64) + tl.arange(0, ROWS)
         row_mask = rows < last
         mask = row_mask[:, None] & col_mask[None, :]
         if PREFETCH:
@@ -246,6 +248,10 @@ MAX_ROWS = 2**31 - 1  # the forward launches one program per row: a 1-D grid's l
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
+# Forward-mode AD: a dual tensor carries a tangent, and RMSNormFunction has no jvp (torch
+# would refuse it without naming the argument). Tangents exist only inside
+# forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def _rows(t: torch.Tensor) -> torch.Tensor | None:
@@ -280,22 +286,26 @@ def _check_tensor(name: str, t: object) -> None:
                 f"rms_norm: {name} must be on a CUDA device, got {t.device} "
                 "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
             )
-    if t.layout != torch.strided:
-        raise ValueError(f"rms_norm: {name} must be a dense tensor, got layout {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"rms_norm: {name} must be a dense tensor, got {got}")
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     """RMSNorm over the last dimension: ``x / sqrt(mean(x**2, -1) + eps) * weight``,
-    differentiable in ``x`` and ``weight`` (through ``RMSNormFunction``).
+    differentiable in ``x`` and ``weight`` (through ``RMSNormFunction``), once: a second
+    derivative (``create_graph=True``) is refused, as are dual tensors (forward-mode AD
+    has no formula here).
 
-    ``x``: shape (..., H) with 1 <= H <= 32768, dtype float32, float16 or bfloat16, on a
-    CUDA device (which need not be the current one). Its last dimension must have unit
-    stride and its rows one stride between them (a contiguous tensor, or a column slice
-    of a wider one); anything else is refused, not copied. ``weight``: shape (H,), the
-    dtype of ``x`` or float32 (master weights), same device, any stride. ``eps``: a Python
-    float or int >= 0, added in float32. Statistics are float32, so fp16 inputs whose squares
-    overflow fp16 are fine; the result has ``x``'s dtype and is rounded once. Views with
-    the negative bit are read as their values; empty inputs give empty results. Raises
+    ``x``: shape (..., H) with 1 <= H <= 32768, dtype float32, float16 or bfloat16, not
+    nested, on a CUDA device (which need not be the current one). Its last dimension must
+    have unit stride and its rows one stride between them (a contiguous tensor, or a
+    column slice of a wider one); anything else is refused, not copied. ``weight``: shape
+    (H,), the dtype of ``x`` or float32 (master weights), same device, any stride.
+    ``eps``: a Python float or int >= 0, added in float32, finite there. Statistics are
+    float32, so fp16 inputs whose squares overflow fp16 are fine; the result has ``x``'s
+    dtype and is rounded once. Views with the negative bit are read as their values;
+    empty inputs give empty results. Raises
     ``TypeError``/``ValueError`` naming the argument instead of launching on anything else.
     """
     _check_tensor("x", x)
@@ -329,6 +339,13 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
         raise ValueError(f"rms_norm: eps must be >= 0 and finite in float32, got {eps}")
     if math.prod(x.shape[:-1]) > MAX_ROWS:
         raise ValueError(f"rms_norm: x has more than {MAX_ROWS} rows (one program per row)")
+    if _FORWARD_AD._current_level >= 0:
+        for name, t in (("x", x), ("weight", weight)):
+            if _FORWARD_AD.unpack_dual(t).tangent is not None:
+                raise ValueError(
+                    f"rms_norm: {name} is a dual tensor (forward-mode AD), but there is no "
+                    f"forward-mode formula (jvp); pass forward_ad.unpack_dual({name}).primal"
+                )
     # A view with the neg bit (say c.conj().imag) stores -v and reads as v. The kernel
     # sees only memory, so negate it for real first (differentiably).
     if x.is_neg():
@@ -360,9 +377,15 @@ class RMSNormFunction(torch.autograd.Function):
         return y.view(x.shape)
 
     @staticmethod
-    # The backward kernels have no backward of their own: refuse a double backward.
-    @torch.autograd.function.once_differentiable
     def backward(ctx, dy: torch.Tensor):
+        # Grad mode is on here only under create_graph=True, for a second derivative. The
+        # backward kernels have no backward of their own: their results would count as
+        # constants, silently, so refuse.
+        if torch.is_grad_enabled():
+            raise NotImplementedError(
+                "rms_norm: double backward (create_graph=True) is not supported: the backward "
+                "kernels have no backward of their own"
+            )
         x, weight, rstd = ctx.saved_tensors
         # dy comes from whatever followed: any layout (an expanded one from .sum(), say).
         if dy.is_neg():

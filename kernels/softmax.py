@@ -65,8 +65,10 @@ def softmax_online_kernel(x_ptr, y_ptr, n_rows, n_cols, x_stride, y_stride, BLOC
     cols = tl.arange(0, BLOCK_N)
     n_tiles = tl.cdiv(n_cols, BLOCK_N)
     # Persistent: the grid is a few programs per SM, and each walks rows pid, pid + grid, ...
-    # (an int64 start makes row int64, so row * stride cannot wrap past 2**31).
-    for row in tl.range(tl.program_id(0).to(tl.int64), n_rows, tl.num_programs(0)):
+    for i in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        # int64: row * stride can pass 2**31. (tl.cast, not .to: the CPU interpreter runs
+        # this loop over Python ints.)
+        row = tl.cast(i, tl.int64)
         x_row = x_ptr + row * x_stride
         y_row = y_ptr + row * y_stride
         # Pass 1: running max m and running sum s = sum(exp(x - m)) over the tiles so far.
@@ -132,7 +134,8 @@ def softmax_backward_online_kernel(
 ):
     cols = tl.arange(0, BLOCK_N)
     n_tiles = tl.cdiv(n_cols, BLOCK_N)
-    for row in tl.range(tl.program_id(0).to(tl.int64), n_rows, tl.num_programs(0)):
+    for i in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        row = tl.cast(i, tl.int64)  # as in the forward
         y_row = y_ptr + row * y_stride
         dy_row = dy_ptr + row * dy_stride
         dx_row = dx_ptr + row * dx_stride
@@ -302,6 +305,9 @@ MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
+# Forward-mode AD: a dual tensor carries a tangent the kernels would drop. Tangents exist
+# only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def _check_knobs(block_n: object, num_warps: object, programs_per_sm: object) -> None:
@@ -340,8 +346,18 @@ def _check_tensor(name: str, t: object) -> None:
                 f"softmax: {name} must be on a CUDA device, got {t.device} "
                 "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
             )
-    if t.layout != torch.strided:
-        raise ValueError(f"softmax: {name} must be a dense tensor, got layout {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"softmax: {name} must be a dense tensor, got {got}")
+
+
+def _check_not_dual(name: str, t: torch.Tensor) -> None:
+    # Called only inside a dual level (see _FORWARD_AD).
+    if _FORWARD_AD.unpack_dual(t).tangent is not None:
+        raise ValueError(
+            f"softmax: {name} is a dual tensor (forward-mode AD), but there is no forward-mode "
+            f"formula (jvp); pass the primal, forward_ad.unpack_dual({name}).primal"
+        )
 
 
 def _rows(name: str, t: torch.Tensor) -> torch.Tensor:
@@ -426,18 +442,20 @@ def softmax(
 ) -> torch.Tensor:
     """Softmax of ``x`` over its last dimension, computed in fp32 and rounded once.
 
-    ``x``: a dense float32, float16 or bfloat16 tensor on a CUDA device (not necessarily
-    the current one), of any shape (0-d and empty included) whose last dimension has
-    stride 1 and whose leading dimensions flatten into rows without a copy (a 2-D tensor
-    with padded rows is fine). Views with the negative bit are read as their values.
-    Rows that are all -inf come out NaN, as in ``torch.softmax``.
+    ``x``: a dense float32, float16 or bfloat16 tensor (not nested) on a CUDA device
+    (not necessarily the current one), of any shape (0-d and empty included) whose last
+    dimension has stride 1 and whose leading dimensions flatten into rows without a copy
+    (a 2-D tensor with padded rows is fine). Views with the negative bit are read as their
+    values. Rows that are all -inf come out NaN, as in ``torch.softmax``.
 
     Differentiable: when ``x`` requires grad under grad mode, the result carries a backward
-    (``dx = y * (dy - sum(dy * y))`` per row, by the same kind of kernel). ``out``, if
-    given, receives the result and makes the call not differentiable (as torch's ``out=``):
-    it must match ``x`` in shape, dtype and device, be contiguous, not require grad under
-    grad mode, and either be ``x`` itself (contiguous; an in-place softmax) or share no
-    memory with it. Its version counter is bumped.
+    (``dx = y * (dy - sum(dy * y))`` per row, by the same kind of kernel), once: a second
+    derivative (``create_graph=True``) is refused, as is a dual ``x`` (forward-mode AD has
+    no formula here). ``out``, if given, receives the result and makes the call not
+    differentiable (as torch's ``out=``): it must match ``x`` in shape, dtype and device,
+    be contiguous, not require grad under grad mode nor be dual, and either be ``x``
+    itself (contiguous; an in-place softmax) or share no memory with it. Its version
+    counter is bumped.
 
     Knobs, for experiments (forward and backward; None picks by row width, with the
     forward's limits and the backward's own, see ``MAX_WHOLE_ROW``): ``block_n``, the
@@ -452,6 +470,8 @@ def softmax(
     # (The conj bit exists only on complex tensors, which this check refuses.)
     if x.dtype not in SUPPORTED_DTYPES:
         raise TypeError(f"softmax: x has dtype {x.dtype}; supported: {SUPPORTED_DTYPES}")
+    if _FORWARD_AD._current_level >= 0:
+        _check_not_dual("x", x)
     # A view with the neg bit stores -v and reads as v; the kernel sees only memory.
     if x.is_neg():
         x = x.resolve_neg()
@@ -469,10 +489,12 @@ def softmax(
                 "differentiated; call it under torch.no_grad() or leave out=None"
             )
         _check_tensor("out", out)
-        if out.shape != x.shape or out.dtype != x.dtype or out.get_device() != x.get_device():
+        if out.dtype != x.dtype:
+            raise TypeError(f"softmax: out has dtype {out.dtype}, but x has {x.dtype}")
+        if out.shape != x.shape or out.get_device() != x.get_device():
             raise ValueError(
-                "softmax: out must match x in shape, dtype and device, got "
-                f"{tuple(out.shape)} {out.dtype} {out.device}"
+                "softmax: out must match x in shape and device, got "
+                f"{tuple(out.shape)} on {out.device}"
             )
         if not out.is_contiguous():
             raise ValueError("softmax: out must be contiguous (call .contiguous() first)")
@@ -485,6 +507,8 @@ def softmax(
             )
         if x2 is not None:
             _check_overlap(out, x, x2)
+        if _FORWARD_AD._current_level >= 0:
+            _check_not_dual("out", out)
         # As torch's out= ops do: a tensor saved for a backward that aliases out now fails
         # there ("modified by an inplace operation") instead of giving a wrong gradient.
         torch.autograd.graph.increment_version(out)
@@ -515,8 +539,15 @@ class _Softmax(torch.autograd.Function):
         return y
 
     @staticmethod
-    @torch.autograd.function.once_differentiable  # no double backward: refuse it loudly
     def backward(ctx, dy):
+        # Grad mode is on here only under create_graph=True, that is, when the caller wants
+        # a graph of this gradient for a second derivative. The kernel's dx has none (it
+        # would count as a constant, silently), so refuse.
+        if torch.is_grad_enabled():
+            raise NotImplementedError(
+                "softmax: double backward (create_graph=True) is not supported: the backward "
+                "kernel has no backward of its own"
+            )
         (y,) = ctx.saved_tensors
         dx = torch.empty_like(y)
         if y.numel():

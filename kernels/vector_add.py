@@ -9,7 +9,9 @@ The file has the sections every kernel file of the book has: ``kernel`` (the
 ``@triton.jit`` code), ``launch`` (the few lines of host code that allocate the output,
 compute the grid and launch: what to copy), ``checks`` (the public ``vector_add``, which
 refuses every input the kernel cannot handle, by name, then calls ``launch``) and
-``reference`` (torch alone, for the tests and benchmarks).
+``reference`` (torch alone, for the tests and benchmarks). Two more, ``controls`` and
+``controls_reference``, hold the kernels lesson 07 measures the add against: a fill that
+only writes and a read that (almost) only reads, tiled exactly like the add.
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter
 (``TRITON_INTERPRET=1`` set before this module is imported).
@@ -68,6 +70,10 @@ MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
+# Forward-mode AD: a dual tensor carries a tangent the kernel would drop. Tangents exist
+# only inside forward_ad.dual_level(), so the wrapper asks whether one is open first: one
+# attribute read (the one unpack_dual makes itself) when none is.
+_FORWARD_AD = torch.autograd.forward_ad
 
 
 def _check_knobs(block: object, num_warps: object) -> None:
@@ -103,10 +109,21 @@ def _check_tensor(name: str, t: object) -> None:
                 f"vector_add: {name} must be on a CUDA device, got {t.device} "
                 "(set TRITON_INTERPRET=1 before importing to run on the CPU)"
             )
-    if t.layout != torch.strided:
-        raise ValueError(f"vector_add: {name} must be a dense tensor, got layout {t.layout}")
+    if t.layout != torch.strided or t.is_nested:
+        got = "a nested tensor" if t.is_nested else f"layout {t.layout}"
+        raise ValueError(f"vector_add: {name} must be a dense tensor, got {got}")
     if not t.is_contiguous():
         raise ValueError(f"vector_add: {name} must be contiguous (call .contiguous() first)")
+
+
+def _check_not_dual(**tensors: torch.Tensor) -> None:
+    # Called only inside a dual level (see _FORWARD_AD).
+    for name, t in tensors.items():
+        if _FORWARD_AD.unpack_dual(t).tangent is not None:
+            raise ValueError(
+                f"vector_add: {name} is a dual tensor (forward-mode AD), but this kernel "
+                f"computes no tangent; pass the primal, forward_ad.unpack_dual({name}).primal"
+            )
 
 
 def _check_overlap(out: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> None:
@@ -132,12 +149,13 @@ def vector_add(
 ) -> torch.Tensor:
     """Return ``x + y`` computed by ``add_kernel``, correctly rounded to the dtype.
 
-    ``x`` and ``y``: contiguous dense tensors of the same shape (0-d and empty included),
-    dtype (float32, float16 or bfloat16) and CUDA device, which need not be the current
-    one. Views with the negative bit are read as their values. Neither may require grad
-    while grad mode is on: there is no backward. ``out``, if given, receives the result;
-    it must match ``x`` in shape, dtype and device, be contiguous, not require grad (under
-    grad mode), and either be ``x`` or ``y`` itself (an in-place add) or share no memory
+    ``x`` and ``y``: contiguous dense tensors (not nested) of the same shape (0-d and
+    empty included), dtype (float32, float16 or bfloat16) and CUDA device, which need not
+    be the current one. Views with the negative bit are read as their values. Neither may
+    require grad while grad mode is on, nor be a dual tensor of forward-mode AD: there is
+    no backward and no tangent. ``out``, if given, receives the result; it must match
+    ``x`` in shape, dtype and device, be contiguous, not require grad (under grad mode)
+    nor be dual, and either be ``x`` or ``y`` itself (an in-place add) or share no memory
     with them. Its version counter is bumped, as torch's ``out=`` ops do. ``block``
     (elements per program, a power of two in [4, 65536]) and ``num_warps`` (a power of two
     in [1, 32]) are the knobs lesson 04 sweeps; together they may give each thread at most
@@ -163,6 +181,8 @@ def vector_add(
             f"vector_add: {name} requires grad, but this kernel has no backward; "
             f"call it under torch.no_grad() or pass {name}.detach()"
         )
+    if _FORWARD_AD._current_level >= 0:
+        _check_not_dual(x=x, y=y)
     # A view with the neg bit (say c.conj().imag) stores -v and reads as v. The kernel
     # sees only memory, so negate it for real first.
     if x.is_neg():
@@ -174,10 +194,12 @@ def vector_add(
         out = torch.empty_like(x)
     else:
         _check_tensor("out", out)
-        if out.shape != x.shape or out.dtype != x.dtype or out.get_device() != device:
+        if out.dtype != x.dtype:
+            raise TypeError(f"vector_add: out has dtype {out.dtype}, but x has {x.dtype}")
+        if out.shape != x.shape or out.get_device() != device:
             raise ValueError(
-                "vector_add: out must match x in shape, dtype and device, got "
-                f"{tuple(out.shape)} {out.dtype} {out.device}"
+                "vector_add: out must match x in shape and device, got "
+                f"{tuple(out.shape)} on {out.device}"
             )
         if out.is_neg():
             raise ValueError("vector_add: out is a view with the negative bit; pass a plain one")
@@ -187,6 +209,8 @@ def vector_add(
                 "call it under torch.no_grad() or leave out=None"
             )
         _check_overlap(out, x, y)
+        if _FORWARD_AD._current_level >= 0:
+            _check_not_dual(out=out)
         # As torch's out= ops do: tensors saved for a backward that alias out now fail there
         # ("modified by an inplace operation") instead of giving a wrong gradient.
         torch.autograd.graph.increment_version(out)
@@ -218,3 +242,61 @@ def reference(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 # --8<-- [end:reference]
+
+
+# --8<-- [start:controls]
+@triton.jit
+def fill_kernel(out_ptr, value, n_elements, BLOCK: tl.constexpr):
+    # Write-only: the add's tiles and mask, no loads; every element gets ``value``.
+    offsets = tl.program_id(axis=0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    tile = tl.zeros((BLOCK,), dtype=tl.float32) + value  # a tile of value, in registers
+    tl.store(out_ptr + offsets, tile.to(out_ptr.dtype.element_ty), mask=offsets < n_elements)
+
+
+@triton.jit
+def read_kernel(x_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    # Read-only, nearly: the add's tiles and mask, one load, and each program keeps one
+    # number, the maximum of its tile (a load whose value is never used would be removed
+    # by the compiler). Writes are 4 bytes per BLOCK elements read.
+    pid = tl.program_id(axis=0)
+    offsets = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    tl.store(out_ptr + pid, tl.max(x.to(tl.float32), axis=0))
+
+
+def launch_fill(out, value, *, block: int = 1024, num_warps: int = 4):
+    """Fill contiguous ``out`` with ``value`` (a float); no checks."""
+    n = out.numel()
+    fill_kernel[((n + block - 1) // block,)](out, value, n, BLOCK=block, num_warps=num_warps)
+    return out
+
+
+def launch_read(x, out=None, *, block: int = 1024, num_warps: int = 4):
+    """The maximum of each ``block`` consecutive elements of contiguous ``x``, as float32
+    (one per program); no checks."""
+    n = x.numel()
+    programs = (n + block - 1) // block
+    if out is None:
+        out = torch.empty(programs, dtype=torch.float32, device=x.device)
+    read_kernel[(programs,)](x, out, n, BLOCK=block, num_warps=num_warps)
+    return out
+
+
+# --8<-- [end:controls]
+
+
+# --8<-- [start:controls_reference]
+def reference_fill(out: torch.Tensor, value: float) -> torch.Tensor:
+    """What ``launch_fill(out, value)`` leaves in ``out``: ``value`` rounded to its dtype."""
+    return torch.full_like(out, value)
+
+
+def reference_read(x: torch.Tensor, block: int = 1024) -> torch.Tensor:
+    """What ``launch_read(x, block=block)`` returns: the maximum of each tile, float32."""
+    flat = x.reshape(-1).float()
+    pad = (-flat.numel()) % block
+    flat = torch.cat([flat, flat.new_full((pad,), float("-inf"))])
+    return flat.view(-1, block).amax(dim=1)
+
+
+# --8<-- [end:controls_reference]

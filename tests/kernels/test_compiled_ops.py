@@ -95,6 +95,66 @@ def test_the_operator_is_registered_with_a_backward():
     assert torch.equal(y.detach(), co.silu_mul(a.detach(), b))
 
 
+# ---- the operators on their own: public, so they check and copy for themselves -----------
+
+
+@pytest.mark.parametrize(
+    "layout",
+    ["a-transposed", "b-every-other", "both-broadcast", "a-negative-bit"],
+)
+def test_the_operator_reads_any_layout_by_its_values(layout):
+    """torch.ops.book.silu_mul skips silu_mul's checks; strided operands (which silu_mul
+    refuses) are copied, so the kernel never reads them as if they were contiguous."""
+    seed = fresh_seed()
+    a, b = rand((5, 37), scale=3.0), rand((5, 37), scale=3.0)
+    if layout == "a-transposed":
+        a = rand((37, 5), scale=3.0).t()
+    elif layout == "b-every-other":
+        b = rand((5, 74), scale=3.0)[:, ::2]
+    elif layout == "both-broadcast":
+        a, b = rand((1, 37), scale=3.0).expand(5, 37), rand((5, 1), scale=3.0).expand(5, 37)
+    else:
+        a = torch._neg_view(a)
+    y = torch.ops.book.silu_mul(a, b)
+    want = co.reference(a.resolve_neg().contiguous(), b.contiguous()).double()
+    assert_close_to_reference(y, want, f"{layout} seed={seed}", tolerances=TOL)
+
+
+def test_the_backward_operator_reads_any_layout_by_its_values():
+    seed = fresh_seed()
+    a, b = rand((37, 5), scale=3.0).t(), rand((5, 37), scale=3.0)
+    dy = rand((1, 37)).expand(5, 37)
+    da, db = torch.ops.book.silu_mul_backward(dy, a, b)
+    _, da64, db64 = reference_all(a.contiguous(), b, dy.contiguous())
+    assert_close_to_reference(da, da64, f"da seed={seed}", tolerances=TOL)
+    assert_close_to_reference(db, db64, f"db seed={seed}", tolerances=TOL)
+
+
+@pytest.mark.parametrize(
+    "change, error, says",
+    [
+        ({"b": (5, 36)}, ValueError, r"^silu_mul: b has shape \(5, 36\)"),
+        ({"b": (36,)}, ValueError, r"^silu_mul: b has shape \(36,\)"),
+        ({"b": torch.float16}, TypeError, r"^silu_mul: b has dtype torch.float16"),
+        ({"a": torch.float64, "b": torch.float64}, TypeError, r"^silu_mul: a has dtype"),
+        ({"a": torch.int32, "b": torch.int32}, TypeError, r"^silu_mul: a has dtype"),
+    ],
+    ids=["shorter-rows", "fewer-dims", "mixed-dtypes", "float64", "int32"],
+)
+def test_the_operator_refuses_operands_the_kernel_would_misread(change, error, says):
+    args = {"a": rand((5, 37)), "b": rand((5, 37))}
+    for name, what in change.items():
+        args[name] = rand(what) if isinstance(what, tuple) else args[name].to(what)
+    with pytest.raises(error, match=says):
+        torch.ops.book.silu_mul(args["a"], args["b"])
+
+
+def test_the_backward_operator_refuses_a_gradient_of_another_shape():
+    a, b = rand((5, 37)), rand((5, 37))
+    with pytest.raises(ValueError, match=r"^silu_mul_backward: dy has shape \(5, 36\)"):
+        torch.ops.book.silu_mul_backward(rand((5, 36)), a, b)
+
+
 # --8<-- [start:model]
 class GatedMLP(torch.nn.Module):
     """The MLP of a LLaMA-style block: down(silu(gate(x)) * up(x)), with silu_mul fused."""

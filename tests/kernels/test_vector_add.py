@@ -117,3 +117,35 @@ def test_offsets_past_int32():
     va.vector_add(x, y, out)
     assert torch.all(out[: 2**31 - 1] == 3.0)
     assert torch.all(out[2**31 - 1 :] == -4.0)
+
+
+# ---- the controls of lesson 07: a write-only fill and a read-only tile maximum -------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("n", [1, 17, 1000, 1025, 4097])
+@pytest.mark.parametrize("value", [1.25, -3.0])
+def test_fill_writes_every_element(n, dtype, value):
+    out = poisoned_like(rand(n, dtype))
+    assert va.launch_fill(out, value) is out
+    assert torch.equal(out, va.reference_fill(out, value))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("n", [1, 17, 1000, 1025, 4097])
+@pytest.mark.parametrize("block", [16, 1024])
+def test_read_keeps_the_maximum_of_each_tile(n, dtype, block):
+    seed = fresh_seed()
+    x = rand(n, dtype)
+    programs = (n + block - 1) // block
+    out = torch.full((programs,), float("nan"), device=x.device)
+    assert va.launch_read(x, out, block=block) is out
+    # A maximum needs no rounding: exact, in every dtype, on the GPU and the interpreter.
+    assert torch.equal(out, va.reference_read(x, block)), f"seed={seed}"
+    assert torch.equal(va.launch_read(x, block=block), out), f"seed={seed}"
+
+
+def test_read_sees_the_last_element_of_a_ragged_tile():
+    x = -torch.ones(1025, device=DEVICE)
+    x[-1] = 7.0  # alone in the second tile, with 1023 masked-off elements
+    assert va.launch_read(x).tolist() == [-1.0, 7.0]

@@ -69,7 +69,12 @@ def test_every_family_is_discovered_with_a_row_schema():
 def test_select_by_family_or_benchmark():
     families = measure.discover()
     names = [b.name for b in measure.select(families, ["vector_add"])]
-    assert names == ["vector_add", "vector_add_block_sweep", "vector_add_ragged"]
+    assert names == [
+        "vector_add",
+        "vector_add_block_sweep",
+        "vector_add_ragged",
+        "vector_add_streams",
+    ]
     assert [b.name for b in measure.select(families, ["launch_overhead"])] == ["launch_overhead"]
     assert len(measure.select(families, [])) == sum(len(b) for b in families.values())
     with pytest.raises(KeyError):

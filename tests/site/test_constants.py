@@ -103,6 +103,22 @@ CASES = [
         "kernels/rmsnorm.py PREFETCH_MAX_BLOCK",
         module_constant("kernels/rmsnorm.py", "PREFETCH_MAX_BLOCK"),
     ),
+    # Hardware facts the occupancy values compute with (figures/vector_add.py SM_LIMITS,
+    # compute capability 9.0: the CUDA C Programming Guide's per-capability table).
+    (
+        "dsl/04-loads-stores-masks.md",
+        "An SM holds at most 2,048 threads",
+        "2,048",
+        "figures/vector_add.py SM_LIMITS['9.0']['threads']",
+        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["threads"],
+    ),
+    (
+        "dsl/04-loads-stores-masks.md",
+        "2,048 threads and 32 programs",
+        "32",
+        "figures/vector_add.py SM_LIMITS['9.0']['blocks']",
+        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["blocks"],
+    ),
     # A hardware fact, not code: 64K 32-bit registers per SM on Hopper (NVIDIA's Hopper
     # tuning guide); kernels/softmax.py's register arithmetic assumes the same.
     ("building/10-softmax.md", "An SM has 65,536 registers", "65,536", "Hopper", 65536),

@@ -44,7 +44,8 @@ def over(a, b):
     return f
 
 
-FA, RN, MM = "fused_activation.", "rmsnorm.", "matmul."
+FA, MM = "fused_activation.", "matmul."
+RN = "rmsnorm.bandwidth:direction=forward,impl={},hidden=8192".format  # forward, by impl
 # lesson 09's FLOP/s at 4096³ bf16, and cuBLAS + eager (or addmm + GELU) over the fused
 # epilogue kernel at 8192³
 MM_RATE = {
@@ -53,7 +54,7 @@ MM_RATE = {
 EPI_EAGER, EPI_ADDMM = (
     MM + f"epilogue_ratio:of={p},to=triton_fused,n=8192" for p in ("cublas_eager", "cublas_addmm")
 )
-COPY_NORM = over(RN + "fwd_triton_8192", RN + "fwd_fraction_of_copy_8192")  # copy bandwidth
+COPY_NORM = over(RN("triton"), "rmsnorm.of_copy:direction=forward,hidden=8192")  # copy bandwidth
 # pattern -> stack -> (kind, speed-up as a function of the value lookup), or just a kind.
 SPEC = {
     "elementwise": {
@@ -63,13 +64,10 @@ SPEC = {
         "cuda": ("bound", over(FA + "time:impl=eager", FA + "floor:chain=fused")),
     },
     "norm": {
-        "eager": ("measured", one_if(RN + "fwd_eager_8192")),
-        "compile": ("measured", over(RN + "fwd_compile_8192", RN + "fwd_eager_8192")),
-        "triton": ("measured", over(RN + "fwd_triton_8192", RN + "fwd_eager_8192")),
-        "cuda": (
-            "bound",
-            over(COPY_NORM, RN + "fwd_eager_8192"),
-        ),
+        "eager": ("measured", one_if(RN("eager"))),
+        "compile": ("measured", over(RN("compile"), RN("eager"))),
+        "triton": ("measured", over(RN("triton"), RN("eager"))),
+        "cuda": ("bound", over(COPY_NORM, RN("eager"))),
     },
     "matmul": {
         "eager": ("measured", one_if(MM_RATE["cublas"])),

@@ -7,6 +7,13 @@
   matmuls set to "ieee" or "tf32", fp16 and bf16, and ``torch._scaled_mm`` (unit scales)
   for fp8. A precision or peer that cannot run on this GPU gets a row that says why.
 
+- ``dot_tf32``: what "tf32" does to fp32 inputs. The same kernel and block config with
+  input_precision "ieee", "tf32" and "tf32x3" on positive inputs, so that an error with
+  one sign in every input (truncation) shows as a bias of the result: the PTX's
+  conversions to TF32 (``cvt.rna.tf32.f32``, round to nearest) and tensor-core
+  instructions counted, the mean signed and root-mean-square relative error against a
+  float64 product of the same inputs, and the device time.
+
 ``b`` is the transposed view of a contiguous (N, K) matrix, as ``nn.Linear`` stores its
 weight and as ``torch._scaled_mm`` requires; the same layout for every precision. Kept
 small on purpose: 15 kernels to compile, 45 Triton and 15 library timings (not yet timed
@@ -18,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import re
 
 import torch
 
@@ -39,9 +47,27 @@ CONFIGS = {
 }
 # Results are checked against reference() (float64, rounded once) before timing, with
 # rtol TOL and atol TOL * sqrt(K): errors grow like sqrt(K), and so do the values, while
-# a wrong tile is off by the size of the values. TF32 rounds inputs to 10 mantissa bits;
-# fp8 on Hopper sums in a narrower accumulator (up to ~2% seen at K = 4096).
-TOL = {"ieee": 2**-14, "tf32": 2**-7, "fp16": 2**-9, "bf16": 2**-6, "fp8": 2**-4}
+# a wrong tile is off by the size of the values. TF32 keeps 10 of an input's 23 mantissa
+# bits; fp8 on Hopper sums in a narrower accumulator (up to ~2% seen at K = 4096).
+TOL = {
+    "ieee": 2**-14,
+    "tf32": 2**-7,
+    "tf32x3": 2**-14,
+    "fp16": 2**-9,
+    "bf16": 2**-6,
+    "fp8": 2**-4,
+}
+# dot_tf32: one size and one block config (block_m, block_n, block_k, warps, stages) for
+# the three fp32 precisions, and the PTX instructions counted in each compiled kernel.
+TF32_N = 4096
+TF32_CONFIG = (128, 128, 32, 8, 3)
+TF32_PRECISIONS = ("ieee", "tf32", "tf32x3")
+TF32_PTX = {
+    "cvt_rna_tf32": r"\bcvt\.rna\.tf32\.f32\b",
+    "wgmma": r"\bwgmma\.mma_async\b",
+    "mma_sync": r"\bmma\.sync\b",
+    "fma_f32": r"\bfma\.rn\.f32\b",
+}
 
 
 def knobs(config: tuple) -> dict:
@@ -171,6 +197,62 @@ def run(ceilings: dict) -> list[dict]:
     return rows
 
 
+def ptx_counts(ptx: str) -> dict[str, int]:
+    """How many of each TF32_PTX instruction the PTX holds."""
+    return {name: len(re.findall(pattern, ptx)) for name, pattern in TF32_PTX.items()}
+
+
+def compiled_dot(fn) -> object:
+    """Run ``fn`` once with kernels/dot.py's dot_kernel captured; the compiled kernel."""
+    cap = benchlib.Capture(kd.dot_kernel)
+    kd.dot_kernel = cap
+    try:
+        fn()
+    finally:
+        kd.dot_kernel = cap.kernel
+    return cap.compiled
+
+
+def run_tf32(ceilings: dict) -> list[dict]:
+    n = benchlib.pick(TF32_N, 1024)
+    # Positive inputs, uniform in [0.5, 1.5): every product and every sum is positive, so
+    # an input error of one sign (truncation) cannot cancel and shows as a mean bias.
+    a = torch.rand(n, n, device="cuda") + 0.5
+    b = (torch.rand(n, n, device="cuda") + 0.5).t()
+    exact = a.double() @ b.double()
+    expected = kd.reference(a, b)
+    c = torch.empty(n, n, device="cuda")
+    rows = []
+    for precision in TF32_PRECISIONS:
+        _, input_precision = kd.PRECISIONS[precision]
+        fn = functools.partial(
+            kd.dot, a, b, input_precision=input_precision, out=c, **knobs(TF32_CONFIG)
+        )
+        kernel = compiled_dot(fn)
+        tol = {"exact": False, "rtol": TOL[precision], "atol": TOL[precision] * math.sqrt(n)}
+        timing = benchlib.check_then_time(fn, expected, f"dot_tf32 {precision} {n}^3", out=c, **tol)
+        error = (c.double() - exact) / exact
+        rows.append(
+            {
+                **size_fields(precision, n),
+                **knobs(TF32_CONFIG),
+                **timing,
+                **benchlib.kernel_resources(kernel),
+                "ptx": ptx_counts(kernel.asm["ptx"]),
+                "mean_rel_error": error.mean().item(),
+                "rms_rel_error": error.square().mean().sqrt().item(),
+            }
+        )
+        r = rows[-1]
+        print(
+            f"  {precision:>6}: {tflops(r):.0f} TFLOP/s, mean error {r['mean_rel_error']:+.2e}, "
+            f"rms {r['rms_rel_error']:.2e}, PTX {r['ptx']}"
+        )
+    del a, b, c, exact, expected
+    torch.cuda.empty_cache()
+    return rows
+
+
 BENCHMARKS = [
     benchlib.Benchmark(
         "dot",
@@ -185,5 +267,17 @@ BENCHMARKS = [
         "(do_bench, L2 flushed). FLOPs = 2*n^3; bytes = A, B read once + C written once. "
         "Rows with 'skipped' say why a precision or peer did not run.",
         run,
+    ),
+    benchlib.Benchmark(
+        "dot_tf32",
+        "kernels/dot.py at 4096^3 (quick: 1024^3), fp32 in and out, block 128x128x32, 8 "
+        "warps, 3 stages, with input_precision 'ieee', 'tf32' and 'tf32x3', on positive "
+        "inputs (uniform in [0.5, 1.5), B the transposed view of a contiguous matrix). ptx: "
+        "counts in the compiled PTX of cvt.rna.tf32.f32 (fp32 rounded to TF32, to "
+        "nearest), wgmma.mma_async and mma.sync (tensor-core instructions) and fma.rn.f32. "
+        "mean_rel_error / rms_rel_error: mean and root-mean-square of (C - exact) / exact "
+        "over every element, exact the float64 product of the same inputs. Checked against "
+        "the reference first, then device time (do_bench, L2 flushed).",
+        run_tf32,
     ),
 ]

@@ -8,8 +8,12 @@ operations, and a CUDA graph replaying empty kernels, three times per kernel:
   graph, whose one call issues a hundred kernels, the GPU is the slower side and this is
   the GPU's throughput.
 - ``enqueue_s``: the host's time inside the call alone. A spin kernel keeps the GPU busy
-  while a few calls are issued, so no call waits for the GPU to finish anything, and the
-  calls are few enough that the launch queue never fills.
+  while the calls are issued, so no call waits for the GPU to finish anything: each
+  sample issues a few untimed calls first (the first call after a wait may cost more:
+  its time is kept apart, as ``enqueue_first_s``), then times a batch of calls, few enough that
+  the launch queue never fills, and counts only if the spin was still running when the
+  batch ended. The rows' samples are taken in turn, one row after another, so that no
+  row is measured in a state of the host (clock, caches) the others never see.
 - ``gpu_s``: the GPU's time, from CUDA events around each call (triton's do_bench).
 """
 
@@ -28,12 +32,19 @@ from scripts.bench import benchlib
 CALLS = 5000
 PER_GRAPH = 100
 TINY = 128
-# Enqueue timing: calls per sample (a launch queue holds about a thousand entries; a
-# graph launch is one) and the GPU busy time to start from, doubled until it outlasts them.
-ENQUEUE_CALLS = 20
+# Enqueue timing. Each sample: a spin kernel, WARM untimed calls, then CALLS timed calls
+# (a launch queue holds about a thousand entries: WARM + CALLS stay well under it; a graph
+# replay queues a hundred kernels, so it takes fewer calls). The spin starts at BUSY_CYCLES
+# and is doubled until it outlasts the calls.
+ENQUEUE_CALLS = 200
+ENQUEUE_WARM = 20
+GRAPH_ENQUEUE_CALLS = 20
 ENQUEUE_SAMPLES = 25
 BUSY_CYCLES = 1 << 21  # about a millisecond at the H100's and H200's 1.98 GHz
 MAX_BUSY_CYCLES = 1 << 30
+# A single launch's time inside the call above its loop time by more than this is
+# reported as a warning: the loop's time per call cannot be below the host's.
+CONSISTENT = 1.1
 
 
 def graph_of_empty_launches(t: torch.Tensor, count: int) -> torch.cuda.CUDAGraph:
@@ -64,46 +75,83 @@ def keep_gpu_busy(cycles: int) -> torch.cuda.Event:
     return done
 
 
+class Enqueue:
+    """The enqueue samples of one callable: its spin length (doubled whenever a spin ended
+    before the calls did, and kept for its later samples) and the samples so far."""
+
+    def __init__(self, fn: Callable[[], object], calls: int, warm: int, cycles: int):
+        self.fn, self.calls, self.warm, self.cycles = fn, calls, warm, cycles
+        self.times: list[float] = []  # per call, over a timed batch
+        self.first: list[float] = []  # the first call of each sample, after a wait
+
+    def sample(self) -> None:
+        """Take one sample: retried with a longer spin until the spin outlasts the calls."""
+        while True:
+            done = keep_gpu_busy(self.cycles)
+            t0 = time.perf_counter()
+            self.fn()
+            t1 = time.perf_counter()
+            for _ in range(self.warm - 1):
+                self.fn()
+            t2 = time.perf_counter()
+            for _ in range(self.calls):
+                self.fn()
+            t3 = time.perf_counter()
+            outlasted = not done.query()
+            torch.cuda.synchronize()
+            if outlasted:
+                self.first.append(t1 - t0)
+                self.times.append((t3 - t2) / self.calls)
+                return
+            if self.cycles >= MAX_BUSY_CYCLES:
+                raise RuntimeError("enqueue_time: the GPU finished before the host's calls did")
+            self.cycles *= 2
+
+
+def enqueue_times(
+    fns: dict,
+    calls: dict | None = None,
+    samples: int = ENQUEUE_SAMPLES,
+    warm: int = ENQUEUE_WARM,
+    cycles: int = BUSY_CYCLES,
+) -> dict:
+    """Host time per call of each callable in ``fns`` (key -> fn) with the GPU busy the
+    whole time: ``{key: {"enqueue_s": spread, "enqueue_first_s": spread}}``.
+
+    Behind a spin kernel, calls only queue work, so none waits for the GPU to run
+    anything. Each sample makes ``warm`` untimed calls (the first of them timed alone, as
+    ``enqueue_first_s``), then times ``calls[key]`` calls (default ENQUEUE_CALLS) between
+    two ``perf_counter`` reads; it counts only if the spin kernel was still running at the
+    second read (else the spin is doubled and the sample taken again). The callables take
+    their samples in turn, so each sees the host as the others do."""
+    calls = calls or {}
+    state = {
+        key: Enqueue(fn, calls.get(key, ENQUEUE_CALLS), max(1, warm), cycles)
+        for key, fn in fns.items()
+    }
+    for s in state.values():
+        for _ in range(3):
+            s.fn()
+    torch.cuda.synchronize()
+    for _ in range(samples):
+        for s in state.values():
+            s.sample()
+    return {
+        key: {"enqueue_s": benchlib.spread(s.times), "enqueue_first_s": benchlib.spread(s.first)}
+        for key, s in state.items()
+    }
+
+
 def enqueue_time(
     fn: Callable[[], object],
     calls: int = ENQUEUE_CALLS,
     samples: int = ENQUEUE_SAMPLES,
     cycles: int = BUSY_CYCLES,
+    warm: int = ENQUEUE_WARM,
 ) -> dict:
-    """Host time per call of ``fn`` with the GPU busy the whole time: behind a spin
-    kernel, ``calls`` calls only queue work, so none waits for the GPU to run anything.
-
-    Each sample times ``calls`` calls between two ``perf_counter`` reads; the sample
-    counts only if the spin kernel was still running at the second read (else the spin
-    is doubled and the sample taken again)."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    while len(times) < samples:
-        done = keep_gpu_busy(cycles)
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        t1 = time.perf_counter()
-        outlasted = not done.query()
-        torch.cuda.synchronize()
-        if outlasted:
-            times.append((t1 - t0) / calls)
-        elif cycles < MAX_BUSY_CYCLES:
-            cycles *= 2
-        else:
-            raise RuntimeError("enqueue_time: the GPU finished before the host's calls did")
-    return benchlib.spread(times)
-
-
-def timings(fn: Callable[[], object], kernels: int = 1, calls: int = CALLS) -> dict:
-    """host_s, enqueue_s and gpu_s of ``fn``, each per kernel (``fn`` launches ``kernels``)."""
-    return {
-        "host_s": per_kernel(benchlib.host_time(fn, calls), kernels),
-        "enqueue_s": per_kernel(enqueue_time(fn), kernels),
-        "gpu_s": per_kernel(benchlib.device_time(fn), kernels),
-    }
+    """Host time per call of ``fn`` with the GPU busy the whole time (enqueue_times for
+    one callable): the spread of the timed batches."""
+    return enqueue_times({0: fn}, {0: calls}, samples, warm, cycles)[0]["enqueue_s"]
 
 
 def run(ceilings: dict) -> list[dict]:
@@ -112,48 +160,58 @@ def run(ceilings: dict) -> list[dict]:
     out = torch.empty_like(x)
     expected = va.reference(x, y)
     benchlib.warm_up()
-    rows = [
-        {
-            "key": "triton",
-            "what": "empty Triton kernel",
-            **timings(functools.partial(launch_empty, t)),
-        }
-    ]
-    for key, what, fn in (
+    graph = graph_of_empty_launches(t, PER_GRAPH)
+    ways = [
+        ("triton", "empty Triton kernel", functools.partial(launch_empty, t), None),
         (
             "wrapper",
             f"vector_add wrapper ({TINY} floats)",
             functools.partial(va.vector_add, x, y, out),
+            expected,
         ),
         (
             "torch_add",
             f"torch.add(out=) ({TINY} floats)",
             functools.partial(torch.add, x, y, out=out),
+            expected,
         ),
-    ):
-        benchlib.check_then_time(fn, expected, what, out=out)
-        rows.append({"key": key, "what": what, **timings(fn)})
-    rows.append(
-        {
-            "key": "torch",
-            "what": "torch op (t.add_(1))",
-            **timings(functools.partial(t.add_, 1)),
-        }
+        ("torch", "torch op (t.add_(1))", functools.partial(t.add_, 1), None),
+        ("graph", f"CUDA graph replay ({PER_GRAPH} empty kernels)", graph.replay, None),
+    ]
+    kernels = {key: PER_GRAPH if key == "graph" else 1 for key, *_ in ways}
+    rows = []
+    for key, what, fn, want in ways:
+        if want is not None:
+            benchlib.check_then_time(fn, want, what, out=out)
+        rows.append(
+            {
+                "key": key,
+                "what": what,
+                "host_s": per_kernel(
+                    benchlib.host_time(fn, 200 if key == "graph" else CALLS), kernels[key]
+                ),
+                "gpu_s": per_kernel(benchlib.device_time(fn), kernels[key]),
+            }
+        )
+    # The host's time inside the calls, every way in turn (see enqueue_times).
+    enqueued = enqueue_times(
+        {key: fn for key, _, fn, _ in ways}, calls={"graph": GRAPH_ENQUEUE_CALLS}
     )
-    graph = graph_of_empty_launches(t, PER_GRAPH)
-    rows.append(
-        {
-            "key": "graph",
-            "what": f"CUDA graph replay ({PER_GRAPH} empty kernels)",
-            **timings(graph.replay, kernels=PER_GRAPH, calls=200),
-        }
-    )
+    for r in rows:
+        for field, s in enqueued[r["key"]].items():
+            r[field] = per_kernel(s, kernels[r["key"]])
     for r in rows:
         print(
             f"  {r['key']:>9}: per kernel {r['host_s']['p50'] * 1e6:.2f} us in a loop, "
-            f"{r['enqueue_s']['p50'] * 1e6:.3f} us to enqueue, "
+            f"{r['enqueue_s']['p50'] * 1e6:.3f} us to enqueue "
+            f"(first call after a wait {r['enqueue_first_s']['p50'] * 1e6:.1f} us), "
             f"{r['gpu_s']['p50'] * 1e6:.2f} us on the GPU"
         )
+        if r["key"] != "graph" and r["enqueue_s"]["p50"] > CONSISTENT * r["host_s"]["p50"]:
+            print(
+                f"  WARNING {r['key']}: inside the call {r['enqueue_s']['p50'] * 1e6:.1f} us, "
+                f"above the loop's {r['host_s']['p50'] * 1e6:.1f} us per call"
+            )
     return rows
 
 
@@ -162,12 +220,16 @@ BENCHMARKS = [
         "launch_overhead",
         "Per kernel, three times. host_s: wall time in loops of back-to-back calls, each "
         "loop synchronised once at its end (percentiles over 7 loops). enqueue_s: host time "
-        "inside the calls alone, 20 calls issued behind a spin kernel that keeps the GPU "
-        "busy throughout (percentiles over 25 samples). gpu_s: GPU time from CUDA events "
-        "around each call (do_bench). triton: kernels/launch.py empty_kernel on one "
-        "program; wrapper: kernels/vector_add.py on 128 floats; torch_add: torch.add(out=) "
-        "on the same; torch: t.add_(1) on 128 floats; graph: one CUDA graph of 100 "
-        "empty_kernel launches, replayed, every time divided by 100.",
+        f"inside the calls alone, with the GPU kept busy by a spin kernel: per sample "
+        f"{ENQUEUE_WARM} untimed calls, then {ENQUEUE_CALLS} timed ones ({GRAPH_ENQUEUE_CALLS} "
+        "for the graph), kept only if the spin outlasted them (percentiles over "
+        f"{ENQUEUE_SAMPLES} samples, the five ways sampled in turn); enqueue_first_s: the "
+        "first untimed call of each sample alone, the first call after the host waited for "
+        "the GPU. gpu_s: GPU time from CUDA events around each call (do_bench). triton: "
+        "kernels/launch.py empty_kernel on one program; wrapper: kernels/vector_add.py on "
+        "128 floats; torch_add: torch.add(out=) on the same; torch: t.add_(1) on 128 "
+        "floats; graph: one CUDA graph of 100 empty_kernel launches, replayed, every time "
+        "divided by 100.",
         run,
     ),
 ]

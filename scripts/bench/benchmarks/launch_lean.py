@@ -24,7 +24,12 @@ from kernels import launch_lean as ll
 from kernels import vector_add as va
 from kernels.launch import launch_empty
 from scripts.bench import benchlib
-from scripts.bench.benchmarks.launch import enqueue_time
+from scripts.bench.benchmarks.launch import (
+    ENQUEUE_CALLS,
+    ENQUEUE_SAMPLES,
+    ENQUEUE_WARM,
+    enqueue_time,
+)
 
 TINY = 128
 CALLS = 5000
@@ -87,8 +92,9 @@ BENCHMARKS = [
         "launch_lean",
         "Host cost per call of x + y on 128 float32 elements, six ways. host_s: wall time "
         "per call in loops of 5000 back-to-back calls, each loop synchronised at its end "
-        "(percentiles over 7 loops); enqueue_s: host time inside 20 calls issued behind a "
-        "spin kernel that keeps the GPU busy (percentiles over 25 samples). torch_add: "
+        f"(percentiles over 7 loops); enqueue_s: host time inside {ENQUEUE_CALLS} calls "
+        f"issued behind a spin kernel that keeps the GPU busy, after {ENQUEUE_WARM} untimed "
+        f"ones (percentiles over {ENQUEUE_SAMPLES} samples). torch_add: "
         "torch.add(out=); wrapper: kernels/vector_add.py's vector_add; lean: kernels/"
         "launch_lean.py's LeanAdd called on the same tensors; launcher: LeanAdd's launcher "
         "call alone with the pointers precomputed; graph: a CUDA graph of one LeanAdd call, "

@@ -7,6 +7,11 @@
   spills, and what the compiled PTX holds for the final reduction (butterfly shuffles,
   barriers, shared-memory stores): the lowering lesson 06 describes, read from the GPU's
   own compile.
+- ``reduction_tile``: the control for the bf16 gap at the widest rows. At 65,536 columns
+  the wrapper's default tile is 1 x 4,096 elements whatever the dtype, so each loop step
+  reads 16 KiB of fp32 but only 8 KiB of bf16. Here the tile is set by hand: block_n 4,096
+  and 8,192 (bf16 at 8,192 reads 16 KiB per step, as fp32 does by default), each over a
+  num_warps sweep, fp32 and bf16, sum and max, with torch.sum / torch.amax in the same run.
 """
 
 from __future__ import annotations
@@ -27,6 +32,10 @@ FP32_UNIT = 2.0**-24
 # One unit in the last place of the output dtype, relative: the rounding of the fp32 result.
 LAST_PLACE = {torch.float32: 2.0**-23, torch.bfloat16: 2.0**-7}
 TIMING = {"warmup_ms": 10, "rep_ms": 50}  # 0.15-0.3 ms per call: a few hundred calls each
+# reduction_tile: the widest rows, two tile widths (elements per loop step), a warp sweep.
+TILE_COLS = WIDTHS[-1]
+TILE_BLOCK_N = [4096, 8192]
+TILE_WARPS = [4, 8, 16, 32]  # block_n / (32 * num_warps) <= the wrapper's 64 per thread
 # PTX instructions of the final, cross-thread reduction (and the loads, for the record).
 PTX_OPS = {
     "shfl": r"\bshfl\.sync\b",
@@ -116,6 +125,61 @@ def run_widths(ceilings: dict) -> list[dict]:
     return rows
 
 
+def run_tiles(ceilings: dict) -> list[dict]:
+    copy = ceilings["copy"]["bytes"] / ceilings["copy"]["time_s"]["p50"]
+    rows = []
+    benchlib.warm_up()
+    for dtype, dname in DTYPES.items():
+        n_cols = TILE_COLS
+        n_rows = TENSOR_BYTES // (n_cols * dtype.itemsize)
+        x = torch.randn(n_rows, n_cols, device="cuda").to(dtype)
+        out = torch.empty(n_rows, device="cuda", dtype=dtype)
+        size = (n_rows * n_cols + n_rows) * dtype.itemsize  # read x, write out
+        for op, torch_op in OPS.items():
+            expected = red.reference(x, op)
+            tol = tolerance(x, op)
+            timed = [("torch", None, None, functools.partial(torch_op, x, 1, out=out))]
+            for block_n in TILE_BLOCK_N:
+                for num_warps in benchlib.pick(TILE_WARPS, TILE_WARPS[:1]):
+                    fn = functools.partial(
+                        red.row_reduce, x, op, out, block_n=block_n, num_warps=num_warps
+                    )
+                    timed.append(("triton", block_n, num_warps, fn))
+            for impl, block_n, num_warps, fn in timed:
+                what = f"tile {impl} {op} {dname} {n_rows}x{n_cols} {block_n} {num_warps}"
+                timing = benchlib.check_then_time(fn, expected, what, out=out, **tol, **TIMING)
+                row = {
+                    "impl": impl,
+                    "op": op,
+                    "dtype": dname,
+                    "rows": n_rows,
+                    "cols": n_cols,
+                    "bytes": size,
+                    **timing,
+                    "copy_fraction": size / timing["time_s"]["p50"] / copy,
+                }
+                if impl == "triton":
+                    block_m, _, _ = red.plan(n_rows, n_cols, block_n=block_n, num_warps=num_warps)
+                    row.update(
+                        {
+                            "block_m": block_m,
+                            "block_n": block_n,
+                            "num_warps": num_warps,
+                            "step_bytes": block_m * block_n * dtype.itemsize,
+                            **benchlib.kernel_resources(compiled(fn)),
+                        }
+                    )
+                rows.append(row)
+                print(
+                    f"  {dname:>8} {op} {impl:>6} block_n={block_n} warps={num_warps}: "
+                    f"{row['copy_fraction']:.1%} of copy"
+                )
+            del expected
+        del x, out
+        torch.cuda.empty_cache()
+    return rows
+
+
 BENCHMARKS = [
     benchlib.Benchmark(
         "reduction",
@@ -131,5 +195,16 @@ BENCHMARKS = [
         "compiled Triton kernel; ptx: how many butterfly shuffles (shfl.sync), barriers "
         "(bar.sync), shared-memory stores (st.shared) and 128-bit global loads its PTX holds.",
         run_widths,
+    ),
+    benchlib.Benchmark(
+        "reduction_tile",
+        "Row sum and row maximum of a 512 MiB tensor at 65,536 columns, float32 and "
+        "bfloat16, with the tile set by hand: kernels/reduction.py's row_reduce with block_n "
+        "= 4096 and 8192 and num_warps = 4, 8, 16, 32 (block_m as the wrapper's plan picks "
+        "it, 1 here), and torch.sum / torch.amax over dim 1 in the same run. step_bytes: "
+        "bytes one program reads per loop step, block_m * block_n * element size. Checked "
+        "and timed as the reduction benchmark is (do_bench, L2 flushed); bytes and "
+        "copy_fraction as there; n_regs, n_spills of the compiled Triton kernel.",
+        run_tiles,
     ),
 ]

@@ -6,6 +6,13 @@
   each compiled kernel's registers and spills, and an empty kernel on the same grid as a
   control.
 - ``vector_add_ragged``: n divisible by 16 or not, with the load widths in the PTX.
+- ``vector_add_streams``: at the largest size, the add against controls that move bytes
+  one way only: a fill that only writes and a read that (almost) only reads, Triton
+  (kernels/vector_add.py's controls) and torch, and torch's copy, all in one run.
+
+In ``vector_add`` each fp32 size also times an empty Triton launch's host cost right
+after the pair (``empty_host_s``): a control for the host's own speed at that moment, so
+that a step in the host-time lines can be told apart from a change in the host.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import functools
 import torch
 
 from kernels import vector_add as va
-from kernels.launch import empty_kernel
+from kernels.launch import empty_kernel, launch_empty
 from scripts.bench import benchlib
 
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
@@ -28,6 +35,9 @@ RAGGED_N = 1 << 28  # and RAGGED_N - 1: a multiple of 16, and one that is not
 # the block sweep at four blocks and one warp count.
 QUICK_SIZES = [1 << 10, 1 << 16, 1 << 20, 1 << 24, 1 << 26]
 QUICK_BLOCKS, QUICK_WARPS = [64, 256, 1024, 4096], [4]
+EMPTY_CALLS = 2000  # the empty-launch control's loop, beside each fp32 size
+STREAMS_N = SIZES[-1]
+FILL_VALUE = 1.25  # exact in every float format
 
 
 def inputs(n: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
@@ -39,6 +49,7 @@ def inputs(n: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
 
 def run_sizes(ceilings: dict) -> list[dict]:
     rows = []
+    tiny = torch.empty(128, device="cuda")  # the empty launch's argument
     benchlib.warm_up()
     for dtype, dname in DTYPES.items():
         sizes = benchlib.pick(SIZES, QUICK_SIZES)
@@ -67,6 +78,10 @@ def run_sizes(ceilings: dict) -> list[dict]:
                     }
                 )
             # --8<-- [end:sizes]
+            if dtype == torch.float32:  # the host's speed now: an empty launch, same loop
+                rows[-2]["empty_host_s"] = benchlib.host_time(
+                    functools.partial(launch_empty, tiny), calls=EMPTY_CALLS
+                )
             del x, y, out, expected
             t, p = rows[-2], rows[-1]
             print(
@@ -158,13 +173,65 @@ def run_ragged(ceilings: dict) -> list[dict]:
     return rows
 
 
+def run_streams(ceilings: dict) -> list[dict]:
+    """The add against one-way streams at the largest size, fp32: bytes read and written
+    per second for an add (2 reads per write), a copy (1 per write), a read-only tile
+    maximum and a write-only fill, each checked first."""
+    n = benchlib.pick(STREAMS_N, QUICK_SIZES[-1])
+    x, y = inputs(n, torch.float32)
+    out = torch.empty_like(x)
+    programs = (n + 1023) // 1024  # launch_read's default block
+    tile_max = torch.empty(programs, device="cuda")
+    whole_max = torch.empty(1, device="cuda")
+    e = x.element_size()
+    # (stream, impl, fn, its output, expected, bytes read, bytes written)
+    streams = [
+        ("add", "triton", functools.partial(va.vector_add, x, y, out), out,
+         va.reference(x, y), 2 * n * e, n * e),
+        ("add", "torch", functools.partial(torch.add, x, y, out=out), out,
+         va.reference(x, y), 2 * n * e, n * e),
+        ("copy", "torch", functools.partial(out.copy_, x), out, x, n * e, n * e),
+        ("read", "triton", functools.partial(va.launch_read, x, tile_max), tile_max,
+         va.reference_read(x), n * e, programs * 4),
+        ("read", "torch", functools.partial(torch.amax, x.view(1, n), 1, out=whole_max),
+         whole_max, va.reference_read(x, n), n * e, 4),
+        ("fill", "triton", functools.partial(va.launch_fill, out, FILL_VALUE), out,
+         va.reference_fill(out, FILL_VALUE), 0, n * e),
+        ("fill", "torch", functools.partial(out.fill_, FILL_VALUE), out,
+         va.reference_fill(out, FILL_VALUE), 0, n * e),
+    ]  # fmt: skip
+    rows = []
+    for stream, impl, fn, result, expected, reads, writes in streams:
+        timing = benchlib.check_then_time(fn, expected, f"{stream} {impl} n={n}", out=result)
+        rows.append(
+            {
+                "stream": stream,
+                "impl": impl,
+                "dtype": "float32",
+                "n": n,
+                "reads": reads,
+                "writes": writes,
+                "bytes": reads + writes,
+                **timing,
+            }
+        )
+        print(
+            f"  {stream:>4} {impl:>6}: {(reads + writes) / timing['time_s']['p50'] / 1e12:.2f} TB/s"
+        )
+    del x, y, out, tile_max, whole_max
+    torch.cuda.empty_cache()
+    return rows
+
+
 BENCHMARKS = [
     benchlib.Benchmark(
         "vector_add",
         "out = x + y with kernels/vector_add.py (BLOCK=1024, num_warps=4) and "
         "torch.add(out=), per size and dtype: device time per call (do_bench, L2 flushed; "
         "percentiles over repetitions) and host wall time per call in back-to-back loops "
-        "(percentiles over loops). Bytes = 3 * n * element size.",
+        "(percentiles over loops). Bytes = 3 * n * element size. empty_host_s (fp32 Triton "
+        f"rows): host time per call of an empty Triton launch (kernels/launch.py) in loops "
+        f"of {EMPTY_CALLS}, taken right after that size's pair: the host's speed at that moment.",
         run_sizes,
     ),
     benchlib.Benchmark(
@@ -179,5 +246,16 @@ BENCHMARKS = [
         "2^28 - 1: device time (do_bench, L2 flushed) and the global-load instructions in "
         "the PTX Triton compiled for each (n divisible by 16 or not). Bytes = 3 * n * 4.",
         run_ragged,
+    ),
+    benchlib.Benchmark(
+        "vector_add_streams",
+        "fp32, n = 2^28 (quick: 2^26), one run: the add (kernels/vector_add.py's "
+        "vector_add, and torch.add) against streams that move bytes one way: read, "
+        "kernels/vector_add.py's launch_read (each program loads 1024 elements and keeps "
+        "their maximum) and torch.amax over all of x; fill, launch_fill and "
+        "Tensor.fill_(1.25); and copy, Tensor.copy_. Each checked exactly against its "
+        "reference, then device time (do_bench, L2 flushed). reads / writes: bytes read "
+        "and written per call; bytes = reads + writes.",
+        run_streams,
     ),
 ]

@@ -53,14 +53,14 @@
       what: "RMSNorm forward, bf16, hidden size 8192 (lesson 11)",
       effort: { eager: 0, compile: 1, triton: 3, cuda: 3 },
       speedup: {
-        eager: { kind: "measured", f: function (v) { return v("rmsnorm.fwd_eager_8192") === undefined ? undefined : 1; },
+        eager: { kind: "measured", f: function (v) { return v("rmsnorm.bandwidth:direction=forward,impl=eager,hidden=8192") === undefined ? undefined : 1; },
           note: "the baseline: the formula written with torch ops" },
-        compile: { kind: "measured", f: function (v) { return ratio(v("rmsnorm.fwd_compile_8192"), v("rmsnorm.fwd_eager_8192")); },
+        compile: { kind: "measured", f: function (v) { return ratio(v("rmsnorm.bandwidth:direction=forward,impl=compile,hidden=8192"), v("rmsnorm.bandwidth:direction=forward,impl=eager,hidden=8192")); },
           note: "Inductor's generated reduction kernel" },
-        triton: { kind: "measured", f: function (v) { return ratio(v("rmsnorm.fwd_triton_8192"), v("rmsnorm.fwd_eager_8192")); },
+        triton: { kind: "measured", f: function (v) { return ratio(v("rmsnorm.bandwidth:direction=forward,impl=triton,hidden=8192"), v("rmsnorm.bandwidth:direction=forward,impl=eager,hidden=8192")); },
           note: "the book's kernel, kernels/rmsnorm.py (forward and backward written by hand)" },
         cuda: { kind: "bound", f: function (v) {
-          return ratio(ratio(v("rmsnorm.fwd_triton_8192"), v("rmsnorm.fwd_fraction_of_copy_8192")), v("rmsnorm.fwd_eager_8192"));
+          return ratio(ratio(v("rmsnorm.bandwidth:direction=forward,impl=triton,hidden=8192"), v("rmsnorm.of_copy:direction=forward,hidden=8192")), v("rmsnorm.bandwidth:direction=forward,impl=eager,hidden=8192"));
         }, note: "not measured; the bytes at the measured copy bandwidth cap any kernel" },
       },
     },

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from scripts.book.render import Docs, Value, count, one, rows
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 BENCH = "compiler"
 # Triton's IR carries source locations: `loc(#loc12)` after each op and `#loc12 = ...`
@@ -30,7 +31,7 @@ Variant = Literal["divisible", "ragged"]
 
 
 def stage_text(docs: Docs, kernel: str, variant: str, stage: str) -> str:
-    return one(docs, BENCH, kernel=kernel, variant=variant, stage=stage)["text"]
+    return render.one(docs, BENCH, kernel=kernel, variant=variant, stage=stage)["text"]
 
 
 def clean_ir(text: str) -> list[str]:
@@ -101,7 +102,7 @@ def vector_ptx_lines(docs: Docs, variant: Variant = "divisible") -> int:
 
 def vector_n(docs: Docs, variant: Variant) -> int:
     """The n the vector-add kernel was compiled for: divisible (a multiple of 16) or ragged."""
-    return one(docs, BENCH, kernel="vector_add", variant=variant, stage="ttir")["n"]
+    return render.one(docs, BENCH, kernel="vector_add", variant=variant, stage="ttir")["n"]
 
 
 def ragged_signature(docs: Docs) -> str:
@@ -145,7 +146,7 @@ def shorten_registers(line: str) -> str:
 
 
 def matmul_ptx(docs: Docs) -> dict:
-    return one(docs, BENCH, kernel="matmul", stage="ptx")
+    return render.one(docs, BENCH, kernel="matmul", stage="ptx")
 
 
 def matmul_mma_count(docs: Docs) -> int:
@@ -170,18 +171,18 @@ def matmul_config(docs: Docs) -> str:
 
 def sass_captured(docs: Docs) -> str:
     """Whether SASS was captured on this device (cuobjdump installed) — 'yes' or 'no'."""
-    return "yes" if rows(docs, BENCH, stage="sass") else "no"
+    return "yes" if render.rows(docs, BENCH, stage="sass") else "no"
 
 
 VALUES = {
     "compiler.vector_ir": Value(vector_ir),
     "compiler.ragged_signature": Value(ragged_signature),
     "compiler.vector_ptx_memory": Value(vector_ptx_memory),
-    "compiler.vector_ptx_lines": Value(vector_ptx_lines, count),
-    "compiler.vector_n": Value(vector_n, count),
+    "compiler.vector_ptx_lines": Value(vector_ptx_lines, render.count),
+    "compiler.vector_n": Value(vector_n, render.count),
     "compiler.matmul_ttgir_dot": Value(matmul_ttgir_dot),
     "compiler.matmul_ptx_mma": Value(matmul_ptx_mma),
-    "compiler.matmul_mma_count": Value(matmul_mma_count, count),
+    "compiler.matmul_mma_count": Value(matmul_mma_count, render.count),
     "compiler.matmul_mma_opcode": Value(matmul_mma_opcode),
     "compiler.matmul_config": Value(matmul_config),
     "compiler.sass_captured": Value(sass_captured),

@@ -4,33 +4,34 @@ from __future__ import annotations
 
 from typing import Literal
 
-from scripts.book.render import Docs, Value, plain, provenance
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 
 def name(docs: Docs) -> str:
     """The GPU's name as the driver reports it."""
-    return provenance(docs)["gpu"]
+    return render.provenance(docs)["gpu"]
 
 
 def sm_count(docs: Docs) -> int:
     """Number of streaming multiprocessors (SMs)."""
-    return provenance(docs)["sm_count"]
+    return render.provenance(docs)["sm_count"]
 
 
 def l2_mb(docs: Docs) -> str:
     """L2 cache size in MiB."""
-    return f"{provenance(docs)['l2_bytes'] / 2**20:.0f} MiB"
+    return f"{render.provenance(docs)['l2_bytes'] / 2**20:.0f} MiB"
 
 
 def version(docs: Docs, of: Literal["triton", "torch", "cuda"]) -> str:
     """The version of Triton, PyTorch, or the CUDA PyTorch was built with, that the
     device's data was measured with (from its provenance)."""
-    return provenance(docs)[of]
+    return render.provenance(docs)[of]
 
 
 VALUES = {
     "device.name": Value(name),
-    "device.sm_count": Value(sm_count, plain),
+    "device.sm_count": Value(sm_count, render.plain),
     "device.l2_mb": Value(l2_mb),
     "device.version": Value(version),
 }

@@ -13,21 +13,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    Value,
-    axis,
-    count,
-    error_bars,
-    flop_rate,
-    fma_rate,
-    percent,
-    plain,
-    rate,
-    ratio,
-    tflops,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 BENCH = "dot"
 # (precision, label) in the order the figure lists them, slowest class first.
@@ -81,7 +68,7 @@ def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | 
         return None
     n = largest(docs) if n is None else n
     found = [r for r in timed(docs, impl, precision) if r["m"] == n]
-    return max(found, key=flop_rate) if found else None
+    return max(found, key=render.flop_rate) if found else None
 
 
 Precision = Literal["ieee", "tf32", "fp16", "bf16", "fp8"]
@@ -100,7 +87,7 @@ def rate_of(docs: Docs, impl: Impl, precision: Precision) -> float | None:
     """FLOP/s of the tile kernel (triton, best config) or of the library (cublas: cuBLAS,
     torch._scaled_mm for fp8) at ``precision``, largest size; None where it did not run."""
     r = best(docs, impl, precision)
-    return None if r is None else flop_rate(r)
+    return None if r is None else render.flop_rate(r)
 
 
 def over(docs: Docs, of: Precision, to: Precision, impl: Impl = "triton") -> float | None:
@@ -117,7 +104,7 @@ def of_roof(docs: Docs, precision: Precision) -> float | None:
 def fma_roof(docs: Docs) -> float | None:
     """The run's fp32 CUDA-core ceiling (FLOP/s): kernels/ceilings.py's FMA chains,
     stamped into the dot data by the same run. None for runs made before it existed."""
-    return fma_rate(docs[BENCH]) if measured(docs) else None
+    return render.fma_rate(docs[BENCH]) if measured(docs) else None
 
 
 def over_fma(docs: Docs, precision: Precision) -> float | None:
@@ -159,13 +146,13 @@ def example(docs: Docs, of: Quantity) -> float:
 
 
 VALUES = {
-    "dot.size": Value(size, plain, missing=NOT_YET),
-    "dot.tflops": Value(rate_of, tflops, missing=NOT_YET),
-    "dot.over": Value(over, ratio, missing=NOT_YET),
-    "dot.of_roof": Value(of_roof, percent, missing=NOT_YET),
-    "dot.fma_roof": Value(fma_roof, tflops, missing=NOT_YET),
-    "dot.over_fma": Value(over_fma, ratio, missing=NOT_YET),
-    "dot.example": Value(example, count),
+    "dot.size": Value(size, render.plain, missing=NOT_YET),
+    "dot.tflops": Value(rate_of, render.tflops, missing=NOT_YET),
+    "dot.over": Value(over, render.ratio, missing=NOT_YET),
+    "dot.of_roof": Value(of_roof, render.percent, missing=NOT_YET),
+    "dot.fma_roof": Value(fma_roof, render.tflops, missing=NOT_YET),
+    "dot.over_fma": Value(over_fma, render.ratio, missing=NOT_YET),
+    "dot.example": Value(example, render.count),
 }
 
 
@@ -181,7 +168,7 @@ def bars(name: str, role, labels: list[str], points: list, text: list[str]) -> d
         "name": name,
         "y": labels,
         "x": [p[0] for p in points],
-        "error_x": error_bars(points),
+        "error_x": render.error_bars(points),
         "text": text,
         "textposition": "auto",
         "textangle": 0,
@@ -198,8 +185,8 @@ def fig_dtypes(docs: Docs) -> dict:
         if t is None or c is None:
             continue  # this GPU could not run it (the data row says why)
         labels.append(label)
-        ours.append(rate(t["flops"], t["time_s"], 1e12))
-        roof.append(rate(c["flops"], c["time_s"], 1e12))
+        ours.append(render.rate(t["flops"], t["time_s"], 1e12))
+        roof.append(render.rate(c["flops"], c["time_s"], 1e12))
         text.append(f"{ours[-1][0] / roof[-1][0]:.0%} of library")
     roles = ["cublas"] * len(labels)
     roof_labels, roof_text = list(labels), [f"{p[0]:.0f}" for p in roof]
@@ -207,7 +194,7 @@ def fig_dtypes(docs: Docs) -> dict:
     if fma is not None:
         # The control for "ieee": what fp32 FMAs on the CUDA cores reach in this run.
         roof_labels.append(FMA_LABEL)
-        roof.append(rate(fma["flops"], fma["time_s"], 1e12))
+        roof.append(render.rate(fma["flops"], fma["time_s"], 1e12))
         roof_text.append(f"{roof[-1][0]:.0f}")
         roles.append("ceiling")
     data = [
@@ -218,7 +205,9 @@ def fig_dtypes(docs: Docs) -> dict:
         "data": data,
         "layout": {
             "barmode": "group",
-            "xaxis": axis(f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", rangemode="tozero"),
+            "xaxis": render.axis(
+                f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", rangemode="tozero"
+            ),
             "yaxis": {"automargin": True, "autorange": "reversed", "title": {"text": "inputs"}},
         },
     }

@@ -15,7 +15,8 @@ import re
 from typing import Literal
 
 from figures.compiler import block
-from scripts.book.render import Docs, Value, count, maybe_one, ratio
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 BENCH = "inductor_code"
 NOT_CAPTURED = (
@@ -36,7 +37,7 @@ Case = Literal["first_call", "recompile", "cached_call", "eager", "graph_break",
 
 
 def cost(docs: Docs, case: str) -> dict | None:
-    return maybe_one(docs, BENCH, kind="cost", case=case, absent_ok=True)
+    return render.maybe_one(docs, BENCH, kind="cost", case=case, absent_ok=True)
 
 
 def jit_function(text: str) -> list[str]:
@@ -107,11 +108,11 @@ def seconds(v: float) -> str:
 NOT_MEASURED = "not measured"
 VALUES = {
     "inductor_code.kernel": Value(kernel, missing=NOT_CAPTURED),
-    "inductor_code.kernels": Value(kernels, count, missing=NOT_MEASURED),
-    "inductor_code.launches": Value(launches, count, missing=NOT_MEASURED),
+    "inductor_code.kernels": Value(kernels, render.count, missing=NOT_MEASURED),
+    "inductor_code.launches": Value(launches, render.count, missing=NOT_MEASURED),
     "inductor_code.name": Value(name, missing=NOT_MEASURED),
     "inductor_code.time": Value(time, seconds, missing=NOT_MEASURED),
-    "inductor_code.graphs": Value(graphs, count, missing=NOT_MEASURED),
-    "inductor_code.break_over_whole": Value(break_over_whole, ratio, missing=NOT_MEASURED),
+    "inductor_code.graphs": Value(graphs, render.count, missing=NOT_MEASURED),
+    "inductor_code.break_over_whole": Value(break_over_whole, render.ratio, missing=NOT_MEASURED),
 }
 FIGURES: dict = {}

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from scripts.book.render import Docs, Value, flop_rate, percent1, ratio, tflops
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 BENCH, EPI = "matmul_tma", "matmul_tma_epilogue"
 DTYPES = (("float16", "fp16"), ("bfloat16", "bf16"))
@@ -53,16 +54,17 @@ def cell(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> str | None:
     r, c = row(docs, impl, dtype, n), row(docs, "cublas", dtype, n)
     if not r:
         return None
+    rate = render.tflops(render.flop_rate(r))
     if impl == "cublas" or not c:
-        return tflops(flop_rate(r))
-    return f"{tflops(flop_rate(r))} ({percent1(flop_rate(r) / flop_rate(c))})"
+        return rate
+    return f"{rate} ({render.percent1(render.flop_rate(r) / render.flop_rate(c))})"
 
 
 def over(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> float | None:
     """``of``'s FLOP/s over ``to``'s at n³ (of=tma to=pointers: what the descriptors add,
     the persistent loop held fixed)."""
     a, b = row(docs, of, dtype, n), row(docs, to, dtype, n)
-    return flop_rate(a) / flop_rate(b) if a and b else None
+    return render.flop_rate(a) / render.flop_rate(b) if a and b else None
 
 
 def config(docs: Docs, dtype: Dtype, n: int) -> str | None:
@@ -82,7 +84,7 @@ def verdict(docs: Docs) -> str | None:
         return None
     if all(v >= 1.0 for v in ratios.values()):
         return "met"
-    return "missed (" + ", ".join(f"{k} {percent1(v)}" for k, v in ratios.items()) + ")"
+    return "missed (" + ", ".join(f"{k} {render.percent1(v)}" for k, v in ratios.items()) + ")"
 
 
 def winner(a: dict, b: dict) -> int:
@@ -171,7 +173,7 @@ def epilogue_verdict(docs: Docs) -> str | None:
         return None
     if all(v >= EPI_TARGET for v in ratios.values()):
         return "met"
-    listed = ", ".join(f"{ratio(v)} at {n}³" for n, v in ratios.items())
+    listed = ", ".join(f"{render.ratio(v)} at {n}³" for n, v in ratios.items())
     return f"missed ({listed}; the target is {EPI_TARGET:.2f}×)"
 
 
@@ -191,16 +193,16 @@ def epilogue_compare(docs: Docs) -> str | None:
 
 VALUES = {
     "matmul_tma.cell": Value(cell, missing=NOT_MEASURED),
-    "matmul_tma.ratio": Value(over, ratio, missing=NOT_MEASURED),
+    "matmul_tma.ratio": Value(over, render.ratio, missing=NOT_MEASURED),
     "matmul_tma.config": Value(config, missing=NOT_MEASURED),
     "matmul_tma.verdict": Value(verdict, missing=NOT_MEASURED),
     "matmul_tma.wins": Value(wins, missing=NOT_MEASURED),
     "matmul_tma.ws_status": Value(ws_status, missing=NOT_MEASURED),
     "matmul_tma.status": Value(status),
     "matmul_tma.triton": Value(triton, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_ratio": Value(epilogue_ratio, ratio, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_extra": Value(epilogue_extra, percent1, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_budget": Value(epilogue_budget, percent1, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_ratio": Value(epilogue_ratio, render.ratio, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_extra": Value(epilogue_extra, render.percent1, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_budget": Value(epilogue_budget, render.percent1, missing=NOT_MEASURED),
     "matmul_tma.epilogue_verdict": Value(epilogue_verdict, missing=NOT_MEASURED),
     "matmul_tma.epilogue_compare": Value(epilogue_compare, missing=NOT_MEASURED),
 }

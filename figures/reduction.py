@@ -14,19 +14,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    Value,
-    axis,
-    bandwidth,
-    copy,
-    hline,
-    line,
-    percent,
-    rate,
-    ratio,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 BENCH = "reduction"
 DTYPES = ("float32", "bfloat16")
@@ -81,7 +70,7 @@ def vs_torch(docs: Docs, op: Op, at: Literal["widest", "narrowest"]) -> float | 
     if not measured(docs):
         return None
     pick = widest if at == "widest" else narrowest
-    return bandwidth(pick(docs, "triton", op)) / bandwidth(pick(docs, "torch", op))
+    return render.bandwidth(pick(docs, "triton", op)) / render.bandwidth(pick(docs, "torch", op))
 
 
 def triton_copy_range(docs: Docs) -> str | None:
@@ -90,7 +79,7 @@ def triton_copy_range(docs: Docs) -> str | None:
     if not measured(docs):
         return None
     fractions = [r["copy_fraction"] for r in docs[BENCH]["rows"] if r["impl"] == "triton"]
-    return f"{percent(min(fractions))} to {percent(max(fractions))}"
+    return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"
 
 
 def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "resources"]) -> str | None:
@@ -119,8 +108,8 @@ def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "resources"]) -> s
 
 NOT_MEASURED = "not measured"
 VALUES = {
-    "reduction.of_copy": Value(of_copy, percent, missing=NOT_MEASURED),
-    "reduction.vs_torch": Value(vs_torch, ratio, missing=NOT_MEASURED),
+    "reduction.of_copy": Value(of_copy, render.percent, missing=NOT_MEASURED),
+    "reduction.vs_torch": Value(vs_torch, render.ratio, missing=NOT_MEASURED),
     "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
     "reduction.widest": Value(widest_row, missing=NOT_MEASURED),
 }
@@ -130,9 +119,9 @@ VALUES = {
 
 
 def fig_widths(docs: Docs) -> dict:
-    bw = copy(docs, BENCH) / 1e12
+    bw = render.copy(docs, BENCH) / 1e12
     ws = sorted({r["cols"] for r in docs[BENCH]["rows"]})
-    ceiling = hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
+    ceiling = render.hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
     ceiling["legendrank"] = 2000  # last in the legend, first drawn (under the kernels)
     mine, peers = [], []
     for impl, impl_name in IMPLS:
@@ -142,9 +131,9 @@ def fig_widths(docs: Docs) -> dict:
                 if not rs:
                     continue
                 name = f"{impl_name} {op_name}" if impl == "triton" else TORCH_NAME[op]
-                trace = line(
+                trace = render.line(
                     [r["cols"] for r in rs],
-                    [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                    [render.rate(r["bytes"], r["time_s"], 1e12) for r in rs],
                     f"{name}, {dtype}",
                     impl,
                     dash=DASH[dtype],
@@ -157,12 +146,12 @@ def fig_widths(docs: Docs) -> dict:
         # The book's kernel drawn last, so that it stays visible where torch lies on top.
         "data": [ceiling, *peers, *mine],
         "layout": {
-            "xaxis": axis(
+            "xaxis": render.axis(
                 "columns per row (512 MiB tensors)",
                 log=True,
                 ticks=ws,
             ),
-            "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
+            "yaxis": render.axis("bandwidth (TB/s)", rangemode="tozero"),
         },
     }
 

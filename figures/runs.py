@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from scripts.book.render import Docs, Value, plain
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 NOT_FULL_DATA = {"quick_run", "variation"}  # not part of what `make figures` writes
 NOT_YET = "not yet measured"
@@ -86,10 +87,10 @@ def gib(v: float) -> str:
 
 
 VALUES = {
-    "runs.benchmarks": Value(benchmarks, plain),
-    "runs.timed": Value(timed, plain),
+    "runs.benchmarks": Value(benchmarks, render.plain),
+    "runs.timed": Value(timed, render.plain),
     "runs.wall": Value(wall, minutes, missing=NOT_YET),
     "runs.peak": Value(peak, gib, missing=NOT_YET),
-    "runs.full_peak_benchmark": Value(full_peak_benchmark, plain, missing=NOT_YET),
+    "runs.full_peak_benchmark": Value(full_peak_benchmark, render.plain, missing=NOT_YET),
     "runs.date": Value(date),
 }

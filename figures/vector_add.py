@@ -16,31 +16,8 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    RenderError,
-    Value,
-    axis,
-    bandwidth,
-    copy,
-    count,
-    gb,
-    hline,
-    line,
-    median,
-    micros,
-    millis,
-    one,
-    percent,
-    plain,
-    provenance,
-    rate,
-    ratio,
-    rows,
-    tbps,
-    vline,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 DTYPES = ("float32", "float16", "bfloat16")
 SMALL_N = 65536  # sizes up to this are where launch cost, not bandwidth, sets the time
@@ -55,7 +32,7 @@ Dtype = Literal["float32", "float16", "bfloat16"]
 
 
 def by_size(docs: Docs, impl: str, dtype: str = "float32") -> list[dict]:
-    return sorted(rows(docs, BENCH, impl=impl, dtype=dtype), key=lambda r: r["n"])
+    return sorted(render.rows(docs, BENCH, impl=impl, dtype=dtype), key=lambda r: r["n"])
 
 
 def largest(docs: Docs, impl: str = "triton", dtype: str = "float32") -> dict:
@@ -64,23 +41,23 @@ def largest(docs: Docs, impl: str = "triton", dtype: str = "float32") -> dict:
 
 def small_median(docs: Docs, impl: str, field: str) -> float:
     """Median of ``field``'s p50 over the small sizes, where launch cost dominates."""
-    return median(r[field]["p50"] for r in by_size(docs, impl) if r["n"] <= SMALL_N)
+    return render.median(r[field]["p50"] for r in by_size(docs, impl) if r["n"] <= SMALL_N)
 
 
 def sweep(docs: Docs, block: int | None = None, warps: int | None = None) -> list[dict]:
     """Rows of the block sweep, all or those at ``block`` and/or ``warps``."""
     return [
         r
-        for r in rows(docs, SWEEP)
+        for r in render.rows(docs, SWEEP)
         if block in (None, r["block"]) and warps in (None, r["num_warps"])
     ]
 
 
 def sweep_row(docs: Docs, block: int, warps: int) -> dict:
     """The sweep's row at (block, warps), with the control and compiler fields."""
-    row = one(docs, SWEEP, block=block, num_warps=warps)
+    row = render.one(docs, SWEEP, block=block, num_warps=warps)
     if "empty_time_s" not in row:  # runs before commit 6f84e6e did not measure these
-        raise RenderError("no control or register data for this device")
+        raise render.RenderError("no control or register data for this device")
     return row
 
 
@@ -100,7 +77,7 @@ def moved(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> int:
 def bandwidth_at(docs: Docs, impl: Impl, dtype: Dtype = "float32") -> float:
     """Achieved bandwidth of ``impl`` (triton: kernels/vector_add.py; torch: torch.add) at
     the largest size, bytes/s."""
-    return bandwidth(largest(docs, impl, dtype))
+    return render.bandwidth(largest(docs, impl, dtype))
 
 
 def device_time(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> float:
@@ -110,7 +87,7 @@ def device_time(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> 
 
 def of_copy(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> float:
     """``impl``'s bandwidth at the largest size over the run's measured copy bandwidth."""
-    return bandwidth_at(docs, impl, dtype) / copy(docs, BENCH)
+    return bandwidth_at(docs, impl, dtype) / render.copy(docs, BENCH)
 
 
 def worst_of_copy(docs: Docs) -> float:
@@ -126,8 +103,8 @@ def vs_torch(docs: Docs, dtype: Dtype = "float32") -> float:
 
 def reaches_copy(docs: Docs, fraction: float) -> int:
     """Smallest fp32 size at which the Triton add reaches ``fraction`` of copy bandwidth."""
-    bw = copy(docs, BENCH)
-    return min(r["n"] for r in by_size(docs, "triton") if bandwidth(r) >= fraction * bw)
+    bw = render.copy(docs, BENCH)
+    return min(r["n"] for r in by_size(docs, "triton") if render.bandwidth(r) >= fraction * bw)
 
 
 def small_time(docs: Docs, clock: Literal["device", "host"]) -> float:
@@ -138,7 +115,7 @@ def small_time(docs: Docs, clock: Literal["device", "host"]) -> float:
 
 def floor(docs: Docs) -> float:
     """Bytes at the largest size over the copy bandwidth: the fastest the add can be, s."""
-    return moved(docs) / copy(docs, BENCH)
+    return moved(docs) / render.copy(docs, BENCH)
 
 
 def flat_until(docs: Docs) -> int:
@@ -158,7 +135,7 @@ def flat_until(docs: Docs) -> int:
 def sweep_bandwidth(docs: Docs, block: int | None = None, warps: int | None = None) -> float:
     """Best bandwidth of the sweep at ``block`` and ``warps``; a parameter left out means
     the best over all of its settings (no parameters: the best of the whole sweep)."""
-    return max(bandwidth(r) for r in sweep(docs, block, warps))
+    return max(render.bandwidth(r) for r in sweep(docs, block, warps))
 
 
 def sweep_gap(docs: Docs, block: int) -> float:
@@ -194,36 +171,36 @@ def spills(docs: Docs, block: int, warps: int) -> int:
 
 def ragged_slowdown(docs: Docs) -> float:
     """Device time with n = 2^28 - 1 over n = 2^28 (scalar loads against 16-byte ones)."""
-    ragged, aligned = (one(docs, RAGGED, divisible_by_16=d) for d in (False, True))
+    ragged, aligned = (render.one(docs, RAGGED, divisible_by_16=d) for d in (False, True))
     return ragged["time_s"]["p50"] / aligned["time_s"]["p50"]
 
 
 def loads(docs: Docs, divisible: bool) -> str:
     """The global loads in the PTX compiled for n = 2^28 (divisible=true, a multiple of
     16) or 2^28 - 1 (false), in words."""
-    row = one(docs, RAGGED, divisible_by_16=divisible)
+    row = render.one(docs, RAGGED, divisible_by_16=divisible)
     return ", ".join(f"`{op}` ×{k}" for op, k in sorted(row["ptx_loads"].items()))
 
 
 VALUES = {
-    "vector_add.largest_n": Value(largest_n, count),
-    "vector_add.bytes": Value(moved, gb),
-    "vector_add.bandwidth": Value(bandwidth_at, tbps),
-    "vector_add.time": Value(device_time, millis(3)),
-    "vector_add.of_copy": Value(of_copy, percent),
-    "vector_add.worst_of_copy": Value(worst_of_copy, percent),
-    "vector_add.vs_torch": Value(vs_torch, ratio),
-    "vector_add.reaches_copy": Value(reaches_copy, count),
-    "vector_add.small_time": Value(small_time, micros(1)),
-    "vector_add.floor": Value(floor, millis(2)),
-    "vector_add.flat_until": Value(flat_until, count),
-    "vector_add.sweep_bandwidth": Value(sweep_bandwidth, tbps),
-    "vector_add.sweep_gap": Value(sweep_gap, ratio),
-    "vector_add.empty_time": Value(empty_time, millis(1)),
-    "vector_add.over_empty": Value(over_empty, ratio),
-    "vector_add.regs": Value(regs, plain),
-    "vector_add.spills": Value(spills, plain),
-    "vector_add.ragged_slowdown": Value(ragged_slowdown, ratio),
+    "vector_add.largest_n": Value(largest_n, render.count),
+    "vector_add.bytes": Value(moved, render.gb),
+    "vector_add.bandwidth": Value(bandwidth_at, render.tbps),
+    "vector_add.time": Value(device_time, render.millis(3)),
+    "vector_add.of_copy": Value(of_copy, render.percent),
+    "vector_add.worst_of_copy": Value(worst_of_copy, render.percent),
+    "vector_add.vs_torch": Value(vs_torch, render.ratio),
+    "vector_add.reaches_copy": Value(reaches_copy, render.count),
+    "vector_add.small_time": Value(small_time, render.micros(1)),
+    "vector_add.floor": Value(floor, render.millis(2)),
+    "vector_add.flat_until": Value(flat_until, render.count),
+    "vector_add.sweep_bandwidth": Value(sweep_bandwidth, render.tbps),
+    "vector_add.sweep_gap": Value(sweep_gap, render.ratio),
+    "vector_add.empty_time": Value(empty_time, render.millis(1)),
+    "vector_add.over_empty": Value(over_empty, render.ratio),
+    "vector_add.regs": Value(regs, render.plain),
+    "vector_add.spills": Value(spills, render.plain),
+    "vector_add.ragged_slowdown": Value(ragged_slowdown, render.ratio),
     "vector_add.loads": Value(loads),
 }
 
@@ -232,26 +209,26 @@ VALUES = {
 
 
 def fig_bandwidth(docs: Docs) -> dict:
-    bw = copy(docs, BENCH) / 1e12
+    bw = render.copy(docs, BENCH) / 1e12
     traces = []
     for impl, name in (("triton", "Triton (kernels/vector_add.py)"), ("torch", "torch.add")):
         rs = by_size(docs, impl)
         traces.append(
-            line(
+            render.line(
                 [r["n"] for r in rs],
-                [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                [render.rate(r["bytes"], r["time_s"], 1e12) for r in rs],
                 name,
                 impl,
                 hover="n = %{x:,}<br>%{y:.2f} TB/s",
             )
         )
     ns = [r["n"] for r in by_size(docs, "triton")]
-    traces.append(hline(bw, min(ns), max(ns), f"copy ceiling ({bw:.2f} TB/s)"))
-    l2 = provenance(docs).get("l2_bytes") or 0
+    traces.append(render.hline(bw, min(ns), max(ns), f"copy ceiling ({bw:.2f} TB/s)"))
+    l2 = render.provenance(docs).get("l2_bytes") or 0
     annotations = []
     if l2:
         n_l2 = l2 / 12  # elements at which x, y and out together fill the L2
-        traces.append(vline(n_l2, 0, bw * 1.05, "x, y, out fill the L2"))
+        traces.append(render.vline(n_l2, 0, bw * 1.05, "x, y, out fill the L2"))
         annotations.append(
             {
                 "x": math.log10(n_l2),
@@ -266,10 +243,10 @@ def fig_bandwidth(docs: Docs) -> dict:
     return {
         "data": traces,
         "layout": {
-            "xaxis": axis(
+            "xaxis": render.axis(
                 "elements n (float32; bytes moved = 12·n)", log=True, exponentformat="power"
             ),
-            "yaxis": axis("achieved bandwidth (TB/s)", rangemode="tozero"),
+            "yaxis": render.axis("achieved bandwidth (TB/s)", rangemode="tozero"),
             "annotations": annotations,
         },
     }
@@ -281,17 +258,17 @@ def fig_block_sweep(docs: Docs) -> dict:
     for i, w in enumerate(sorted({r["num_warps"] for r in rs})):
         mine = sorted((r for r in rs if r["num_warps"] == w), key=lambda r: r["block"])
         traces.append(
-            line(
+            render.line(
                 [r["block"] for r in mine],
-                [rate(r["bytes"], r["time_s"], 1e12) for r in mine],
+                [render.rate(r["bytes"], r["time_s"], 1e12) for r in mine],
                 f"num_warps = {w}",
                 f"series-{i}",
                 hover="BLOCK = %{x}<br>%{y:.2f} TB/s",
             )
         )
     blocks = [r["block"] for r in rs]
-    bw = copy(docs, SWEEP) / 1e12
-    traces.append(hline(bw, min(blocks), max(blocks), f"copy ceiling ({bw:.2f} TB/s)"))
+    bw = render.copy(docs, SWEEP) / 1e12
+    traces.append(render.hline(bw, min(blocks), max(blocks), f"copy ceiling ({bw:.2f} TB/s)"))
     control = sorted(
         (r for r in rs if r["num_warps"] == CONTROL_WARPS and "empty_time_s" in r),
         key=lambda r: r["block"],
@@ -299,9 +276,9 @@ def fig_block_sweep(docs: Docs) -> dict:
     if control:
         # The bandwidth the add would show if it took only as long as starting its programs.
         traces.append(
-            line(
+            render.line(
                 [r["block"] for r in control],
-                [rate(r["bytes"], r["empty_time_s"], 1e12) for r in control],
+                [render.rate(r["bytes"], r["empty_time_s"], 1e12) for r in control],
                 f"empty kernel, same grid (num_warps = {CONTROL_WARPS})",
                 "marker",
                 dash="dot",
@@ -312,11 +289,11 @@ def fig_block_sweep(docs: Docs) -> dict:
     return {
         "data": traces,
         "layout": {
-            "xaxis": axis(
+            "xaxis": render.axis(
                 "BLOCK (elements per program)", log=True, dtick=math.log10(2) * 2, tickformat="d"
             ),
             # Fixed: the control line leaves the top of the plot once launches stop mattering.
-            "yaxis": axis("achieved bandwidth (TB/s)", range=[0, top]),
+            "yaxis": render.axis("achieved bandwidth (TB/s)", range=[0, top]),
         },
     }
 

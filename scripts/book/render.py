@@ -17,9 +17,13 @@ Placeholders in lesson Markdown (anything else between double braces fails the b
 
 **Value kinds.** A kind is one function and one meaning, chosen by parameters:
 
-    def bandwidth(docs: Docs, impl: str, dtype: str = "float32") -> float:
+    def bandwidth_at(docs: Docs, impl: str, dtype: str = "float32") -> float:
         '''Achieved bandwidth of ``impl`` at the largest size, bytes/s; ...'''
-    VALUES = {"vector_add.bandwidth": Value(bandwidth, tbps)}
+    VALUES = {"vector_add.bandwidth": Value(bandwidth_at, render.tbps)}
+
+A module imports the engine as ``from scripts.book import render`` and writes its helpers
+qualified (``render.one``, ``render.tbps``); only ``Docs``, ``Figure`` and ``Value`` come
+in by name.
 
 The first argument is the device's documents; every other one is a parameter of the
 placeholder, converted by its annotation: ``int``, ``float``, ``str``, ``bool`` (``true``

@@ -153,7 +153,7 @@ def fig_rate(direction: str, d: int):
             ns |= {r["n"] for r in rs}
             trace = render.line(
                 [r["n"] for r in rs],
-                [render.rate(r["flops"], r["time_s"], 1e12) for r in rs],
+                render.tflops_points(rs),
                 f"{label}, {mask}",
                 role,
                 dash="dash" if mask == "causal" else None,

@@ -185,8 +185,8 @@ def fig_dtypes(docs: Docs) -> dict:
         if t is None or c is None:
             continue  # this GPU could not run it (the data row says why)
         labels.append(label)
-        ours.append(render.rate(t["flops"], t["time_s"], 1e12))
-        roof.append(render.rate(c["flops"], c["time_s"], 1e12))
+        ours += render.tflops_points([t])
+        roof += render.tflops_points([c])
         text.append(f"{ours[-1][0] / roof[-1][0]:.0%} of library")
     roles = ["cublas"] * len(labels)
     roof_labels, roof_text = list(labels), [f"{p[0]:.0f}" for p in roof]
@@ -194,7 +194,7 @@ def fig_dtypes(docs: Docs) -> dict:
     if fma is not None:
         # The control for "ieee": what fp32 FMAs on the CUDA cores reach in this run.
         roof_labels.append(FMA_LABEL)
-        roof.append(render.rate(fma["flops"], fma["time_s"], 1e12))
+        roof += render.tflops_points([fma])
         roof_text.append(f"{roof[-1][0]:.0f}")
         roles.append("ceiling")
     data = [

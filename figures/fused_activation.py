@@ -254,12 +254,12 @@ def rows_axis(docs: Docs) -> dict:
     )
 
 
-def sweep_lines(docs: Docs, point, hover: str) -> list[dict]:
-    """One line per measured implementation over the swept sizes: ``point(row)``."""
+def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
+    """One line per measured implementation over the swept sizes: ``points(rows)``."""
     return [
         render.line(
             [r["m"] for r in of(docs, impl)],
-            [point(r) for r in of(docs, impl)],
+            points(of(docs, impl)),
             name,
             ROLE[impl],
             hover=hover,
@@ -269,9 +269,7 @@ def sweep_lines(docs: Docs, point, hover: str) -> list[dict]:
 
 
 def fig_bandwidth(docs: Docs) -> dict:
-    traces = sweep_lines(
-        docs, lambda r: render.rate(r["bytes"], r["time_s"], 1e12), "M = %{x:,}<br>%{y:.2f} TB/s"
-    )
+    traces = sweep_lines(docs, render.tbps_points, "M = %{x:,}<br>%{y:.2f} TB/s")
     ms, bw = [r["m"] for r in of(docs, "triton")], render.copy(docs, BENCH) / 1e12
     traces.append(render.hline(bw, min(ms), max(ms), f"copy ceiling ({bw:.2f} TB/s)"))
     return {
@@ -285,7 +283,7 @@ def fig_bandwidth(docs: Docs) -> dict:
 
 def fig_time(docs: Docs) -> dict:
     hover = "M = %{x:,}<br>%{y:.1f} µs"
-    traces = sweep_lines(docs, lambda r: render.duration(r["time_s"], 1e-6), hover)
+    traces = sweep_lines(docs, lambda rs: [render.duration(r["time_s"], 1e-6) for r in rs], hover)
     rs, bw = of(docs, "triton"), render.copy(docs, BENCH)
     for chain, name, role in (
         ("eager", "eager's counted bytes ÷ copy bandwidth", "ceiling-2"),
@@ -348,9 +346,7 @@ def fig_variants(docs: Docs) -> dict:
     top = bw
     labels = [label.replace(", ", "<br>", 1) for _, label in CASES.values()]
     for impl, name in measured(docs):
-        points = [
-            render.rate(r["bytes"], r["time_s"], 1e12) for r in (pick(docs, impl, c) for c in CASES)
-        ]
+        points = render.tbps_points([pick(docs, impl, c) for c in CASES])
         top = max([top] + [p[2] for p in points])
         traces.append(
             bars(

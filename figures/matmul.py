@@ -394,8 +394,9 @@ VALUES = {
 
 def tflops_line(rs: list[dict], x: str, name: str, role: str, hover: str, **extra) -> dict:
     """A line of TFLOP/s (with its spread) against the field ``x`` of ``rs``."""
-    points = [render.rate(r["flops"], r["time_s"], 1e12) for r in rs]
-    return render.line([r[x] for r in rs], points, name, role, hover=hover, **extra)
+    return render.line(
+        [r[x] for r in rs], render.tflops_points(rs), name, role, hover=hover, **extra
+    )
 
 
 def hbar(labels: list[str], points: list, text: list[str], roles: list[str], hover: str, **extra):
@@ -455,7 +456,7 @@ def fig_llm(docs: Docs) -> dict:
 def fig_grouped(docs: Docs) -> dict:
     rs = [ordered(docs, "rowmajor"), ordered(docs, "grouped")]
     cfg = rs[1]
-    points = [render.rate(r["flops"], r["time_s"], 1e12) for r in rs]
+    points = render.tflops_points(rs)
     text = [
         f"{p[0]:.0f} TFLOP/s<br>tile model: {modelled_bytes(r, wave(docs)) / 1e9:.1f} GB read"
         for p, r in zip(points, rs, strict=True)

@@ -378,7 +378,7 @@ def fig_configs(docs: Docs) -> dict:
     traces = []
     for j, (warps, stages) in enumerate(settings):
         rs = [r for r in sweep_ran(docs) if (r["num_warps"], r["num_stages"]) == (warps, stages)]
-        points = [render.rate(r["flops"], r["time_s"], 1e12) for r in rs]
+        points = render.tflops_points(rs)
         traces.append(
             {
                 "type": "bar",
@@ -416,7 +416,7 @@ def fig_configs(docs: Docs) -> dict:
         )
     picked = pick(docs)
     if "time_s" in picked:
-        hi = render.rate(picked["flops"], picked["time_s"], 1e12)[2]
+        hi = render.tflops_points([picked])[0][2]
         traces.append(
             render.line(
                 [hi + top * 0.03],

@@ -133,7 +133,7 @@ def fig_widths(docs: Docs) -> dict:
                 name = f"{impl_name} {op_name}" if impl == "triton" else TORCH_NAME[op]
                 trace = render.line(
                     [r["cols"] for r in rs],
-                    [render.rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                    render.tbps_points(rs),
                     f"{name}, {dtype}",
                     impl,
                     dash=DASH[dtype],

@@ -324,7 +324,7 @@ def fig_sweep(docs: Docs) -> dict:
         traces.append(
             render.line(
                 per_sm,
-                [render.rate(r["bytes"], r["time_s"], 1e12) for r in best],
+                render.tbps_points(best),
                 f"H = {hidden:,}",
                 f"series-{i}",
                 hover=f"H = {hidden:,}, %{{x}} per SM<br>%{{y:.2f}} TB/s (best warps and step)",

@@ -510,7 +510,7 @@ def fig_widths(direction: str):
                 (mine if impl == "triton" else peers).append(
                     render.line(
                         [r["cols"] for r in rs],
-                        [render.rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                        render.tbps_points(rs),
                         f"{name}, {dtype}",
                         role,
                         dash=DASH[dtype],
@@ -534,9 +534,7 @@ def fig_widths(direction: str):
 def sweep_line(rs: list[dict], name: str, role: str, **extra) -> dict:
     """Bandwidth against KiB per tile of some sweep rows."""
     kib_ = [tile_bytes(r) / 1024 for r in rs]
-    return render.line(
-        kib_, [render.rate(r["bytes"], r["time_s"], 1e12) for r in rs], name, role, **extra
-    )
+    return render.line(kib_, render.tbps_points(rs), name, role, **extra)
 
 
 def fig_online(docs: Docs) -> dict:

@@ -216,7 +216,7 @@ def fig_bandwidth(docs: Docs) -> dict:
         traces.append(
             render.line(
                 [r["n"] for r in rs],
-                [render.rate(r["bytes"], r["time_s"], 1e12) for r in rs],
+                render.tbps_points(rs),
                 name,
                 impl,
                 hover="n = %{x:,}<br>%{y:.2f} TB/s",
@@ -260,7 +260,7 @@ def fig_block_sweep(docs: Docs) -> dict:
         traces.append(
             render.line(
                 [r["block"] for r in mine],
-                [render.rate(r["bytes"], r["time_s"], 1e12) for r in mine],
+                render.tbps_points(mine),
                 f"num_warps = {w}",
                 f"series-{i}",
                 hover="BLOCK = %{x}<br>%{y:.2f} TB/s",
@@ -278,7 +278,7 @@ def fig_block_sweep(docs: Docs) -> dict:
         traces.append(
             render.line(
                 [r["block"] for r in control],
-                [render.rate(r["bytes"], r["empty_time_s"], 1e12) for r in control],
+                render.tbps_points(control, "empty_time_s"),
                 f"empty kernel, same grid (num_warps = {CONTROL_WARPS})",
                 "marker",
                 dash="dot",

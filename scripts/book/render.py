@@ -209,6 +209,17 @@ def duration(s: Spread, unit: float = 1.0) -> tuple[float, float, float]:
     return s["p50"] / unit, s["p20"] / unit, s["p80"] / unit
 
 
+def tbps_points(rows: list[dict], time: str = "time_s") -> list[tuple[float, float, float]]:
+    """Each row's ``bytes`` over its time spread (``time_s``, or another spread field of
+    the row), in TB/s: (median, low, high) points for ``line`` or ``hbar``."""
+    return [rate(r["bytes"], r[time], 1e12) for r in rows]
+
+
+def tflops_points(rows: list[dict]) -> list[tuple[float, float, float]]:
+    """Each row's ``flops`` over its time spread, in TFLOP/s: (median, low, high) points."""
+    return [rate(r["flops"], r["time_s"], 1e12) for r in rows]
+
+
 # ---- plot helpers -----------------------------------------------------------------------
 
 

@@ -1,0 +1,18 @@
+"""The shared helpers of scripts/book/render.py that figure modules use instead of writing
+their own: points, traces, formats and row arithmetic. No data, no browser."""
+
+from __future__ import annotations
+
+from scripts.book import render
+
+SPREAD = {"p20": 1.0, "p50": 2.0, "p80": 4.0, "reps": 10}
+
+
+def test_points_are_amounts_per_second_in_tera_units_low_from_the_slow_p80():
+    rows = [
+        {"bytes": 8e12, "flops": 4e12, "time_s": SPREAD, "empty_time_s": {**SPREAD, "p50": 8.0}}
+    ]
+    assert render.tbps_points(rows) == [(4.0, 2.0, 8.0)]
+    assert render.tflops_points(rows) == [(2.0, 1.0, 4.0)]
+    assert render.tbps_points(rows, "empty_time_s") == [(1.0, 2.0, 8.0)]
+    assert render.tbps_points([]) == []

@@ -270,8 +270,7 @@ def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
 
 def fig_bandwidth(docs: Docs) -> dict:
     traces = sweep_lines(docs, render.tbps_points, "M = %{x:,}<br>%{y:.2f} TB/s")
-    ms, bw = [r["m"] for r in of(docs, "triton")], render.copy(docs, BENCH) / 1e12
-    traces.append(render.hline(bw, min(ms), max(ms), f"copy ceiling ({bw:.2f} TB/s)"))
+    traces.append(render.copy_ceiling(docs, BENCH, [r["m"] for r in of(docs, "triton")]))
     return {
         "data": traces,
         "layout": {

@@ -119,10 +119,9 @@ VALUES = {
 
 
 def fig_widths(docs: Docs) -> dict:
-    bw = render.copy(docs, BENCH) / 1e12
     ws = sorted({r["cols"] for r in docs[BENCH]["rows"]})
-    ceiling = render.hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
-    ceiling["legendrank"] = 2000  # last in the legend, first drawn (under the kernels)
+    # last in the legend, first drawn (under the kernels)
+    ceiling = render.copy_ceiling(docs, BENCH, ws, legendrank=2000)
     mine, peers = [], []
     for impl, impl_name in IMPLS:
         for op, op_name, symbol in OPS:

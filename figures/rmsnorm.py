@@ -279,11 +279,6 @@ VALUES = {
 # ---- figures ------------------------------------------------------------------------------
 
 
-def copy_ceiling(docs: Docs, bench: str, xs) -> dict:
-    bw = render.copy(docs, bench) / 1e12
-    return render.hline(bw, min(xs), max(xs), f"copy ceiling ({bw:.2f} TB/s)")
-
-
 def fig_bandwidth(direction: str, y_title: str):
     """Bandwidth against H per impl; ``training``: one forward plus one backward."""
 
@@ -300,7 +295,7 @@ def fig_bandwidth(direction: str, y_title: str):
             points = [render.rate(*s, 1e12) for s in steps.values()]
             hover = "H = %{x:,}<br>%{y:.2f} TB/s"
             traces.append(render.line(list(steps), points, label, role, hover=hover))
-        traces.append(copy_ceiling(docs, BENCH, widths))
+        traces.append(render.copy_ceiling(docs, BENCH, widths))
         return {
             "data": traces,
             "layout": {
@@ -330,7 +325,7 @@ def fig_sweep(docs: Docs) -> dict:
                 hover=f"H = {hidden:,}, %{{x}} per SM<br>%{{y:.2f}} TB/s (best warps and step)",
             )
         )
-    traces.append(copy_ceiling(docs, SWEEP, per_sm_all))
+    traces.append(render.copy_ceiling(docs, SWEEP, per_sm_all))
     return {
         "data": traces,
         "layout": {

@@ -498,9 +498,8 @@ VALUES = {
 def fig_widths(direction: str):
     def build(docs: Docs) -> dict:
         ws = sorted({r["cols"] for r in render.rows(docs, BENCH, impl="triton")})
-        bw = render.copy(docs, BENCH) / 1e12
-        ceiling = render.hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
-        ceiling["legendrank"] = 2000  # last in the legend, first drawn (under the kernels)
+        # last in the legend, first drawn (under the kernels)
+        ceiling = render.copy_ceiling(docs, BENCH, ws, legendrank=2000)
         mine, peers = [], []
         for impl, name, role in IMPLS:
             for dtype in DTYPES:
@@ -582,7 +581,7 @@ def fig_online(docs: Docs) -> dict:
     # Powers of two across the range: readable ticks on a log axis.
     ticks = [2**k for k in range(int(math.log2(min(xs))), int(math.log2(max(xs))) + 1)]
     lo, hi, bw = min(xs) / 1.3, max(xs) * 1.3, render.copy(docs, ONLINE) / 1e12
-    ceiling = render.hline(bw, lo, hi, f"copy ceiling ({bw:.2f} TB/s)")
+    ceiling = render.copy_ceiling(docs, ONLINE, (lo, hi))
     target = render.hline(
         LONG_TARGET * bw, lo, hi, f"target: {LONG_TARGET:.0%} of copy", "ceiling-2"
     )

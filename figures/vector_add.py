@@ -223,7 +223,7 @@ def fig_bandwidth(docs: Docs) -> dict:
             )
         )
     ns = [r["n"] for r in by_size(docs, "triton")]
-    traces.append(render.hline(bw, min(ns), max(ns), f"copy ceiling ({bw:.2f} TB/s)"))
+    traces.append(render.copy_ceiling(docs, BENCH, ns))
     l2 = render.provenance(docs).get("l2_bytes") or 0
     annotations = []
     if l2:
@@ -268,7 +268,7 @@ def fig_block_sweep(docs: Docs) -> dict:
         )
     blocks = [r["block"] for r in rs]
     bw = render.copy(docs, SWEEP) / 1e12
-    traces.append(render.hline(bw, min(blocks), max(blocks), f"copy ceiling ({bw:.2f} TB/s)"))
+    traces.append(render.copy_ceiling(docs, SWEEP, blocks))
     control = sorted(
         (r for r in rs if r["num_warps"] == CONTROL_WARPS and "empty_time_s" in r),
         key=lambda r: r["block"],

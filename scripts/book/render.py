@@ -269,8 +269,17 @@ def error_bars(points) -> dict:
     }
 
 
-def hline(y, x0, x1, name: str, role: str = "ceiling") -> dict:
-    return line([x0, x1], [y, y], name, role, dash="dash", mode="lines", hover="%{y:.3~s}")
+def hline(y, x0, x1, name: str, role: str = "ceiling", **extra) -> dict:
+    """A dashed horizontal line from x0 to x1: a ceiling or a target."""
+    return line([x0, x1], [y, y], name, role, dash="dash", mode="lines", hover="%{y:.3~s}", **extra)
+
+
+def copy_ceiling(docs: Docs, bench: str, xs, **extra) -> dict:
+    """The dashed "copy ceiling (3.01 TB/s)" line across the range of ``xs``, at the copy
+    bandwidth the run that wrote ``bench`` measured (a plot in TB/s); ``extra`` goes to
+    the trace (say ``legendrank``)."""
+    bw = copy(docs, bench) / 1e12
+    return hline(bw, min(xs), max(xs), f"copy ceiling ({bw:.2f} TB/s)", **extra)
 
 
 def vline(x, y0, y1, name: str) -> dict:

@@ -16,3 +16,12 @@ def test_points_are_amounts_per_second_in_tera_units_low_from_the_slow_p80():
     assert render.tflops_points(rows) == [(2.0, 1.0, 4.0)]
     assert render.tbps_points(rows, "empty_time_s") == [(1.0, 2.0, 8.0)]
     assert render.tbps_points([]) == []
+
+
+def test_the_copy_ceiling_spans_the_xs_at_the_runs_copy_bandwidth():
+    copy = {"bytes": 6e12, "time_s": SPREAD}  # 3 TB/s at the median
+    docs = {"b": {"ceilings": {"copy": copy}, "rows": []}}
+    c = render.copy_ceiling(docs, "b", [64, 4, 16], legendrank=2000)
+    assert (c["x"], c["y"], c["name"]) == ([4, 64], [3.0, 3.0], "copy ceiling (3.00 TB/s)")
+    assert c["line"] == {"dash": "dash"} and c["meta"] == {"role": "ceiling"}
+    assert list(c)[-1] == "legendrank" and c["legendrank"] == 2000  # extra keys go last

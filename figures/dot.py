@@ -160,21 +160,9 @@ VALUES = {
 
 
 def bars(name: str, role, labels: list[str], points: list, text: list[str]) -> dict:
-    """Horizontal bars with the 20th-80th percentile as error bars; ``role`` is one
-    colour role, or a list of one per bar."""
-    return {
-        "type": "bar",
-        "orientation": "h",
-        "name": name,
-        "y": labels,
-        "x": [p[0] for p in points],
-        "error_x": render.error_bars(points),
-        "text": text,
-        "textposition": "auto",
-        "textangle": 0,
-        "meta": {"role": "bars", "roles": role if isinstance(role, list) else [role] * len(labels)},
-        "hovertemplate": "%{x:.0f} TFLOP/s<extra>%{fullData.name}</extra>",
-    }
+    """TFLOP/s bars, labelled with ``text``."""
+    hover = "%{x:.0f} TFLOP/s"
+    return render.hbar(labels, points, role, name=name, hover=hover, text=text, textposition="auto")
 
 
 def fig_dtypes(docs: Docs) -> dict:
@@ -208,7 +196,7 @@ def fig_dtypes(docs: Docs) -> dict:
             "xaxis": render.axis(
                 f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", rangemode="tozero"
             ),
-            "yaxis": {"automargin": True, "autorange": "reversed", "title": {"text": "inputs"}},
+            "yaxis": render.label_axis("inputs"),
         },
     }
 

@@ -300,16 +300,8 @@ def fig_time(docs: Docs) -> dict:
     }
 
 
-def bars(name: str, impl: str, y: list, x: list, hover: str, **extra) -> dict:
-    """A horizontal bar trace in ``impl``'s colour."""
-    return {"type": "bar", "orientation": "h", "name": name, "y": y, "x": x, **extra,
-            "meta": {"role": "bars", "roles": [ROLE[impl]] * len(x)},
-            "hovertemplate": hover + "<extra>%{fullData.name}</extra>"}  # fmt: skip
-
-
 def bar_layout(xaxis: dict, **extra) -> dict:
-    yaxis = {"automargin": True, "autorange": "reversed"}
-    return {"barmode": "group", "xaxis": xaxis, "yaxis": yaxis, **extra}
+    return {"barmode": "group", "xaxis": xaxis, "yaxis": render.label_axis(), **extra}
 
 
 def fig_bytes(docs: Docs) -> dict:
@@ -324,16 +316,10 @@ def fig_bytes(docs: Docs) -> dict:
             k = kernels(docs, impl, case)
             texts.append(f"{gbs[-1]:.2f} GB<br>{k} kernel{'' if k == 1 else 's'}")
             labels.append("with mask" if CASES[case][0][2] else "without mask")
+        hover = "%{x:.3f} GB per call"
         traces.append(
-            bars(
-                name,
-                impl,
-                labels,
-                gbs,
-                "%{x:.3f} GB per call",
-                text=texts,
-                textposition="auto",
-                textangle=0,
+            render.hbar(
+                labels, gbs, ROLE[impl], name=name, hover=hover, text=texts, textposition="auto"
             )
         )
     xaxis = render.axis("HBM GB per call (counted)", rangemode="tozero")
@@ -347,16 +333,7 @@ def fig_variants(docs: Docs) -> dict:
     for impl, name in measured(docs):
         points = render.tbps_points([pick(docs, impl, c) for c in CASES])
         top = max([top] + [p[2] for p in points])
-        traces.append(
-            bars(
-                name,
-                impl,
-                labels,
-                [p[0] for p in points],
-                "%{x:.2f} TB/s",
-                error_x=render.error_bars(points),
-            )
-        )
+        traces.append(render.hbar(labels, points, ROLE[impl], name=name, hover="%{x:.2f} TB/s"))
     line_ = {"dash": "dash", "width": 1.5, "color": "#9e9e9e"}
     copy_line = {"type": "line", "xref": "x", "yref": "paper", "x0": bw, "x1": bw, "y0": 0,
                  "y1": 1, "line": line_}  # fmt: skip

@@ -143,20 +143,9 @@ def fig_overhead(docs: Docs) -> dict:
             missing.append(name.split(":")[0])
             continue
         points = [render.duration(r[field], 1e-6) for r in rs]
-        traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": name,
-                "y": labels,
-                "x": [p[0] for p in points],
-                "error_x": render.error_bars(points),
-                "text": [short_us(r[field]["p50"]) for r in rs],
-                "textangle": 0,
-                "meta": {"role": "bars", "roles": [role] * len(rs)},
-                "hovertemplate": "%{x:.3f} µs per kernel<extra>%{fullData.name}</extra>",
-            }
-        )
+        text = [short_us(r[field]["p50"]) for r in rs]
+        hover = "%{x:.3f} µs per kernel"
+        traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
     title = "µs per kernel"
     if missing:
         title += f"<br>({' and '.join(missing)} time: not yet measured on this GPU)"
@@ -166,7 +155,7 @@ def fig_overhead(docs: Docs) -> dict:
             "barmode": "group",
             "height": 420 + 90 * (len(traces) - 1),
             "xaxis": render.axis(title, rangemode="tozero"),
-            "yaxis": {"automargin": True, "autorange": "reversed"},
+            "yaxis": render.label_axis(),
             "showlegend": len(traces) > 1,
         },
     }

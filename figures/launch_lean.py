@@ -77,27 +77,15 @@ def fig_host_cost(docs: Docs) -> dict:
         ("enqueue_s", "host: inside the call (GPU kept busy)", "series-1"),
     ):
         points = [render.duration(r[field], 1e-6) for r in rs]
-        traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": name,
-                "y": labels,
-                "x": [p[0] for p in points],
-                "error_x": render.error_bars(points),
-                "text": [f"{p[0]:.1f}" for p in points],
-                "textangle": 0,
-                "meta": {"role": "bars", "roles": [role] * len(rs)},
-                "hovertemplate": "%{x:.2f} µs per call<extra>%{fullData.name}</extra>",
-            }
-        )
+        text, hover = [f"{p[0]:.1f}" for p in points], "%{x:.2f} µs per call"
+        traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
     return {
         "data": traces,
         "layout": {
             "barmode": "group",
             "height": 520,
             "xaxis": render.axis("µs of host time per call (128 floats)", rangemode="tozero"),
-            "yaxis": {"automargin": True, "autorange": "reversed"},
+            "yaxis": render.label_axis(),
         },
     }
 

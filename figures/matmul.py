@@ -399,13 +399,8 @@ def tflops_line(rs: list[dict], x: str, name: str, role: str, hover: str, **extr
     )
 
 
-def hbar(labels: list[str], points: list, text: list[str], roles: list[str], hover: str, **extra):
-    """Horizontal bars of (median, low, high) points, each labelled with ``text`` mid-bar
-    (clear of the error bar's whisker at the bar's end)."""
-    return {"type": "bar", "orientation": "h", **extra, "y": labels, "x": [p[0] for p in points],
-            "error_x": render.error_bars(points), "text": text,
-            "textposition": "inside", "insidetextanchor": "middle", "textangle": 0,
-            "meta": {"role": "bars", "roles": roles}, "hovertemplate": hover}  # fmt: skip
+# Bar labels mid-bar, clear of the error bar's whisker at the bar's end.
+MID_BAR = {"textposition": "inside", "insidetextanchor": "middle"}
 
 
 def fig_squares(docs: Docs) -> dict:
@@ -462,7 +457,9 @@ def fig_grouped(docs: Docs) -> dict:
         for p, r in zip(points, rs, strict=True)
     ]
     labels = ["row-major<br>(group_m = 1)", "grouped<br>(group_m = 8)"]
-    bars = hbar(labels, points, text, ["series-1", "triton"], "%{x:.0f} TFLOP/s<extra></extra>")
+    bars = render.hbar(
+        labels, points, ["series-1", "triton"], hover="%{x:.0f} TFLOP/s", text=text, **MID_BAR
+    )
     return {
         "data": [bars],
         "layout": {
@@ -471,7 +468,7 @@ def fig_grouped(docs: Docs) -> dict:
                 f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages",
                 rangemode="tozero",
             ),
-            "yaxis": {"automargin": True, "autorange": "reversed"},
+            "yaxis": render.label_axis(),
             "showlegend": False,
         },
     }
@@ -487,7 +484,7 @@ EPILOGUE_IMPLS = (
 
 def fig_epilogue(docs: Docs) -> dict:
     sizes = sorted({r["m"] for r in render.rows(docs, EPILOGUE)})
-    hover = "%{x:.3f}× the cuBLAS matmul's time<extra>%{fullData.name}</extra>"
+    hover = "%{x:.3f}× the cuBLAS matmul's time"
     traces = []
     for impl, label, role in EPILOGUE_IMPLS:
         points = [
@@ -499,7 +496,9 @@ def fig_epilogue(docs: Docs) -> dict:
         ]
         text = [f"{p[0]:.2f}×" for p in points]
         labels = [f"{n}³" for n in sizes]
-        traces.append(hbar(labels, points, text, [role] * len(sizes), hover, name=label))
+        traces.append(
+            render.hbar(labels, points, role, name=label, hover=hover, text=text, **MID_BAR)
+        )
     return {
         "data": traces,
         "layout": {
@@ -507,7 +506,7 @@ def fig_epilogue(docs: Docs) -> dict:
             "xaxis": render.axis(
                 "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)", rangemode="tozero"
             ),
-            "yaxis": {"automargin": True, "autorange": "reversed", "title": {"text": "M = N = K"}},
+            "yaxis": render.label_axis("M = N = K"),
         },
     }
 

@@ -296,6 +296,37 @@ def vline(x, y0, y1, name: str) -> dict:
     )
 
 
+def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> dict:
+    """Horizontal bars, one per label (the first on top with ``label_axis``). ``points``
+    are plain numbers or (median, low, high) triples, whose spread is drawn as error bars;
+    ``roles`` is one colour role for every bar or a list of one per bar; ``text`` labels
+    the bars, upright; ``hover`` is the hover template, followed by the trace's name (by
+    nothing for a trace without one); ``extra`` goes on the trace (say ``textposition``)."""
+    points = list(points)
+    triples = bool(points) and isinstance(points[0], tuple)
+    trace = {"type": "bar", "orientation": "h", **({"name": name} if name else {})}
+    trace.update(y=list(labels), x=[p[0] for p in points] if triples else points)
+    if triples:
+        trace["error_x"] = error_bars(points)
+    if text is not None:
+        extra = {"text": text, **extra, "textangle": 0}
+    trace.update(extra)
+    roles = roles if isinstance(roles, list) else [roles] * len(points)
+    trace["meta"] = {"role": "bars", "roles": roles}
+    trace["hovertemplate"] = hover + (
+        "<extra>%{fullData.name}</extra>" if name else "<extra></extra>"
+    )
+    return trace
+
+
+def label_axis(title: str | None = None) -> dict:
+    """The label axis of horizontal bars: the first label on top, room for long labels."""
+    ax = {"automargin": True, "autorange": "reversed"}
+    if title:
+        ax["title"] = {"text": title}
+    return ax
+
+
 def axis(title: str, log: bool = False, ticks=None, **extra) -> dict:
     """A Plotly axis. ``ticks``: the values to mark, labelled with thousands separators
     (4,096), which log axes of sizes want rather than Plotly's 2k/5k/10k."""

@@ -25,3 +25,24 @@ def test_the_copy_ceiling_spans_the_xs_at_the_runs_copy_bandwidth():
     assert (c["x"], c["y"], c["name"]) == ([4, 64], [3.0, 3.0], "copy ceiling (3.00 TB/s)")
     assert c["line"] == {"dash": "dash"} and c["meta"] == {"role": "ceiling"}
     assert list(c)[-1] == "legendrank" and c["legendrank"] == 2000  # extra keys go last
+
+
+def test_horizontal_bars_draw_medians_with_their_spread_and_colour_each_bar():
+    bars = render.hbar(["a", "b"], [(2.0, 1.0, 4.0), (3.0, 3.0, 3.0)], "triton", name="ours",
+                       hover="%{x:.1f}", text=["2", "3"], textposition="auto")  # fmt: skip
+    assert (bars["type"], bars["orientation"], bars["y"], bars["x"]) == (
+        "bar",
+        "h",
+        ["a", "b"],
+        [2.0, 3.0],
+    )
+    assert bars["error_x"]["array"] == [2.0, 0.0] and bars["error_x"]["arrayminus"] == [1.0, 0.0]
+    assert bars["meta"] == {"role": "bars", "roles": ["triton", "triton"]}
+    assert (bars["text"], bars["textposition"], bars["textangle"]) == (["2", "3"], "auto", 0)
+    assert bars["hovertemplate"] == "%{x:.1f}<extra>%{fullData.name}</extra>"
+    plain = render.hbar(["a"], [5], ["cublas"])  # plain numbers, no name: no error bars
+    assert plain["x"] == [5] and "error_x" not in plain and "name" not in plain
+    assert plain["hovertemplate"] == "<extra></extra>" and plain["meta"]["roles"] == ["cublas"]
+    assert render.label_axis("inputs") == {
+        "automargin": True, "autorange": "reversed", "title": {"text": "inputs"}
+    }  # fmt: skip

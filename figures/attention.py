@@ -172,15 +172,11 @@ def fig_rate(direction: str, d: int):
             render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
         )
         what = f"sequence length N (bf16, d = {d}, B·N = 16,384, H·d = 4,096);"
-        return {
-            "data": traces,
-            "layout": {
-                "xaxis": render.axis(
-                    what + " solid: full, dashed: causal", log=True, ticks=sorted(ns)
-                ),
-                "yaxis": render.axis(f"{direction} TFLOP/s", rangemode="tozero"),
-            },
-        }
+        return render.plot(
+            traces,
+            xaxis=render.axis(what + " solid: full, dashed: causal", log=True, ticks=sorted(ns)),
+            yaxis=render.axis(f"{direction} TFLOP/s", rangemode="tozero"),
+        )
 
     return build
 
@@ -201,13 +197,11 @@ def fig_memory(docs: Docs) -> dict:
             )
         )
     title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": render.axis(title, log=True, ticks=sorted(ns)),
-            "yaxis": render.axis("peak working memory (GiB)", log=True),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis(title, log=True, ticks=sorted(ns)),
+        yaxis=render.axis("peak working memory (GiB)", log=True),
+    )
 
 
 FIGURES = {

@@ -189,16 +189,12 @@ def fig_dtypes(docs: Docs) -> dict:
         bars("Triton tile kernel, best config", "triton", labels, ours, text),
         bars("library (cuBLAS; _scaled_mm for fp8)", roles, roof_labels, roof, roof_text),
     ]
-    return {
-        "data": data,
-        "layout": {
-            "barmode": "group",
-            "xaxis": render.axis(
-                f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", rangemode="tozero"
-            ),
-            "yaxis": render.label_axis("inputs"),
-        },
-    }
+    return render.plot(
+        data,
+        barmode="group",
+        xaxis=render.axis(f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", rangemode="tozero"),
+        yaxis=render.label_axis("inputs"),
+    )
 
 
 FIGURES = {

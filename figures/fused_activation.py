@@ -271,13 +271,11 @@ def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
 def fig_bandwidth(docs: Docs) -> dict:
     traces = sweep_lines(docs, render.tbps_points, "M = %{x:,}<br>%{y:.2f} TB/s")
     traces.append(render.copy_ceiling(docs, BENCH, [r["m"] for r in of(docs, "triton")]))
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": rows_axis(docs),
-            "yaxis": render.axis("achieved bandwidth (TB/s, fused bytes)", rangemode="tozero"),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=rows_axis(docs),
+        yaxis=render.axis("achieved bandwidth (TB/s, fused bytes)", rangemode="tozero"),
+    )
 
 
 def fig_time(docs: Docs) -> dict:
@@ -294,14 +292,9 @@ def fig_time(docs: Docs) -> dict:
                 [r["m"] for r in rs], floors, name, role, dash="dash", mode="lines", hover=hover
             )
         )
-    return {
-        "data": traces,
-        "layout": {"xaxis": rows_axis(docs), "yaxis": render.axis("time per call (µs)", log=True)},
-    }
-
-
-def bar_layout(xaxis: dict, **extra) -> dict:
-    return {"barmode": "group", "xaxis": xaxis, "yaxis": render.label_axis(), **extra}
+    return render.plot(
+        traces, xaxis=rows_axis(docs), yaxis=render.axis("time per call (µs)", log=True)
+    )
 
 
 def fig_bytes(docs: Docs) -> dict:
@@ -323,7 +316,7 @@ def fig_bytes(docs: Docs) -> dict:
             )
         )
     xaxis = render.axis("HBM GB per call (counted)", rangemode="tozero")
-    return {"data": traces, "layout": bar_layout(xaxis)}
+    return render.plot(traces, barmode="group", xaxis=xaxis, yaxis=render.label_axis())
 
 
 def fig_variants(docs: Docs) -> dict:
@@ -338,7 +331,8 @@ def fig_variants(docs: Docs) -> dict:
     copy_line = {"type": "line", "xref": "x", "yref": "paper", "x0": bw, "x1": bw, "y0": 0,
                  "y1": 1, "line": line_}  # fmt: skip
     xaxis = render.axis("TB/s (dashed: copy)", range=[0, top * 1.08])
-    return {"data": traces, "layout": bar_layout(xaxis, shapes=[copy_line])}
+    yaxis = render.label_axis()
+    return render.plot(traces, barmode="group", xaxis=xaxis, yaxis=yaxis, shapes=[copy_line])
 
 
 FIGURES = {

@@ -149,16 +149,14 @@ def fig_overhead(docs: Docs) -> dict:
     title = "µs per kernel"
     if missing:
         title += f"<br>({' and '.join(missing)} time: not yet measured on this GPU)"
-    return {
-        "data": traces,
-        "layout": {
-            "barmode": "group",
-            "height": 420 + 90 * (len(traces) - 1),
-            "xaxis": render.axis(title, rangemode="tozero"),
-            "yaxis": render.label_axis(),
-            "showlegend": len(traces) > 1,
-        },
-    }
+    return render.plot(
+        traces,
+        barmode="group",
+        height=420 + 90 * (len(traces) - 1),
+        xaxis=render.axis(title, rangemode="tozero"),
+        yaxis=render.label_axis(),
+        showlegend=len(traces) > 1,
+    )
 
 
 def fig_crossover(docs: Docs) -> dict:
@@ -232,14 +230,12 @@ def fig_crossover(docs: Docs) -> dict:
             "align": "right",
         },
     ]
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": render.axis("elements n (float32)", log=True, exponentformat="power"),
-            "yaxis": render.axis("time per vector add (µs)", log=True),
-            "annotations": annotations,
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis("elements n (float32)", log=True, exponentformat="power"),
+        yaxis=render.axis("time per vector add (µs)", log=True),
+        annotations=annotations,
+    )
 
 
 FIGURES = {

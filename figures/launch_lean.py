@@ -79,15 +79,13 @@ def fig_host_cost(docs: Docs) -> dict:
         points = [render.duration(r[field], 1e-6) for r in rs]
         text, hover = [f"{p[0]:.1f}" for p in points], "%{x:.2f} µs per call"
         traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
-    return {
-        "data": traces,
-        "layout": {
-            "barmode": "group",
-            "height": 520,
-            "xaxis": render.axis("µs of host time per call (128 floats)", rangemode="tozero"),
-            "yaxis": render.label_axis(),
-        },
-    }
+    return render.plot(
+        traces,
+        barmode="group",
+        height=520,
+        xaxis=render.axis("µs of host time per call (128 floats)", rangemode="tozero"),
+        yaxis=render.label_axis(),
+    )
 
 
 FIGURES = {

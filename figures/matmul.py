@@ -421,13 +421,11 @@ def fig_squares(docs: Docs) -> dict:
                 tflops_line(rs, "m", name, "compile", hover, mode="markers", marker=marker)
             )
     sizes = sorted({r["m"] for r in render.rows(docs, SQUARES)})
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": render.axis("square size n (M = N = K = n)", log=True, ticks=sizes),
-            "yaxis": render.axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis("square size n (M = N = K = n)", log=True, ticks=sizes),
+        yaxis=render.axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
+    )
 
 
 def fig_llm(docs: Docs) -> dict:
@@ -439,13 +437,11 @@ def fig_llm(docs: Docs) -> dict:
     ms = sorted({r["m"] for r in render.rows(docs, LLM)})
     top = 2 * max(render.flop_rate(r) / 1e12 for r in render.rows(docs, LLM))
     ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if t <= top]
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": render.axis("tokens M", log=True, ticks=ms),
-            "yaxis": render.axis("TFLOP/s (2·M·N·K per matmul)", log=True, ticks=ticks),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis("tokens M", log=True, ticks=ms),
+        yaxis=render.axis("TFLOP/s (2·M·N·K per matmul)", log=True, ticks=ticks),
+    )
 
 
 def fig_grouped(docs: Docs) -> dict:
@@ -460,18 +456,16 @@ def fig_grouped(docs: Docs) -> dict:
     bars = render.hbar(
         labels, points, ["series-1", "triton"], hover="%{x:.0f} TFLOP/s", text=text, **MID_BAR
     )
-    return {
-        "data": [bars],
-        "layout": {
-            "xaxis": render.axis(
-                f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
-                f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages",
-                rangemode="tozero",
-            ),
-            "yaxis": render.label_axis(),
-            "showlegend": False,
-        },
-    }
+    return render.plot(
+        [bars],
+        xaxis=render.axis(
+            f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
+            f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages",
+            rangemode="tozero",
+        ),
+        yaxis=render.label_axis(),
+        showlegend=False,
+    )
 
 
 EPILOGUE_IMPLS = (
@@ -499,16 +493,14 @@ def fig_epilogue(docs: Docs) -> dict:
         traces.append(
             render.hbar(labels, points, role, name=label, hover=hover, text=text, **MID_BAR)
         )
-    return {
-        "data": traces,
-        "layout": {
-            "barmode": "group",
-            "xaxis": render.axis(
-                "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)", rangemode="tozero"
-            ),
-            "yaxis": render.label_axis("M = N = K"),
-        },
-    }
+    return render.plot(
+        traces,
+        barmode="group",
+        xaxis=render.axis(
+            "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)", rangemode="tozero"
+        ),
+        yaxis=render.label_axis("M = N = K"),
+    )
 
 
 FIGURES = {

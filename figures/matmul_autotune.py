@@ -444,25 +444,23 @@ def fig_configs(docs: Docs) -> dict:
             )
         )
     size = size_text(docs)
-    return {
-        "data": traces,
-        "layout": {
-            "height": 820,
-            "barmode": "overlay",
-            "xaxis": render.axis(
-                f"TFLOP/s at {size} (longer is faster)",
-                rangemode="tozero",
-            ),
-            "yaxis": {
-                "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
-                "tickvals": list(range(len(tiles))),
-                "ticktext": tiles,
-                "range": [len(tiles) - 0.5, -0.5],
-                "zeroline": False,
-                "showgrid": False,
-            },
+    return render.plot(
+        traces,
+        height=820,
+        barmode="overlay",
+        xaxis=render.axis(
+            f"TFLOP/s at {size} (longer is faster)",
+            rangemode="tozero",
+        ),
+        yaxis={
+            "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
+            "tickvals": list(range(len(tiles))),
+            "ticktext": tiles,
+            "range": [len(tiles) - 0.5, -0.5],
+            "zeroline": False,
+            "showgrid": False,
         },
-    }
+    )
 
 
 def fig_autotune_cost(docs: Docs) -> dict:
@@ -488,17 +486,15 @@ def fig_autotune_cost(docs: Docs) -> dict:
         ),
     ]
     r = rs[0]
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": render.axis(
-                f"configs in the autotuner's list ({r['m']}³ {dict(DTYPES)[r['dtype']]})",
-                log=True,
-                ticks=xs,
-            ),
-            "yaxis": render.axis("seconds, first call for a new key", rangemode="tozero"),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis(
+            f"configs in the autotuner's list ({r['m']}³ {dict(DTYPES)[r['dtype']]})",
+            log=True,
+            ticks=xs,
+        ),
+        yaxis=render.axis("seconds, first call for a new key", rangemode="tozero"),
+    )
 
 
 FIGURES = {

@@ -141,18 +141,12 @@ def fig_widths(docs: Docs) -> dict:
                     legendrank=1000 + len(mine) + len(peers),
                 )
                 (mine if impl == "triton" else peers).append(trace)
-    return {
-        # The book's kernel drawn last, so that it stays visible where torch lies on top.
-        "data": [ceiling, *peers, *mine],
-        "layout": {
-            "xaxis": render.axis(
-                "columns per row (512 MiB tensors)",
-                log=True,
-                ticks=ws,
-            ),
-            "yaxis": render.axis("bandwidth (TB/s)", rangemode="tozero"),
-        },
-    }
+    # The book's kernel drawn last, so that it stays visible where torch lies on top.
+    return render.plot(
+        [ceiling, *peers, *mine],
+        xaxis=render.axis("columns per row (512 MiB tensors)", log=True, ticks=ws),
+        yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
+    )
 
 
 FIGURES = {

@@ -296,16 +296,12 @@ def fig_bandwidth(direction: str, y_title: str):
             hover = "H = %{x:,}<br>%{y:.2f} TB/s"
             traces.append(render.line(list(steps), points, label, role, hover=hover))
         traces.append(render.copy_ceiling(docs, BENCH, widths))
-        return {
-            "data": traces,
-            "layout": {
-                "xaxis": render.axis(
-                    "hidden size H (bf16, M × H fixed)", log=True, ticks=sorted(widths)
-                ),
-                # short: the title must fit the plot's height on a phone (390 px wide)
-                "yaxis": render.axis(y_title, rangemode="tozero"),
-            },
-        }
+        return render.plot(
+            traces,
+            xaxis=render.axis("hidden size H (bf16, M × H fixed)", log=True, ticks=sorted(widths)),
+            # short: the title must fit the plot's height on a phone (390 px wide)
+            yaxis=render.axis(y_title, rangemode="tozero"),
+        )
 
     return build
 
@@ -326,13 +322,11 @@ def fig_sweep(docs: Docs) -> dict:
             )
         )
     traces.append(render.copy_ceiling(docs, SWEEP, per_sm_all))
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": render.axis("backward programs per SM", log=True, ticks=sorted(per_sm_all)),
-            "yaxis": render.axis("best backward bandwidth (TB/s)", rangemode="tozero"),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis("backward programs per SM", log=True, ticks=sorted(per_sm_all)),
+        yaxis=render.axis("best backward bandwidth (TB/s)", rangemode="tozero"),
+    )
 
 
 FIGURES = {

@@ -130,16 +130,14 @@ def build(docs: Docs) -> dict:
                 "showarrow": False,
             }
         )
-    return {
-        "data": traces,
-        "layout": {
-            # Room for the legend, one row per entry on a phone, under a 420 px plot.
-            "height": 360 + 22 * len(traces),
-            "xaxis": render.axis("arithmetic intensity (FLOP/B)", log=True),
-            "yaxis": render.axis("attainable TFLOP/s", log=True),
-            "annotations": annotations,
-        },
-    }
+    return render.plot(
+        traces,
+        # Room for the legend, one row per entry on a phone, under a 420 px plot.
+        height=360 + 22 * len(traces),
+        xaxis=render.axis("arithmetic intensity (FLOP/B)", log=True),
+        yaxis=render.axis("attainable TFLOP/s", log=True),
+        annotations=annotations,
+    )
 
 
 FIGURES = {

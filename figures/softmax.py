@@ -517,15 +517,13 @@ def fig_widths(direction: str):
                         legendrank=1000 + len(mine) + len(peers),  # legend in IMPLS order
                     )
                 )
-        return {
-            # Drawn last, the book's kernel stays visible where the peers lie on top of it
-            # (at the copy ceiling, up to 16,384 columns).
-            "data": [ceiling, *peers, *mine],
-            "layout": {
-                "xaxis": render.axis("columns per row (512 MiB tensors)", log=True, ticks=ws),
-                "yaxis": render.axis("bandwidth (TB/s)", rangemode="tozero"),
-            },
-        }
+        # Drawn last, the book's kernel stays visible where the peers lie on top of it (at
+        # the copy ceiling, up to 16,384 columns).
+        return render.plot(
+            [ceiling, *peers, *mine],
+            xaxis=render.axis("columns per row (512 MiB tensors)", log=True, ticks=ws),
+            yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
+        )
 
     return build
 
@@ -585,15 +583,11 @@ def fig_online(docs: Docs) -> dict:
     target = render.hline(
         LONG_TARGET * bw, lo, hi, f"target: {LONG_TARGET:.0%} of copy", "ceiling-2"
     )
-    return {
-        "data": [ceiling, target, *traces],
-        "layout": {
-            "xaxis": render.axis(
-                "bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks
-            ),
-            "yaxis": render.axis("bandwidth (TB/s)", rangemode="tozero"),
-        },
-    }
+    return render.plot(
+        [ceiling, target, *traces],
+        xaxis=render.axis("bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks),
+        yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
+    )
 
 
 FIGURES = {

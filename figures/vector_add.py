@@ -240,16 +240,14 @@ def fig_bandwidth(docs: Docs) -> dict:
                 "font": {"size": 11},
             }
         )
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": render.axis(
-                "elements n (float32; bytes moved = 12·n)", log=True, exponentformat="power"
-            ),
-            "yaxis": render.axis("achieved bandwidth (TB/s)", rangemode="tozero"),
-            "annotations": annotations,
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis(
+            "elements n (float32; bytes moved = 12·n)", log=True, exponentformat="power"
+        ),
+        yaxis=render.axis("achieved bandwidth (TB/s)", rangemode="tozero"),
+        annotations=annotations,
+    )
 
 
 def fig_block_sweep(docs: Docs) -> dict:
@@ -286,16 +284,14 @@ def fig_block_sweep(docs: Docs) -> dict:
             )
         )
     top = max(bw, max(r["bytes"] / r["time_s"]["p20"] for r in rs) / 1e12) * 1.1
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": render.axis(
-                "BLOCK (elements per program)", log=True, dtick=math.log10(2) * 2, tickformat="d"
-            ),
-            # Fixed: the control line leaves the top of the plot once launches stop mattering.
-            "yaxis": render.axis("achieved bandwidth (TB/s)", range=[0, top]),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis(
+            "BLOCK (elements per program)", log=True, dtick=math.log10(2) * 2, tickformat="d"
+        ),
+        # Fixed: the control line leaves the top of the plot once launches stop mattering.
+        yaxis=render.axis("achieved bandwidth (TB/s)", range=[0, top]),
+    )
 
 
 FIGURES = {

@@ -223,6 +223,11 @@ def tflops_points(rows: list[dict]) -> list[tuple[float, float, float]]:
 # ---- plot helpers -----------------------------------------------------------------------
 
 
+def plot(data, **layout) -> dict:
+    """A Plotly figure: its traces and its layout (``xaxis``, ``yaxis``, ``barmode``, ...)."""
+    return {"data": list(data), "layout": layout}
+
+
 def line(
     x,
     points,

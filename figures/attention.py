@@ -52,10 +52,6 @@ Step = Literal["forward", "training"]  # one causal step: inference, or forward 
 MemoryN = Literal[1024, 2048, 4096, 8192, 16384]
 
 
-def byte_size(v: float) -> str:
-    return f"{v / 2**30:.1f} GiB" if v >= 2**30 else f"{v / 2**20:.0f} MiB"
-
-
 # ---- helpers ----------------------------------------------------------------------------
 
 
@@ -121,7 +117,7 @@ VALUES = {
     "attention.vs": Value(vs, render.ratio, missing=NOT_MEASURED),
     "attention.verdict": Value(verdict, missing=NOT_MEASURED),
     "attention.tiles": Value(tiles, missing=NOT_MEASURED),
-    "attention.memory": Value(memory, byte_size, missing=NOT_MEASURED),
+    "attention.memory": Value(memory, render.mib_gib, missing=NOT_MEASURED),
     "attention.memory_ratio": Value(memory_ratio, render.ratio, missing=NOT_MEASURED),
 }
 

@@ -18,9 +18,9 @@ def sm_count(docs: Docs) -> int:
     return render.provenance(docs)["sm_count"]
 
 
-def l2_mb(docs: Docs) -> str:
-    """L2 cache size in MiB."""
-    return f"{render.provenance(docs)['l2_bytes'] / 2**20:.0f} MiB"
+def l2_mb(docs: Docs) -> int:
+    """L2 cache size, bytes (shown in MiB)."""
+    return render.provenance(docs)["l2_bytes"]
 
 
 def version(docs: Docs, of: Literal["triton", "torch", "cuda"]) -> str:
@@ -32,6 +32,6 @@ def version(docs: Docs, of: Literal["triton", "torch", "cuda"]) -> str:
 VALUES = {
     "device.name": Value(name),
     "device.sm_count": Value(sm_count, render.plain),
-    "device.l2_mb": Value(l2_mb),
+    "device.l2_mb": Value(l2_mb, render.mib),
     "device.version": Value(version),
 }

@@ -88,10 +88,6 @@ def worst(metric, case: str, *args) -> float:
     return min(metric(c, *args) for c in CASES) if case == "worst" else metric(case, *args)
 
 
-def mb(v: float) -> str:
-    return f"{v / 1e6:,.0f} MB"
-
-
 # ---- values -------------------------------------------------------------------------------
 
 
@@ -220,7 +216,7 @@ def widest_load(docs: Docs) -> str:
 VALUES = {
     "fused_activation.n": Value(n_cols, render.count),
     "fused_activation.m": Value(m_rows, render.count),
-    "fused_activation.bytes": Value(bytes_moved, mb),
+    "fused_activation.bytes": Value(bytes_moved, render.mb),
     "fused_activation.byte_ratio": Value(byte_ratio, render.ratio),
     "fused_activation.bandwidth": Value(bandwidth_of, render.tbps),
     "fused_activation.time": Value(time, render.millis(3), missing=NOT_MEASURED),

@@ -29,7 +29,6 @@ Peer = Literal["triton", "cublas"]
 Order = Literal["rowmajor", "grouped"]
 Epi = Literal["triton_fused", "triton_plain", "cublas", "cublas_eager", "cublas_addmm"]
 Clock = Literal["device", "graph", "host"]
-Unit = Literal["us0", "us1", "us2", "ms1", "ms2", "ms3"]  # as the formats of those names
 
 # ---- the tile-load model of program order -------------------------------------------------
 
@@ -90,22 +89,6 @@ def ordered(docs: Docs, order: str) -> dict:
     return render.one(docs, GROUPED, group_m=GROUP_M[order])
 
 
-def span_text(s: render.Spread, unit: str) -> str:
-    """The 20th to 80th percentile of a time spread as text in ``unit`` (``us1``: µs with
-    one decimal, ``ms2``: ms with two), the unit written once: "49.7–85.4 µs"."""
-    scale, name = {"us": (1e6, "µs"), "ms": (1e3, "ms")}[unit[:2]]
-    return f"{s['p20'] * scale:.{unit[2]}f}–{s['p80'] * scale:.{unit[2]}f} {name}"
-
-
-def gb1(v: float) -> str:
-    """Bytes in GB with one decimal (a model's count, not a measurement's)."""
-    return f"{v / 1e9:.1f} GB"
-
-
-def mb(v: float) -> str:
-    return f"{v / 1e6:.0f} MB"
-
-
 # ---- values: squares (benchmark matmul) ----------------------------------------------------
 
 
@@ -131,9 +114,9 @@ def square_time(
     return r[field]["p50"] if field in r else None
 
 
-def square_span(docs: Docs, impl: Impl, dtype: Dtype, n: int, unit: Unit) -> str:
-    """20th to 80th percentile of ``impl``'s time at n³, as text."""
-    return span_text(square(docs, impl, dtype, n)["time_s"], unit)
+def square_span(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> render.Spread:
+    """The spread of ``impl``'s time at n³ (shown as its 20th to 80th percentile)."""
+    return square(docs, impl, dtype, n)["time_s"]
 
 
 def verdict(docs: Docs, dtype: Dtype, n: int) -> str:
@@ -187,9 +170,9 @@ def llm_vs_cublas(docs: Docs, tokens: int) -> float:
     )
 
 
-def llm_span(docs: Docs, impl: Peer, tokens: int, unit: Unit) -> str:
-    """20th to 80th percentile of ``impl``'s time at M = ``tokens``, as text."""
-    return span_text(render.one(docs, LLM, impl=impl, m=tokens)["time_s"], unit)
+def llm_span(docs: Docs, impl: Peer, tokens: int) -> render.Spread:
+    """The spread of ``impl``'s time at M = ``tokens``."""
+    return render.one(docs, LLM, impl=impl, m=tokens)["time_s"]
 
 
 def llm_bandwidth(docs: Docs, impl: Peer, tokens: int) -> float:
@@ -226,9 +209,9 @@ def order_time(docs: Docs, order: Order) -> float:
     return ordered(docs, order)["time_s"]["p50"]
 
 
-def order_span(docs: Docs, order: Order, unit: Unit) -> str:
-    """20th to 80th percentile of the time in ``order``, as text."""
-    return span_text(ordered(docs, order)["time_s"], unit)
+def order_span(docs: Docs, order: Order) -> render.Spread:
+    """The spread of the time in ``order``."""
+    return ordered(docs, order)["time_s"]
 
 
 def order_config(docs: Docs) -> str:
@@ -353,7 +336,7 @@ VALUES = {
     "matmul.tflops": Value(square_tflops, render.tflops),
     "matmul.ratio": Value(square_ratio, render.ratio),
     "matmul.time": Value(square_time, render.millis(3), missing="not measured"),
-    "matmul.span": Value(square_span),
+    "matmul.span": Value(square_span, render.FORMATS["span_us1"]),
     "matmul.verdict": Value(verdict),
     "matmul.targets_met": Value(targets_met),
     "matmul.min_vs_cublas": Value(min_vs_cublas, render.percent),
@@ -361,18 +344,18 @@ VALUES = {
     "matmul.of_run_cublas": Value(of_run_cublas, render.percent1),
     "matmul.sm_clock": Value(sm_clock),
     "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
-    "matmul.llm_span": Value(llm_span),
+    "matmul.llm_span": Value(llm_span, render.FORMATS["span_us0"]),
     "matmul.llm_bandwidth": Value(llm_bandwidth, render.tbps),
     "matmul.llm_of_copy": Value(llm_of_copy, render.percent),
-    "matmul.llm_weight": Value(llm_weight, mb),
+    "matmul.llm_weight": Value(llm_weight, render.mb),
     "matmul.order_tflops": Value(order_tflops, render.tflops),
     "matmul.order_speedup": Value(order_speedup, render.ratio),
     "matmul.order_time": Value(order_time, render.millis(2)),
-    "matmul.order_span": Value(order_span),
+    "matmul.order_span": Value(order_span, render.FORMATS["span_ms2"]),
     "matmul.order_config": Value(order_config),
     "matmul.programs": Value(programs, render.count),
     "matmul.wave": Value(wave, render.count),
-    "matmul.model_bytes": Value(model_bytes, gb1),
+    "matmul.model_bytes": Value(model_bytes, render.gb1),
     "matmul.model_time": Value(model_time, render.millis(2)),
     "matmul.model_ratio": Value(model_ratio, render.ratio),
     "matmul.epilogue_time": Value(epilogue_time, render.millis(2)),

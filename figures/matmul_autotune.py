@@ -309,20 +309,12 @@ def host(docs: Docs, pinned: bool = False) -> float | None:
     return None if r is None else r["pinned_host_s" if pinned else "host_s"]["p50"]
 
 
-def kib(v: int) -> str:
-    return f"{v:,} bytes ({v / 1024:.0f} KiB)"
-
-
-def secs(v: float) -> str:
-    return f"{v:.2f} s"
-
-
 VALUES = {
     "matmul_autotune.size": Value(size_text),
     "matmul_autotune.configs": Value(configs, render.count),
     "matmul_autotune.ran": Value(ran, render.count),
     "matmul_autotune.refused": Value(refused, render.count),
-    "matmul_autotune.smem_refused": Value(smem_refused, kib, missing=NOT_MEASURED),
+    "matmul_autotune.smem_refused": Value(smem_refused, render.bytes_kib, missing=NOT_MEASURED),
     "matmul_autotune.smem_smallest_refused_config": Value(
         smem_smallest_refused_config, missing=NOT_MEASURED
     ),
@@ -333,14 +325,14 @@ VALUES = {
     "matmul_autotune.pick_rank": Value(pick_rank, render.count, missing=NOT_MEASURED),
     "matmul_autotune.max_spills": Value(max_spills, render.count, missing=NOT_MEASURED),
     "matmul_autotune.pick_regs": Value(pick_regs, render.count, missing=NOT_MEASURED),
-    "matmul_autotune.pick_shared": Value(pick_shared, kib, missing=NOT_MEASURED),
+    "matmul_autotune.pick_shared": Value(pick_shared, render.bytes_kib, missing=NOT_MEASURED),
     "matmul_autotune.pick_note": Value(pick_note),
     "matmul_autotune.within_tile_max": Value(within_tile_max, render.ratio, missing=NOT_MEASURED),
     "matmul_autotune.config_tflops": Value(config_tflops, render.tflops, missing=NOT_MEASURED),
-    "matmul_autotune.smem": Value(smem, kib),
-    "matmul_autotune.first_call": Value(first_call, secs, missing=NOT_MEASURED),
+    "matmul_autotune.smem": Value(smem, render.bytes_kib),
+    "matmul_autotune.first_call": Value(first_call, render.seconds(2), missing=NOT_MEASURED),
     "matmul_autotune.most_configs": Value(most_configs, missing=NOT_MEASURED),
-    "matmul_autotune.per_config": Value(per_config, secs, missing=NOT_MEASURED),
+    "matmul_autotune.per_config": Value(per_config, render.seconds(2), missing=NOT_MEASURED),
     "matmul_autotune.host": Value(host, render.micros(1), missing=NOT_MEASURED),
 }
 

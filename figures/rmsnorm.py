@@ -49,14 +49,6 @@ KernelField = Literal["programs", "regs", "regs_per_program", "spills"]
 HostPart = Literal["autograd", "kernels", "host", "host_kernels", "host_noop", "host_rest"]
 
 
-def byte_size(v: float) -> str:
-    """Bytes in decimal units, as the page's worked numbers count them: whole MB from
-    100 MB, MB with one decimal from 1 MB, else whole KB."""
-    if v >= 100e6:
-        return f"{v / 1e6:,.0f} MB"
-    return f"{v / 1e6:.1f} MB" if v >= 1e6 else f"{v / 1e3:,.0f} KB"
-
-
 # ---- helpers ----------------------------------------------------------------------------
 
 
@@ -262,12 +254,12 @@ VALUES = {
     "rmsnorm.of_copy": Value(of_copy, render.percent),
     "rmsnorm.vs": Value(vs, render.ratio, missing=NOT_MEASURED),
     "rmsnorm.verdict": Value(verdict),
-    "rmsnorm.bytes": Value(bytes_of, byte_size),
+    "rmsnorm.bytes": Value(bytes_of, render.kb_mb),
     "rmsnorm.share": Value(share, render.percent),
     "rmsnorm.kernel": Value(kernel, render.count),
     "rmsnorm.rows": Value(n_rows, render.count),
     "rmsnorm.elements": Value(elements, render.count),
-    "rmsnorm.tensor_mib": Value(tensor_mib, lambda v: f"{v / 2**20:,.0f} MiB"),
+    "rmsnorm.tensor_mib": Value(tensor_mib, render.mib),
     "rmsnorm.tensor_over_l2": Value(tensor_over_l2, render.whole),
     "rmsnorm.small_m": Value(small_m, render.micros(0), missing=NOT_MEASURED),
     "rmsnorm.sweep_bandwidth": Value(sweep_bandwidth, render.tbps, missing=NOT_MEASURED),

@@ -82,15 +82,11 @@ def minutes(v: float) -> str:
     return f"{v / 60:.0f} minutes" if v >= 90 else f"{v:.0f} seconds"
 
 
-def gib(v: float) -> str:
-    return f"{v / 2**30:.1f} GiB"
-
-
 VALUES = {
     "runs.benchmarks": Value(benchmarks, render.plain),
     "runs.timed": Value(timed, render.plain),
     "runs.wall": Value(wall, minutes, missing=NOT_YET),
-    "runs.peak": Value(peak, gib, missing=NOT_YET),
+    "runs.peak": Value(peak, render.gib, missing=NOT_YET),
     "runs.full_peak_benchmark": Value(full_peak_benchmark, render.plain, missing=NOT_YET),
     "runs.date": Value(date),
 }

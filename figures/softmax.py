@@ -99,10 +99,6 @@ def tile_bytes(row: dict) -> int:
     return row.get("bytes_per_tile") or row["block_n"] * ELEMENT_BYTES[row["dtype"]]
 
 
-def kib(n: int) -> str:
-    return f"{n // 1024:,} KiB"
-
-
 def field(row: dict | None, name: str):
     """A compiler field of a row; None without the row, 'not reported' without the field."""
     v = None if row is None else row.get(name)
@@ -111,11 +107,6 @@ def field(row: dict | None, name: str):
 
 def quotient(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
-
-
-def ratio3(v: float) -> str:
-    """A ratio with three decimals: near 1.00× two decimals hide which side of 1 it is."""
-    return f"{v:.3f}×"
 
 
 def wide(docs: Docs, dtype: str) -> list[int]:
@@ -197,7 +188,7 @@ def behind(docs: Docs, direction: Direction) -> str:
             if mine["time_s"]["p20"] > r["time_s"]["p80"]:
                 found.append(
                     f"{NAMES[peer]} ({r['dtype']}, {r['cols']:,} columns: "
-                    f"{ratio3(render.bandwidth(mine) / render.bandwidth(r))})"
+                    f"{render.ratio3(render.bandwidth(mine) / render.bandwidth(r))})"
                 )
     return "; ".join(found) or "nowhere"
 
@@ -312,7 +303,7 @@ def same_tiles(docs: Docs, same: Literal["bytes", "elements"]) -> str | None:
     SM), in words."""
     pairs = bf16_over_fp32(docs, same)
     if same == "bytes":
-        return " and ".join(f"{v:.2f}× at {kib(n)}" for n, v in pairs) or None
+        return " and ".join(f"{v:.2f}× at {render.kib(n)}" for n, v in pairs) or None
     return ", ".join(f"{v:.2f}× at {n:,}" for n, v in pairs) or None
 
 
@@ -345,9 +336,8 @@ def two_per_sm(docs: Docs) -> str | None:
         for r in sweep(docs, dtype=dtype, cols=LONG, programs_per_sm=1):
             two = fastest(docs, "online", dtype, LONG, r["block_n"], 2)
             if two:
-                found.append(
-                    f"{render.bandwidth(two) / render.bandwidth(r):.2f}× at {kib(tile_bytes(r))}"
-                )
+                gain = render.bandwidth(two) / render.bandwidth(r)
+                found.append(f"{gain:.2f}× at {render.kib(tile_bytes(r))}")
         if found:
             parts.append(f"{dtype} {', '.join(found)}")
     return "; ".join(parts) or None
@@ -361,7 +351,7 @@ def best_where(docs: Docs, dtype: Dtype) -> str | None:
         return None
     per_sm, share = r["programs_per_sm"], render.bandwidth(r) / render.copy(docs, ONLINE)
     return (
-        f"tiles of {r['block_n']:,} ({kib(tile_bytes(r))}), {per_sm} program"
+        f"tiles of {r['block_n']:,} ({render.kib(tile_bytes(r))}), {per_sm} program"
         f"{'s' if per_sm > 1 else ''} per SM: {share:.0%} of copy"
     )
 
@@ -431,14 +421,9 @@ def second_read(docs: Docs) -> str:
     )
 
 
-def in_flight(docs: Docs, cols: int) -> str:
-    """The rows in flight with one program per SM at ``cols`` fp32 columns, in MiB."""
-    return f"{render.provenance(docs)['sm_count'] * cols * 4 / 2**20:.0f} MiB"
-
-
-def l2_mib(docs: Docs) -> str:
-    """The L2 size the device reports, MiB."""
-    return f"{render.provenance(docs)['l2_bytes'] / 2**20:.0f} MiB"
+def in_flight(docs: Docs, cols: int) -> int:
+    """Bytes of the rows in flight with one program per SM at ``cols`` fp32 columns."""
+    return render.provenance(docs)["sm_count"] * cols * 4
 
 
 # ---- values: the online backward's tile (softmax_online_backward) -------------------------
@@ -466,7 +451,7 @@ VALUES = {
     "softmax.bytes": Value(bytes_moved, render.gb),
     "softmax.floor": Value(floor, render.millis(3)),
     "softmax.of_copy": Value(of_copy, render.percent),
-    "softmax.vs": Value(vs, ratio3, missing=NOT_MEASURED),
+    "softmax.vs": Value(vs, render.ratio3, missing=NOT_MEASURED),
     "softmax.behind": Value(behind),
     "softmax.dtypes": Value(dtypes),
     "softmax.verdict": Value(verdict, missing=NOT_MEASURED),
@@ -485,8 +470,7 @@ VALUES = {
     "softmax.defaults_when": Value(defaults_when),
     "softmax.two_thirds_copy": Value(two_thirds_copy, render.tbps),
     "softmax.second_read": Value(second_read),
-    "softmax.in_flight": Value(in_flight),
-    "softmax.l2_mib": Value(l2_mib),
+    "softmax.in_flight": Value(in_flight, render.mib),
     "softmax.backward_tile": Value(backward_tile, render.tbps, missing=NOT_MEASURED),
     "softmax.backward_best": Value(backward_best, missing=NOT_MEASURED),
 }

@@ -39,8 +39,12 @@ measured")`` says so in words; a value with no ``missing`` text shows None as it
 does.
 
 **Formats.** The Value's format is its default; ``as=FORMAT`` picks another one from
-``FORMATS`` (``plain count whole ratio percent percent1 tbps tflops gb`` and ``us0``-``us3``,
-``ms0``-``ms3``: seconds in µs or ms with that many decimals), e.g. ``as=ms1``.
+``FORMATS``: numbers ``plain count whole ratio ratio3 percent percent1``, rates ``tbps
+tflops``, bytes ``gb gb1 mb kb_mb kib bytes_kib mib gib mib_gib``, seconds ``us0``-``us3``,
+``ms0``-``ms3``, ``s0``-``s3`` (in µs, ms or s with that many decimals), and for a kind
+that returns a time spread ``span_us0``-``span_us3``, ``span_ms0``-``span_ms3`` (its 20th
+to 80th percentile, "49.7–85.4 µs"), e.g. ``as=ms1``. A module that needs a format used
+nowhere else may define it; one used twice belongs here.
 
 **Roofline points** are presentation, chosen here, not in the data: a module whose family
 appears on lesson 01's roofline holds ``ROOFLINE = {benchmark: points(rows)}``, each point
@@ -361,6 +365,11 @@ def ratio(v: float) -> str:
     return f"{v:.2f}×" if v < 10 else f"{v:.0f}×"
 
 
+def ratio3(v: float) -> str:
+    """A ratio with three decimals: near 1.00× two decimals hide which side of 1 it is."""
+    return f"{v:.3f}×"
+
+
 def percent(v: float) -> str:
     return f"{v:.0%}"
 
@@ -397,6 +406,21 @@ def _unit(v: float, scale: float, unit: str, digits: int) -> str:
     return f"{v * scale:.{digits}f} {unit}"
 
 
+def seconds(digits: int) -> Callable[[float], str]:
+    """Seconds shown in s with ``digits`` decimals."""
+    return functools.partial(_unit, scale=1, unit="s", digits=digits)
+
+
+def spans(scale: float, unit: str, digits: int) -> Callable[[Spread], str]:
+    """A time spread shown as its 20th to 80th percentile, the unit written once:
+    "49.7–85.4 µs" (``scale`` 1e6, ``unit`` "µs", one decimal)."""
+
+    def show(s: Spread) -> str:
+        return f"{s['p20'] * scale:.{digits}f}–{s['p80'] * scale:.{digits}f} {unit}"
+
+    return show
+
+
 def percent1(v: float) -> str:
     return f"{v:.1%}"
 
@@ -406,19 +430,75 @@ def gb(v: float) -> str:
     return f"{v / 1e9:.2f} GB"
 
 
+def gb1(v: float) -> str:
+    """Bytes in GB with one decimal (a model's count, say, not a measurement's)."""
+    return f"{v / 1e9:.1f} GB"
+
+
+def mb(v: float) -> str:
+    """Bytes in whole MB (10^6)."""
+    return f"{v / 1e6:,.0f} MB"
+
+
+def kb_mb(v: float) -> str:
+    """Bytes in decimal units, as worked numbers count them: whole MB from 100 MB, MB with
+    one decimal from 1 MB, else whole KB."""
+    if v >= 100e6:
+        return mb(v)
+    return f"{v / 1e6:.1f} MB" if v >= 1e6 else f"{v / 1e3:,.0f} KB"
+
+
+def kib(v: float) -> str:
+    """Bytes in whole KiB (2^10)."""
+    return f"{v / 2**10:,.0f} KiB"
+
+
+def bytes_kib(v: int) -> str:
+    """Bytes, then in KiB: '98,304 bytes (96 KiB)'."""
+    return f"{v:,} bytes ({v / 2**10:.0f} KiB)"
+
+
+def mib(v: float) -> str:
+    """Bytes in whole MiB (2^20), as a GPU's cache sizes are given."""
+    return f"{v / 2**20:,.0f} MiB"
+
+
+def gib(v: float) -> str:
+    """Bytes in GiB (2^30) with one decimal."""
+    return f"{v / 2**30:.1f} GiB"
+
+
+def mib_gib(v: float) -> str:
+    """Bytes in GiB from 1 GiB, else in MiB."""
+    return gib(v) if v >= 2**30 else mib(v)
+
+
 # The formats a placeholder may pick with ``as=NAME``; the Value's own format is the default.
 FORMATS: dict[str, Callable[[object], str]] = {
     "plain": plain,
     "count": count,
     "whole": whole,
     "ratio": ratio,
+    "ratio3": ratio3,
     "percent": percent,
     "percent1": percent1,
     "tbps": tbps,
     "tflops": tflops,
     "gb": gb,
+    "gb1": gb1,
+    "mb": mb,
+    "kb_mb": kb_mb,
+    "kib": kib,
+    "bytes_kib": bytes_kib,
+    "mib": mib,
+    "gib": gib,
+    "mib_gib": mib_gib,
     **{f"us{d}": micros(d) for d in range(4)},
     **{f"ms{d}": millis(d) for d in range(4)},
+    **{f"s{d}": seconds(d) for d in range(4)},
+    # a time spread (a kind that returns one): its 20th to 80th percentile
+    **{f"span_us{d}": spans(1e6, "µs", d) for d in range(4)},
+    **{f"span_ms{d}": spans(1e3, "ms", d) for d in range(4)},
 }
 
 

@@ -46,3 +46,22 @@ def test_horizontal_bars_draw_medians_with_their_spread_and_colour_each_bar():
     assert render.label_axis("inputs") == {
         "automargin": True, "autorange": "reversed", "title": {"text": "inputs"}
     }  # fmt: skip
+
+
+def test_byte_formats():
+    f = render.FORMATS
+    assert f["mb"](117_440_512) == "117 MB" and f["mb"](1_234_567_890) == "1,235 MB"
+    assert f["gb1"](2.25e9) == "2.2 GB" and f["gb"](2.25e9) == "2.25 GB"
+    assert [f["kb_mb"](v) for v in (268_435_456, 33_554_432, 65_536)] == [
+        "268 MB", "33.6 MB", "66 KB"
+    ]  # fmt: skip
+    assert f["kib"](32768) == "32 KiB" and f["bytes_kib"](98304) == "98,304 bytes (96 KiB)"
+    assert f["mib"](50 * 2**20) == "50 MiB" and f["gib"](5 << 30) == "5.0 GiB"
+    assert f["mib_gib"](512 * 2**20) == "512 MiB" and f["mib_gib"](3 << 29) == "1.5 GiB"
+
+
+def test_ratio3_seconds_and_spans():
+    f = render.FORMATS
+    assert f["ratio3"](0.9996) == "1.000×" and f["s2"](12.345) == "12.35 s"
+    spread = {"p20": 49.71e-6, "p50": 60e-6, "p80": 85.44e-6, "reps": 9}
+    assert f["span_us1"](spread) == "49.7–85.4 µs" and f["span_ms2"](spread) == "0.05–0.09 ms"

@@ -108,8 +108,9 @@ def memory(docs: Docs, impl: MemoryImpl, direction: Step, n: MemoryN) -> float |
 
 def memory_ratio(docs: Docs, direction: Step, n: MemoryN) -> float | None:
     """Naive attention's peak working memory over the book's, one causal step."""
-    naive, mine = memory(docs, "naive", direction, n), memory(docs, "triton", direction, n)
-    return None if naive is None or mine is None else naive / mine
+    return render.quotient(
+        memory(docs, "naive", direction, n), memory(docs, "triton", direction, n)
+    )
 
 
 VALUES = {

@@ -92,13 +92,12 @@ def rate_of(docs: Docs, impl: Impl, precision: Precision) -> float | None:
 
 def over(docs: Docs, of: Precision, to: Precision, impl: Impl = "triton") -> float | None:
     """``impl``'s FLOP/s at precision ``of`` over its FLOP/s at ``to``, largest size."""
-    f, s = rate_of(docs, impl, of), rate_of(docs, impl, to)
-    return None if f is None or s is None else f / s
+    return render.quotient(rate_of(docs, impl, of), rate_of(docs, impl, to))
 
 
 def of_roof(docs: Docs, precision: Precision) -> float | None:
     """The tile kernel's FLOP/s over the library's, same precision, largest size."""
-    return _quotient(rate_of(docs, "triton", precision), rate_of(docs, "cublas", precision))
+    return render.quotient(rate_of(docs, "triton", precision), rate_of(docs, "cublas", precision))
 
 
 def fma_roof(docs: Docs) -> float | None:
@@ -110,11 +109,7 @@ def fma_roof(docs: Docs) -> float | None:
 def over_fma(docs: Docs, precision: Precision) -> float | None:
     """The tile kernel's FLOP/s at ``precision`` over the fp32 CUDA-core (FMA) ceiling:
     above 1 means something other than the CUDA cores did the work."""
-    return _quotient(rate_of(docs, "triton", precision), fma_roof(docs))
-
-
-def _quotient(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None else a / b
+    return render.quotient(rate_of(docs, "triton", precision), fma_roof(docs))
 
 
 # ---- values: the worked example (arithmetic, no data) -------------------------------------

@@ -97,8 +97,7 @@ def graphs(docs: Docs, case: Case) -> int | None:
 
 def break_over_whole(docs: Docs) -> float | None:
     """Host time per call with the graph break over the same values in one graph."""
-    broken, whole = time(docs, "graph_break"), time(docs, "whole")
-    return None if broken is None or whole is None else broken / whole
+    return render.quotient(time(docs, "graph_break"), time(docs, "whole"))
 
 
 def seconds(v: float) -> str:

@@ -37,8 +37,7 @@ def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue"] = "wall") -> 
 def ratio_of(docs: Docs, of: Call, to: Call) -> float | None:
     """Host time per call of ``of`` over that of ``to`` (wall, 128 floats); lean over
     torch_add at most 1 meets the target."""
-    ta, tb = p50(docs, of), p50(docs, to)
-    return None if ta is None or tb is None else ta / tb
+    return render.quotient(p50(docs, of), p50(docs, to))
 
 
 def checks_cost(docs: Docs) -> float | None:

@@ -178,8 +178,7 @@ def tflops_of(docs: Docs, which: Rated) -> float | None:
 def ratio_of(docs: Docs, of: Rated, to: Rated) -> float | None:
     """FLOP/s of ``of`` over FLOP/s of ``to`` (see matmul_autotune.tflops), e.g. of=pick
     to=best; None where either is not measured."""
-    a, b = tflops_of(docs, of), tflops_of(docs, to)
-    return None if a is None or b is None else a / b
+    return render.quotient(tflops_of(docs, of), tflops_of(docs, to))
 
 
 def pick_is_best(docs: Docs) -> str:

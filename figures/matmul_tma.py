@@ -147,8 +147,7 @@ def triton(docs: Docs) -> str | None:
 def epilogue_ratio(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:
     """``of``'s time over ``to``'s at n³ (of=cublas_eager to=tma_fused: the fused call's
     speed-up over cuBLAS + eager, whose target is >= 1.15)."""
-    a, b = epi_time(docs, of, n), epi_time(docs, to, n)
-    return a / b if a and b else None
+    return render.quotient(epi_time(docs, of, n), epi_time(docs, to, n))
 
 
 def epilogue_extra(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:

@@ -105,10 +105,6 @@ def field(row: dict | None, name: str):
     return "not reported" if row is not None and v is None else v
 
 
-def quotient(a: float | None, b: float | None) -> float | None:
-    return a / b if a and b else None
-
-
 def wide(docs: Docs, dtype: str) -> list[int]:
     """The widths past 65,536 columns the sweep ran in ``dtype``."""
     return sorted({r["cols"] for r in sweep(docs, dtype=dtype) if r["cols"] > LONG})
@@ -276,13 +272,13 @@ def sweep_ratio(
     """At ``cols`` columns, ``of``'s bandwidth over the other's: the online kernel's best
     (over tiles and grids) against the whole-row control."""
     online, control = (sweep_bandwidth(docs, k, dtype, cols) for k in ("online", "control"))
-    return quotient(online, control) if of == "online" else quotient(control, online)
+    return render.quotient(online, control) if of == "online" else render.quotient(control, online)
 
 
 def tile_gain(docs: Docs, dtype: Dtype) -> float | None:
     """65,536 columns, one program per SM: tiles of 32,768 over tiles of 8,192."""
     small, large = (sweep_bandwidth(docs, "online", dtype, LONG, t, 1) for t in (8192, 32768))
-    return quotient(large, small)
+    return render.quotient(large, small)
 
 
 def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:

@@ -166,6 +166,11 @@ def flop_rate(row: dict) -> float:
     return row["flops"] / row["time_s"]["p50"]
 
 
+def quotient(a: float | None, b: float | None) -> float | None:
+    """``a / b``, or None where either is None (not measured)."""
+    return None if a is None or b is None else a / b
+
+
 def median(values) -> float:
     """The median of some numbers (the mean of the middle two for an even count)."""
     return statistics.median(values)

@@ -65,3 +65,8 @@ def test_ratio3_seconds_and_spans():
     assert f["ratio3"](0.9996) == "1.000×" and f["s2"](12.345) == "12.35 s"
     spread = {"p20": 49.71e-6, "p50": 60e-6, "p80": 85.44e-6, "reps": 9}
     assert f["span_us1"](spread) == "49.7–85.4 µs" and f["span_ms2"](spread) == "0.05–0.09 ms"
+
+
+def test_a_quotient_of_something_not_measured_is_not_measured():
+    assert render.quotient(3.0, 2.0) == 1.5
+    assert render.quotient(None, 2.0) is None and render.quotient(3.0, None) is None

@@ -131,13 +131,9 @@ def curves(docs: Docs, bench: str, field: str, styles, **match):
     style) in ``styles``, that has rows matching ``match``."""
     for impl, label, role in IMPLS:
         for value, style in styles:
-            found = (
-                render.rows(docs, bench, impl=impl, **match, **{field: value})
-                if bench in docs
-                else []
-            )
+            found = render.rows_by(docs, bench, "n", impl=impl, **match, **{field: value})
             if found:
-                yield impl, label, role, style, sorted(found, key=lambda r: r["n"])
+                yield impl, label, role, style, found
 
 
 def fig_rate(direction: str, d: int):

@@ -51,8 +51,9 @@ NOT_MEASURED = "not measured"
 def of(docs: Docs, impl: str, case: str = "bf16") -> list[dict]:
     """Rows of one implementation for one case, by size."""
     (dtype, approximate, mask), _ = CASES[case]
-    found = render.rows(docs, BENCH, impl=impl, dtype=dtype, approximate=approximate, mask=mask)
-    return sorted(found, key=lambda r: r["m"])
+    return render.rows_by(
+        docs, BENCH, "m", impl=impl, dtype=dtype, approximate=approximate, mask=mask
+    )
 
 
 def pick(docs: Docs, impl: str, case: str = "bf16", at: str = "largest") -> dict:

@@ -390,7 +390,7 @@ def fig_squares(docs: Docs) -> dict:
     hover = "n = %{x}<br>%{y:.0f} TFLOP/s"
     traces = [
         tflops_line(
-            sorted(render.rows(docs, SQUARES, impl=impl, dtype=dtype), key=lambda r: r["m"]),
+            render.rows_by(docs, SQUARES, "m", impl=impl, dtype=dtype),
             "m", f"{label}, {short}", impl, hover, dash="dash" if short == "bf16" else None,
         )
         for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
@@ -413,8 +413,8 @@ def fig_squares(docs: Docs) -> dict:
 
 def fig_llm(docs: Docs) -> dict:
     traces = [
-        tflops_line(sorted(render.rows(docs, LLM, impl=impl), key=lambda r: r["m"]), "m", label,
-                    impl, "M = %{x} tokens<br>%{y:.0f} TFLOP/s")
+        tflops_line(render.rows_by(docs, LLM, "m", impl=impl), "m", label, impl,
+                    "M = %{x} tokens<br>%{y:.0f} TFLOP/s")
         for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
     ]  # fmt: skip
     ms = sorted({r["m"] for r in render.rows(docs, LLM)})

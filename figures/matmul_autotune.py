@@ -457,7 +457,7 @@ def fig_configs(docs: Docs) -> dict:
 def fig_autotune_cost(docs: Docs) -> dict:
     """First-call seconds against the number of configs: compile + benchmark, and the
     benchmarking alone (kernels already compiled)."""
-    rs = sorted(render.doc(docs, AUTOTUNE_COST)["rows"], key=lambda r: r["configs"])
+    rs = render.rows_by(docs, AUTOTUNE_COST, "configs")
     xs = [r["configs"] for r in rs]
     traces = [
         render.line(

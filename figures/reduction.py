@@ -37,10 +37,7 @@ def measured(docs: Docs) -> bool:
 
 def series(docs: Docs, impl: str, op: str, dtype: str) -> list[dict]:
     """One impl's rows for one op and dtype, by width."""
-    found = [
-        r for r in docs[BENCH]["rows"] if (r["impl"], r["op"], r["dtype"]) == (impl, op, dtype)
-    ]
-    return sorted(found, key=lambda r: r["cols"])
+    return render.rows_by(docs, BENCH, "cols", impl=impl, op=op, dtype=dtype)
 
 
 def widest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:

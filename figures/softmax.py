@@ -52,8 +52,7 @@ Dtype = Literal["float32", "bfloat16"]
 
 def series(docs: Docs, impl: str, direction: str, dtype: str) -> list[dict]:
     """One impl's rows in one direction and dtype, by width."""
-    found = render.rows(docs, BENCH, impl=impl, direction=direction, dtype=dtype)
-    return sorted(found, key=lambda r: r["cols"])
+    return render.rows_by(docs, BENCH, "cols", impl=impl, direction=direction, dtype=dtype)
 
 
 def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict:
@@ -70,9 +69,7 @@ def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str
     the short-row target's) and in ``dtype`` (None: both), by width."""
     return [
         r
-        for r in sorted(
-            render.rows(docs, BENCH, impl=impl, direction=direction), key=lambda r: r["cols"]
-        )
+        for r in render.rows_by(docs, BENCH, "cols", impl=impl, direction=direction)
         if (r["cols"] == cols if cols else r["cols"] <= WHOLE_ROW_MAX)
         and dtype in (None, r["dtype"])
     ]

@@ -32,7 +32,7 @@ Dtype = Literal["float32", "float16", "bfloat16"]
 
 
 def by_size(docs: Docs, impl: str, dtype: str = "float32") -> list[dict]:
-    return sorted(render.rows(docs, BENCH, impl=impl, dtype=dtype), key=lambda r: r["n"])
+    return render.rows_by(docs, BENCH, "n", impl=impl, dtype=dtype)
 
 
 def largest(docs: Docs, impl: str = "triton", dtype: str = "float32") -> dict:

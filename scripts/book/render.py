@@ -135,6 +135,12 @@ def rows(docs: Docs, bench: str, **match) -> list[dict]:
     return [r for r in doc(docs, bench)["rows"] if all(r.get(k) == v for k, v in match.items())]
 
 
+def rows_by(docs: Docs, bench: str, x: str, /, **match) -> list[dict]:
+    """The rows of ``bench`` whose fields equal ``match``, in order of their field ``x``
+    (a line's points, left to right)."""
+    return sorted(rows(docs, bench, **match), key=lambda r: r[x])
+
+
 def one(docs: Docs, bench: str, **match) -> dict:
     """The one row of ``bench`` whose fields equal ``match``; a RenderError naming the
     benchmark and the match when there is none, or more than one."""

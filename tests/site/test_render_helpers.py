@@ -70,3 +70,10 @@ def test_ratio3_seconds_and_spans():
 def test_a_quotient_of_something_not_measured_is_not_measured():
     assert render.quotient(3.0, 2.0) == 1.5
     assert render.quotient(None, 2.0) is None and render.quotient(3.0, None) is None
+
+
+def test_rows_by_orders_the_matching_rows_by_one_field():
+    rows = [{"impl": "a", "n": 4}, {"impl": "b", "n": 1}, {"impl": "a", "n": 2}]
+    docs = {"bench": {"rows": rows}}
+    assert render.rows_by(docs, "bench", "n", impl="a") == [rows[2], rows[0]]
+    assert [r["n"] for r in render.rows_by(docs, "bench", "n")] == [1, 2, 4]

@@ -144,9 +144,9 @@ def fig_rate(direction: str, d: int):
             docs, BENCH, "causal", styles, direction=direction, head_dim=d
         ):
             ns |= {r["n"] for r in rs}
-            trace = render.line(
-                [r["n"] for r in rs],
-                render.tflops_points(rs),
+            trace = render.tflops_line(
+                rs,
+                "n",
                 f"{label}, {mask}",
                 role,
                 dash="dash" if mask == "causal" else None,

@@ -375,13 +375,6 @@ VALUES = {
 # ---- figures ----------------------------------------------------------------------------
 
 
-def tflops_line(rs: list[dict], x: str, name: str, role: str, hover: str, **extra) -> dict:
-    """A line of TFLOP/s (with its spread) against the field ``x`` of ``rs``."""
-    return render.line(
-        [r[x] for r in rs], render.tflops_points(rs), name, role, hover=hover, **extra
-    )
-
-
 # Bar labels mid-bar, clear of the error bar's whisker at the bar's end.
 MID_BAR = {"textposition": "inside", "insidetextanchor": "middle"}
 
@@ -389,9 +382,9 @@ MID_BAR = {"textposition": "inside", "insidetextanchor": "middle"}
 def fig_squares(docs: Docs) -> dict:
     hover = "n = %{x}<br>%{y:.0f} TFLOP/s"
     traces = [
-        tflops_line(
+        render.tflops_line(
             render.rows_by(docs, SQUARES, "m", impl=impl, dtype=dtype),
-            "m", f"{label}, {short}", impl, hover, dash="dash" if short == "bf16" else None,
+            "m", f"{label}, {short}", impl, hover=hover, dash="dash" if short == "bf16" else None,
         )
         for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
         for dtype, short in DTYPES
@@ -401,7 +394,9 @@ def fig_squares(docs: Docs) -> dict:
             marker = {"symbol": "diamond" if short == "bf16" else "circle", "size": 9}
             name = f"torch.compile max-autotune, {short}"
             traces.append(
-                tflops_line(rs, "m", name, "compile", hover, mode="markers", marker=marker)
+                render.tflops_line(
+                    rs, "m", name, "compile", hover=hover, mode="markers", marker=marker
+                )
             )
     sizes = sorted({r["m"] for r in render.rows(docs, SQUARES)})
     return render.plot(
@@ -412,11 +407,11 @@ def fig_squares(docs: Docs) -> dict:
 
 
 def fig_llm(docs: Docs) -> dict:
+    hover = "M = %{x} tokens<br>%{y:.0f} TFLOP/s"
     traces = [
-        tflops_line(render.rows_by(docs, LLM, "m", impl=impl), "m", label, impl,
-                    "M = %{x} tokens<br>%{y:.0f} TFLOP/s")
+        render.tflops_line(render.rows_by(docs, LLM, "m", impl=impl), "m", label, impl, hover=hover)
         for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
-    ]  # fmt: skip
+    ]
     ms = sorted({r["m"] for r in render.rows(docs, LLM)})
     top = 2 * max(render.flop_rate(r) / 1e12 for r in render.rows(docs, LLM))
     ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if t <= top]

@@ -127,9 +127,9 @@ def fig_widths(docs: Docs) -> dict:
                 if not rs:
                     continue
                 name = f"{impl_name} {op_name}" if impl == "triton" else TORCH_NAME[op]
-                trace = render.line(
-                    [r["cols"] for r in rs],
-                    render.tbps_points(rs),
+                trace = render.tbps_line(
+                    rs,
+                    "cols",
                     f"{name}, {dtype}",
                     impl,
                     dash=DASH[dtype],

@@ -305,9 +305,9 @@ def fig_sweep(docs: Docs) -> dict:
         per_sm_all |= set(per_sm)
         best = [sweep_best(docs, hidden, k, None) for k in per_sm]
         traces.append(
-            render.line(
-                per_sm,
-                render.tbps_points(best),
+            render.tbps_line(
+                best,
+                "programs_per_sm",
                 f"H = {hidden:,}",
                 f"series-{i}",
                 hover=f"H = {hidden:,}, %{{x}} per SM<br>%{{y:.2f}} TB/s (best warps and step)",

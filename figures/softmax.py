@@ -484,9 +484,9 @@ def fig_widths(direction: str):
                 if not rs:
                     continue  # a peer that did not run here, or naive outside fp32 forward
                 (mine if impl == "triton" else peers).append(
-                    render.line(
-                        [r["cols"] for r in rs],
-                        render.tbps_points(rs),
+                    render.tbps_line(
+                        rs,
+                        "cols",
                         f"{name}, {dtype}",
                         role,
                         dash=DASH[dtype],

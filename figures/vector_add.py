@@ -213,15 +213,7 @@ def fig_bandwidth(docs: Docs) -> dict:
     traces = []
     for impl, name in (("triton", "Triton (kernels/vector_add.py)"), ("torch", "torch.add")):
         rs = by_size(docs, impl)
-        traces.append(
-            render.line(
-                [r["n"] for r in rs],
-                render.tbps_points(rs),
-                name,
-                impl,
-                hover="n = %{x:,}<br>%{y:.2f} TB/s",
-            )
-        )
+        traces.append(render.tbps_line(rs, "n", name, impl, hover="n = %{x:,}<br>%{y:.2f} TB/s"))
     ns = [r["n"] for r in by_size(docs, "triton")]
     traces.append(render.copy_ceiling(docs, BENCH, ns))
     l2 = render.provenance(docs).get("l2_bytes") or 0
@@ -255,14 +247,9 @@ def fig_block_sweep(docs: Docs) -> dict:
     traces = []
     for i, w in enumerate(sorted({r["num_warps"] for r in rs})):
         mine = sorted((r for r in rs if r["num_warps"] == w), key=lambda r: r["block"])
+        hover = "BLOCK = %{x}<br>%{y:.2f} TB/s"
         traces.append(
-            render.line(
-                [r["block"] for r in mine],
-                render.tbps_points(mine),
-                f"num_warps = {w}",
-                f"series-{i}",
-                hover="BLOCK = %{x}<br>%{y:.2f} TB/s",
-            )
+            render.tbps_line(mine, "block", f"num_warps = {w}", f"series-{i}", hover=hover)
         )
     blocks = [r["block"] for r in rs]
     bw = render.copy(docs, SWEEP) / 1e12
@@ -274,11 +261,12 @@ def fig_block_sweep(docs: Docs) -> dict:
     if control:
         # The bandwidth the add would show if it took only as long as starting its programs.
         traces.append(
-            render.line(
-                [r["block"] for r in control],
-                render.tbps_points(control, "empty_time_s"),
+            render.tbps_line(
+                control,
+                "block",
                 f"empty kernel, same grid (num_warps = {CONTROL_WARPS})",
                 "marker",
+                time="empty_time_s",
                 dash="dot",
                 hover="BLOCK = %{x}<br>12·n bytes ÷ empty-kernel time = %{y:.2f} TB/s",
             )

@@ -277,6 +277,17 @@ def line(
     return trace
 
 
+def tbps_line(rows: list[dict], x: str, name: str, role: str, *, time="time_s", **extra) -> dict:
+    """A line of the rows' TB/s (``tbps_points``: bytes over their ``time`` spread, drawn
+    with its spread) against their field ``x``; ``extra`` as for ``line``."""
+    return line([r[x] for r in rows], tbps_points(rows, time), name, role, **extra)
+
+
+def tflops_line(rows: list[dict], x: str, name: str, role: str, **extra) -> dict:
+    """A line of the rows' TFLOP/s (``tflops_points``) against their field ``x``."""
+    return line([r[x] for r in rows], tflops_points(rows), name, role, **extra)
+
+
 def error_bars(points) -> dict:
     """Plotly error bars from (median, low, high) triples: the 20th-80th percentile range."""
     return {

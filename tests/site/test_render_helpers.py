@@ -77,3 +77,11 @@ def test_rows_by_orders_the_matching_rows_by_one_field():
     docs = {"bench": {"rows": rows}}
     assert render.rows_by(docs, "bench", "n", impl="a") == [rows[2], rows[0]]
     assert [r["n"] for r in render.rows_by(docs, "bench", "n")] == [1, 2, 4]
+
+
+def test_rate_lines_plot_the_rows_rates_against_one_field():
+    rows = [{"n": 2, "bytes": 8e12, "flops": 4e12, "time_s": SPREAD}]
+    bw = render.tbps_line(rows, "n", "ours", "triton", dash="dot")
+    assert (bw["x"], bw["y"], bw["name"], bw["line"]) == ([2], [4.0], "ours", {"dash": "dot"})
+    assert bw["error_y"]["array"] == [4.0] and bw["error_y"]["arrayminus"] == [2.0]
+    assert render.tflops_line(rows, "n", "ours", "triton")["y"] == [2.0]

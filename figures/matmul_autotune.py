@@ -222,7 +222,7 @@ def pick_note(docs: Docs) -> str:
         return "The sweep's timing and the autotuner's agree."
     if "time_s" not in p:
         return "The autotuner's pick was refused when the sweep ran it on its own."
-    if p["time_s"]["p20"] <= best["time_s"]["p80"]:
+    if render.winner(best["time_s"], p["time_s"]) != 1:
         return (
             "The two were timed by separate do_bench runs, and their 20th–80th percentile "
             "ranges overlap: between configs this close the tuner is choosing within the "

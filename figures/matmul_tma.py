@@ -87,14 +87,6 @@ def verdict(docs: Docs) -> str | None:
     return "missed (" + ", ".join(f"{k} {render.percent1(v)}" for k, v in ratios.items()) + ")"
 
 
-def winner(a: dict, b: dict) -> int:
-    """+1 if a is faster than b beyond the spread (a's p80 time below b's p20), -1 if b is,
-    0 for a tie within the spread."""
-    if a["time_s"]["p80"] < b["time_s"]["p20"]:
-        return 1
-    return -1 if b["time_s"]["p80"] < a["time_s"]["p20"] else 0
-
-
 def wins(docs: Docs) -> str | None:
     """Where the TMA kernel beats cuBLAS, where cuBLAS beats it, and where they tie within
     the spread, over every size and dtype measured; words, for prose."""
@@ -103,7 +95,7 @@ def wins(docs: Docs) -> str | None:
         for n in SIZES:
             r, c = row(docs, "tma", dtype, n), row(docs, "cublas", dtype, n)
             if r and c:
-                groups[winner(r, c)].append(f"{short} {n}³")
+                groups[render.winner(r["time_s"], c["time_s"])].append(f"{short} {n}³")
     labels = ((1, "Triton faster"), (-1, "cuBLAS faster"), (0, "tie within spread"))
     parts = [f"{label}: {', '.join(groups[k])}" for k, label in labels if groups[k]]
     return "; ".join(parts) or None

@@ -139,7 +139,7 @@ def verdict(docs: Docs, direction: Direction, hidden: Hidden) -> str:
     for peer in PEERS:
         theirs = peer_row(docs, peer, direction, hidden)
         if theirs is not None and theirs["time_s"]["p50"] < t["p50"]:
-            tie = "" if t["p20"] > theirs["time_s"]["p80"] else ", within the spread"
+            tie = "" if render.winner(theirs["time_s"], t) == 1 else ", within the spread"
             behind.append(f"{LABEL[peer]} {theirs['time_s']['p50'] / t['p50']:.2f}×{tie}")
     if fraction < target:
         return f"missed ({fraction:.0%} of copy, target {target:.0%})"

@@ -178,7 +178,7 @@ def behind(docs: Docs, direction: Direction) -> str:
     for peer in ("torch", "compile", "liger"):
         for r in compared(docs, peer, direction, None, None):
             mine = row_of(docs, "triton", r["cols"], direction, r["dtype"])
-            if mine["time_s"]["p20"] > r["time_s"]["p80"]:
+            if render.winner(r["time_s"], mine["time_s"]) == 1:
                 found.append(
                     f"{NAMES[peer]} ({r['dtype']}, {r['cols']:,} columns: "
                     f"{render.ratio3(render.bandwidth(mine) / render.bandwidth(r))})"

@@ -219,6 +219,14 @@ def rate(amount: float, s: Spread, unit: float = 1.0) -> tuple[float, float, flo
     return amount / s["p50"] / unit, amount / s["p80"] / unit, amount / s["p20"] / unit
 
 
+def winner(a: Spread, b: Spread) -> int:
+    """Which of two time spreads is faster beyond the spread: +1 for ``a`` (its slowest,
+    p80, below b's fastest, p20), -1 for ``b``, 0 for a tie within the spread."""
+    if a["p80"] < b["p20"]:
+        return 1
+    return -1 if b["p80"] < a["p20"] else 0
+
+
 def duration(s: Spread, unit: float = 1.0) -> tuple[float, float, float]:
     """A time spread in ``unit`` seconds: (median, p20, p80)."""
     return s["p50"] / unit, s["p20"] / unit, s["p80"] / unit

@@ -85,3 +85,10 @@ def test_rate_lines_plot_the_rows_rates_against_one_field():
     assert (bw["x"], bw["y"], bw["name"], bw["line"]) == ([2], [4.0], "ours", {"dash": "dot"})
     assert bw["error_y"]["array"] == [4.0] and bw["error_y"]["arrayminus"] == [2.0]
     assert render.tflops_line(rows, "n", "ours", "triton")["y"] == [2.0]
+
+
+def test_the_winner_is_faster_beyond_the_spread():
+    fast, slow = {"p20": 1.0, "p80": 2.0}, {"p20": 3.0, "p80": 4.0}
+    overlapping = {"p20": 1.5, "p80": 3.5}
+    assert render.winner(fast, slow) == 1 and render.winner(slow, fast) == -1
+    assert render.winner(fast, overlapping) == 0 and render.winner(overlapping, slow) == 0

@@ -49,11 +49,7 @@ def measured(docs: Docs) -> bool:
 
 def timed(docs: Docs, impl: str, precision: str) -> list[dict]:
     """The rows of ``impl`` at ``precision`` that ran (have a time)."""
-    return [
-        r
-        for r in docs[BENCH]["rows"]
-        if r["impl"] == impl and r["precision"] == precision and "time_s" in r
-    ]
+    return [r for r in render.rows(docs, BENCH, impl=impl, precision=precision) if "time_s" in r]
 
 
 def largest(docs: Docs) -> int:

@@ -27,9 +27,7 @@ MAX_LINES = 45  # a listing longer than this is cut, and says how many lines it 
 
 
 def code_rows(docs: Docs, peer: str) -> list[dict]:
-    if BENCH not in docs:
-        return []
-    return [r for r in docs[BENCH]["rows"] if r["kind"] == "code" and r["peer"] == peer]
+    return render.rows(docs, BENCH, kind="code", peer=peer) if BENCH in docs else []
 
 
 Peer = Literal["fused_activation", "rmsnorm"]

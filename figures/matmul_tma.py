@@ -32,17 +32,14 @@ EpiImpl = Literal["tma_fused", "tma_plain", "lesson09_fused", "cublas", "cublas_
 def row(docs: Docs, impl: str, dtype: str, n: int) -> dict | None:
     """The row of ``impl`` at n³ in ``dtype`` that ran (has a time), or None: no data on
     this device, no such row, or a failure."""
-    found = [
-        r for r in docs.get(BENCH, {}).get("rows", [])
-        if (r["impl"], r["dtype"], r["m"], r["n"], r["k"]) == (impl, dtype, n, n, n)
-    ]  # fmt: skip
-    return found[0] if found and "time_s" in found[0] else None
+    r = render.maybe_one(docs, BENCH, absent_ok=True, impl=impl, dtype=dtype, m=n, n=n, k=n)
+    return r if r and "time_s" in r else None
 
 
 def epi_time(docs: Docs, impl: str, n: int) -> float | None:
     """Median seconds of ``impl`` at n³ in the epilogue benchmark, or None without it."""
-    found = [r for r in docs.get(EPI, {}).get("rows", []) if r["impl"] == impl and r["m"] == n]
-    return found[0]["time_s"]["p50"] if found else None
+    r = render.maybe_one(docs, EPI, absent_ok=True, impl=impl, m=n)
+    return None if r is None else r["time_s"]["p50"]
 
 
 # ---- values: the squares -------------------------------------------------------------------
@@ -106,7 +103,7 @@ def ws_status(docs: Docs) -> str | None:
     ran (with the sizes), or failed (the first failure's message, shortened)."""
     if BENCH not in docs:
         return None
-    found = [r for r in docs[BENCH]["rows"] if r["impl"] == "tma_ws"]
+    found = render.rows(docs, BENCH, impl="tma_ws")
     failed = [r for r in found if "failure" in r]
     if not found:
         return "not tried (the installed Triton has no warp_specialize)"

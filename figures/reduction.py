@@ -75,7 +75,7 @@ def triton_copy_range(docs: Docs) -> str | None:
     width, op and dtype, in words (None: not measured on this device)."""
     if not measured(docs):
         return None
-    fractions = [r["copy_fraction"] for r in docs[BENCH]["rows"] if r["impl"] == "triton"]
+    fractions = [r["copy_fraction"] for r in render.rows(docs, BENCH, impl="triton")]
     return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"
 
 

@@ -230,12 +230,11 @@ def roofline_points(rows: list[dict]) -> list[dict]:
     dO, write dq, dk, dv), so the point sits where a flash kernel's intensity is."""
     tensors = {"forward": 4, "backward": 8}
     return [
-        {
-            "kernel": f"flash attention {r['direction']} (bf16, d=128)",
-            "flops": r["flops"],
-            "bytes": tensors[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2,
-            "seconds": r["time_s"]["p50"],
-        }
+        render.roofline_point(
+            r,
+            f"flash attention {r['direction']} (bf16, d=128)",
+            moved=tensors[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2,
+        )
         for r in rows
         if r["impl"] == "triton" and r["head_dim"] == 128 and r["n"] == 4096 and not r["causal"]
     ]

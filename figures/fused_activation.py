@@ -377,11 +377,10 @@ def roofline_points(rows: list[dict]) -> list[dict]:
     """The Triton kernel at the largest size, exact GELU with a mask, per dtype."""
     largest = max(r["m"] for r in rows)
     return [
-        {"kernel": f"bias + GELU + mask ({r['dtype']})", "flops": GELU_FLOPS * r["m"] * r["n"],
-         "bytes": r["bytes"], "seconds": r["time_s"]["p50"]}
+        render.roofline_point(r, f"bias + GELU + mask ({r['dtype']})", GELU_FLOPS * r["m"] * r["n"])
         for r in rows
         if r["impl"] == "triton" and r["m"] == largest and r["approximate"] == "none" and r["mask"]
-    ]  # fmt: skip
+    ]
 
 
 ROOFLINE = {BENCH: roofline_points}

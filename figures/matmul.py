@@ -518,22 +518,17 @@ FIGURES = {
 # ---- lesson 01's roofline -----------------------------------------------------------------
 
 
-def roofline_point(r: dict, kernel: str) -> dict:
-    return {"kernel": kernel, "flops": r["flops"], "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"]}  # fmt: skip
-
-
 def roofline_squares(rows: list[dict]) -> list[dict]:
     """One point per dtype: the Triton kernel at the largest square size."""
     largest = max(r["m"] for r in rows)
-    return [roofline_point(r, f"tiled matmul ({r['dtype']})") for r in rows
+    return [render.roofline_point(r, f"tiled matmul ({r['dtype']})") for r in rows
             if r["impl"] == "triton" and r["m"] == largest]  # fmt: skip
 
 
 def roofline_llm(rows: list[dict]) -> list[dict]:
     """The Triton kernel at the fewest and the most tokens: one point near each roof."""
     ms = [min(r["m"] for r in rows), max(r["m"] for r in rows)]
-    return [roofline_point(r, f"matmul M={r['m']} (bfloat16)") for r in rows
+    return [render.roofline_point(r, f"matmul M={r['m']} (bfloat16)") for r in rows
             if r["impl"] == "triton" and r["m"] in ms]  # fmt: skip
 
 

@@ -366,12 +366,11 @@ FLOPS_PER_ELEMENT = {"forward": 4, "backward": 10}
 def roofline_points(rows: list[dict]) -> list[dict]:
     """The book's forward and backward, bf16, H = 8192."""
     return [
-        {
-            "kernel": f"RMSNorm {r['direction']} (bf16)",
-            "flops": FLOPS_PER_ELEMENT[r["direction"]] * r["rows"] * r["hidden"],
-            "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"],
-        }
+        render.roofline_point(
+            r,
+            f"RMSNorm {r['direction']} (bf16)",
+            FLOPS_PER_ELEMENT[r["direction"]] * r["rows"] * r["hidden"],
+        )
         for r in rows
         if r["impl"] == "triton" and r["dtype"] == "bfloat16" and r["hidden"] == 8192
     ]

@@ -605,11 +605,12 @@ FLOPS_PER_ELEMENT = 5  # max, subtract, exp, sum, divide
 def roofline_points(rows: list[dict]) -> list[dict]:
     """The forward kernel at 4096 columns, one point per dtype."""
     return [
-        {"kernel": f"softmax ({r['dtype']})", "flops": FLOPS_PER_ELEMENT * r["rows"] * r["cols"],
-         "bytes": r["bytes"], "seconds": r["time_s"]["p50"]}
+        render.roofline_point(
+            r, f"softmax ({r['dtype']})", FLOPS_PER_ELEMENT * r["rows"] * r["cols"]
+        )
         for r in rows
         if (r["impl"], r["direction"], r["cols"]) == ("triton", "forward", 4096)
-    ]  # fmt: skip
+    ]
 
 
 ROOFLINE = {"softmax": roofline_points}

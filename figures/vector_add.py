@@ -307,11 +307,10 @@ def roofline_points(rows: list[dict]) -> list[dict]:
     """One point per dtype: the Triton kernel at the largest size (1 FLOP per element)."""
     largest = max(r["n"] for r in rows)
     return [
-        {"kernel": f"vector add ({r['dtype']})", "flops": r["n"], "bytes": r["bytes"],
-         "seconds": r["time_s"]["p50"]}
+        render.roofline_point(r, f"vector add ({r['dtype']})", flops=r["n"])
         for r in rows
         if r["impl"] == "triton" and r["n"] == largest
-    ]  # fmt: skip
+    ]
 
 
 ROOFLINE = {"vector_add": roofline_points}

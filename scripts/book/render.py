@@ -48,7 +48,8 @@ nowhere else may define it; one used twice belongs here.
 
 **Roofline points** are presentation, chosen here, not in the data: a module whose family
 appears on lesson 01's roofline holds ``ROOFLINE = {benchmark: points(rows)}``, each point
-``{"kernel", "flops", "bytes", "seconds"}``; ``roofline_points(docs)`` gathers them.
+``{"kernel", "flops", "bytes", "seconds"}`` (``roofline_point(row, kernel)`` makes
+one); ``roofline_points(docs)`` gathers them.
 
 **Widgets** name values in ``data-values="..."`` with no spaces inside a name:
 ``KIND:NAME=VALUE,NAME=VALUE`` (``vector_add.bandwidth:impl=torch,dtype=float16``), or
@@ -775,6 +776,17 @@ def discover(package: str = "figures") -> Registry:
                 raise RenderError(f"ROOFLINE[{bench!r}] in {name}.py is not a function")
             _claim(owner, f"roofline points of {bench}", name)
     return reg
+
+
+def roofline_point(row: dict, kernel: str, flops: float | None = None, moved: int | None = None):
+    """One point of lesson 01's roofline: ``kernel`` (its label) with the row's median
+    time, and its ``flops`` and bytes (``moved``), by default the row's own fields."""
+    return {
+        "kernel": kernel,
+        "flops": row["flops"] if flops is None else flops,
+        "bytes": row["bytes"] if moved is None else moved,
+        "seconds": row["time_s"]["p50"],
+    }
 
 
 def roofline_points(docs: Docs, package: str = "figures") -> list[dict]:

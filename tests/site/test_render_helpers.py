@@ -92,3 +92,16 @@ def test_the_winner_is_faster_beyond_the_spread():
     overlapping = {"p20": 1.5, "p80": 3.5}
     assert render.winner(fast, slow) == 1 and render.winner(slow, fast) == -1
     assert render.winner(fast, overlapping) == 0 and render.winner(overlapping, slow) == 0
+
+
+def test_a_roofline_point_takes_the_rows_fields_unless_told():
+    row = {"flops": 10, "bytes": 20, "time_s": SPREAD}
+    assert render.roofline_point(row, "k") == {
+        "kernel": "k",
+        "flops": 10,
+        "bytes": 20,
+        "seconds": 2.0,
+    }
+    assert render.roofline_point(row, "k", 5, moved=7) == {
+        "kernel": "k", "flops": 5, "bytes": 7, "seconds": 2.0
+    }  # fmt: skip

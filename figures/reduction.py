@@ -116,34 +116,16 @@ VALUES = {
 
 
 def fig_widths(docs: Docs) -> dict:
-    ws = sorted({r["cols"] for r in docs[BENCH]["rows"]})
-    # last in the legend, first drawn (under the kernels)
-    ceiling = render.copy_ceiling(docs, BENCH, ws, legendrank=2000)
-    mine, peers = [], []
+    curves = []
     for impl, impl_name in IMPLS:
         for op, op_name, symbol in OPS:
+            name = f"{impl_name} {op_name}" if impl == "triton" else TORCH_NAME[op]
             for dtype in DTYPES:
-                rs = series(docs, impl, op, dtype)
-                if not rs:
-                    continue
-                name = f"{impl_name} {op_name}" if impl == "triton" else TORCH_NAME[op]
-                trace = render.tbps_line(
-                    rs,
-                    "cols",
-                    f"{name}, {dtype}",
-                    impl,
-                    dash=DASH[dtype],
-                    hover="%{x:,} columns<br>%{y:.2f} TB/s",
-                    marker={"symbol": symbol},
-                    legendrank=1000 + len(mine) + len(peers),
-                )
-                (mine if impl == "triton" else peers).append(trace)
-    # The book's kernel drawn last, so that it stays visible where torch lies on top.
-    return render.plot(
-        [ceiling, *peers, *mine],
-        xaxis=render.axis("columns per row (512 MiB tensors)", log=True, ticks=ws),
-        yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
-    )
+                if rs := series(docs, impl, op, dtype):
+                    style = {"dash": DASH[dtype], "marker": {"symbol": symbol}}
+                    curves.append((rs, f"{name}, {dtype}", impl, impl == "triton", style))
+    ws = sorted({r["cols"] for r in render.rows(docs, BENCH)})
+    return render.width_figure(docs, BENCH, ws, curves)
 
 
 FIGURES = {

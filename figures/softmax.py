@@ -475,32 +475,13 @@ VALUES = {
 def fig_widths(direction: str):
     def build(docs: Docs) -> dict:
         ws = sorted({r["cols"] for r in render.rows(docs, BENCH, impl="triton")})
-        # last in the legend, first drawn (under the kernels)
-        ceiling = render.copy_ceiling(docs, BENCH, ws, legendrank=2000)
-        mine, peers = [], []
-        for impl, name, role in IMPLS:
-            for dtype in DTYPES:
-                rs = series(docs, impl, direction, dtype)
-                if not rs:
-                    continue  # a peer that did not run here, or naive outside fp32 forward
-                (mine if impl == "triton" else peers).append(
-                    render.tbps_line(
-                        rs,
-                        "cols",
-                        f"{name}, {dtype}",
-                        role,
-                        dash=DASH[dtype],
-                        hover="%{x:,} columns<br>%{y:.2f} TB/s",
-                        legendrank=1000 + len(mine) + len(peers),  # legend in IMPLS order
-                    )
-                )
-        # Drawn last, the book's kernel stays visible where the peers lie on top of it (at
-        # the copy ceiling, up to 16,384 columns).
-        return render.plot(
-            [ceiling, *peers, *mine],
-            xaxis=render.axis("columns per row (512 MiB tensors)", log=True, ticks=ws),
-            yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
-        )
+        curves = [  # none for a peer that did not run here, or naive outside fp32 forward
+            (rs, f"{name}, {dtype}", role, impl == "triton", {"dash": DASH[dtype]})
+            for impl, name, role in IMPLS
+            for dtype in DTYPES
+            if (rs := series(docs, impl, direction, dtype))
+        ]
+        return render.width_figure(docs, BENCH, ws, curves)
 
     return build
 

@@ -336,6 +336,24 @@ def vline(x, y0, y1, name: str) -> dict:
     )
 
 
+def width_figure(docs: Docs, bench: str, widths, curves) -> dict:
+    """Bandwidth against columns per row, for the row-wise benchmarks (softmax, reduction:
+    512 MiB tensors at every width), with the copy ceiling. ``curves`` are ``(rows, name,
+    role, ours, extra)`` in legend order, ``extra`` going to ``tbps_line`` (``dash``,
+    ``marker``). The ceiling is drawn first and listed last; the book's kernels (``ours``)
+    are drawn last, so they stay visible where a peer lies on top of them."""
+    ceiling = copy_ceiling(docs, bench, widths, legendrank=2000)
+    hover, ours, peers = "%{x:,} columns<br>%{y:.2f} TB/s", [], []
+    for i, (found, name, role, mine, extra) in enumerate(curves):
+        trace = tbps_line(found, "cols", name, role, hover=hover, **extra, legendrank=1000 + i)
+        (ours if mine else peers).append(trace)
+    return plot(
+        [ceiling, *peers, *ours],
+        xaxis=axis("columns per row (512 MiB tensors)", log=True, ticks=widths),
+        yaxis=axis("bandwidth (TB/s)", rangemode="tozero"),
+    )
+
+
 def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> dict:
     """Horizontal bars, one per label (the first on top with ``label_axis``). ``points``
     are plain numbers or (median, low, high) triples, whose spread is drawn as error bars;

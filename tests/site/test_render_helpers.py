@@ -105,3 +105,17 @@ def test_a_roofline_point_takes_the_rows_fields_unless_told():
     assert render.roofline_point(row, "k", 5, moved=7) == {
         "kernel": "k", "flops": 5, "bytes": 7, "seconds": 2.0
     }  # fmt: skip
+
+
+def test_the_width_figure_lists_curves_in_order_and_draws_ours_last():
+    docs = {"b": {"ceilings": {"copy": {"bytes": 6e12, "time_s": SPREAD}}, "rows": []}}
+    row = {"cols": 256, "bytes": 8e12, "time_s": SPREAD}
+    curves = [
+        ([row], "ours", "triton", True, {"dash": "dash"}),
+        ([row], "peer", "torch", False, {}),
+    ]
+    fig = render.width_figure(docs, "b", [256, 1024], curves)
+    names = [t["name"] for t in fig["data"]]
+    assert names == ["copy ceiling (3.00 TB/s)", "peer", "ours"]  # ceiling first, ours on top
+    assert [t["legendrank"] for t in fig["data"]] == [2000, 1001, 1000]  # legend: curve order
+    assert fig["data"][2]["line"] == {"dash": "dash"} and fig["layout"]["xaxis"]["type"] == "log"

@@ -126,22 +126,13 @@ VALUES = {
 # ---- figures ------------------------------------------------------------------------------
 
 
-def curves(docs: Docs, bench: str, field: str, styles, **match):
-    """(impl, label, role, style, rows by N) for each impl, and each (value of ``field``,
-    style) in ``styles``, that has rows matching ``match``."""
-    for impl, label, role in IMPLS:
-        for value, style in styles:
-            found = render.rows_by(docs, bench, "n", impl=impl, **match, **{field: value})
-            if found:
-                yield impl, label, role, style, found
-
-
 def fig_rate(direction: str, d: int):
     def build(docs: Docs) -> dict:
         traces, ns = [], set()
         styles = ((False, "full"), (True, "causal"))
-        for impl, label, role, mask, rs in curves(
-            docs, BENCH, "causal", styles, direction=direction, head_dim=d
+        match = {"direction": direction, "head_dim": d}
+        for impl, label, role, mask, rs in render.curves(
+            docs, BENCH, "n", IMPLS, "causal", styles, **match
         ):
             ns |= {r["n"] for r in rs}
             trace = render.tflops_line(
@@ -177,7 +168,7 @@ def fig_rate(direction: str, d: int):
 def fig_memory(docs: Docs) -> dict:
     traces, ns = [], set()
     styles = (("forward", "inference"), ("training", "training step"))
-    for _, label, role, what, rs in curves(docs, MEMORY, "direction", styles):
+    for _, label, role, what, rs in render.curves(docs, MEMORY, "n", IMPLS, "direction", styles):
         ns |= {r["n"] for r in rs}
         traces.append(
             render.line(

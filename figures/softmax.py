@@ -50,11 +50,6 @@ Dtype = Literal["float32", "bfloat16"]
 # ---- helpers ----------------------------------------------------------------------------
 
 
-def series(docs: Docs, impl: str, direction: str, dtype: str) -> list[dict]:
-    """One impl's rows in one direction and dtype, by width."""
-    return render.rows_by(docs, BENCH, "cols", impl=impl, direction=direction, dtype=dtype)
-
-
 def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict:
     return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
 
@@ -475,11 +470,13 @@ VALUES = {
 def fig_widths(direction: str):
     def build(docs: Docs) -> dict:
         ws = sorted({r["cols"] for r in render.rows(docs, BENCH, impl="triton")})
-        curves = [  # none for a peer that did not run here, or naive outside fp32 forward
+        # No line for a peer that did not run here, nor for naive outside fp32 forward.
+        dtypes = [(d, d) for d in DTYPES]
+        curves = [
             (rs, f"{name}, {dtype}", role, impl == "triton", {"dash": DASH[dtype]})
-            for impl, name, role in IMPLS
-            for dtype in DTYPES
-            if (rs := series(docs, impl, direction, dtype))
+            for impl, name, role, dtype, rs in render.curves(
+                docs, BENCH, "cols", IMPLS, "dtype", dtypes, direction=direction
+            )
         ]
         return render.width_figure(docs, BENCH, ws, curves)
 

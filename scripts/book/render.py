@@ -336,6 +336,18 @@ def vline(x, y0, y1, name: str) -> dict:
     )
 
 
+def curves(docs: Docs, bench: str, x: str, impls, field: str, styles, **match):
+    """The lines a figure draws, one per implementation and style: for each ``(impl,
+    label, role)`` of ``impls`` and each ``(value, style)`` of ``styles``, ``(impl, label,
+    role, style, rows)``, the rows of ``bench`` with that impl, ``field`` equal to the
+    value and the fields of ``match``, in order of ``x``. A pair without rows (a peer that
+    did not run) gives no line."""
+    for impl, label, role in impls:
+        for value, style in styles:
+            if found := rows_by(docs, bench, x, impl=impl, **match, **{field: value}):
+                yield impl, label, role, style, found
+
+
 def width_figure(docs: Docs, bench: str, widths, curves) -> dict:
     """Bandwidth against columns per row, for the row-wise benchmarks (softmax, reduction:
     512 MiB tensors at every width), with the copy ceiling. ``curves`` are ``(rows, name,

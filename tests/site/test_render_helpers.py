@@ -119,3 +119,17 @@ def test_the_width_figure_lists_curves_in_order_and_draws_ours_last():
     assert names == ["copy ceiling (3.00 TB/s)", "peer", "ours"]  # ceiling first, ours on top
     assert [t["legendrank"] for t in fig["data"]] == [2000, 1001, 1000]  # legend: curve order
     assert fig["data"][2]["line"] == {"dash": "dash"} and fig["layout"]["xaxis"]["type"] == "log"
+
+
+def test_curves_are_one_per_implementation_and_style_that_has_rows():
+    rows = [
+        {"impl": "a", "dtype": "x", "n": 2}, {"impl": "a", "dtype": "x", "n": 1},
+        {"impl": "a", "dtype": "y", "n": 1, "other": 1}, {"impl": "b", "dtype": "y", "n": 1},
+    ]  # fmt: skip
+    docs = {"bench": {"rows": rows}}
+    impls = (("a", "A", "triton"), ("b", "B", "torch"), ("c", "C", "compile"))
+    found = list(render.curves(docs, "bench", "n", impls, "dtype", (("x", "solid"), ("y", "dash"))))
+    assert [(i, s, [r["n"] for r in rs]) for i, _, _, s, rs in found] == [
+        ("a", "solid", [1, 2]), ("a", "dash", [1]), ("b", "dash", [1])
+    ]  # fmt: skip
+    assert found[0][:3] == ("a", "A", "triton")

@@ -16,8 +16,6 @@ figures show the devices that have run these benchmarks; on a device that has no
 value renders as "not measured".
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

@@ -1,7 +1,5 @@
 """Values from the run's measured ceilings (figures/data/<device>/ceilings.json)."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

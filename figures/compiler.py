@@ -7,8 +7,6 @@ discusses and return them as Markdown code blocks, with the lines the text point
 highlighted; a page puts such a value on a line of its own. Nothing here is typed by hand.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal
 

@@ -1,7 +1,5 @@
 """Values about the GPU a device folder was measured on (from any file's provenance)."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

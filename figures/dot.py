@@ -9,8 +9,6 @@ The figure shows the devices that have ``dot`` data; on a device without it ever
 reads "not yet measured".
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

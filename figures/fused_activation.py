@@ -12,8 +12,6 @@ the output written once). What the eager chain moves is *counted* here from its 
 kernels; no hardware counter measured it (our GPU machines expose none to us).
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal
 

@@ -9,8 +9,6 @@ host time per call with and without a graph break. Until a GPU run has written t
 every value says it is not measured; nothing here is typed by hand.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal
 

@@ -9,8 +9,6 @@ runs from issue 7 on add ``enqueue_s`` (the host's time inside the call alone) a
 that read them say "not measured" and the bar chart draws only what exists.
 """
 
-from __future__ import annotations
-
 import math
 from typing import Literal
 

@@ -6,8 +6,6 @@ the call alone (``enqueue_s``). Until a GPU run has written the file, every valu
 "not measured" and the verdict says so; nothing here is typed by hand.
 """
 
-from __future__ import annotations
-
 import textwrap
 from typing import Literal
 

@@ -9,8 +9,6 @@ tile-load model of program order (tested in tests/kernels/test_matmul.py): which
 each program computes, as kernels/matmul.py maps it, and the input tiles a wave reads.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

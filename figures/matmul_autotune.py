@@ -10,8 +10,6 @@ Data (both written by scripts/bench/benchmarks/matmul.py):
 The sweep's cuBLAS line comes from lesson 09's ``matmul`` data (figures/matmul.py).
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal
 

@@ -10,8 +10,6 @@ measured") where the benchmark, or the row it needs, is missing or failed. "Wins
 shape only where one side's slowest (p80) time beats the other's fastest (p20).
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

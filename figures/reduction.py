@@ -10,8 +10,6 @@ The figure shows the devices that have ``reduction`` data; on a device without i
 value reads "not measured".
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

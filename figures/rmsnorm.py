@@ -16,8 +16,6 @@ Values are at bf16 unless a ``dtype`` says otherwise, e.g.
 ``{{ value h100 rmsnorm.vs peer=liger direction=training hidden=8192 }}``.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

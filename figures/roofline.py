@@ -5,8 +5,6 @@ figure module that puts kernels on the roofline holds ``ROOFLINE = {benchmark:
 points(rows)}`` (see figures/vector_add.py), and render.roofline_points gathers them for
 a device, by benchmark name. The data files hold measurements only."""
 
-from __future__ import annotations
-
 import math
 
 from scripts.book import render

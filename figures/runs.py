@@ -8,8 +8,6 @@ the full-run time needs every benchmark file of the device to carry its wall tim
 from older runs lack it), the quick-run values need a quick_run.json.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

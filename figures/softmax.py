@@ -15,8 +15,6 @@ backward: read y and dy, write dx), so every impl's "bandwidth" is that count ov
 time; an impl that moves more (the naive decomposition) shows as slower, not as busier.
 """
 
-from __future__ import annotations
-
 import math
 from typing import Literal
 

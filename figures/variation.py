@@ -6,8 +6,6 @@ Every value is None on a device without the data, so the page
 reads correctly ("not yet measured") before the first GPU run of scripts/bench/variation.py.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from scripts.book import render

@@ -11,8 +11,6 @@ or ``{{ value h100 vector_add.empty_time block=4 warps=4 as=ms1 }}`` (see
 scripts/book/render.py); ``ROOFLINE`` picks this family's points on lesson 01's roofline.
 """
 
-from __future__ import annotations
-
 import math
 from typing import Literal
 

@@ -212,13 +212,17 @@ def order_span(docs: Docs, order: Order) -> render.Spread:
     return ordered(docs, order)["time_s"]
 
 
-def order_config(docs: Docs) -> str:
-    """The config both orders ran with: BLOCK_M x BLOCK_N x BLOCK_K, warps, stages."""
-    r = ordered(docs, "grouped")
+def config_text(r: dict) -> str:
+    """A row's config: '128 × 256 × 64, 8 warps, 3 stages'."""
     return (
         f"{r['block_m']} × {r['block_n']} × {r['block_k']}, {r['num_warps']} warps, "
         f"{r['num_stages']} stages"
     )
+
+
+def order_config(docs: Docs) -> str:
+    """The config both orders ran with: BLOCK_M x BLOCK_N x BLOCK_K, warps, stages."""
+    return config_text(ordered(docs, "grouped"))
 
 
 def programs(docs: Docs) -> int:

@@ -13,7 +13,7 @@ The sweep's cuBLAS line comes from lesson 09's ``matmul`` data (figures/matmul.p
 import re
 from typing import Literal
 
-from figures.matmul import DTYPES
+from figures.matmul import DTYPES, config_text
 from scripts.book import render
 from scripts.book.render import Docs, Figure, Value
 
@@ -38,14 +38,6 @@ def sweep_ran(docs: Docs) -> list[dict]:
 
 def tile(r: dict) -> str:
     return f"{r['block_m']}×{r['block_n']}×{r['block_k']}"
-
-
-def config_text(r: dict) -> str:
-    """'128 × 256 × 64, 8 warps, 3 stages'."""
-    return (
-        f"{r['block_m']} × {r['block_n']} × {r['block_k']}, {r['num_warps']} warps, "
-        f"{r['num_stages']} stages"
-    )
 
 
 def failure_kind(r: dict) -> str | None:
@@ -86,12 +78,8 @@ def chosen(docs: Docs, which: Which) -> dict:
 def sweep_cublas(docs: Docs) -> dict | None:
     """cuBLAS at the sweep's size and dtype in lesson 09's data, or None."""
     r = sweep_rows(docs)[0]
-    if "matmul" not in docs:
-        return None
-    found = render.rows(
-        docs, "matmul", impl="cublas", dtype=r["dtype"], m=r["m"], n=r["n"], k=r["k"]
-    )
-    return found[0] if found else None
+    match = {"impl": "cublas", "dtype": r["dtype"], "m": r["m"], "n": r["n"], "k": r["k"]}
+    return render.maybe_one(docs, "matmul", absent_ok=True, **match)
 
 
 def parse_tile(text: str) -> tuple[int, int, int]:

@@ -275,7 +275,7 @@ def fig_bandwidth(docs: Docs) -> dict:
 
 def fig_time(docs: Docs) -> dict:
     hover = "M = %{x:,}<br>%{y:.1f} µs"
-    traces = sweep_lines(docs, lambda rs: [render.duration(r["time_s"], 1e-6) for r in rs], hover)
+    traces = sweep_lines(docs, render.us_points, hover)
     rs, bw = of(docs, "triton"), render.copy(docs, BENCH)
     for chain, name, role in (
         ("eager", "eager's counted bytes ÷ copy bandwidth", "ceiling-2"),

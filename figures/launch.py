@@ -140,7 +140,7 @@ def fig_overhead(docs: Docs) -> dict:
         if not all(field in r for r in rs):
             missing.append(name.split(":")[0])
             continue
-        points = [render.duration(r[field], 1e-6) for r in rs]
+        points = render.us_points(rs, field)
         text = [short_us(r[field]["p50"]) for r in rs]
         hover = "%{x:.3f} µs per kernel"
         traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
@@ -166,7 +166,7 @@ def fig_crossover(docs: Docs) -> dict:
             ("host_s", "host time per call", None, "per call"),
             ("time_s", "device time", "dot", "on the GPU"),
         ):
-            points = [render.duration(r[field], 1e-6) for r in rs]
+            points = render.us_points(rs, field)
             hover = f"n = %{{x:,}}<br>%{{y:.1f}} µs {per}"
             traces.append(
                 render.line(

@@ -73,7 +73,7 @@ def fig_host_cost(docs: Docs) -> dict:
         ("host_s", "wall time per call, loop of calls", "series-0"),
         ("enqueue_s", "host: inside the call (GPU kept busy)", "series-1"),
     ):
-        points = [render.duration(r[field], 1e-6) for r in rs]
+        points = render.us_points(rs, field)
         text, hover = [f"{p[0]:.1f}" for p in points], "%{x:.2f} µs per call"
         traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
     return render.plot(

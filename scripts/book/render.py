@@ -233,6 +233,12 @@ def duration(s: Spread, unit: float = 1.0) -> tuple[float, float, float]:
     return s["p50"] / unit, s["p20"] / unit, s["p80"] / unit
 
 
+def us_points(rows: list[dict], time: str = "time_s") -> list[tuple[float, float, float]]:
+    """Each row's time spread (``time_s``, or another spread field) in µs: (median, p20,
+    p80) points for ``line`` or ``hbar``."""
+    return [duration(r[time], 1e-6) for r in rows]
+
+
 def tbps_points(rows: list[dict], time: str = "time_s") -> list[tuple[float, float, float]]:
     """Each row's ``bytes`` over its time spread (``time_s``, or another spread field of
     the row), in TB/s: (median, low, high) points for ``line`` or ``hbar``."""

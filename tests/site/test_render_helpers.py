@@ -16,6 +16,9 @@ def test_points_are_amounts_per_second_in_tera_units_low_from_the_slow_p80():
     assert render.tflops_points(rows) == [(2.0, 1.0, 4.0)]
     assert render.tbps_points(rows, "empty_time_s") == [(1.0, 2.0, 8.0)]
     assert render.tbps_points([]) == []
+    assert render.us_points([{"time_s": {"p20": 1e-6, "p50": 2e-6, "p80": 4e-6}}]) == [
+        (2.0, 1.0, 4.0)
+    ]
 
 
 def test_the_copy_ceiling_spans_the_xs_at_the_runs_copy_bandwidth():

@@ -33,7 +33,9 @@ missing, unknown, repeated or ill-typed parameter fails the build with the page,
 and the parameter named. Look rows up with ``one`` (exactly one row, else a RenderError
 such as ``matmul has no row impl=triton dtype=float16 m=4096``) or ``maybe_one`` (None on
 a device that has not run the benchmark; with ``absent_ok=True`` also where its run lacks
-the row); share ``bandwidth``, ``flop_rate``, ``copy`` and ``median`` from here.
+the row); share ``bandwidth``, ``flop_rate``, ``copy``, ``median`` and ``quotient`` from
+here, and build figures from the plot helpers below (``plot``, ``rows_by``, ``curves``,
+``tbps_line``, ``copy_ceiling``, ``hbar``, ...) rather than writing Plotly dicts out.
 A compute that returns None means "not measured": ``Value(f, fmt, missing="not
 measured")`` says so in words; a value with no ``missing`` text shows None as its format
 does.

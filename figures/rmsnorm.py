@@ -76,11 +76,7 @@ def sweep_best(docs: Docs, hidden: int, per_sm: int | None, prefetch: bool | Non
     """The fastest row of the backward's launch-shape sweep at ``hidden`` with ``per_sm``
     programs per SM and loading ahead or not (None: any); None if the sweep has no such
     row and ``prefetch`` was asked (a run from before the wide rows were swept both ways)."""
-    found = [
-        r
-        for r in render.rows(docs, SWEEP, hidden=hidden)
-        if per_sm in (None, r["programs_per_sm"]) and prefetch in (None, r.get("prefetch"))
-    ]
+    found = render.select(docs, SWEEP, hidden=hidden, programs_per_sm=per_sm, prefetch=prefetch)
     if not found and prefetch is None:
         raise render.RenderError(f"{SWEEP} has no row hidden={hidden} programs_per_sm={per_sm}")
     return max(found, key=render.bandwidth, default=None)

@@ -70,16 +70,15 @@ def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str
 
 def sweep(docs: Docs, kernel: str = "online", **match) -> list[dict]:
     """Rows of the online sweep (kernel online, or the whole-row control) whose fields
-    equal ``match``, ordered by dtype, width, tile and grid."""
-    found = render.rows(docs, ONLINE, kernel=KERNELS[kernel], **match)
+    equal ``match`` (None: any), ordered by dtype, width, tile and grid."""
+    found = render.select(docs, ONLINE, kernel=KERNELS[kernel], **match)
     return sorted(found, key=lambda r: (r["dtype"], r["cols"], r["block_n"], r["programs"]))
 
 
 def fastest(docs: Docs, kernel="online", dtype=None, cols=None, tile=None, per_sm=None):
     """The fastest sweep row of ``kernel`` among those matching the parameters given (None:
     any), or None where the sweep did not run one."""
-    wanted = {"dtype": dtype, "cols": cols, "block_n": tile, "programs_per_sm": per_sm}
-    found = sweep(docs, kernel, **{k: v for k, v in wanted.items() if v is not None})
+    found = sweep(docs, kernel, dtype=dtype, cols=cols, block_n=tile, programs_per_sm=per_sm)
     return max(found, key=render.bandwidth) if found else None
 
 

@@ -44,11 +44,7 @@ def small_median(docs: Docs, impl: str, field: str) -> float:
 
 def sweep(docs: Docs, block: int | None = None, warps: int | None = None) -> list[dict]:
     """Rows of the block sweep, all or those at ``block`` and/or ``warps``."""
-    return [
-        r
-        for r in render.rows(docs, SWEEP)
-        if block in (None, r["block"]) and warps in (None, r["num_warps"])
-    ]
+    return render.select(docs, SWEEP, block=block, num_warps=warps)
 
 
 def sweep_row(docs: Docs, block: int, warps: int) -> dict:

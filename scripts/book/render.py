@@ -138,6 +138,12 @@ def rows(docs: Docs, bench: str, **match) -> list[dict]:
     return [r for r in doc(docs, bench)["rows"] if all(r.get(k) == v for k, v in match.items())]
 
 
+def select(docs: Docs, bench: str, **match) -> list[dict]:
+    """``rows``, where a None in ``match`` stands for any value (a kind's parameter that
+    was left out: the best over all its settings, say)."""
+    return rows(docs, bench, **{k: v for k, v in match.items() if v is not None})
+
+
 def rows_by(docs: Docs, bench: str, x: str, /, **match) -> list[dict]:
     """The rows of ``bench`` whose fields equal ``match``, in order of their field ``x``
     (a line's points, left to right)."""

@@ -136,3 +136,11 @@ def test_curves_are_one_per_implementation_and_style_that_has_rows():
         ("a", "solid", [1, 2]), ("a", "dash", [1]), ("b", "dash", [1])
     ]  # fmt: skip
     assert found[0][:3] == ("a", "A", "triton")
+
+
+def test_select_reads_none_as_any_value():
+    rows = [{"block": 4, "warps": 1}, {"block": 4, "warps": 2}, {"block": 8, "warps": 1}]
+    docs = {"bench": {"rows": rows}}
+    assert render.select(docs, "bench", block=4, warps=None) == rows[:2]
+    assert render.select(docs, "bench", block=None, warps=1) == [rows[0], rows[2]]
+    assert render.select(docs, "bench", block=None) == rows

@@ -323,15 +323,11 @@ def target_budget(docs: Docs, n: int) -> float:
 Kernel = Literal["triton_fused", "triton_plain"]
 
 
-def regs(docs: Docs, impl: Kernel, n: int) -> int:
+def regs(docs: Docs, impl: Kernel, n: int, spilled: bool = False) -> int:
     """Registers per thread of the kernel the autotuner chose at n³, with the epilogue
-    (triton_fused) or without (triton_plain)."""
-    return render.one(docs, EPILOGUE, impl=impl, m=n)["n_regs"]
-
-
-def spills(docs: Docs, impl: Kernel, n: int) -> int:
-    """Registers that kernel spills to local memory."""
-    return render.one(docs, EPILOGUE, impl=impl, m=n)["n_spills"]
+    (triton_fused) or without (triton_plain); with ``spilled``, those it spills to local
+    memory."""
+    return render.one(docs, EPILOGUE, impl=impl, m=n)["n_spills" if spilled else "n_regs"]
 
 
 VALUES = {
@@ -370,7 +366,6 @@ VALUES = {
     "matmul.fusion_floor": Value(fusion_floor, render.ratio),
     "matmul.target_budget": Value(target_budget, render.percent),
     "matmul.regs": Value(regs, render.count),
-    "matmul.spills": Value(spills, render.count),
 }
 
 

@@ -150,14 +150,10 @@ def over_empty(docs: Docs, block: int, warps: int) -> float:
     return r["time_s"]["p50"] / r["empty_time_s"]["p50"]
 
 
-def regs(docs: Docs, block: int, warps: int) -> int:
-    """Registers per thread of the add compiled for (block, warps)."""
-    return sweep_row(docs, block, warps)["n_regs"]
-
-
-def spills(docs: Docs, block: int, warps: int) -> int:
-    """Values spilled to local memory by the add compiled for (block, warps)."""
-    return sweep_row(docs, block, warps)["n_spills"]
+def regs(docs: Docs, block: int, warps: int, spilled: bool = False) -> int:
+    """Registers per thread of the add compiled for (block, warps); with ``spilled``, the
+    values it spills to local memory."""
+    return sweep_row(docs, block, warps)["n_spills" if spilled else "n_regs"]
 
 
 # ---- values: n = 2^28 against 2^28 - 1 (vector_add_ragged) --------------------------------
@@ -193,7 +189,6 @@ VALUES = {
     "vector_add.empty_time": Value(empty_time, render.millis(1)),
     "vector_add.over_empty": Value(over_empty, render.ratio),
     "vector_add.regs": Value(regs, render.plain),
-    "vector_add.spills": Value(spills, render.plain),
     "vector_add.ragged_slowdown": Value(ragged_slowdown, render.ratio),
     "vector_add.loads": Value(loads),
 }

@@ -8,11 +8,10 @@ the full-run time needs every benchmark file of the device to carry its wall tim
 from older runs lack it), the quick-run values need a quick_run.json.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
-from scripts.book.render import Docs, Value, plain
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 NOT_FULL_DATA = {"quick_run", "variation"}  # not part of what `make figures` writes
 NOT_YET = "not yet measured"
@@ -82,14 +81,10 @@ def minutes(v: float) -> str:
     return f"{v / 60:.0f} minutes" if v >= 90 else f"{v:.0f} seconds"
 
 
-def gib(v: float) -> str:
-    return f"{v / 2**30:.1f} GiB"
-
-
 VALUES = {
-    "runs.benchmarks": Value(benchmarks, plain),
+    "runs.benchmarks": Value(benchmarks, render.plain),
     "runs.wall": Value(wall, minutes, missing=NOT_YET),
-    "runs.peak": Value(peak, gib, missing=NOT_YET),
-    "runs.full_peak_benchmark": Value(full_peak_benchmark, plain, missing=NOT_YET),
+    "runs.peak": Value(peak, render.gib, missing=NOT_YET),
+    "runs.full_peak_benchmark": Value(full_peak_benchmark, render.plain, missing=NOT_YET),
     "runs.dates": Value(dates),
 }

@@ -70,7 +70,7 @@ def test_quick_run_values(docs):
     jsonschema.Draft202012Validator(schema).validate(summary)
     docs["quick_run"] = summary
     assert runs.wall(docs, "quick") == 200.0 and runs.minutes(200.0) == "3 minutes"
-    assert runs.peak(docs, "quick") == 5 << 30 and runs.gib(5 << 30) == "5.0 GiB"
+    assert runs.peak(docs, "quick") == 5 << 30 and render.gib(5 << 30) == "5.0 GiB"
     assert "quick_run" not in runs._full(docs)  # not counted as full-run data
 
 

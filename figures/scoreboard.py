@@ -19,25 +19,11 @@ fused_activation.pick, softmax.series and row_of, matmul.square), else by their 
 row a device has not measured is left out of its column ("—" on the page).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 
 from figures import fused_activation, matmul, softmax, variation, vector_add
-from scripts.book.render import (
-    Docs,
-    RenderError,
-    Table,
-    Value,
-    doc,
-    maybe_one,
-    one,
-    percent1,
-    repeat_drift,
-    speedup,
-    tie_margin,
-    ties,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Table, Value
 
 Label = tuple[str, str]  # (case, what it is compared against)
 SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
@@ -84,11 +70,11 @@ def against(
     if ours is None or peer is None:
         return None
     bound = host_bound(ours) or host_bound(peer)
-    margin = tie_margin(doc(docs, bench))
+    margin = render.tie_margin(render.doc(docs, bench))
     if bound or field == "host_s":
         margin = max(margin, launch_drift(docs))
-    mid, low, high = speedup(ours[field], peer[field], margin)
-    tie = ties(low, high)
+    mid, low, high = render.speedup(ours[field], peer[field], margin)
+    tie = render.ties(low, high)
     word = "ties" if tie else ("faster" if low > 1 else "slower")
     return f"{word}: {span(mid, low, high, False, tie)}" + (" · host-bound" if bound else "")
 
@@ -98,11 +84,13 @@ def of_copy(docs: Docs, bench: str, row: dict | None) -> str | None:
     None without the row."""
     if row is None:
         return None
-    d = doc(docs, bench)
+    d = render.doc(docs, bench)
     ceiling = d["ceilings"]["copy"]
     scale = row["bytes"] / ceiling["bytes"]
-    mid, low, high = (scale * v for v in speedup(row["time_s"], ceiling["time_s"], tie_margin(d)))
-    tie = ties(low, high)
+    mid, low, high = (
+        scale * v for v in render.speedup(row["time_s"], ceiling["time_s"], render.tie_margin(d))
+    )
+    tie = render.ties(low, high)
     return ("ties: " if tie else "") + span(mid, low, high, True, tie)
 
 
@@ -120,7 +108,7 @@ def drift_note(*benches: str) -> Callable[[Docs], str]:
     margin its intervals are widened by), where it did."""
 
     def note(docs: Docs) -> str:
-        drifts = [repeat_drift(docs[b]) for b in benches if b in docs]
+        drifts = [render.repeat_drift(docs[b]) for b in benches if b in docs]
         worst = max(drifts, default=0.0)
         return f"cuBLAS 8192³ timed twice in the run, {worst:.1%} apart" if worst else ""
 
@@ -137,14 +125,14 @@ def get(lookup: Callable[..., dict], *args) -> dict | None:
     measured it (the helper's RenderError, or an empty list it indexed)."""
     try:
         return lookup(*args)
-    except (RenderError, IndexError):
+    except (render.RenderError, IndexError):
         return None
 
 
 def find(docs: Docs, bench: str, **match) -> dict | None:
     """The one timed row of ``bench`` matching ``match``, or None where the device has
     none (no such benchmark, no such row, or a row that failed and has no time)."""
-    row = maybe_one(docs, bench, absent_ok=True, **match)
+    row = render.maybe_one(docs, bench, absent_ok=True, **match)
     return row if row is not None and "time_s" in row else None
 
 
@@ -209,7 +197,7 @@ def matmul_square_cells(docs: Docs) -> Cells:
 
 def matmul_llm_cells(docs: Docs) -> Cells:
     cells, bench = Cells(), matmul.LLM
-    mine = [r for r in doc(docs, bench)["rows"] if r["impl"] == "triton" and "time_s" in r]
+    mine = [r for r in render.doc(docs, bench)["rows"] if r["impl"] == "triton" and "time_s" in r]
     for r in sorted(mine, key=lambda r: r["m"]):
         case = f"{SHORT[r['dtype']]}, M = {r['m']:,} (N = {r['n']:,}, K = {r['k']:,})"
         cublas = find(docs, bench, impl="cublas", dtype=r["dtype"], m=r["m"], n=r["n"], k=r["k"])
@@ -235,7 +223,8 @@ SOFTMAX_PEERS = (("torch", "torch.softmax"), ("compile", "torch.compile"), ("lig
 def softmax_cells(direction: str, dtype: str) -> Callable[[Docs], Cells]:
     def cells_of(docs: Docs) -> Cells:
         cells, bench = Cells(), softmax.BENCH
-        for ours in softmax.series(docs, "triton", direction, dtype):
+        mine = dict(impl="triton", direction=direction, dtype=dtype)
+        for ours in render.rows_by(docs, bench, "cols", **mine):
             case = f"{ours['cols']:,} columns"
             cells.put(case, "copy", of_copy(docs, bench, ours))
             for peer, name in SOFTMAX_PEERS:
@@ -263,7 +252,7 @@ def rmsnorm_cells(direction: str) -> Callable[[Docs], Cells]:
         cells = Cells()
         mine = [
             r
-            for r in doc(docs, RMSNORM)["rows"]
+            for r in render.doc(docs, RMSNORM)["rows"]
             if r["impl"] == "triton" and r["direction"] == direction and "time_s" in r
         ]
         for r in sorted(mine, key=lambda r: (r["dtype"] != "bfloat16", r["hidden"])):
@@ -296,7 +285,7 @@ def attention_cells(direction: str) -> Callable[[Docs], Cells]:
         cells = Cells()
         mine = [
             r
-            for r in doc(docs, ATTENTION)["rows"]
+            for r in render.doc(docs, ATTENTION)["rows"]
             if r["impl"] == "triton" and r["direction"] == direction and r["n"] == ATTENTION_N
         ]
         for r in sorted(mine, key=lambda r: (r["head_dim"], r["causal"])):
@@ -352,9 +341,9 @@ HOST_CALLS = (
 
 
 def host_cost_cells(docs: Docs) -> Cells:
-    cells, torch_add = Cells(), one(docs, LAUNCH_LEAN, key="torch_add")
+    cells, torch_add = Cells(), render.one(docs, LAUNCH_LEAN, key="torch_add")
     for key, name in HOST_CALLS:
-        ours = maybe_one(docs, LAUNCH_LEAN, absent_ok=True, key=key)
+        ours = render.maybe_one(docs, LAUNCH_LEAN, absent_ok=True, key=key)
         cells.put(name, "torch.add(out=)", against(docs, LAUNCH_LEAN, ours, torch_add, "host_s"))
     return cells
 
@@ -409,7 +398,7 @@ TABLES = {
 def drift(docs: Docs, bench: str) -> float:
     """How far apart the run of ``bench`` timed cuBLAS on 8192³ twice (its ceiling at the
     start and its row beside the kernels), as a fraction of the first: ``render.repeat_drift``."""
-    return repeat_drift(doc(docs, bench))
+    return render.repeat_drift(render.doc(docs, bench))
 
 
-VALUES = {"scoreboard.drift": Value(drift, percent1)}
+VALUES = {"scoreboard.drift": Value(drift, render.percent1)}

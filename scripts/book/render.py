@@ -246,14 +246,6 @@ def rate(amount: float, s: Spread, unit: float = 1.0) -> tuple[float, float, flo
     return amount / s["p50"] / unit, amount / s["p80"] / unit, amount / s["p20"] / unit
 
 
-def winner(a: Spread, b: Spread) -> int:
-    """Which of two time spreads is faster beyond the spread: +1 for ``a`` (its slowest,
-    p80, below b's fastest, p20), -1 for ``b``, 0 for a tie within the spread."""
-    if a["p80"] < b["p20"]:
-        return 1
-    return -1 if b["p80"] < a["p20"] else 0
-
-
 def duration(s: Spread, unit: float = 1.0) -> tuple[float, float, float]:
     """A time spread in ``unit`` seconds: (median, p20, p80)."""
     return s["p50"] / unit, s["p20"] / unit, s["p80"] / unit
@@ -307,6 +299,16 @@ def tie_margin(d: dict) -> float:
     """The margin a comparison between two rows of data file ``d`` is widened by: the run's
     ``repeat_drift``, and at least ``TIE_FLOOR``."""
     return max(TIE_FLOOR, repeat_drift(d))
+
+
+def winner(a: Spread, b: Spread, margin: float = 0.0) -> int:
+    """Which of two time spreads is faster by the tie rule (``speedup``, ``ties``): +1 for
+    ``a`` (its slowest, p80, below b's fastest, p20, once widened by ``margin``), -1 for
+    ``b``, 0 for a tie."""
+    _, low, high = speedup(a, b, margin)
+    if ties(low, high):
+        return 0
+    return 1 if low > 1 else -1
 
 
 COMPARE_WORDS = ("faster than", "as fast as", "slower than")

@@ -91,10 +91,13 @@ def test_rate_lines_plot_the_rows_rates_against_one_field():
 
 
 def test_the_winner_is_faster_beyond_the_spread():
-    fast, slow = {"p20": 1.0, "p80": 2.0}, {"p20": 3.0, "p80": 4.0}
-    overlapping = {"p20": 1.5, "p80": 3.5}
+    fast, slow = {"p20": 1.0, "p50": 1.5, "p80": 2.0}, {"p20": 3.0, "p50": 3.5, "p80": 4.0}
+    overlapping = {"p20": 1.5, "p50": 2.5, "p80": 3.5}
     assert render.winner(fast, slow) == 1 and render.winner(slow, fast) == -1
     assert render.winner(fast, overlapping) == 0 and render.winner(overlapping, slow) == 0
+    # the same rule as the prose's comparison words and the scoreboard's ties
+    assert render.compare(fast, slow, margin=0.0) == "faster than"
+    assert render.winner(fast, slow, margin=0.6) == 0  # widened past 1: a tie
 
 
 def test_a_roofline_point_takes_the_rows_fields_unless_told():

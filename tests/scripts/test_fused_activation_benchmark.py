@@ -1,0 +1,183 @@
+"""The fused-activation benchmarks' logic on a CPU, with the GPU stubbed: the dropout
+comparison and the controls run end to end at tiny sizes under the interpreter (their
+checks included), their rows validate against the row schemas, the peer check refuses a
+wrong dropout, and the instruction counter reads PTX and SASS as the compiler writes them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import torch
+
+from kernels import fused_activation as fa
+from scripts.bench import benchlib
+from scripts.bench.benchmarks import fused_activation as bench
+from tests.support import fresh_seed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PTX = """
+.visible .entry bias_gelu_mask_kernel(
+	.param .u64 .ptr .global .align 1 bias_gelu_mask_kernel_param_0
+)
+.reqntid 128
+{
+	.reg .pred 	%p<43>;
+	.loc	1 23 0                          // fused_activation.py:23:0
+$L__func_begin0:
+// %bb.0:
+	ld.param.b64 	%rd37, [bias_gelu_mask_kernel_param_0];
+	@%p1 ld.global.v4.b32 { %r1, %r2, %r3, %r4 }, [ %rd1 + 0 ];
+	@!%p3 bra 	$L__BB0_4;
+	fma.rn.ftz.f32 	%r84, %r338, %r339, %r337;
+	fma.rn.ftz.f32 	%r85, %r84, %r339, %r336;
+$L__BB0_4:                              // %__nv_erff.exit
+	ret;
+}
+"""
+SASS = """Function:bias_gelu_mask_kernel
+--:-:-:-:8	LDC R1, c[0x0][0x28];
+--:-:2:-:4	@P1 LDG.E.128 R8, desc[UR4][R12.64];
+--:0:3:-:1	@!P0 LDG.E.128 R4, desc[UR4][R18.64];
+--:-:-:-:1	FFMA.FTZ R18, R21, R0, R18;
+--:-:0:-:3	@P0 MUFU.EX2 R25, R0;
+--:-:-:-:6	@!P0 EXIT;
+--:-:-:Y:0	NOP;
+--:-:-:Y:0	BRA LBB0;
+"""
+
+
+def test_instruction_counts_read_ptx_and_sass():
+    assert bench.instruction_counts(PTX, "ptx") == {
+        "ld.param.b64": 1,
+        "ld.global.v4.b32": 1,
+        "bra": 1,
+        "fma.rn.ftz.f32": 2,
+        "ret": 1,
+    }
+    assert bench.instruction_counts(SASS, "sass") == {
+        "LDC": 1,
+        "LDG.E.128": 2,
+        "FFMA.FTZ": 1,
+        "MUFU.EX2": 1,
+        "EXIT": 1,
+        "BRA": 1,
+    }
+
+
+class FakeCompiled:
+    asm = {"ptx": PTX, "cubin": b""}
+    n_regs, n_spills = 40, 0
+
+
+@pytest.fixture(autouse=True)
+def no_cuda_sync(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+
+
+FAKE_SPREAD = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 7}
+
+
+@pytest.fixture
+def on_cpu(monkeypatch):
+    """The benchmarks' GPU parts stubbed: tiny CPU inputs (the kernels run under the
+    interpreter), timing and kernel counts faked, torch.compile left out (the identity)."""
+    monkeypatch.setattr(bench, "N", 96)
+    monkeypatch.setattr(bench, "SWEEP_M", [5, 33])
+    monkeypatch.setattr(bench, "HOST_M", [5])
+    monkeypatch.setattr(bench, "LARGEST", 33)
+    monkeypatch.setattr(bench, "CONTROL_TILES", [(1, 32, 1), (16, 128, 4)])
+
+    def inputs(m, dtype, with_mask):
+        x = torch.randn(m, bench.N).to(dtype)
+        bias = torch.randn(bench.N).to(dtype)
+        keep = torch.rand(m, bench.N) >= bench.DROP_P
+        mask = (keep.float() / (1 - bench.DROP_P)).to(dtype) if with_mask else None
+        return x, bias, mask
+
+    monkeypatch.setattr(bench, "inputs", inputs)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    monkeypatch.setattr(benchlib, "warm_up", lambda: None)
+    monkeypatch.setattr(benchlib, "device_time", lambda fn, **kw: dict(FAKE_SPREAD))
+    monkeypatch.setattr(benchlib, "host_time", lambda fn, calls: dict(FAKE_SPREAD))
+    monkeypatch.setattr(bench, "kernels_per_call", lambda fn: 1)
+    monkeypatch.setattr(bench, "compiled_kernel", lambda *a, **kw: FakeCompiled())
+    monkeypatch.setattr(bench, "sass_text", lambda kernel: SASS)
+    monkeypatch.setattr(bench.torch, "compile", lambda fn, **kw: fn)
+
+
+def validate(rows, benchmark):
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    schema = json.loads((ROOT / "figures" / "schemas" / f"{benchmark}.json").read_text())
+    jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate(rows)
+
+
+def test_dropout_benchmark_checks_and_rows(on_cpu):
+    fresh_seed()
+    rows = bench.run_dropout({})
+    validate(rows, "fused_activation_dropout")
+    # every size and the tanh variant at the largest, four impls each
+    assert len(rows) == 4 * (len(bench.SWEEP_M) + len(bench.DROPOUT_VARIANTS))
+    by = {(r["impl"], r["m"], r["approximate"]): r for r in rows}
+    n = bench.N
+    assert by[("triton_seed", 33, "none")]["bytes"] == (2 * 33 * n + n) * 2
+    assert by[("triton_mask", 33, "none")]["bytes"] == (3 * 33 * n + n) * 2
+    assert "host_s" in by[("eager", 5, "none")] and "host_s" not in by[("eager", 33, "none")]
+    keep = fa.launch_dropout_mask(33, n, bench.DROP_P, bench.SEED, "cpu")
+    assert by[("triton_seed", 33, "none")]["keep_fraction"] == keep.double().mean().item()
+
+
+def test_controls_benchmark_checks_and_rows(on_cpu):
+    fresh_seed()
+    rows = bench.run_controls({})
+    validate(rows, "fused_activation_controls")
+    assert len(rows) == 2 * len(bench.KEEPS) * len(bench.CONTROL_TILES)
+    assert {r["per_thread"] for r in rows} == {1, 16}
+    assert [r["planned"] for r in rows[:2]] == [False, True]  # plan(33, 96) is 16 x 128
+    assert rows[0]["sass_ops"]["LDG.E.128"] == 2
+
+
+def peer_inputs():
+    fresh_seed()
+    x, bias = torch.randn(64, 200), torch.randn(200)
+    return x, bias, 0.3
+
+
+def test_the_peer_check_passes_torch_dropout():
+    x, bias, p = peer_inputs()
+    got = bench.dropout_chain(x, bias, p, "none")
+    fraction = bench.check_dropout(got, x, bias, p, "none", "eager")
+    assert abs(fraction - 0.7) < 0.05
+
+
+@pytest.mark.parametrize(
+    "wrong, says",
+    [
+        (lambda x, b, p: torch.nn.functional.gelu(x + b), "kept"),  # dropped nothing
+        (lambda x, b, p: torch.nn.functional.dropout(torch.nn.functional.gelu(x + b), 0.6),
+         "kept"),  # another p
+        (lambda x, b, p: torch.nn.functional.dropout(torch.nn.functional.gelu(x + b), p)
+         * (1 - p), "Tensor-likes are not close"),  # not scaled by 1 / (1 - p)
+        (lambda x, b, p: torch.nn.functional.dropout(torch.nn.functional.gelu(x), p),
+         "Tensor-likes are not close"),  # no bias
+        (lambda x, b, p: torch.nn.functional.dropout(x + b, p)[:, :100], "got"),  # shape
+    ],
+)  # fmt: skip
+def test_the_peer_check_refuses_a_wrong_dropout(wrong, says):
+    x, bias, p = peer_inputs()
+    with pytest.raises(AssertionError, match=says):
+        bench.check_dropout(wrong(x, bias, p), x, bias, p, "none", "wrong")
+
+
+def test_seeded_expected_is_the_kernels_result():
+    fresh_seed()
+    x, bias = torch.randn(7, 50, dtype=torch.bfloat16), torch.randn(50, dtype=torch.bfloat16)
+    expected, fraction = bench.seeded_expected(x, bias, 0.25, 99, "tanh")
+    got = fa.bias_gelu_mask(x, bias, approximate="tanh", p=0.25, seed=99)
+    rtol, atol = bench.CHECK_TOL[torch.bfloat16]
+    torch.testing.assert_close(got, expected, rtol=rtol, atol=atol)
+    assert 0 < fraction < 1

@@ -1263,6 +1263,11 @@ NOT_WRAPPERS = {
     "matmul_tma.tma_refusal": "reads strides and answers with a reason; launches nothing",
     "matmul_tma.path_for": "reads strides and names a path; launches nothing",
     "_tuning.split_k_for": "the heuristic: arithmetic on a dict of ints",
+    "matmul.m_bucket": "arithmetic on an int: the autotuner's key for M",
+    "matmul.matmul_minimal": "lesson 09's minimal launch: divisible, contiguous shapes only "
+    "and no checks, by design (what it leaves out is what the lesson adds)",
+    "matmul_tma.m_bucket": "arithmetic on an int: the autotuners' key for M",
+    "_tuning.m_bucket": "arithmetic on an int: the autotuner's key for M",
     "attention.AttentionFunction": "the autograd.Function behind attention, which checks first",
     "rmsnorm.RMSNormFunction": "the autograd.Function behind rms_norm, which checks first",
     "compiled_ops.silu_mul_op": "the torch operator behind silu_mul, which checks first "

@@ -181,3 +181,51 @@ def test_seeded_expected_is_the_kernels_result():
     rtol, atol = bench.CHECK_TOL[torch.bfloat16]
     torch.testing.assert_close(got, expected, rtol=rtol, atol=atol)
     assert 0 < fraction < 1
+
+
+def test_the_value_kinds_read_the_rows_the_benchmarks_write(on_cpu):
+    """figures/fused_activation.py's dropout and control kinds on rows made by the two
+    benchmarks (GPU stubbed), and None on a device without them."""
+    from figures import fused_activation as fig
+
+    fresh_seed()
+    spread = {"p20": 1e-3, "p50": 1e-3, "p80": 1e-3, "reps": 5}
+    envelope = {
+        "ceilings": {"copy": {"bytes": 10**9, "time_s": spread}},
+        "provenance": {"sm_count": 132, "clocks_after": {"sm_mhz": 1980.0}},
+    }
+    docs = {
+        fig.DROPOUT: {**envelope, "rows": bench.run_dropout({})},
+        fig.CONTROLS: {**envelope, "rows": bench.run_controls({})},
+    }
+    copy_bw = 10**9 / 1e-3
+    seed_row = fig.dropout_row(docs, "triton_seed")
+    assert seed_row["m"] == 33 and seed_row["approximate"] == "none"
+    assert fig.dropout_row(docs, "eager", at="smallest")["m"] == 5
+    assert fig.dropout_time(docs, "triton_seed") == FAKE_SPREAD["p50"]
+    assert fig.dropout_time(docs, "eager", at="smallest", clock="host") == FAKE_SPREAD["p50"]
+    assert fig.dropout_time(docs, "eager", clock="host") is None  # not timed at the largest
+    assert fig.dropout_vs(docs, "triton_mask", "triton_seed") == 1.0
+    assert fig.dropout_of_copy(docs, "triton_seed") == seed_row["bytes"] / 1.1e-3 / copy_bw
+    main = {"rows": [{"impl": "triton", "dtype": "bfloat16", "approximate": "none",
+                      "mask": True, "m": 33, "n": bench.N}]}  # fmt: skip
+    assert fig.dropout_bytes({fig.BENCH: main}, "seed") == seed_row["bytes"]
+    assert fig.dropout_bytes({fig.BENCH: main}, "memory") == (3 * 33 + 1) * bench.N * 2
+    assert fig.dropout_kernels(docs, "compile") == 1
+    assert 0.8 < fig.dropout_kept(docs, "triton_seed") < 1.0
+    # controls: CONTROL_TILES of the fixture hold 1 and 16 elements per thread
+    row = fig.control_row(docs, "none", "seed", 16)
+    assert row["per_thread"] == 16 and row["keep"] == "seed"
+    sass = sum(bench.instruction_counts(SASS, "sass").values())
+    assert fig.instructions(docs, "none", "seed") == sass / 16
+    assert fig.instructions(docs, "tanh", "none", code="ptx") == 6 / 16
+    assert fig.control_regs(docs, "none", "none") == FakeCompiled.n_regs
+    issued = sass / 16 * 33 * bench.N / FAKE_SPREAD["p50"]
+    assert fig.issue_share(docs, "none", "none") == issued / (132 * 128 * 1980e6)
+    memory = fig.control_row(docs, "none", "memory", 16)
+    assert memory["bytes"] == (3 * 33 * bench.N + bench.N) * 2
+    assert fig.control_of_copy(docs, "none", "memory") == memory["bytes"] / 1.1e-3 / copy_bw
+    # a device whose run predates the two benchmarks: every kind says None
+    assert fig.dropout_time({}, "triton_seed") is None
+    assert fig.instructions({}, "none", "none") is None
+    assert fig.issue_share({}, "none", "none") is None

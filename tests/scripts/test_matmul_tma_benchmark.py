@@ -57,3 +57,19 @@ def test_the_rows_validate_with_the_config_fields():
     old = {k: row[k] for k in ("impl", "dtype", "m", "n", "k", "flops", "bytes", "time_s")}
     jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate([row, old])
     assert set(bench.EPILOGUE_TUNERS) == {"tma_fused", "lesson09_fused", "tma_plain"}
+
+
+def test_the_config_value_reads_the_recorded_pick():
+    from figures import matmul_tma as fig
+
+    spread = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 10}
+    rows = [
+        {"impl": "tma_fused", "m": 4096, "time_s": spread, "block_m": 128, "block_n": 256,
+         "block_k": 64, "num_warps": 8, "num_stages": 3},
+        {"impl": "tma_plain", "m": 4096, "time_s": spread},  # a run before the field
+    ]  # fmt: skip
+    docs = {fig.EPI: {"rows": rows}}
+    assert fig.epilogue_config(docs, "tma_fused", 4096) == "128×256×64, 8 warps, 3 stages"
+    assert fig.epilogue_config(docs, "tma_plain", 4096) is None
+    assert fig.epilogue_config(docs, "tma_fused", 8192) is None
+    assert fig.epilogue_config({}, "tma_fused", 4096) is None

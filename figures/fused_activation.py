@@ -247,15 +247,19 @@ DROPOUT = "fused_activation_dropout"
 DropImpl = Literal["triton_seed", "triton_mask", "eager", "compile"]
 DropAt = Literal["largest", "smallest"]
 GeluForm = Literal["none", "tanh"]
+DropDtype = Literal["bfloat16", "float32"]
 
 
-def dropout_row(docs: Docs, impl: str, at: str = "largest", approximate: str = "none"):
-    """The row of ``impl`` in the dropout comparison at its largest or smallest size (only
-    the exact GELU is swept; tanh is measured at the largest), or None where this device
-    has no such data (a run before the benchmark, or a peer that could not run)."""
+def dropout_row(
+    docs: Docs, impl: str, at: str = "largest", approximate: str = "none", dtype: str = "bfloat16"
+) -> dict | None:
+    """The row of ``impl`` in the dropout comparison at its largest or smallest size (the
+    sweep is bf16 with the exact GELU; tanh and float32 are measured at the largest), or
+    None where this device has no such data (a run before the benchmark, or a peer that
+    could not run)."""
     found = sorted(
         (r for r in docs.get(DROPOUT, {}).get("rows", [])
-         if r["impl"] == impl and r["approximate"] == approximate),
+         if (r["impl"], r["approximate"], r["dtype"]) == (impl, approximate, dtype)),
         key=lambda r: r["m"],
     )  # fmt: skip
     if not found:
@@ -265,32 +269,35 @@ def dropout_row(docs: Docs, impl: str, at: str = "largest", approximate: str = "
 
 def dropout_time(
     docs: Docs, impl: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
-    clock: Literal["device", "host"] = "device",
+    dtype: DropDtype = "bfloat16", clock: Literal["device", "host"] = "device",
 ) -> float | None:  # fmt: skip
     """Median seconds per call of dropout(gelu(x + bias), p = 0.1) by ``impl``: triton_seed
     (the keep mask made in the kernel), triton_mask (read from memory), eager or compile
     (F.dropout(F.gelu(x + bias), p)); on the device, or on the host (smallest size only)."""
-    r = dropout_row(docs, impl, at, approximate)
+    r = dropout_row(docs, impl, at, approximate, dtype)
     if r is None:
         return None
     return r["time_s"]["p50"] if clock == "device" else r.get("host_s", {}).get("p50")
 
 
 def dropout_vs(
-    docs: Docs, of: DropImpl, to: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none"
-) -> float | None:
+    docs: Docs, of: DropImpl, to: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
+    dtype: DropDtype = "bfloat16",
+) -> float | None:  # fmt: skip
     """``of``'s time over ``to``'s in the dropout comparison (above 1: ``to`` is faster);
     of=triton_mask to=triton_seed: what making the mask in the kernel gains."""
-    a, b = dropout_time(docs, of, at, approximate), dropout_time(docs, to, at, approximate)
+    a = dropout_time(docs, of, at, approximate, dtype)
+    b = dropout_time(docs, to, at, approximate, dtype)
     return a / b if a and b else None
 
 
 def dropout_of_copy(
-    docs: Docs, impl: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none"
-) -> float | None:
+    docs: Docs, impl: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
+    dtype: DropDtype = "bfloat16",
+) -> float | None:  # fmt: skip
     """``impl``'s own least bytes (the mask counted only where it is read) over its time,
     as a fraction of the run's copy bandwidth."""
-    r = dropout_row(docs, impl, at, approximate)
+    r = dropout_row(docs, impl, at, approximate, dtype)
     return None if r is None else bandwidth(r) / copy(docs, DROPOUT)
 
 

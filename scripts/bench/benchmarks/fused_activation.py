@@ -213,7 +213,9 @@ def run(ceilings: dict) -> list[dict]:
 # ---- dropout made in the kernel: fused_activation_dropout --------------------------------
 
 SEED = 20240613  # the Triton kernel's dropout seed; the peers draw from torch's generator
-DROPOUT_VARIANTS = [(torch.bfloat16, "tanh")]  # at the largest size, besides the bf16 sweep
+# At the largest size, besides the bf16 sweep: the tanh GELU (fewer instructions), and
+# float32 (twice the bytes per element for the same instructions).
+DROPOUT_VARIANTS = [(torch.bfloat16, "tanh"), (torch.float32, "none")]
 
 
 def dropout_min_bytes(m: int, dtype: torch.dtype, keep: str) -> int:
@@ -441,7 +443,7 @@ BENCHMARKS = [
         "mask bytes); triton_mask, the same kernel reading a keep mask (0 or 1/(1-p)) from "
         "memory; eager F.dropout(F.gelu(x + bias), p) and torch.compile of it (dynamic=False, "
         "one compile per case), each with torch's own random mask. Sweep: bfloat16, exact "
-        "GELU, M = 256..32768; at M = 32768 also tanh GELU. Triton rows checked against the "
+        "GELU, M = 256..32768; at M = 32768 also tanh GELU (bf16) and float32. Triton rows checked against the "
         "float64 reference on their own mask (launch_dropout_mask for the seed), then timed "
         "(do_bench, L2 flushed). The peers' mask cannot be known in advance: each is checked "
         "for shape, dtype, a kept fraction within 6 binomial standard deviations of 1 - p "

@@ -164,6 +164,7 @@ MAX_NUM_WARPS = 32
 # an add is one, so this cap is a quarter of that (a conservative choice, not a measurement).
 MAX_PER_THREAD = 128
 MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
+MAX_P = 1 - 2**-24  # the largest dropout probability below 1 in float32
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
@@ -203,8 +204,10 @@ def _check_dropout(p: object, seed: object, mask: object) -> None:
     # p: a probability that leaves something to keep (p = 1 would scale by 1 / 0).
     if isinstance(p, bool) or not isinstance(p, (int, float)):
         raise TypeError(f"bias_gelu_mask: p must be a float, got {type(p).__name__}")
-    if not 0 <= p < 1:  # NaN fails this too
-        raise ValueError(f"bias_gelu_mask: p must be in [0, 1), got {p}")
+    # The kernel compares with p in float32, where anything above 1 - 2**-24 rounds to 1
+    # and would drop every element. (NaN fails this too.)
+    if not 0 <= p <= MAX_P:
+        raise ValueError(f"bias_gelu_mask: p must be in [0, 1) (at most 1 - 2**-24), got {p}")
     if seed is None:
         if p:
             raise ValueError(f"bias_gelu_mask: p = {p} needs a seed (seed=None drops nothing)")
@@ -292,11 +295,12 @@ def bias_gelu_mask(
     ``torch.nn.functional.gelu``. The arithmetic is float32, rounded once to the dtype.
 
     ``seed`` (an int in [0, 2**64), instead of a ``mask``) turns on dropout made in the
-    kernel: each element is dropped (0) with probability ``p`` (a float in [0, 1)) and
-    kept ones are scaled by 1 / (1 - p). The keep mask comes from ``tl.rand`` on the seed
-    and each element's place ``row * N + col``, so a seed gives the same mask on any tile
-    and warp count; ``launch_dropout_mask`` makes it alone. No mask is read or stored.
-    p = 0 keeps everything, and without a seed p must be 0.
+    kernel: each element is dropped (0) with probability ``p`` (a float in [0, 1), at most
+    1 - 2**-24, the largest float32 below 1) and kept ones are scaled by 1 / (1 - p). The
+    keep mask comes from ``tl.rand`` on the seed and each element's place
+    ``row * N + col``, so a seed gives the same mask on any tile and warp count;
+    ``launch_dropout_mask`` makes it alone. No mask is read or stored. p = 0 keeps
+    everything, and without a seed p must be 0.
 
     There is no backward: no input may require grad while grad mode is on. ``out``, if
     given, receives the result: same shape, dtype and device as ``x``, elements that do not

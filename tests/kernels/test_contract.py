@@ -855,7 +855,8 @@ ROWS = (
         defaults={"p": 0.25, "seed": 20240613},
         reference=_gelu_dropout_reference,
         knobs=(
-            Knob("p", "number", (-0.1, 1.0, 1, 1.5, NAN, math.inf, -math.inf), r"\[0, 1\)"),
+            Knob("p", "number", (-0.1, 1.0, 1, 1 - 2**-25, 1.5, NAN, math.inf, -math.inf),
+                 r"\[0, 1\)"),
             Knob("seed", "int|None", (-1, 2**64, 2**70), r"\[0, 2\*\*64\)"),
             Knob("block_m", "int|None", (0, 3, 2048), r"\[1, 1024\]"),
             Knob("num_warps", "int", (0, 3, 64), r"\[1, 32\]"),

@@ -356,6 +356,16 @@ def test_dropout_with_p_zero_is_the_no_mask_result(dtype, approximate):
         assert torch.equal(dropped, plain), f"seed={test_seed} p={p!r}"
 
 
+def test_dropout_with_the_largest_p_keeps_almost_nothing_and_scales_the_rest():
+    """p = 1 - 2**-24 (the largest float32 below 1) is taken: every element of a small
+    tensor is dropped, and nothing is inf or NaN."""
+    x, bias = rand((16, 64), scale=3.0), rand(64)
+    out = fa.bias_gelu_mask(x, bias, p=fa.MAX_P, seed=3)
+    keep = fa.launch_dropout_mask(16, 64, fa.MAX_P, 3, x.device)
+    assert torch.isfinite(out).all()
+    assert torch.equal(out[~keep], torch.zeros_like(out[~keep]))
+
+
 def test_dropout_in_place_over_x():
     test_seed = fresh_seed()
     seed = random.randrange(2**31)
@@ -373,6 +383,7 @@ def test_dropout_in_place_over_x():
         (1, 1, ValueError, r"p must be in \[0, 1\)"),
         (float("nan"), 1, ValueError, r"p must be in \[0, 1\)"),
         (float("inf"), 1, ValueError, r"p must be in \[0, 1\)"),
+        (1 - 2**-25, 1, ValueError, r"p must be in \[0, 1\) \(at most 1 - 2\*\*-24\)"),
         ("0.1", 1, TypeError, "p must be a float"),
         (None, 1, TypeError, "p must be a float"),
         (True, 1, TypeError, "p must be a float"),

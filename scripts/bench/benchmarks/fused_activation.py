@@ -441,18 +441,19 @@ BENCHMARKS = [
         "triton_seed, kernels/fused_activation.py with the keep mask made in the kernel "
         "(bias_gelu_mask(x, bias, p=0.1, seed=20240613): tl.rand on each element's place, no "
         "mask bytes); triton_mask, the same kernel reading a keep mask (0 or 1/(1-p)) from "
-        "memory; eager F.dropout(F.gelu(x + bias), p) and torch.compile of it (dynamic=False, "
-        "one compile per case), each with torch's own random mask. Sweep: bfloat16, exact "
+        "memory; eager F.dropout(F.gelu(x + bias), p) and torch.compile of it (dynamic=False,"
+        " one compile per case), each with torch's own random mask. Sweep: bfloat16, exact "
         "GELU, M = 256..32768; at M = 32768 also tanh GELU (bf16) and float32. Triton rows "
-        "checked against the float64 reference on their own mask (launch_dropout_mask for "
-        "the seed), then timed (do_bench, L2 flushed). The peers' mask cannot be known in advance: each is checked "
-        "for shape, dtype, a kept fraction within 6 binomial standard deviations of 1 - p "
-        "(where |gelu| > 1e-3), and every element against the float64 reference on the mask "
-        "read back from its output; then timed the same way. At M = 256 and 1024 also the "
-        "host's time per call (host_s). bytes = the least the impl must move: x read, out "
-        "written, bias read, plus M * N mask elements for triton_mask. keep_fraction = the "
-        "kept fraction of the checked call; kernels = CUDA kernels per call (torch.profiler); "
-        "Triton rows: n_regs, n_spills and the PTX's global loads.",
+        "checked against the float64 reference on their own mask (launch_dropout_mask for the"
+        " seed), then timed (do_bench, L2 flushed). The peers' mask cannot be known in "
+        "advance: each is checked for shape, dtype, a kept fraction within 6 binomial "
+        "standard deviations of 1 - p (where |gelu| > 1e-3), and every element against the "
+        "float64 reference on the mask read back from its output; then timed the same way. At"
+        " M = 256 and 1024 also the host's time per call (host_s). bytes = the least the impl"
+        " must move: x read, out written, bias read, plus M * N mask elements for "
+        "triton_mask. keep_fraction = the kept fraction of the checked call; kernels = CUDA "
+        "kernels per call (torch.profiler); Triton rows: n_regs, n_spills and the PTX's "
+        "global loads.",
         run_dropout,
     ),
     benchlib.Benchmark(

@@ -1,7 +1,8 @@
-"""The fused-activation benchmarks' logic on a CPU, with the GPU stubbed: the dropout
-comparison and the controls run end to end at tiny sizes under the interpreter (their
-checks included), their rows validate against the row schemas, the peer check refuses a
-wrong dropout, and the instruction counter reads PTX and SASS as the compiler writes them.
+"""The fused-activation benchmarks' logic with the GPU's timing stubbed: the dropout
+comparison and the controls run end to end at tiny sizes (under the interpreter on a
+CPU, for real on a GPU), their checks included; their rows validate against the row
+schemas; the peer check refuses a wrong dropout; the instruction counter reads PTX and
+SASS as the compiler writes them; and the value kinds read the rows.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
 import pytest
 import torch
 import triton
@@ -20,7 +20,7 @@ import triton
 from kernels import fused_activation as fa
 from scripts.bench import benchlib
 from scripts.bench.benchmarks import fused_activation as bench
-from tests.support import fresh_seed
+from tests.support import DEVICE, fresh_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,7 +87,7 @@ FAKE_SPREAD = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 7}
 
 
 @pytest.fixture
-def on_cpu(monkeypatch):
+def stubbed(monkeypatch):
     """The benchmarks' GPU parts stubbed: tiny CPU inputs (the kernels run under the
     interpreter), timing and kernel counts faked, torch.compile left out (the identity)."""
     monkeypatch.setattr(bench, "N", 96)
@@ -97,9 +97,9 @@ def on_cpu(monkeypatch):
     monkeypatch.setattr(bench, "CONTROL_TILES", [(1, 32, 1), (16, 128, 4)])
 
     def inputs(m, dtype, with_mask):
-        x = torch.randn(m, bench.N).to(dtype)
-        bias = torch.randn(bench.N).to(dtype)
-        keep = torch.rand(m, bench.N) >= bench.DROP_P
+        x = torch.randn(m, bench.N, device=DEVICE).to(dtype)
+        bias = torch.randn(bench.N, device=DEVICE).to(dtype)
+        keep = torch.rand(m, bench.N, device=DEVICE) >= bench.DROP_P
         mask = (keep.float() / (1 - bench.DROP_P)).to(dtype) if with_mask else None
         return x, bias, mask
 
@@ -115,12 +115,13 @@ def on_cpu(monkeypatch):
 
 
 def validate(rows, benchmark):
+    jsonschema = pytest.importorskip("jsonschema")  # a site dependency: GPU boxes may lack it
     envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
     schema = json.loads((ROOT / "figures" / "schemas" / f"{benchmark}.json").read_text())
     jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate(rows)
 
 
-def test_dropout_benchmark_checks_and_rows(on_cpu):
+def test_dropout_benchmark_checks_and_rows(stubbed):
     fresh_seed()
     rows = bench.run_dropout({})
     validate(rows, "fused_activation_dropout")
@@ -136,11 +137,11 @@ def test_dropout_benchmark_checks_and_rows(on_cpu):
     assert by[("triton_seed", 33, "none")]["bytes"] == (2 * 33 * n + n) * 2
     assert by[("triton_mask", 33, "none")]["bytes"] == (3 * 33 * n + n) * 2
     assert "host_s" in by[("eager", 5, "none")] and "host_s" not in by[("eager", 33, "none")]
-    keep = fa.launch_dropout_mask(33, n, bench.DROP_P, bench.SEED, "cpu")
+    keep = fa.launch_dropout_mask(33, n, bench.DROP_P, bench.SEED, DEVICE)
     assert by[("triton_seed", 33, "none")]["keep_fraction"] == keep.double().mean().item()
 
 
-def test_controls_benchmark_checks_and_rows(on_cpu):
+def test_controls_benchmark_checks_and_rows(stubbed):
     fresh_seed()
     rows = bench.run_controls({})
     validate(rows, "fused_activation_controls")
@@ -152,7 +153,7 @@ def test_controls_benchmark_checks_and_rows(on_cpu):
 
 def peer_inputs():
     fresh_seed()
-    x, bias = torch.randn(64, 200), torch.randn(200)
+    x, bias = torch.randn(64, 200, device=DEVICE), torch.randn(200, device=DEVICE)
     return x, bias, 0.3
 
 
@@ -184,7 +185,8 @@ def test_the_peer_check_refuses_a_wrong_dropout(wrong, says):
 
 def test_seeded_expected_is_the_kernels_result():
     fresh_seed()
-    x, bias = torch.randn(7, 50, dtype=torch.bfloat16), torch.randn(50, dtype=torch.bfloat16)
+    x = torch.randn(7, 50, dtype=torch.bfloat16, device=DEVICE)
+    bias = torch.randn(50, dtype=torch.bfloat16, device=DEVICE)
     expected, fraction = bench.seeded_expected(x, bias, 0.25, 99, "tanh")
     got = fa.bias_gelu_mask(x, bias, approximate="tanh", p=0.25, seed=99)
     rtol, atol = bench.CHECK_TOL[torch.bfloat16]
@@ -192,7 +194,7 @@ def test_seeded_expected_is_the_kernels_result():
     assert 0 < fraction < 1
 
 
-def test_the_value_kinds_read_the_rows_the_benchmarks_write(on_cpu):
+def test_the_value_kinds_read_the_rows_the_benchmarks_write(stubbed):
     """figures/fused_activation.py's dropout and control kinds on rows made by the two
     benchmarks (GPU stubbed), and None on a device without them."""
     from figures import fused_activation as fig

@@ -88,8 +88,8 @@ FAKE_SPREAD = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 7}
 
 @pytest.fixture
 def stubbed(monkeypatch):
-    """The benchmarks' GPU parts stubbed: tiny CPU inputs (the kernels run under the
-    interpreter), timing and kernel counts faked, torch.compile left out (the identity)."""
+    """The benchmarks' timing stubbed: tiny inputs on the test device, times, kernel counts
+    and compiled kernels faked, torch.compile left out (the identity)."""
     monkeypatch.setattr(bench, "N", 96)
     monkeypatch.setattr(bench, "SWEEP_M", [5, 33])
     monkeypatch.setattr(bench, "HOST_M", [5])

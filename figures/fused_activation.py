@@ -7,6 +7,13 @@ PyTorch and torch.compile on ``gelu(x + bias) * mask``; a size sweep (rows M) in
 smallest size of the sweep, or the smallest past the L2), e.g.
 ``{{ value h100 fused_activation.vs peer=compile case=tanh }}``.
 
+Also ``fused_activation_dropout`` (dropout of the GELU with the keep mask made in the
+kernel from a seed, ``triton_seed``, against the same kernel reading it from memory,
+``triton_mask``, and ``eager`` / ``compile`` of ``F.dropout(F.gelu(x + bias), p)``) and
+``fused_activation_controls`` (per GELU form, keep mask and elements per thread at the
+largest size: bandwidth, registers and instructions per element); their values are None
+("not measured") on a device whose run predates them.
+
 Bytes: every row's ``bytes`` is the least a fused kernel must move (each input read once,
 the output written once). What the eager chain moves is *counted* here from its three
 kernels; no hardware counter measured it (our GPU machines expose none to us).
@@ -212,6 +219,155 @@ def widest_load(docs: Docs) -> str:
     return f"{max(bits)}-bit"
 
 
+# ---- values: dropout made in the kernel (fused_activation_dropout) ------------------------
+
+DROPOUT = "fused_activation_dropout"
+DropImpl = Literal["triton_seed", "triton_mask", "eager", "compile"]
+DropAt = Literal["largest", "smallest"]
+GeluForm = Literal["none", "tanh"]
+DropDtype = Literal["bfloat16", "float32"]
+
+
+def dropout_row(
+    docs: Docs, impl: str, at: str = "largest", approximate: str = "none", dtype: str = "bfloat16"
+) -> dict | None:
+    """The row of ``impl`` in the dropout comparison at its largest or smallest size (the
+    sweep is bf16 with the exact GELU; tanh and float32 are measured at the largest), or
+    None where this device has no such data (a run before the benchmark, or a peer that
+    could not run)."""
+    found = sorted(
+        (r for r in docs.get(DROPOUT, {}).get("rows", [])
+         if (r["impl"], r["approximate"], r["dtype"]) == (impl, approximate, dtype)),
+        key=lambda r: r["m"],
+    )  # fmt: skip
+    if not found:
+        return None
+    return found[-1] if at == "largest" else found[0]
+
+
+def dropout_time(
+    docs: Docs, impl: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
+    dtype: DropDtype = "bfloat16", clock: Literal["device", "host"] = "device",
+) -> float | None:  # fmt: skip
+    """Median seconds per call of dropout(gelu(x + bias), p = 0.1) by ``impl``: triton_seed
+    (the keep mask made in the kernel), triton_mask (read from memory), eager or compile
+    (F.dropout(F.gelu(x + bias), p)); on the device, or on the host (smallest size only)."""
+    r = dropout_row(docs, impl, at, approximate, dtype)
+    if r is None:
+        return None
+    return r["time_s"]["p50"] if clock == "device" else r.get("host_s", {}).get("p50")
+
+
+def dropout_vs(
+    docs: Docs, of: DropImpl, to: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
+    dtype: DropDtype = "bfloat16",
+) -> float | None:  # fmt: skip
+    """``of``'s time over ``to``'s in the dropout comparison (above 1: ``to`` is faster);
+    of=triton_mask to=triton_seed: what making the mask in the kernel gains."""
+    a = dropout_time(docs, of, at, approximate, dtype)
+    b = dropout_time(docs, to, at, approximate, dtype)
+    return a / b if a and b else None
+
+
+def dropout_of_copy(
+    docs: Docs, impl: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
+    dtype: DropDtype = "bfloat16",
+) -> float | None:  # fmt: skip
+    """``impl``'s own least bytes (the mask counted only where it is read) over its time,
+    as a fraction of the run's copy bandwidth."""
+    r = dropout_row(docs, impl, at, approximate, dtype)
+    return None if r is None else render.bandwidth(r) / render.copy(docs, DROPOUT)
+
+
+def dropout_bytes(docs: Docs, keep: Literal["seed", "memory"]) -> int:
+    """Least bytes of one call at the largest size of the sweep (bf16), counted: with the
+    keep mask made from a seed, x read and out written (2 M N s + N s); read from memory,
+    the mask too (3 M N s + N s)."""
+    r = pick(docs, "triton")
+    return ((2 if keep == "seed" else 3) * r["m"] + 1) * r["n"] * SIZES[r["dtype"]]
+
+
+def dropout_kernels(docs: Docs, impl: DropImpl) -> int | None:
+    """CUDA kernels one call of ``impl`` launches at the largest size (torch.profiler)."""
+    r = dropout_row(docs, impl)
+    return None if r is None else r.get("kernels")
+
+
+def dropout_kept(docs: Docs, impl: DropImpl) -> float | None:
+    """The fraction of elements ``impl``'s checked call kept at the largest size (p = 0.1)."""
+    r = dropout_row(docs, impl)
+    return None if r is None else r["keep_fraction"]
+
+
+# ---- values: what limits the kernel (fused_activation_controls) ---------------------------
+
+CONTROLS = "fused_activation_controls"
+Keep = Literal["none", "memory", "seed"]
+PerThread = Literal[8, 16, 32, 64]
+# An SM of the H100 or H200 issues at most one warp instruction per clock from each of its
+# four schedulers: 4 x 32 = 128 thread instructions per clock.
+ISSUE_PER_SM_CLOCK = 128
+
+
+def control_row(docs: Docs, approximate: str, keep: str, per_thread: int) -> dict | None:
+    """The controls row of one GELU form, keep mask and elements per thread, or None."""
+    for r in docs.get(CONTROLS, {}).get("rows", []):
+        if (r["approximate"], r["keep"], r["per_thread"]) == (approximate, keep, per_thread):
+            return r
+    return None
+
+
+def control_of_copy(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
+) -> float | None:
+    """The kernel's bandwidth (its own least bytes over its time) as a fraction of copy, at
+    the largest size, bf16, with ``per_thread`` elements per thread (16 is plan()'s tile)."""
+    r = control_row(docs, approximate, keep, per_thread)
+    return None if r is None else render.bandwidth(r) / render.copy(docs, CONTROLS)
+
+
+def instructions(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16,
+    code: Literal["sass", "ptx"] = "sass",
+) -> float | None:  # fmt: skip
+    """Instructions per element of the compiled kernel: its SASS (what the GPU issues) or
+    PTX instructions, over the elements each thread holds (the kernel has no loop)."""
+    r = control_row(docs, approximate, keep, per_thread)
+    ops = None if r is None else r[f"{code}_ops"]
+    return None if ops is None else sum(ops.values()) / r["per_thread"]
+
+
+def control_regs(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
+) -> int | None:
+    """Registers per thread of the compiled kernel."""
+    r = control_row(docs, approximate, keep, per_thread)
+    return None if r is None else r["n_regs"]
+
+
+def issue_share(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
+) -> float | None:
+    """The SASS instructions the kernel issued per second (instructions per element times
+    elements per second) as a fraction of what the GPU can issue: 128 per clock per SM at
+    the SM clock read right after the run (its maximum where none was read)."""
+    r = control_row(docs, approximate, keep, per_thread)
+    per_element = instructions(docs, approximate, keep, per_thread)
+    if r is None or per_element is None:
+        return None
+    prov = render.doc(docs, CONTROLS)["provenance"]
+    clocks = prov.get("clocks_after") or prov.get("clocks_at_start") or {}
+    mhz = clocks.get("sm_mhz") or clocks.get("sm_max_mhz")
+    if not mhz:
+        return None
+    issued = per_element * r["m"] * r["n"] / r["time_s"]["p50"]
+    return issued / (prov["sm_count"] * ISSUE_PER_SM_CLOCK * mhz * 1e6)
+
+
+def one_decimal(v: float) -> str:
+    return f"{v:.1f}"
+
+
 VALUES = {
     "fused_activation.n": Value(n_cols, render.count),
     "fused_activation.m": Value(m_rows, render.count),
@@ -230,6 +386,21 @@ VALUES = {
     "fused_activation.regs": Value(regs, render.plain),
     "fused_activation.max_spills": Value(max_spills, render.plain),
     "fused_activation.widest_load": Value(widest_load),
+    # dropout made in the kernel, and the controls (instructions and bytes in flight)
+    "fused_activation.dropout_time": Value(dropout_time, render.millis(3), missing=NOT_MEASURED),
+    "fused_activation.dropout_vs": Value(dropout_vs, render.ratio, missing=NOT_MEASURED),
+    "fused_activation.dropout_of_copy": Value(
+        dropout_of_copy, render.percent, missing=NOT_MEASURED
+    ),
+    "fused_activation.dropout_bytes": Value(dropout_bytes, render.mb),
+    "fused_activation.dropout_kernels": Value(dropout_kernels, render.plain, missing=NOT_MEASURED),
+    "fused_activation.dropout_kept": Value(dropout_kept, render.percent1, missing=NOT_MEASURED),
+    "fused_activation.control_of_copy": Value(
+        control_of_copy, render.percent, missing=NOT_MEASURED
+    ),
+    "fused_activation.instructions": Value(instructions, one_decimal, missing=NOT_MEASURED),
+    "fused_activation.control_regs": Value(control_regs, render.plain, missing=NOT_MEASURED),
+    "fused_activation.issue_share": Value(issue_share, render.percent, missing=NOT_MEASURED),
 }
 
 

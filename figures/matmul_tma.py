@@ -144,6 +144,19 @@ def epilogue_extra(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None
     return None if q is None else q - 1
 
 
+def epilogue_config(
+    docs: Docs, impl: Literal["tma_fused", "tma_plain", "lesson09_fused"], n: int
+) -> str | None:
+    """The config the autotuner ran for ``impl`` at n³ in the epilogue benchmark, or None
+    for a run that did not record it."""
+    found = [r for r in docs.get(EPI, {}).get("rows", []) if r["impl"] == impl and r["m"] == n]
+    if not found or "block_m" not in found[0]:
+        return None
+    r = found[0]
+    return (f"{r['block_m']}×{r['block_n']}×{r['block_k']}, {r['num_warps']} warps, "
+            f"{r['num_stages']} stages")  # fmt: skip
+
+
 def epilogue_budget(docs: Docs, n: int) -> float | None:
     """How much longer than cuBLAS's plain matmul a fused call may take and still be 1.15x
     faster than cuBLAS + eager at n³, same run, a fraction."""
@@ -189,6 +202,8 @@ VALUES = {
     "matmul_tma.epilogue_ratio": Value(epilogue_ratio, render.ratio, missing=NOT_MEASURED),
     "matmul_tma.epilogue_extra": Value(epilogue_extra, render.percent1, missing=NOT_MEASURED),
     "matmul_tma.epilogue_budget": Value(epilogue_budget, render.percent1, missing=NOT_MEASURED),
+    # the autotuner's pick for each Triton call of the epilogue comparison
+    "matmul_tma.epilogue_config": Value(epilogue_config, missing=NOT_MEASURED),
     "matmul_tma.epilogue_verdict": Value(epilogue_verdict, missing=NOT_MEASURED),
     "matmul_tma.epilogue_compare": Value(epilogue_compare, missing=NOT_MEASURED),
 }

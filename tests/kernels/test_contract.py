@@ -930,6 +930,9 @@ ROWS = (
             Layout("out-padded-rows", "out", padded_rows, True),
             Layout("out-transposed", "out", transposed, False),
         ),
+        # the keep mask comes from each element's logical place (row * N + col), so a far-
+        # apart view drops the same elements as its contiguous copy
+        big_strides=(Big("x", 0), Big("x", 1), Big("bias", 0), Big("out", 0)),
         empty=(
             Empty("no-rows", {"x": (0, 37), "bias": (37,), "out": (0, 37)}),
             Empty("no-columns", {"x": (5, 0), "bias": (0,), "out": (5, 0)}),

@@ -305,14 +305,17 @@ def test_ptx_counts_are_the_worked_example(ptx_counts):
     fmas = block_m * block_n * block_k // threads
     wgmma = block_m // (64 * warp_groups) * (block_k // 8) * (block_n // 128)
     rounded = (block_m * block_k + block_k * block_n) // threads
-    assert ptx_counts["ieee"]["fma_f32"] == fmas == model.example({}, "fmas_per_thread")
-    assert ptx_counts["ieee"]["wgmma"] == ptx_counts["ieee"]["cvt_rna_tf32"] == 0
-    assert ptx_counts["tf32"]["wgmma"] == wgmma == model.example({}, "wgmma_per_step")
-    assert ptx_counts["tf32"]["cvt_rna_tf32"] == 0, "Triton now rounds tf32: update lesson 05"
-    assert ptx_counts["tf32x3"]["wgmma"] == 3 * wgmma
-    assert (
-        ptx_counts["tf32x3"]["cvt_rna_tf32"] == rounded == model.example({}, "rounded_per_thread")
-    )
+    predicted = {
+        "ieee": {"fma_f32": fmas, "wgmma": 0, "cvt_rna_tf32": 0},
+        "tf32": {"fma_f32": 0, "wgmma": wgmma, "cvt_rna_tf32": 0},
+        "tf32x3": {"fma_f32": 0, "wgmma": 3 * wgmma, "cvt_rna_tf32": rounded},
+    }
+    # One comparison of everything, so that a failure shows every count the compiler emitted.
+    found = {p: {op: ptx_counts[p][op] for op in counts} for p, counts in predicted.items()}
+    assert found == predicted, "what the compiler emitted (left) against the prediction (right)"
+    assert fmas == model.example({}, "fmas_per_thread")
+    assert wgmma == model.example({}, "wgmma_per_step")
+    assert rounded == model.example({}, "rounded_per_thread")
 
 
 @requires_gpu

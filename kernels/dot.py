@@ -7,8 +7,8 @@ multiply-adds), ``"tf32"`` (inputs cut to TF32 for the tensor cores: truncated, 
 rounded, in Triton 3.6) or ``"tf32x3"`` (three TF32 products that recover most of fp32's
 accuracy); float16; bfloat16; and float8_e4m3fn (8-bit floats, GPUs of compute
 capability 8.9 or newer). Lesson 05 of the
-book walks through this file; lesson 09's kernels/matmul.py adds program order and
-autotuning to the same loop.
+book walks through this file, starting from ``tile_dot_kernel`` (one tile, no loop);
+lesson 09's kernels/matmul.py adds program order and autotuning to the same loop.
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter
 (``TRITON_INTERPRET=1`` set before this module is imported).

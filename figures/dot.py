@@ -30,16 +30,21 @@ PRECISIONS = (
 NOT_YET = "not yet measured"
 FMA_LABEL = "fp32 FMA ceiling<br>(CUDA cores)"
 
-# The worked example of the page: one 128 x 128 output tile, K steps of 64, fp16 inputs,
-# in a 4096^3 product. Not measured: arithmetic, computed here so the page cannot drift.
+# The worked example of the page: one 128 x 128 output tile, K steps of 32, fp32 inputs, 8
+# warps, in a 4096^3 product: the tile and size of the dot_tf32 benchmark
+# (scripts/bench/benchmarks/dot.py TF32_CONFIG, TF32_N), so that the PTX counts it measures
+# can be predicted from it. Not measured: arithmetic, computed here so the page cannot drift.
 EXAMPLE = {
     "block_m": 128,
     "block_n": 128,
-    "block_k": 64,
+    "block_k": 32,
     "num_warps": 8,
     "size": 4096,
-    "elem_bytes": 2,
+    "elem_bytes": 4,
 }
+# Hopper's TF32 tensor-core instruction, wgmma.m64n128k8: 64 rows by 128 columns by 8 of K,
+# issued by a warp group of 4 warps.
+WGMMA_TF32 = {"m": 64, "n": 128, "k": 8}
 
 
 # ---- helpers ----------------------------------------------------------------------------
@@ -114,23 +119,33 @@ def over_fma(docs: Docs, precision: Precision) -> float | None:
 
 
 Quantity = Literal["step_flops", "step_bytes", "step_intensity", "step_fmas",
-                  "fmas_per_thread", "k_steps", "tile_flops", "tiles", "total_flops"]  # fmt: skip
+                  "fmas_per_thread", "warp_groups", "wgmma_per_step", "rounded_per_thread",
+                  "k_steps", "tile_flops", "tiles", "total_flops"]  # fmt: skip
 
 
 def example(docs: Docs, of: Quantity) -> float:
-    """A number of the worked example (EXAMPLE: a 128 x 128 tile, K steps of 64, fp16, 8
+    """A number of the worked example (EXAMPLE: a 128 x 128 tile, K steps of 32, fp32, 8
     warps, in a 4096^3 product), arithmetic, not measured. One K step of one tile: its
     FLOPs (2 BLOCK_M BLOCK_N BLOCK_K), loaded bytes (an a tile and a b tile), FLOPs per
-    byte, fused multiply-adds, and FMA instructions per thread with "ieee"; then K steps
-    per tile, FLOPs per tile, output tiles (programs), and FLOPs of the product, 2 M N K."""
+    byte, fused multiply-adds, and FMA instructions per thread with "ieee"; the warp groups
+    (4 warps each), the TF32 tensor-core instructions (wgmma.m64n128k8) one warp group issues
+    per K step with "tf32", and the input values each thread rounds to TF32 per K step with
+    "tf32x3" (its share of both tiles); then K steps per tile, FLOPs per tile, output tiles
+    (programs), and FLOPs of the product, 2 M N K."""
     m, n, k = EXAMPLE["block_m"], EXAMPLE["block_n"], EXAMPLE["block_k"]
     size, fmas = EXAMPLE["size"], m * n * k
+    threads, groups = 32 * EXAMPLE["num_warps"], EXAMPLE["num_warps"] // 4
+    step_bytes = (m + n) * k * EXAMPLE["elem_bytes"]
+    wgmma = (m // groups // WGMMA_TF32["m"]) * (n // WGMMA_TF32["n"]) * (k // WGMMA_TF32["k"])
     return {
         "step_flops": 2 * fmas,
-        "step_bytes": (m + n) * k * EXAMPLE["elem_bytes"],
-        "step_intensity": 2 * fmas / ((m + n) * k * EXAMPLE["elem_bytes"]),
+        "step_bytes": step_bytes,
+        "step_intensity": 2 * fmas / step_bytes,
         "step_fmas": fmas,
-        "fmas_per_thread": fmas // (EXAMPLE["num_warps"] * 32),
+        "fmas_per_thread": fmas // threads,
+        "warp_groups": groups,
+        "wgmma_per_step": wgmma,
+        "rounded_per_thread": (m * k + k * n) // threads,
         "k_steps": size // k,
         "tile_flops": 2 * fmas * (size // k),
         "tiles": (size // m) * (size // n),
@@ -179,6 +194,49 @@ def tf32_ratio(docs: Docs, of: Fp32Precision, to: Fp32Precision) -> float | None
     return None if f is None or t is None else f["time_s"]["p50"] / t["time_s"]["p50"]
 
 
+def tf32_bias(docs: Docs, precision: Fp32Precision) -> str | None:
+    """Where the dot kernel's fp32 product with ``precision`` lies against the exact
+    product of the same positive inputs, in words: below or above it on average when the
+    mean signed error is at least half the root-mean-square error (the errors share one
+    sign: a bias, as truncation gives), else centred on it (the errors cancel on average,
+    as rounding to nearest gives)."""
+    r = tf32_row(docs, precision)
+    if r is None:
+        return None
+    mean, rms = r["mean_rel_error"], r["rms_rel_error"]
+    if abs(mean) >= rms / 2:
+        side = "below" if mean < 0 else "above"
+        return f"{side} the exact product on average, its errors sharing one sign"
+    return "centred on the exact product, its errors cancelling on average"
+
+
+# NVIDIA's datasheet peaks for dense products on the SXM boards, FLOP/s, at the maximum
+# boost clock (H100 and H200 share them): TF32, fp16/bf16 and fp8 in the ratio 1 : 2 : 4.
+DATASHEET_PEAK = {
+    "H100": {"tf32": 494.7e12, "fp16": 989.4e12, "bf16": 989.4e12, "fp8": 1978.9e12},
+    "H200": {"tf32": 494.7e12, "fp16": 989.4e12, "bf16": 989.4e12, "fp8": 1978.9e12},
+}
+TensorPrecision = Literal["tf32", "fp16", "bf16", "fp8"]
+
+
+def of_peak(docs: Docs, impl: Impl, precision: TensorPrecision) -> float | None:
+    """``impl``'s FLOP/s at ``precision`` (largest size) as a fraction of NVIDIA's datasheet
+    peak for this GPU (DATASHEET_PEAK); None for a GPU without one there."""
+    if not measured(docs):
+        return None
+    gpu = docs[BENCH]["provenance"]["gpu"]
+    peaks = next((v for k, v in DATASHEET_PEAK.items() if k in gpu), None)
+    return render._quotient(rate_of(docs, impl, precision), peaks and peaks[precision])
+
+
+def clock_share(docs: Docs) -> float | None:
+    """The SM clock right after the dot benchmark ran, as a fraction of its maximum."""
+    if not measured(docs):
+        return None
+    clocks = docs[BENCH]["provenance"].get("clocks_after") or {}
+    return render._quotient(clocks.get("sm_mhz"), clocks.get("sm_max_mhz"))
+
+
 def sci(v: float) -> str:
     """A small number in scientific notation, two significant figures: '−6.5 × 10⁻⁴'."""
     if v == 0:
@@ -198,6 +256,9 @@ VALUES = {
     "dot.ptx_count": Value(ptx_count, render.count, missing="not measured"),
     "dot.tf32_error": Value(tf32_error, sci, missing="not measured"),
     "dot.tf32_ratio": Value(tf32_ratio, render.ratio, missing="not measured"),
+    "dot.tf32_bias": Value(tf32_bias, missing="not measured"),
+    "dot.of_peak": Value(of_peak, render.percent, missing="no datasheet peak for this GPU"),
+    "dot.clock_share": Value(clock_share, render.percent, missing=NOT_YET),
 }
 
 

@@ -16,6 +16,7 @@ value reads "not measured".
 
 from typing import Literal
 
+from figures.vector_add import REGISTER_UNIT, SM_LIMITS
 from scripts.book import render
 from scripts.book.render import Docs, Figure, Value
 
@@ -54,22 +55,72 @@ def narrowest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:
 
 
 Op = Literal["sum", "max"]
+At = Literal["widest", "narrowest"]
+ITEMSIZE = {"float32": 4, "bfloat16": 2}
+
+
+def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict:
+    """The row of ``impl`` at the widest or narrowest width, or at ``at`` columns."""
+    rs = series(docs, impl, op, dtype)
+    if at == "widest":
+        return rs[-1]
+    if at == "narrowest":
+        return rs[0]
+    found = [r for r in rs if r["cols"] == at]
+    if not found:
+        raise render.RenderError(f"{BENCH} has no {impl} {op} {dtype} row at {at} columns")
+    return found[0]
 
 
 def of_copy(
-    docs: Docs, op: Op, impl: Literal["triton", "torch"] = "triton", dtype: Dtype = "float32"
+    docs: Docs,
+    op: Op,
+    impl: Literal["triton", "torch"] = "triton",
+    dtype: Dtype = "float32",
+    cols: int | None = None,
 ) -> float | None:
     """The row ``op`` (sum, or max: torch.amax for torch) of ``impl`` in ``dtype`` at the
-    widest row: its fraction of the run's copy bandwidth."""
-    return widest(docs, impl, op, dtype)["copy_fraction"] if measured(docs) else None
-
-
-def vs_torch(docs: Docs, op: Op, at: Literal["widest", "narrowest"]) -> float | None:
-    """fp32 ``op`` at the widest or the narrowest row: Triton's bandwidth over torch's."""
+    widest row (or at ``cols`` columns): its fraction of the run's copy bandwidth."""
     if not measured(docs):
         return None
-    pick = widest if at == "widest" else narrowest
-    return render.bandwidth(pick(docs, "triton", op)) / render.bandwidth(pick(docs, "torch", op))
+    return at_width(docs, impl, op, dtype, "widest" if cols is None else cols)["copy_fraction"]
+
+
+def vs_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> float | None:
+    """``op`` in ``dtype`` at the widest or the narrowest row: torch's time over Triton's
+    (above 1, Triton takes less time)."""
+    if not measured(docs):
+        return None
+    ours, peer = at_width(docs, "triton", op, dtype, at), at_width(docs, "torch", op, dtype, at)
+    return peer["time_s"]["p50"] / ours["time_s"]["p50"]
+
+
+def compare_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> str | None:
+    """The book's kernel against torch.sum / torch.amax (``op``) in ``dtype`` at the widest
+    or narrowest row, in words by the tie rule: "faster than", "as fast as", "slower than"."""
+    if not measured(docs):
+        return None
+    ours, peer = at_width(docs, "triton", op, dtype, at), at_width(docs, "torch", op, dtype, at)
+    return render.compare(
+        ours["time_s"], peer["time_s"], margin=render.tie_margin(render.doc(docs, BENCH))
+    )
+
+
+def per_byte(row: dict) -> dict:
+    """A row's time spread per byte moved, so that rows of different widths compare."""
+    t = row["time_s"]
+    return {**t, **{k: t[k] / row["bytes"] for k in ("p20", "p50", "p80")}}
+
+
+def width_compare(docs: Docs, op: Op, cols: int, dtype: Dtype = "float32") -> str | None:
+    """The book's kernel at ``cols`` columns against itself at the widest rows, in bytes
+    per second, in words by the tie rule ("faster than", "as fast as", "slower than")."""
+    if not measured(docs):
+        return None
+    here, widest_row = (at_width(docs, "triton", op, dtype, at) for at in (cols, "widest"))
+    return render.compare(
+        per_byte(here), per_byte(widest_row), margin=render.tie_margin(render.doc(docs, BENCH))
+    )
 
 
 def triton_copy_range(docs: Docs) -> str | None:
@@ -81,11 +132,11 @@ def triton_copy_range(docs: Docs) -> str | None:
     return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"
 
 
-def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "resources"]) -> str | None:
+def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "loads"]) -> str | None:
     """The widest row measured, in words: its columns; the wrapper's plan for it in fp32
     (block_m x block_n over num_warps); what the PTX of the fp32 sum compiled for it holds
-    for the final reduction; or the registers per thread and spills of the fp32 sum and
-    max kernels compiled for it. None: not measured on this device."""
+    for the final reduction; or its 16-byte global loads (ld.global.v4) in fp32 and bf16.
+    None: not measured on this device."""
     if not measured(docs):
         return None
     r = widest(docs, "triton", "sum")
@@ -98,11 +149,59 @@ def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "resources"]) -> s
         return (
             f"shfl.sync: {ptx['shfl']}, st.shared: {ptx['st_shared']}, bar.sync: {ptx['bar_sync']}"
         )
-    parts = []
-    for op, _, _ in OPS:
-        r = widest(docs, "triton", op)
-        parts.append(f"{op}: {r.get('n_regs')} registers, {r.get('n_spills')} spilled")
-    return "; ".join(parts)
+    b = widest(docs, "triton", "sum", "bfloat16")
+    return f"{r['ptx']['ld_global_v4']} in fp32, {b['ptx']['ld_global_v4']} in bf16"
+
+
+# ---- values: how many programs an SM holds, from the registers the compiler reports --------
+
+
+def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
+    """The Triton sum compiled for the widest or narrowest row: how many of its programs
+    one SM can hold by its threads, its program slots and its registers (SM_LIMITS of this
+    GPU's compute capability; registers go to a warp in units of REGISTER_UNIT), and the
+    least of them. None where the capability or the register count is unknown."""
+    if not measured(docs):
+        return None
+    limits = SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
+    r = at_width(docs, "triton", "sum", dtype, at)
+    if limits is None or r.get("n_regs") is None:
+        return None
+    warps = r["num_warps"]
+    per_warp = -(-r["n_regs"] * 32 // REGISTER_UNIT) * REGISTER_UNIT
+    by = {
+        "threads": limits["threads"] // (32 * warps),
+        "blocks": limits["blocks"],
+        "registers": limits["registers"] // per_warp // warps,
+    }
+    return {**by, "programs": min(by.values()), "registers_each": r["n_regs"]}
+
+
+def resident(
+    docs: Docs,
+    dtype: Dtype = "float32",
+    at: At = "widest",
+    by: Literal["threads", "blocks", "registers", "programs", "registers_each"] = "programs",
+) -> int | None:
+    """Programs of the Triton sum (widest or narrowest row, ``dtype``) one SM holds: as its
+    threads, program slots or registers allow, or the least of them (programs); or the
+    registers per thread the compiler gave it (registers_each)."""
+    r = resident_per_sm(docs, dtype, at)
+    return None if r is None else r[by]
+
+
+def in_flight(docs: Docs, dtype: Dtype = "float32", at: At = "widest") -> int | None:
+    """Bytes one SM's resident programs of the Triton sum ask for in one loop step: the
+    programs it holds times the bytes of one tile (block_m x block_n elements)."""
+    r = resident_per_sm(docs, dtype, at)
+    if r is None:
+        return None
+    row = at_width(docs, "triton", "sum", dtype, at)
+    return r["programs"] * row["block_m"] * row["block_n"] * ITEMSIZE[dtype]
+
+
+def kib(v: int) -> str:
+    return f"{v / 1024:,.0f} KiB"
 
 
 # ---- values: the tile control at the widest rows (reduction_tile) --------------------------
@@ -147,15 +246,66 @@ def tile_torch_of_copy(docs: Docs, op: Op, dtype: Dtype) -> float | None:
     return None if r is None else r["copy_fraction"]
 
 
+# The control's question: does reading 16 KiB per loop step in bf16 (a 1 x 8,192 tile, the
+# best of the warp sweep) recover what bf16 loses with the default 1 x 4,096 on 4 warps?
+WIDE, DEFAULT = 8192, (4096, 4)
+
+
+def tile_pair(docs: Docs, op: str, dtype: str) -> tuple[dict, dict, dict] | None:
+    """(the best 1 x 8,192 row, the default-tile row, torch's row) of the control, or None."""
+    wide, default = best_tile(docs, op, dtype, WIDE, None), best_tile(docs, op, dtype, *DEFAULT)
+    peer = render.maybe_one(docs, TILE, absent_ok=True, impl="torch", op=op, dtype=dtype)
+    return None if None in (wide, default, peer) else (wide, default, peer)
+
+
+def tile_compare(
+    docs: Docs, op: Op, to: Literal["default", "torch"], dtype: Dtype = "bfloat16"
+) -> str | None:
+    """At the widest rows, the 1 x 8,192 tile (best warps) against the default tile (1 x
+    4,096 on 4 warps) or against torch, in words by the tie rule ("faster than", "as fast
+    as", "slower than"). None where this device has not run the control."""
+    found = tile_pair(docs, op, dtype)
+    if found is None:
+        return None
+    wide, default, peer = found
+    other = default if to == "default" else peer
+    return render.compare(
+        wide["time_s"], other["time_s"], margin=render.tie_margin(render.doc(docs, TILE))
+    )
+
+
+def tile_finding(docs: Docs, op: Op, dtype: Dtype = "bfloat16") -> str | None:
+    """What the control says about bytes per loop step as the cause of the gap to torch at
+    the widest rows, as a clause that follows from the two comparisons of tile_compare."""
+    found = tile_pair(docs, op, dtype)
+    if found is None:
+        return None
+    wide, default, peer = found
+    margin = render.tie_margin(render.doc(docs, TILE))
+    gained = render.compare(wide["time_s"], default["time_s"], margin=margin) == "faster than"
+    behind = render.compare(wide["time_s"], peer["time_s"], margin=margin) == "slower than"
+    if gained and not behind:
+        return "the bytes a program reads per step account for the gap"
+    if gained:
+        return "the bytes a program reads per step account for part of the gap, not all of it"
+    return "the bytes a program reads per step do not account for the gap"
+
+
 NOT_MEASURED = "not measured"
 VALUES = {
     "reduction.of_copy": Value(of_copy, render.percent, missing=NOT_MEASURED),
     "reduction.vs_torch": Value(vs_torch, render.ratio, missing=NOT_MEASURED),
+    "reduction.compare": Value(compare_torch, missing=NOT_MEASURED),
+    "reduction.width_compare": Value(width_compare, missing=NOT_MEASURED),
     "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
     "reduction.widest": Value(widest_row, missing=NOT_MEASURED),
+    "reduction.resident": Value(resident, render.count, missing="unknown for this GPU"),
+    "reduction.in_flight": Value(in_flight, kib, missing="unknown for this GPU"),
     "reduction.tile_of_copy": Value(tile_of_copy, render.percent, missing=NOT_MEASURED),
     "reduction.tile_best_warps": Value(tile_best_warps, render.count, missing=NOT_MEASURED),
     "reduction.tile_torch_of_copy": Value(tile_torch_of_copy, render.percent, missing=NOT_MEASURED),
+    "reduction.tile_compare": Value(tile_compare, missing=NOT_MEASURED),
+    "reduction.tile_finding": Value(tile_finding, missing=NOT_MEASURED),
 }
 
 

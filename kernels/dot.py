@@ -7,8 +7,8 @@ multiply-adds), ``"tf32"`` (inputs cut to TF32 for the tensor cores: truncated, 
 rounded, in Triton 3.6) or ``"tf32x3"`` (three TF32 products that recover most of fp32's
 accuracy); float16; bfloat16; and float8_e4m3fn (8-bit floats, GPUs of compute
 capability 8.9 or newer). Lesson 05 of the
-book walks through this file; lesson 09's kernels/matmul.py adds program order and
-autotuning to the same loop.
+book walks through this file, starting from ``tile_dot_kernel`` (one tile, no loop);
+lesson 09's kernels/matmul.py adds program order and autotuning to the same loop.
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter
 (``TRITON_INTERPRET=1`` set before this module is imported).
@@ -17,6 +17,22 @@ Runs on a CUDA GPU, or on the CPU under the Triton interpreter
 import torch
 import triton
 import triton.language as tl
+
+
+# --8<-- [start:minimal]
+@triton.jit
+def tile_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # One program, one tile: c = a @ b for contiguous a (M, K), b (K, N), c (M, N).
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    ks = tl.arange(0, K)
+    a = tl.load(a_ptr + rows[:, None] * K + ks[None, :])  # an (M, K) tile of pointers
+    b = tl.load(b_ptr + ks[:, None] * N + cols[None, :])  # a (K, N) tile
+    c = tl.dot(a, b)  # (M, N), summed in float32
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], c)
+
+
+# --8<-- [end:minimal]
 
 
 # --8<-- [start:kernel]
@@ -274,7 +290,6 @@ def dot(
         num_stages=num_stages,
     )
     _check_knobs(knobs, a.dtype)
-    # --8<-- [start:precision]
     if a.dtype == torch.float32:
         if input_precision is None:
             input_precision = "tf32"
@@ -288,7 +303,6 @@ def dot(
             f"dot: input_precision applies only to float32 inputs; {a.dtype} goes to the "
             f"tensor cores as it is, so pass None (got {input_precision!r})"
         )
-    # --8<-- [end:precision]
     for name, t in (("a", a), ("b", b)):
         if t.dim() != 2:
             raise ValueError(f"dot: {name} must be 2-D, got shape {tuple(t.shape)}")

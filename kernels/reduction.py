@@ -1,11 +1,13 @@
 """Row reduction: the sum or the maximum of each row of a 2-D tensor.
 
 ``row_reduce_kernel`` gives each program a block of whole rows and walks them in column
-tiles. Every lane of the tile keeps a running fp32 partial (a sum, or a maximum) across the
-tiles; after the last tile one reduction along the columns turns the partials into one
+tiles. Every element of the tile keeps a running fp32 partial (a sum, or a maximum) across
+the tiles; after the last tile one reduction along the columns turns the partials into one
 value per row. Whether it sums or takes the maximum is a compile-time switch, ``IS_MAX``:
-the two differ only in the identity the padding lanes load and in how two values combine.
-Lesson 06 of the book walks through this file.
+the two differ only in the identity the padding elements load and in how two values
+combine. Lesson 06 of the book walks through this file, starting from ``row_sum_kernel``
+(one row, one tile), and ends with a reduction of its own combine (``row_argmax_kernel``)
+and two scans (``row_scans_kernel``).
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter (``TRITON_INTERPRET=1`` set
 before this module is imported).
@@ -14,6 +16,20 @@ before this module is imported).
 import torch
 import triton
 import triton.language as tl
+
+
+# --8<-- [start:minimal]
+@triton.jit
+def row_sum_kernel(x_ptr, out_ptr, n_cols, BLOCK_N: tl.constexpr):
+    # One program per row of a contiguous (n_rows, n_cols) x. The whole row fits in one
+    # tile of BLOCK_N >= n_cols elements; the padding loads 0.0, which adds nothing.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row, tl.sum(x, axis=0))
+
+
+# --8<-- [end:minimal]
 
 
 # --8<-- [start:kernel]
@@ -42,7 +58,7 @@ def row_reduce_kernel(
     row_in = rows < n_rows
     row_ptrs = x_ptr + rows[:, None] * stride_row  # (BLOCK_M, 1)
     cols = tl.arange(0, BLOCK_N)
-    # The running accumulator: one fp32 partial per lane of the (BLOCK_M, BLOCK_N) tile,
+    # The running accumulator: one fp32 partial per element of the (BLOCK_M, BLOCK_N) tile,
     # starting at the identity of the operation (what combining with it changes nothing).
     if IS_MAX:
         acc = tl.full((BLOCK_M, BLOCK_N), float("-inf"), tl.float32)
@@ -52,13 +68,11 @@ def row_reduce_kernel(
         c = start + cols
         mask = row_in[:, None] & (c[None, :] < n_cols)
         ptrs = row_ptrs + c[None, :].to(tl.int64) * stride_col
-        # Padding lanes load the identity, so they cannot change the result:
+        # Padding elements load the identity, so they cannot change the result:
         # -inf for a maximum (0.0 would beat every value of an all-negative row), 0 for a sum.
         if IS_MAX:
-            # --8<-- [start:max-load]
             x = tl.load(ptrs, mask=mask, other=float("-inf")).to(tl.float32)
             acc = tl.maximum(acc, x, propagate_nan=tl.PropagateNan.ALL)
-            # --8<-- [end:max-load]
         else:
             x = tl.load(ptrs, mask=mask, other=0.0).to(tl.float32)
             acc += x
@@ -307,3 +321,49 @@ def reference(x: torch.Tensor, op: str) -> torch.Tensor:
 
 
 # --8<-- [end:reference]
+
+
+# --8<-- [start:argmax]
+@triton.jit
+def larger_first(v1, i1, v2, i2):
+    # Combine two (value, index) pairs: keep the larger value; on a tie, the lower index,
+    # whichever side it came from, so that swapping the two pairs changes nothing.
+    keep_1 = (v1 > v2) | ((v1 == v2) & (i1 < i2))
+    return tl.where(keep_1, v1, v2), tl.where(keep_1, i1, i2)
+
+
+@triton.jit
+def row_argmax_kernel(x_ptr, max_ptr, idx_ptr, n_cols, BLOCK_N: tl.constexpr):
+    # Each row's maximum and the first column that holds it (NaN aside), one row per
+    # program. The padding loads -inf and sits past every real column, so it never wins.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=float("-inf"))
+    value, index = tl.reduce((x, cols), 0, larger_first)  # two tiles, reduced together
+    tl.store(max_ptr + row, value)
+    tl.store(idx_ptr + row, index)
+
+
+# --8<-- [end:argmax]
+
+
+# --8<-- [start:scan]
+@triton.jit
+def larger(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def row_scans_kernel(x_ptr, sums_ptr, maxes_ptr, n_cols, BLOCK_N: tl.constexpr):
+    # Along each row, the running sum and the running maximum: element j of each result
+    # combines elements 0..j. One row per program; the padding comes after every real
+    # element, so no real result includes it.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    in_row = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=in_row, other=0.0)
+    tl.store(sums_ptr + row * n_cols + cols, tl.cumsum(x, axis=0), mask=in_row)
+    tl.store(maxes_ptr + row * n_cols + cols, tl.associative_scan(x, 0, larger), mask=in_row)
+
+
+# --8<-- [end:scan]

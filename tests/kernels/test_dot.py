@@ -21,7 +21,11 @@ it). A missing or doubled K step, or a wrong tile, is off by about the size of t
 and fails at every precision.
 """
 
+import json
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -79,6 +83,21 @@ def assert_matches(out, precision, a, b, msg=""):
 
 
 SMALL = dict(block_m=16, block_n=16, block_k=32)  # several tiles and K steps at test sizes
+
+
+# ---- the smallest tl.dot: one 16 x 16 tile (lesson 05 runs it first) -------------------------
+
+
+def test_one_tile():
+    # --8<-- [start:minimal]
+    # Small whole numbers in float16: every product and sum is exact, on any hardware.
+    a = torch.randint(-3, 4, (16, 16), device=DEVICE).to(torch.float16)
+    b = torch.randint(-3, 4, (16, 16), device=DEVICE).to(torch.float16)
+    c = torch.empty(16, 16, device=DEVICE)  # float32, the dtype of tl.dot's sum
+    kd.tile_dot_kernel[(1,)](a, b, c, M=16, N=16, K=16)  # a grid of one program
+    print(c[:2, :6])
+    assert torch.equal(c, a.float() @ b.float())
+    # --8<-- [end:minimal]
 
 
 # ---- results --------------------------------------------------------------------------------
@@ -225,6 +244,80 @@ def test_tf32_truncates_its_inputs_and_tf32x3_rounds():
     assert abs(bias["tf32x3"]) < 2**-16 and abs(bias["ieee"]) < 2**-16, f"seed={seed} {bias}"
 
 
+# What the compiler makes of the dot in each fp32 precision, read from the PTX it emits for an
+# H100 (sm_90) at the tile of the dot_tf32 benchmark: lesson 05's worked example predicts
+# each count from the tile alone. Compiling needs no GPU, but not the interpreter: it runs in
+# a child process. (The GPU run stores the counts its own Triton emitted.)
+PTX_COUNTS = r"""
+import json, re, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from kernels import dot as kd
+from scripts.bench.benchmarks import dot as bench
+
+block_m, block_n, block_k, num_warps, num_stages = bench.TF32_CONFIG
+SIG = {name: "i32" for name in ("M", "N", "K", "stride_am", "stride_ak", "stride_bk",
+                                "stride_bn", "stride_cm", "stride_cn")}
+SIG = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", **SIG}
+# What a launch on 16-byte aligned (n, n) operands, b a transposed view, tells the compiler:
+# pointers, sizes and the long strides divisible by 16, the short strides equal to 1.
+ALIGNED = {(i,): [["tt.divisibility", 16]] for i in (0, 1, 2, 3, 4, 5, 6, 9, 10)}
+found = {}
+for precision in ("ieee", "tf32", "tf32x3"):
+    src = ASTSource(fn=kd.dot_kernel, signature=SIG, attrs=ALIGNED, constexprs={
+        "INPUT_PRECISION": precision, "UPCAST": False, "BLOCK_M": block_m,
+        "BLOCK_N": block_n, "BLOCK_K": block_k, "stride_ak": 1, "stride_bk": 1,
+        "stride_cn": 1})
+    ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={
+        "num_warps": num_warps, "num_stages": num_stages}).asm["ptx"]
+    found[precision] = {op: len(re.findall(pattern, ptx))
+                        for op, pattern in bench.TF32_PTX.items()}
+json.dump(found, sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def ptx_counts():
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.getcwd()
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", PTX_COUNTS], env=env, capture_output=True, text=True, timeout=600
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("compiling the dot kernel for sm_90 took over 10 minutes")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_ptx_counts_are_the_worked_example(ptx_counts):
+    """Lesson 05's arithmetic for one K step of a 128 x 128 x 32 tile on 8 warps: "ieee"
+    is 128 * 128 * 32 FMAs over 256 threads; "tf32" is Hopper's wgmma.m64n128k8, one per
+    64 rows and 8 values of K for each of the 2 warp groups' 64 rows, no rounding; "tf32x3"
+    three times those products, after rounding each thread's share of both input tiles."""
+    from figures import dot as model
+    from scripts.bench.benchmarks import dot as bench
+
+    block_m, block_n, block_k, num_warps, _ = bench.TF32_CONFIG
+    threads, warp_groups = 32 * num_warps, num_warps // 4
+    fmas = block_m * block_n * block_k // threads
+    wgmma = block_m // (64 * warp_groups) * (block_k // 8) * (block_n // 128)
+    rounded = (block_m * block_k + block_k * block_n) // threads
+    predicted = {
+        "ieee": {"fma_f32": fmas, "wgmma": 0, "cvt_rna_tf32": 0},
+        "tf32": {"fma_f32": 0, "wgmma": wgmma, "cvt_rna_tf32": 0},
+        "tf32x3": {"fma_f32": 0, "wgmma": 3 * wgmma, "cvt_rna_tf32": rounded},
+    }
+    # One comparison of everything, so that a failure shows every count the compiler emitted.
+    found = {p: {op: ptx_counts[p][op] for op in counts} for p, counts in predicted.items()}
+    assert found == predicted, "what the compiler emitted (left) against the prediction (right)"
+    assert fmas == model.example({}, "fmas_per_thread")
+    assert wgmma == model.example({}, "wgmma_per_step")
+    assert rounded == model.example({}, "rounded_per_thread")
+
+
 @requires_gpu
 @pytest.mark.parametrize("precision", precisions())
 def test_default_blocks_at_realistic_ragged_sizes(precision):
@@ -301,15 +394,22 @@ def test_fp8_out_is_bfloat16(precision):
 
 def test_worked_example_adds_up():
     """One tile's K steps times the number of tiles is the whole product's 2 * n**3, and
-    the CUDA-core count is the same step in FMAs (2 FLOPs each) spread over 8 warps."""
+    the CUDA-core count is the same step in FMAs (2 FLOPs each) spread over 8 warps; the
+    example is the dot_tf32 benchmark's tile and size."""
     from figures import dot as model
+    from scripts.bench.benchmarks import dot as bench
 
     def ex(of):  # the example is arithmetic, not measured: it reads no data
         return model.example({}, of)
 
+    e = model.EXAMPLE
+    assert (e["block_m"], e["block_n"], e["block_k"], e["num_warps"]) == bench.TF32_CONFIG[:4]
+    assert e["size"] == bench.TF32_N and e["elem_bytes"] == 4  # fp32 inputs
     assert ex("tiles") * ex("tile_flops") == ex("total_flops") == 2 * 4096**3
     assert ex("tile_flops") == ex("k_steps") * ex("step_flops")
-    assert ex("step_flops") == 2 * ex("step_fmas") == 2 * 128 * 128 * 64
-    assert ex("step_bytes") == (128 + 128) * 64 * 2
+    assert ex("step_flops") == 2 * ex("step_fmas") == 2 * 128 * 128 * 32
+    assert ex("step_bytes") == (128 + 128) * 32 * 4
     assert ex("fmas_per_thread") * 8 * 32 == ex("step_fmas")
-    assert ex("step_intensity") == 64
+    assert ex("step_intensity") == 32
+    assert ex("warp_groups") == 2 and ex("wgmma_per_step") == 4
+    assert ex("rounded_per_thread") == 32

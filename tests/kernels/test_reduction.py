@@ -125,12 +125,12 @@ def test_launch_alone_matches_the_reference(op):
 @pytest.mark.parametrize("block_n", [None, 16], ids=["one-tile", "tiled"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_max_of_all_negative_ragged_rows(dtype, block_n):
-    """37 columns leave padding lanes in the last tile. They load -inf; had they loaded 0.0
+    """37 columns leave padding elements in the last tile. They load -inf; had they loaded 0.0
     (lesson 04's bug, kernels/_wrong.py:max-other-zero), every row's maximum would be 0."""
     seed = fresh_seed()
     x = (-100.0 - rand((6, 37)).abs()).to(dtype)
     out = red.row_reduce(x, "max", block_n=block_n)
-    assert (out <= -100).all(), f"seed={seed}"  # not the 0.0 of a padding lane
+    assert (out <= -100).all(), f"seed={seed}"  # not the 0.0 of a padding element
     assert_max_exact(out, x, seed)
 
 
@@ -213,7 +213,7 @@ def test_strided_inputs_are_read_in_place(make_x, op):
     [
         (2**19, 256, (16, 256, 4)),  # short rows: 16 to a program, a 16 x 256 tile
         (2**11, 65536, (1, 4096, 4)),  # long rows: one to a program, 16 tiles of 4096
-        (1000, 1, (256, 16, 4)),  # one column: 16 lanes wide, 15 of them padding
+        (1000, 1, (256, 16, 4)),  # one column: a tile 16 wide, 15 of them padding
         (5, 1, (8, 16, 4)),  # no more rows to a program than the next power of two
     ],
     ids=["256-columns", "65536-columns", "one-column", "few-rows"],
@@ -333,3 +333,48 @@ def test_offsets_past_int32(n_cols, op):
     x[rows, rows % n_cols] = peak
     out = red.row_reduce(x, op)
     assert torch.equal(out, peak)  # the sum and the maximum of such a row are its peak
+
+
+# ---- lesson 06's smaller kernels: one row in one tile ------------------------------------------
+
+
+def test_minimal_row_sum():
+    # --8<-- [start:minimal]
+    x = torch.randn(4, 100, device=DEVICE)
+    out = torch.empty(4, device=DEVICE)
+    red.row_sum_kernel[(4,)](x, out, 100, BLOCK_N=128)  # one program per row
+    print(out)
+    print(x.sum(dim=1))
+    torch.testing.assert_close(out, x.sum(dim=1))
+    # --8<-- [end:minimal]
+
+
+@pytest.mark.parametrize("n_cols", [1, 37, 64, 100])
+def test_argmax_finds_the_first_maximum(n_cols):
+    """Rows with the maximum repeated (small integers make ties common), all-negative rows
+    and rows of -inf: the value is torch's and the index the first one that holds it."""
+    seed = fresh_seed()
+    x = torch.randint(-4, 3, (64, n_cols), device=DEVICE).float()
+    x[0] = -5.0  # all equal and negative: index 0
+    x[1] = -INF  # as the padding: a real column still comes first
+    values = torch.full((64,), NAN, device=DEVICE)
+    index = torch.full((64,), -1, dtype=torch.int32, device=DEVICE)
+    block = max(16, 1 << (n_cols - 1).bit_length())
+    red.row_argmax_kernel[(64,)](x, values, index, n_cols, BLOCK_N=block)
+    assert torch.equal(values, x.amax(dim=1)), f"seed={seed}"
+    first = (x == x.amax(dim=1, keepdim=True)).int().argmax(dim=1)  # first True per row
+    assert torch.equal(index.long(), first), f"seed={seed}"
+
+
+@pytest.mark.parametrize("n_cols", [1, 37, 128])
+def test_scans_are_running_sums_and_maxima(n_cols):
+    seed = fresh_seed()
+    x = rand((8, n_cols))
+    sums, maxes = x.new_full(x.shape, NAN), x.new_full(x.shape, NAN)
+    block = max(16, 1 << (n_cols - 1).bit_length())
+    red.row_scans_kernel[(8,)](x, sums, maxes, n_cols, BLOCK_N=block)
+    # Any order of fp32 additions of j + 1 values is within j 2**-24 sum|x| of the exact sum.
+    exact = x.double().cumsum(dim=1)
+    allowed = torch.arange(n_cols, device=DEVICE) * FP32_UNIT * x.double().abs().cumsum(dim=1)
+    assert ((sums.double() - exact).abs() <= allowed + 1e-30).all(), f"seed={seed}"
+    assert torch.equal(maxes, x.cummax(dim=1).values), f"seed={seed}"

@@ -119,6 +119,114 @@ CASES = [
         "figures/vector_add.py SM_LIMITS['9.0']['blocks']",
         module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["blocks"],
     ),
+    # Lesson 05: the worked example is the dot_tf32 benchmark's tile and size; the sizes
+    # and datasheet peaks the measurement section names.
+    (
+        "dsl/05-dot-and-tensor-cores.md",
+        "`BLOCK_K = 32`",
+        "32",
+        "scripts/bench/benchmarks/dot.py TF32_CONFIG[2]",
+        module_constant("scripts/bench/benchmarks/dot.py", "TF32_CONFIG")[2],
+    ),
+    (
+        "dsl/05-dot-and-tensor-cores.md",
+        "fp32 inputs, 8 [warps]",
+        "8",
+        "scripts/bench/benchmarks/dot.py TF32_CONFIG[3]",
+        module_constant("scripts/bench/benchmarks/dot.py", "TF32_CONFIG")[3],
+    ),
+    (
+        "dsl/05-dot-and-tensor-cores.md",
+        "in a 4096³ product",
+        "4096³",
+        "scripts/bench/benchmarks/dot.py TF32_N",
+        module_constant("scripts/bench/benchmarks/dot.py", "TF32_N") ** 3,
+    ),
+    (
+        "dsl/05-dot-and-tensor-cores.md",
+        "8192³ in five precisions",
+        "8192³",
+        "scripts/bench/benchmarks/dot.py SIZES",
+        max(module_constant("scripts/bench/benchmarks/dot.py", "SIZES")) ** 3,
+    ),
+    *(
+        (
+            "dsl/05-dot-and-tensor-cores.md",
+            typed,
+            number,
+            f"figures/dot.py DATASHEET_PEAK['H100'][{precision!r}] in TFLOP/s",
+            round(module_constant("figures/dot.py", "DATASHEET_PEAK")["H100"][precision] / 1e12),
+        )
+        for typed, number, precision in (
+            ("about 495 TFLOP/s in TF32", "495", "tf32"),
+            ("989 in fp16 and bf16", "989", "bf16"),
+            ("1,979 in fp8", "1,979", "fp8"),
+        )
+    ),
+    # Lesson 06: the benchmark's tensor and widths, the wrapper's tile, the tile control.
+    (
+        "dsl/06-reductions.md",
+        "reduces a 512 MiB tensor",
+        "512",
+        "scripts/bench/benchmarks/reduction.py TENSOR_BYTES in MiB",
+        module_constant("scripts/bench/benchmarks/reduction.py", "TENSOR_BYTES") // 2**20,
+    ),
+    (
+        "dsl/06-reductions.md",
+        "widths of 256 to",
+        "256",
+        "scripts/bench/benchmarks/reduction.py WIDTHS[0]",
+        min(module_constant("scripts/bench/benchmarks/reduction.py", "WIDTHS")),
+    ),
+    (
+        "dsl/06-reductions.md",
+        "to 65,536 columns",
+        "65,536",
+        "scripts/bench/benchmarks/reduction.py WIDTHS[-1]",
+        max(module_constant("scripts/bench/benchmarks/reduction.py", "WIDTHS")),
+    ),
+    (
+        "dsl/06-reductions.md",
+        "at most 4,096 columns",
+        "4,096",
+        "kernels/reduction.py TILE_ELEMENTS",
+        module_constant("kernels/reduction.py", "TILE_ELEMENTS"),
+    ),
+    (
+        "dsl/06-reductions.md",
+        "set by hand to 1 × 8,192",
+        "8,192",
+        "scripts/bench/benchmarks/reduction.py TILE_BLOCK_N[-1]",
+        max(module_constant("scripts/bench/benchmarks/reduction.py", "TILE_BLOCK_N")),
+    ),
+    (
+        "dsl/06-reductions.md",
+        "over 4 to 32 warps",
+        "32",
+        "scripts/bench/benchmarks/reduction.py TILE_WARPS[-1]",
+        max(module_constant("scripts/bench/benchmarks/reduction.py", "TILE_WARPS")),
+    ),
+    (
+        "dsl/06-reductions.md",
+        "its 2,048 threads",
+        "2,048",
+        "figures/vector_add.py SM_LIMITS['9.0']['threads']",
+        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["threads"],
+    ),
+    (
+        "dsl/06-reductions.md",
+        "handed to a warp in blocks of 256",
+        "256",
+        "figures/vector_add.py REGISTER_UNIT",
+        module_constant("figures/vector_add.py", "REGISTER_UNIT"),
+    ),
+    (
+        "dsl/06-reductions.md",
+        "has 65,536 registers, handed to a warp",
+        "65,536",
+        "figures/vector_add.py SM_LIMITS['9.0']['registers']",
+        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["registers"],
+    ),
     # A hardware fact, not code: 64K 32-bit registers per SM on Hopper (NVIDIA's Hopper
     # tuning guide); kernels/softmax.py's register arithmetic assumes the same.
     ("building/10-softmax.md", "An SM has 65,536 registers", "65,536", "Hopper", 65536),

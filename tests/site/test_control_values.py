@@ -232,3 +232,79 @@ def test_tile_control_picks_the_best_warps_and_reads_torch():
     assert reduction.tile_best_warps(docs, "max", "bfloat16", 8192) == 32
     assert text(docs, "reduction.tile_torch_of_copy op=sum dtype=bfloat16") == "95%"
     assert text({}, "reduction.tile_of_copy op=sum dtype=bfloat16 block_n=8192") == ("not measured")
+
+
+# ---- lessons 05 and 06: the words the controls put into sentences ------------------------------
+
+
+def test_tf32_bias_says_which_side_of_the_exact_product():
+    rows = [
+        {"precision": p, "m": 64, "n": 64, "k": 64, "flops": 2 * 64**3, "bytes": 12 * 64 * 64,
+         "block_m": 128, "block_n": 128, "block_k": 32, "num_warps": 8, "num_stages": 3,
+         "time_s": spread(1e-5), "n_regs": 168, "n_spills": 0,
+         "ptx": {"cvt_rna_tf32": 0, "wgmma": 4, "mma_sync": 0, "fma_f32": 0},
+         "mean_rel_error": mean, "rms_rel_error": rms}
+        for p, mean, rms in (("tf32", -7e-4, 7.1e-4), ("tf32x3", 1e-9, 1e-7), ("ieee", 6e-8, 1e-7))
+    ]  # fmt: skip
+    docs = docs_with("dot_tf32", rows)
+    assert text(docs, "dot.tf32_bias precision=tf32").startswith("below the exact product")
+    assert text(docs, "dot.tf32_bias precision=tf32x3").startswith("centred on the exact")
+    assert text(docs, "dot.tf32_bias precision=ieee").startswith("above the exact product")
+    assert text({}, "dot.tf32_bias precision=tf32") == "not measured"
+
+
+def test_datasheet_share_and_clock():
+    docs = {
+        "dot": {
+            "benchmark": "dot",
+            "ceilings": {},
+            "provenance": {
+                "gpu": "NVIDIA H100 80GB HBM3",
+                "clocks_after": {"sm_mhz": 1320.0, "sm_max_mhz": 1980.0},
+            },
+            "rows": [
+                {
+                    "impl": "cublas",
+                    "precision": "bf16",
+                    "m": 8192,
+                    "n": 8192,
+                    "k": 8192,
+                    "flops": 2 * 8192**3,
+                    "bytes": 6 * 8192**2,
+                    "time_s": spread(2 * 8192**3 / 680e12),
+                },
+            ],  # fmt: skip
+        }
+    }
+    assert dot.of_peak(docs, "cublas", "bf16") == pytest.approx(680 / 989.4)
+    assert text(docs, "dot.clock_share") == "67%"
+    docs["dot"]["provenance"]["gpu"] = "NVIDIA A100-SXM4-80GB"
+    assert text(docs, "dot.of_peak impl=cublas precision=bf16") == "no datasheet peak for this GPU"
+
+
+@pytest.mark.parametrize(
+    "wide, default, torch_time, words, finding",
+    [
+        # 16 KiB per step closes the gap to torch: bytes per step are the cause.
+        (2.0e-4, 2.2e-4, 2.0e-4, ("faster than", "as fast as"), "account for the gap"),
+        # Better than the default tile, still behind torch: part of the cause.
+        (2.1e-4, 2.3e-4, 2.0e-4, ("faster than", "slower than"), "part of the gap"),
+        # No better than the default tile: not the cause.
+        (2.2e-4, 2.2e-4, 2.0e-4, ("as fast as", "slower than"), "do not account"),
+    ],
+)
+def test_tile_control_words_follow_the_times(wide, default, torch_time, words, finding):
+    common = {"dtype": "bfloat16", "rows": 4096, "cols": 65536, "bytes": 512 << 20}
+    rows = [{"impl": "torch", "op": "sum", **common, "time_s": spread(torch_time),
+             "copy_fraction": 0.95}]  # fmt: skip
+    for block_n, w, t in ((4096, 4, default), (4096, 8, default * 1.02), (8192, 8, wide)):
+        rows.append({
+            "impl": "triton", "op": "sum", **common, "time_s": spread(t),
+            "copy_fraction": 0.95 * torch_time / t, "block_m": 1, "block_n": block_n,
+            "num_warps": w, "step_bytes": block_n * 2, "n_regs": 40, "n_spills": 0,
+        })  # fmt: skip
+    docs = docs_with("reduction_tile", rows)
+    assert text(docs, "reduction.tile_compare op=sum to=default") == words[0]
+    assert text(docs, "reduction.tile_compare op=sum to=torch") == words[1]
+    assert finding in text(docs, "reduction.tile_finding op=sum")
+    assert text({}, "reduction.tile_finding op=sum") == "not measured"

@@ -226,7 +226,7 @@ def of_peak(docs: Docs, impl: Impl, precision: TensorPrecision) -> float | None:
         return None
     gpu = docs[BENCH]["provenance"]["gpu"]
     peaks = next((v for k, v in DATASHEET_PEAK.items() if k in gpu), None)
-    return render._quotient(rate_of(docs, impl, precision), peaks and peaks[precision])
+    return render.quotient(rate_of(docs, impl, precision), peaks and peaks[precision])
 
 
 def clock_share(docs: Docs) -> float | None:
@@ -234,7 +234,7 @@ def clock_share(docs: Docs) -> float | None:
     if not measured(docs):
         return None
     clocks = docs[BENCH]["provenance"].get("clocks_after") or {}
-    return render._quotient(clocks.get("sm_mhz"), clocks.get("sm_max_mhz"))
+    return render.quotient(clocks.get("sm_mhz"), clocks.get("sm_max_mhz"))
 
 
 def sci(v: float) -> str:

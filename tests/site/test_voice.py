@@ -166,7 +166,6 @@ PROJECT_PENDING = {
     "index.md",
     "model/01-why-triton.md",
     "model/03-what-jit-does.md",
-    "dsl/04-loads-stores-masks.md",
     "dsl/05-dot-and-tensor-cores.md",
     "dsl/06-reductions.md",
     "building/07-vector-add.md",
@@ -237,7 +236,6 @@ TYPED_ALLOWED: dict[str, list[tuple[str, str]]] = {}
 TYPED_PENDING = {
     "model/01-why-triton.md",
     "model/03-what-jit-does.md",
-    "dsl/04-loads-stores-masks.md",
     "dsl/05-dot-and-tensor-cores.md",
     "building/07-vector-add.md",
     "building/08-fused-activation.md",
@@ -375,7 +373,6 @@ def lane_text(item: str) -> str:
 
 
 LANE_PENDING = {
-    "dsl/04-loads-stores-masks.md",
     "dsl/06-reductions.md",
     "building/07-vector-add.md",
     "building/10-softmax.md",

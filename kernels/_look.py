@@ -16,8 +16,6 @@ Run without ``TRITON_INTERPRET``: the interpreter compiles nothing.
 
 import torch
 import triton
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
 
 
 # --8<-- [start:on-gpu]
@@ -39,8 +37,10 @@ def for_gpu(kernel, signature, constexprs, divisible=(), target=("cuda", 90, 32)
     "constexpr"); ``divisible``: the arguments to treat as multiples of 16, as the launch
     would find them."""
     attrs = {(kernel.arg_names.index(a),): [["tt.divisibility", 16]] for a in divisible}
-    source = ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
-    return triton.compile(source, target=GPUTarget(*target), options=options)
+    source = triton.compiler.ASTSource(kernel, signature, constexprs, attrs)
+    return triton.compile(
+        source, target=triton.backends.compiler.GPUTarget(*target), options=options
+    )
 
 
 # --8<-- [end:for-gpu]

@@ -21,17 +21,24 @@ import triton.language as tl
 # --8<-- [start:kernel]
 @triton.jit
 def tiles_kernel(
-    x_ptr, out_ptr, n_rows, n_cols, stride_r, stride_c, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr
+    x_ptr,
+    out_ptr,
+    n_rows,
+    n_cols,
+    stride_r,
+    stride_c,
+    BLOCK_R: tl.constexpr,
+    BLOCK_C: tl.constexpr,
 ):
     pid_r = tl.program_id(axis=0)  # which tile down
     pid_c = tl.program_id(axis=1)  # which tile across
     rows = pid_r * BLOCK_R + tl.arange(0, BLOCK_R)  # shape (BLOCK_R,)
     cols = pid_c * BLOCK_C + tl.arange(0, BLOCK_C)  # shape (BLOCK_C,)
-    # (BLOCK_R, 1) + (1, BLOCK_C) broadcasts to (BLOCK_R, BLOCK_C): one offset per element.
+    # (BLOCK_R, 1) + (1, BLOCK_C) -> (BLOCK_R, BLOCK_C): one offset per element.
     offs = rows[:, None] * stride_r + cols[None, :] * stride_c
     mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
     tile = tl.load(x_ptr + offs, mask=mask, other=-1.0)
-    # This program's slot of out, a contiguous (BLOCK_R, BLOCK_C) block: stored whole.
+    # This program's own slot of out, (BLOCK_R, BLOCK_C), contiguous.
     slot = (pid_r * tl.num_programs(axis=1) + pid_c) * BLOCK_R * BLOCK_C
     here = tl.arange(0, BLOCK_R)[:, None] * BLOCK_C + tl.arange(0, BLOCK_C)[None, :]
     tl.store(out_ptr + slot + here, tile)
@@ -42,14 +49,13 @@ def tiles_kernel(
 
 # --8<-- [start:launch]
 def tiles(x, block_r=2, block_c=4):
-    """Every program's tile of the 2-D tensor ``x`` (any strides): out[i, j] is the
-    (block_r, block_c) tile that program (i, j) loaded, -1 where its mask was off."""
+    """out[i, j]: the (block_r, block_c) tile of the 2-D tensor ``x`` (any
+    strides) that program (i, j) loaded, -1 where its mask was off."""
     n_rows, n_cols = x.shape
     grid = ((n_rows + block_r - 1) // block_r, (n_cols + block_c - 1) // block_c)
     out = torch.empty(grid + (block_r, block_c), dtype=x.dtype, device=x.device)
-    tiles_kernel[grid](
-        x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_R=block_r, BLOCK_C=block_c
-    )
+    strides = x.stride(0), x.stride(1)
+    tiles_kernel[grid](x, out, n_rows, n_cols, *strides, BLOCK_R=block_r, BLOCK_C=block_c)
     return out
 
 

@@ -20,9 +20,9 @@ from scripts.book.render import Docs, Figure, Value
 
 # The three measurements of a row, in the order the bar chart groups them.
 MEASURES = (
-    ("host_s", "wall time per kernel, loop of calls", "series-0"),
+    ("host_s", "wall time per kernel, back-to-back calls", "series-0"),
     ("enqueue_s", "host: inside the call (GPU kept busy)", "series-1"),
-    ("gpu_s", "GPU: CUDA events around the call", "series-2"),
+    ("gpu_s", "GPU: isolated call, CUDA events around it", "series-2"),
 )
 
 
@@ -85,13 +85,17 @@ def log_crossing(xs: list[float], ys: list[float], level: float) -> float:
     raise render.RenderError("the line never rises through that level")
 
 
-def crossover_n(docs: Docs) -> float:
-    """Elements at which the plotted Triton device-time line crosses the plotted
-    empty-launch line (log-log interpolation between the measured sizes)."""
+def crossover_n(docs: Docs, against: Literal["launch", "wrapper"] = "launch") -> float:
+    """Elements at which the Triton add's device-time line rises through the host time of
+    a call: the plotted empty-launch line (against=launch), or the wrapper's own host-time
+    line, size by size (against=wrapper: where a loop of wrapper calls stops being paced
+    by the host). Log-log interpolation between the measured sizes."""
     rs = by_size(docs, "triton")
-    return log_crossing(
-        [r["n"] for r in rs], [r["time_s"]["p50"] for r in rs], time(docs, "triton")
-    )
+    ns = [r["n"] for r in rs]
+    if against == "launch":
+        return log_crossing(ns, [r["time_s"]["p50"] for r in rs], time(docs, "triton"))
+    # device / host rises through 1
+    return log_crossing(ns, [r["time_s"]["p50"] / r["host_s"]["p50"] for r in rs], 1.0)
 
 
 GAP_CANDIDATES = 4  # the gap is marked on one of the smallest sizes: near the left edge
@@ -114,6 +118,66 @@ def wrapper_gap(docs: Docs) -> float:
     return gap_point(docs)["host_s"]["p50"] - time(docs, "triton")
 
 
+# ---- values added for lesson 03: timing words and the host's own speed ------------------
+
+GPU_BOUND = 2  # a size whose loop time per call is at least twice the small-size one
+
+
+def gpu_bound(docs: Docs, impl: str) -> list[dict]:
+    """The sizes where a loop of calls is paced by the GPU: host time per call at least
+    GPU_BOUND times the median over the small sizes."""
+    floor = small_host(docs, impl)
+    return [r for r in by_size(docs, impl) if r["host_s"]["p50"] >= GPU_BOUND * floor]
+
+
+def isolated_offset(docs: Docs, impl: Literal["triton", "torch"] = "triton") -> float:
+    """How much longer one call timed alone by CUDA events (do_bench: the L2 flushed, the
+    call bracketed by events) takes than a call in a back-to-back loop, at the sizes where
+    the loop is paced by the GPU: the median difference, seconds. What the GPU spends
+    starting a kernel it could not overlap with the one before."""
+    rs = gpu_bound(docs, impl)
+    return sorted(r["time_s"]["p50"] - r["host_s"]["p50"] for r in rs)[len(rs) // 2]
+
+
+def launch_bound(docs: Docs) -> list[dict]:
+    """The fp32 Triton rows where the wrapper's loop is paced by the host (host time per
+    call at least twice the device time) and an empty launch was timed beside them."""
+    return [
+        r
+        for r in by_size(docs, "triton")
+        if "empty_host_s" in r and r["host_s"]["p50"] >= 2 * r["time_s"]["p50"]
+    ]
+
+
+def checks_cost(docs: Docs) -> float | None:
+    """What the validated wrapper adds to a bare launch, measured at the same moment: the
+    median over the host-paced sizes of its host time per call minus that of an empty
+    launch timed right after it (empty_host_s), seconds. None on runs without it."""
+    rs = launch_bound(docs)
+    if not rs:
+        return None
+    diffs = sorted(r["host_s"]["p50"] - r["empty_host_s"]["p50"] for r in rs)
+    return diffs[len(diffs) // 2]
+
+
+def host_follows(docs: Docs) -> str | None:
+    """Whether the jumps in the wrapper's host time per call, across the host-paced sizes,
+    are the host's own speed: the empty launch timed beside each size moves with them (the
+    wrapper-minus-empty difference spreads at most half as far as the wrapper's time),
+    or not. A clause for a sentence; None on runs without empty_host_s."""
+    rs = launch_bound(docs)
+    if len(rs) < 2:
+        return None
+    wrapper = [r["host_s"]["p50"] for r in rs]
+    diff = [r["host_s"]["p50"] - r["empty_host_s"]["p50"] for r in rs]
+    if max(diff) - min(diff) <= 0.5 * (max(wrapper) - min(wrapper)):
+        return (
+            "rises and falls with it, so the jumps are the host's own speed changing from "
+            "one moment to the next, not the wrapper's checks"
+        )
+    return "stays level, so the jumps are in the wrapper's own path"
+
+
 def millions(v: float) -> str:
     """An element count to two significant figures, in words: '1.6 million'."""
     if v >= 1e6:
@@ -129,6 +193,10 @@ VALUES = {
     "launch.small_torch_add_speedup": Value(small_torch_add_speedup, render.ratio),
     "launch.crossover_n": Value(crossover_n, millions),
     "launch.wrapper_gap": Value(wrapper_gap, render.micros(1)),
+    # added for lesson 03
+    "launch.isolated_offset": Value(isolated_offset, render.micros(1)),
+    "launch.checks_cost": Value(checks_cost, render.micros(1), missing="not measured"),
+    "launch.host_follows": Value(host_follows, missing="not measured"),
 }
 
 
@@ -186,6 +254,18 @@ def fig_crossover(docs: Docs) -> dict:
     traces.append(
         render.hline(launch * 1e6, min(ns), max(ns), f"empty Triton launch ({launch * 1e6:.1f} µs)")
     )
+    beside = [r for r in by_size(docs, "triton") if "empty_host_s" in r]
+    if beside:  # newer runs: the host's speed at each size, an empty launch timed beside it
+        traces.append(
+            render.line(
+                [r["n"] for r in beside],
+                [render.duration(r["empty_host_s"], 1e-6) for r in beside],
+                "empty launch, host time beside each size",
+                "marker",
+                dash="dashdot",
+                hover="n = %{x:,}<br>%{y:.1f} µs per empty launch",
+            )
+        )
     # Both marks sit on the plotted lines: the crossing is computed from the dotted
     # device-time line and the dashed launch line; the gap spans from the launch line to a
     # point of the Triton host-time line. Their labels go in the empty upper half.
@@ -251,9 +331,9 @@ FIGURES = {
         ("launch_overhead",),
         fig_overhead,
         "Bar chart, per kernel, for an empty Triton kernel, the vector_add wrapper, two torch "
-        "ops and a CUDA graph replay: wall time in a loop of back-to-back calls and, where "
-        "measured, the host's time inside the call alone and the GPU's time from CUDA "
-        "events; error bars span the 20th to 80th percentile.",
+        "ops and a CUDA graph replay: wall time per call in a loop of back-to-back calls and, "
+        "where measured, the host's time inside the call alone and an isolated call's "
+        "latency from CUDA events; error bars span the 20th to 80th percentile.",
     ),
     "launch-crossover": Figure(
         "Vector add: time per call against size",
@@ -261,6 +341,7 @@ FIGURES = {
         fig_crossover,
         "Log-log plot of time per vector add against element count: host time per call and "
         "device time, with the empty-launch cost as a horizontal line, an arrow where the "
-        "Triton device time crosses it, and the gap from an empty launch to the wrapper.",
+        "Triton device time crosses it, and the gap from an empty launch to the wrapper; "
+        "where measured, an empty launch's host time beside each size as a dash-dot line.",
     ),
 }

@@ -199,6 +199,13 @@ def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gp
     return r["resident"] * (render.provenance(docs)["sm_count"] if per == "gpu" else 1)
 
 
+def sm_limit(docs: Docs, of: Literal["threads", "blocks", "registers"]) -> int | None:
+    """What one SM of this device can hold at once, by its compute capability: threads,
+    thread blocks (programs) or 32-bit registers; None where SM_LIMITS lacks it."""
+    limits = SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
+    return None if limits is None else limits[of]
+
+
 def program_rate(
     docs: Docs, block: int, warps: int, clock: Literal["add", "empty"] = "add"
 ) -> float:
@@ -216,6 +223,46 @@ def lifetime(docs: Docs, block: int, warps: int) -> float | None:
     are not all full), this is an upper bound, not the lifetime."""
     slots = resident(docs, block, warps)
     return None if slots is None else slots / program_rate(docs, block, warps)
+
+
+# The add's bytes per element (x and y read, out written, fp32) and per program's loads.
+ADD_BYTES = 3 * 4
+LOAD_BYTES = 2 * 4
+# The sweep point whose programs only wait for memory: the fewest programs in flight (16
+# warps each) and the smallest tile, so its Little's-law lifetime is memory's round trip.
+ROUND_TRIP_AT = {"block": 4, "warps": 16}
+
+
+def break_even_block(docs: Docs) -> float:
+    """The BLOCK at which starting the add's programs takes as long as moving its bytes:
+    n / BLOCK programs at the GPU's dispatch rate (the empty control at BLOCK = 4, 4 warps)
+    against 12 n bytes at the run's copy bandwidth, i.e. copy / (12 * rate)."""
+    rate = program_rate(docs, 4, 4, clock="empty")
+    return render.copy(docs, SWEEP) / (ADD_BYTES * rate)
+
+
+def in_flight(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "sm") -> float | None:
+    """Bytes of loads the resident programs of the add at (block, warps) have asked memory
+    for at once: programs resident per SM (or on the GPU) times the x and y tiles of each,
+    2 * BLOCK * 4 bytes."""
+    r = resident(docs, block, warps, per)
+    return None if r is None else r * LOAD_BYTES * block
+
+
+def in_flight_needed(docs: Docs, per: Literal["sm", "gpu"] = "sm") -> float | None:
+    """Little's law for memory: the bytes that must be in flight to stream at the run's
+    copy bandwidth when each request takes memory's round trip (the lifetime of a program
+    at ROUND_TRIP_AT), on the GPU or per SM."""
+    trip = lifetime(docs, **ROUND_TRIP_AT)
+    if trip is None:
+        return None
+    need = render.copy(docs, SWEEP) * trip
+    return need / render.provenance(docs)["sm_count"] if per == "sm" else need
+
+
+def kib(v: float) -> str:
+    """Bytes in KiB (whole), or MiB with one decimal from 1 MiB up."""
+    return f"{v / 2**20:.1f} MiB" if v >= 2**20 else f"{v / 2**10:,.0f} KiB"
 
 
 def per_ns(v: float) -> str:
@@ -287,6 +334,11 @@ VALUES = {
     "vector_add.lifetime": Value(lifetime, nanos, missing="unknown for this GPU"),
     "vector_add.stream_bandwidth": Value(stream_bandwidth, render.tbps, missing="not measured"),
     "vector_add.stream_of_copy": Value(stream_of_copy, render.percent, missing="not measured"),
+    # added for lesson 04 (its widget)
+    "vector_add.sm_limit": Value(sm_limit, render.count, missing="unknown for this GPU"),
+    "vector_add.break_even_block": Value(break_even_block, render.whole),
+    "vector_add.in_flight": Value(in_flight, kib, missing="unknown for this GPU"),
+    "vector_add.in_flight_needed": Value(in_flight_needed, kib, missing="unknown for this GPU"),
 }
 
 

@@ -40,7 +40,8 @@ def add_kernel_no_mask(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
     pid = tl.program_id(axis=0)
     tile_start = pid.to(tl.int64) * BLOCK
     offsets = tile_start + tl.arange(0, BLOCK)
-    # WRONG: no mask, so the last tile's lanes past n_elements read and write out of bounds.
+    # WRONG: no mask, so the last tile's elements past n_elements are read and written
+    # out of bounds.
     x = tl.load(x_ptr + offsets)
     y = tl.load(y_ptr + offsets)
     total = x.to(tl.float32) + y.to(tl.float32)
@@ -70,11 +71,11 @@ def add_kernel_int32_offsets(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.conste
 # --8<-- [start:max-other-zero]
 @triton.jit
 def row_max_other_zero_kernel(x_ptr, out_ptr, n_cols, row_stride, BLOCK: tl.constexpr):
-    # This program owns one row of n_cols values, padded to BLOCK >= n_cols lanes.
+    # This program owns one row of n_cols values, padded to BLOCK >= n_cols elements.
     row = tl.program_id(axis=0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
-    # WRONG: padding lanes read 0.0, which beats every value of an all-negative row.
+    # WRONG: the padding reads 0.0, which beats every value of an all-negative row.
     x = tl.load(x_ptr + row * row_stride + cols, mask=mask, other=0.0)
     tl.store(out_ptr + row, tl.max(x, axis=0))
 
@@ -83,7 +84,7 @@ def row_max_other_zero_kernel(x_ptr, out_ptr, n_cols, row_stride, BLOCK: tl.cons
 
 
 # The correct twin of row_max_other_zero_kernel, for the tests to run the same checks on:
-# the identity of max, -inf, in the padding lanes.
+# the identity of max, -inf, in the padding.
 @triton.jit
 def row_max_kernel(x_ptr, out_ptr, n_cols, row_stride, BLOCK: tl.constexpr):
     row = tl.program_id(axis=0).to(tl.int64)

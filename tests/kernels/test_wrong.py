@@ -7,6 +7,11 @@ the test owns: the tensors are views into larger poisoned buffers, and the test 
 buffer around them to see where the stray writes landed.
 """
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import torch
 
 from kernels import _wrong as wrong
@@ -183,3 +188,75 @@ def test_int64_offsets_reach_past_2_31():
     assert (out[:BOUNDARY] == 2).all()
     assert (out[BOUNDARY:] == 4).all()
     assert (guard == POISON).all()
+
+
+# ---- catching the int32 wrap with Triton's debug mode (lesson 04) -------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+# Compiles both kernels for an H100 (sm_90) with debug on, without a GPU: Triton ships the
+# assembler. Run without TRITON_INTERPRET, which would turn the kernels into Python.
+COMPILE_WITH_DEBUG = """
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from kernels import _wrong, vector_add
+
+signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n_elements": "i32",
+             "BLOCK": "constexpr"}
+for kernel in (_wrong.add_kernel_int32_offsets, vector_add.add_kernel):
+    source = ASTSource(fn=kernel, signature=signature, constexprs={"BLOCK": 1024})
+    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"debug": True})
+    checks = [l for l in compiled.asm["ttir"].splitlines() if "tt.assert" in l]
+    print(kernel.__name__, sorted(l.split('"')[1] for l in checks))
+"""
+
+
+def outside_the_interpreter(script: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """Run ``script`` in a fresh Python at the repository's root, compiled kernels (no
+    TRITON_INTERPRET), with ``env`` added to the environment."""
+    environ = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=ROOT,
+        env={**environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_debug_mode_checks_the_int32_products_and_nothing_in_the_int64_kernel():
+    done = outside_the_interpreter(COMPILE_WITH_DEBUG)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert lines["add_kernel_int32_offsets"] == str(
+        [
+            "int32 overflow detected for operation add",
+            "int32 overflow detected for operation mul",
+        ]
+    )
+    assert lines["add_kernel"] == "[]"
+
+
+# 2**21 + 1 programs of 1024 over 16 elements: the last program's pid * BLOCK is 2**31.
+LAUNCH_PAST_INT32 = """
+import sys, torch
+from kernels import _wrong, vector_add
+kernel = {"int32": _wrong.add_kernel_int32_offsets, "int64": vector_add.add_kernel}[sys.argv[1]]
+x = torch.ones(16, device="cuda")
+out = torch.empty_like(x)
+kernel[(2**21 + 1,)](x, x, out, 16, BLOCK=1024)
+torch.cuda.synchronize()
+assert torch.equal(out, x + x)
+print("ok")
+"""
+
+
+@requires_gpu
+def test_debug_mode_stops_the_wrap_on_a_tiny_tensor():
+    # In its own process: a failed device assertion leaves the CUDA context unusable.
+    wrapped = outside_the_interpreter(LAUNCH_PAST_INT32, "int32", TRITON_DEBUG="1")
+    assert wrapped.returncode != 0
+    assert "int32 overflow detected for operation mul" in wrapped.stdout + wrapped.stderr
+    fixed = outside_the_interpreter(LAUNCH_PAST_INT32, "int64", TRITON_DEBUG="1")
+    assert fixed.returncode == 0 and fixed.stdout.strip() == "ok", fixed.stderr[-2000:]

@@ -1194,9 +1194,17 @@ ROWS = (
             a["q"], a["k"], a["v"], causal=a.get("causal", False), scale=a.get("scale")
         ),
         knobs=(
-            Knob("causal", "bool", bad_types=KIND_BAD_TYPES["bool"] + (1.0,)),
+            # causal is a bool or one of the strings at.CAUSAL_ALIGNMENTS (see choices):
+            # any other type, a str subclass or bytes included, is a TypeError.
+            Knob("causal", "bool", bad_types=(1, 0, None, np.bool_(True), torch.tensor(True),
+                                              1.0, b"top_left", np.str_("top_left"))),
             Knob("scale", "number|None", (0, -0.5, NAN, math.inf, 1e39, 10**400),
                  "must be > 0 and finite"),
+        ),
+        choices=tuple(
+            Bad(f"causal-{v!r}", ("causal",), knobs={"causal": v},
+                says="a bool, 'top_left' or 'bottom_right'")
+            for v in ("yes", "True", "TOP_LEFT", "bottom-right", "lower_right", "", "top_left ")
         ),
         bad_shapes=(
             Bad("q-3d", ("q",), {"q": (2, 9, 16)}),
@@ -1233,6 +1241,7 @@ ROWS = (
             Big("q", 0, shapes={"q": (3, 2, 9, 16), "k": (3, 2, 11, 16), "v": (3, 2, 11, 16)}),
             Big("q", 2),
             Big("k", 2),
+            Big("k", 2, knobs={"causal": "bottom_right"}, name="bottom-right"),
         ),  # fmt: skip
         empty=(
             Empty("no-queries", {"q": (1, 2, 0, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)}),
@@ -1241,8 +1250,12 @@ ROWS = (
             Empty("no-heads", {"q": (1, 0, 9, 16), "k": (1, 0, 11, 16), "v": (1, 0, 11, 16)}),
         ),
         any_strides=True,
-        variants=(("full", {}), ("causal", {"causal": True})),
-        not_applicable={**NO_OUT, "choices": "no string options"},
+        variants=(
+            ("full", {}),
+            ("causal", {"causal": True}),
+            ("bottom-right", {"causal": "bottom_right"}),
+        ),
+        not_applicable=NO_OUT,
     ),
 )
 # fmt: on

@@ -11,7 +11,9 @@ computes ``delta = rowsum(dO * O)``, one kernel gives each program a block of ke
 accumulates dK and dV over the query blocks, and one gives each program a block of
 queries and accumulates dQ over the key blocks.
 
-Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan``, the
+Sections, as in every kernel file of the book: ``minimal`` (``attn_fwd_minimal_kernel``
+and ``attention_minimal``: the smallest forward that works, the lesson's first listing),
+``kernel``, ``launch`` (``plan``, the
 tiles per head dimension, and ``launch_forward`` / ``launch_backward``, which allocate
 and launch without a check), ``checks`` (``attention``, the checked entry point),
 ``autograd`` (``AttentionFunction``, which ties the launches together for autograd) and
@@ -36,6 +38,62 @@ import math
 import torch
 import triton
 import triton.language as tl
+
+
+# --8<-- [start:minimal]
+# The smallest flash-attention forward that works: one program per (block of BLOCK_M
+# queries, batch x head), which walks the keys and values BLOCK_N at a time with an online
+# softmax. What it leaves out, each added in the kernels below: the causal mask, masks for
+# ragged lengths (n_q and n_k must be multiples of the blocks), strides (q, k, v and the
+# output contiguous (B, H, N, d)), the logsumexp a backward needs, and the interpreter's
+# bf16 route (on the CPU it is right in fp16 only).
+@triton.jit
+def attn_fwd_minimal_kernel(
+    Q, K, V, Out, n_q, n_k, qk_scale,
+    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)  # my queries
+    bh = tl.program_id(1).to(tl.int64)  # my (batch, head); int64: bh * n * d can pass 2**31
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(Q + bh * n_q * HEAD_DIM + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+    kt_ptrs = K + bh * n_k * HEAD_DIM + offs_d[:, None] + offs_n[None, :] * HEAD_DIM  # K^T
+    v_ptrs = V + bh * n_k * HEAD_DIM + offs_n[:, None] * HEAD_DIM + offs_d[None, :]
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # running max of each row
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)  # running sum of exp2(s - m_i)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)  # running sum of p @ v
+    for start_n in range(0, n_k, BLOCK_N):
+        kt = tl.load(kt_ptrs + start_n * HEAD_DIM)
+        v = tl.load(v_ptrs + start_n * HEAD_DIM)
+        s = tl.dot(q, kt) * qk_scale  # scores in base 2: exp2(s) = exp(q.k * scale)
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)  # rescales what was summed against the old max
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    o = acc / l_i[:, None]
+    tl.store(
+        Out + bh * n_q * HEAD_DIM + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+        o.to(Out.dtype.element_ty),
+    )
+
+
+def attention_minimal(q, k, v, block_m=64, block_n=64):
+    """``softmax(q @ k^T / sqrt(d)) @ v`` for contiguous fp16/bf16 (B, H, N, d) tensors on
+    the current device, n_q and n_k multiples of the blocks, d a power of two >= 16; no
+    checks."""
+    batch, heads, n_q, d = q.shape
+    o = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
+    qk_scale = math.log2(math.e) / math.sqrt(d)  # 1/sqrt(d), and log2(e) for exp2
+    grid = (n_q // block_m, batch * heads)
+    attn_fwd_minimal_kernel[grid](
+        q, k, v, o, n_q, k.shape[2], qk_scale, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n
+    )
+    return o
+
+
+# --8<-- [end:minimal]
 
 
 # --8<-- [start:kernel]

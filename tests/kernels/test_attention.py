@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from kernels import attention as at
 from tests.support import (
     DEVICE,
+    ON_GPU,
     LaunchSpy,
     big_gpu_memory,
     fresh_seed,
@@ -279,6 +280,51 @@ def test_a_query_that_sees_no_key_gives_zeros_and_no_gradient(n_q, n_k):
     do2[:, :, :blind] = -7.0
     _, _, dk2, dv2 = forward_backward(q2, k, v, do2, "bottom_right")
     assert torch.equal(dk, dk2) and torch.equal(dv, dv2), f"a blind query moved dk/dv, seed={seed}"
+
+
+# ---- the minimal forward: divisible sizes (lesson 12 starts there) -----------------------
+
+# bf16 only on a GPU: the interpreter multiplies bf16 tiles as raw bit patterns, and the
+# minimal kernel has no UPCAST branch to route them through float32.
+BF16_DOT_NEEDS_A_GPU = pytest.mark.skipif(
+    not ON_GPU, reason="the interpreter multiplies bf16 tiles as raw bit patterns"
+)
+MINIMAL_DTYPES = [torch.float16, pytest.param(torch.bfloat16, marks=BF16_DOT_NEEDS_A_GPU)]
+
+
+@pytest.mark.parametrize("dtype", MINIMAL_DTYPES, ids=str)
+@pytest.mark.parametrize(
+    "n_q, n_k, d, blocks",
+    [(16, 16, 16, (16, 16)), (32, 64, 32, (16, 16)), (64, 32, 64, (32, 16)),
+     (48, 80, 128, (16, 16)), (64, 64, 16, (64, 64))],
+    ids=str,
+)  # fmt: skip
+def test_minimal_matches_float64_on_divisible_sizes(n_q, n_k, d, blocks, dtype):
+    seed = fresh_seed()
+    q, k, v = qkv(2, 3, n_q, n_k, d, dtype)
+    o = at.attention_minimal(q, k, v, *blocks)  # its output comes from a NaN-filled empty
+    assert o.shape == q.shape and o.dtype == dtype
+    check(o, at.reference(q, k, v).double(), f"minimal {blocks}", seed)
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("d", at.HEAD_DIMS)
+def test_minimal_at_a_realistic_size(d, dtype):
+    seed = fresh_seed()
+    q, k, v = qkv(2, 4, 1024, 2048, d, dtype)
+    check(at.attention_minimal(q, k, v), at.reference(q, k, v).double(), "minimal", seed)
+
+
+def test_minimal_never_writes_a_ragged_last_block_of_queries():
+    """n_q = 40 on 16-row blocks: the grid has 40 // 16 = 2 blocks, so queries 32..39 are
+    never computed (their output stays NaN here). The full kernel masks and writes them."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 40, 32, 16, torch.float16)
+    o = at.attention_minimal(q, k, v, 16, 16)
+    check(o[:, :, :32], at.reference(q[:, :, :32], k, v).double(), "first 32 rows", seed)
+    assert torch.isnan(o[:, :, 32:]).all(), "rows past the last whole block were written"
+    check(at.attention(q, k, v), at.reference(q, k, v).double(), "full kernel", seed)
 
 
 # ---- exact tests: no tolerance -----------------------------------------------------------

@@ -1293,6 +1293,8 @@ NOT_WRAPPERS = {
     "_compile_examples.row_norms": "plain torch, no kernel (a torch.compile fragment)",
     "attention.attention_minimal": "lesson 12's minimal forward: divisible, contiguous shapes "
     "only and no checks, by design (what it leaves out is what the lesson adds)",
+    "rmsnorm.rms_norm_backward_minimal": "lesson 11's minimal backward: contiguous rows and "
+    "no checks, by design (what it leaves out is what the lesson adds)",
 }
 # Names every family may define that are not wrappers: the torch references, and the
 # launch path and launch plan of the kernel-file convention (no checks by design).

@@ -459,6 +459,16 @@ def attn_bwd_dq_kernel(
 # --8<-- [end:backward]
 # --8<-- [end:kernel]
 
+# Tile matmuls (tl.dot) per pair of a query block and a key block, as the kernels above
+# run them (tests/kernels/test_attention.py counts the calls in their source). Forward: 2,
+# S = Q K^T and O += P V. Backward: 7, four in the dK/dV kernel (S^T = K Q^T again,
+# dV += P^T dO, dP^T = V dO^T, dK += dS^T Q) and three in the dQ kernel (S = Q K^T again,
+# dP = dO V^T, dQ += dS K): S and dP are each computed twice. FlashAttention-2's single
+# pass, which sums dQ with atomics, does 5, the count behind the usual FLOP convention
+# (backward = 2.5 x forward) that the benchmark uses.
+FORWARD_TILE_MATMULS = 2
+BACKWARD_TILE_MATMULS = 7
+
 
 # --8<-- [start:launch]
 LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))

@@ -4,7 +4,11 @@ lengths, several tile shapes, inputs whose memory past the end is NaN, the causa
 checked exactly (what a query must not see cannot change its output), autograd's corners.
 (The wrapper contract, refusals included, is tested in test_contract.py.)"""
 
+import ast
+import inspect
 import math
+import pathlib
+import textwrap
 
 import numpy as np
 import pytest
@@ -325,6 +329,35 @@ def test_minimal_never_writes_a_ragged_last_block_of_queries():
     check(o[:, :, :32], at.reference(q[:, :, :32], k, v).double(), "first 32 rows", seed)
     assert torch.isnan(o[:, :, 32:]).all(), "rows past the last whole block were written"
     check(at.attention(q, k, v), at.reference(q, k, v).double(), "full kernel", seed)
+
+
+# ---- the tile matmuls each pair of blocks costs, counted in the source ---------------------
+
+
+def tl_dot_calls(section: str) -> int:
+    """``tl.dot`` calls in a snippet section of kernels/attention.py, read with ast: each
+    sits in a loop body that runs once per (query block, key block) pair."""
+    text = pathlib.Path(at.__file__).read_text()
+    start = text.index(f"# --8<-- [start:{section}]")
+    end = text.index(f"# --8<-- [end:{section}]")
+    tree = ast.parse(text[start:end])
+    return sum(
+        isinstance(node, ast.Call) and ast.unparse(node.func) == "tl.dot" for node in ast.walk(tree)
+    )
+
+
+def test_tile_matmul_counts_are_the_kernels():
+    """FORWARD_TILE_MATMULS and BACKWARD_TILE_MATMULS, which the lesson and the figures
+    quote (7 against FlashAttention-2's 5), are the tl.dot calls the kernels make; and each
+    step function, which the kernels call once per pair, holds its share (no tl.dot sits
+    outside them)."""
+    assert tl_dot_calls("forward") == at.FORWARD_TILE_MATMULS == 2
+    assert tl_dot_calls("backward") == at.BACKWARD_TILE_MATMULS == 7
+    steps = {"_attn_fwd_steps": 2, "_attn_dkdv_steps": 4, "_attn_dq_steps": 3}
+    for name, count in steps.items():
+        fn = ast.parse(textwrap.dedent(inspect.getsource(getattr(at, name).fn)))
+        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call)]
+        assert sum(ast.unparse(c.func) == "tl.dot" for c in calls) == count, name
 
 
 # ---- exact tests: no tolerance -----------------------------------------------------------

@@ -16,28 +16,12 @@ figures show the devices that have run these benchmarks; on a device that has no
 value renders as "not measured".
 """
 
-from __future__ import annotations
-
 import ast
 from pathlib import Path
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    Value,
-    axis,
-    doc,
-    flop_rate,
-    hline,
-    line,
-    matmul_rate,
-    maybe_one,
-    rate,
-    ratio,
-    rows,
-    tflops,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 BENCH, MEMORY = "attention", "attention_memory"
 IMPLS = (  # key, legend label, colour role
@@ -68,10 +52,6 @@ Step = Literal["forward", "training"]  # one causal step: inference, or forward 
 MemoryN = Literal[1024, 2048, 4096, 8192, 16384]
 
 
-def byte_size(v: float) -> str:
-    return f"{v / 2**30:.1f} GiB" if v >= 2**30 else f"{v / 2**20:.0f} MiB"
-
-
 # ---- helpers ----------------------------------------------------------------------------
 
 
@@ -79,7 +59,7 @@ def at(docs: Docs, impl: str, direction: str, d: int, mask: str) -> dict | None:
     """The row at N = N_TARGET, or None where it was not measured (peer skipped, or no
     data yet)."""
     match = dict(impl=impl, direction=direction, head_dim=d, causal=mask == "causal")
-    return maybe_one(docs, BENCH, absent_ok=True, n=N_TARGET, **match)
+    return render.maybe_one(docs, BENCH, absent_ok=True, n=N_TARGET, **match)
 
 
 # ---- values: at N = 4096, B * N = 16384, H * d = 4096, bf16 --------------------------------
@@ -89,7 +69,7 @@ def tflops_of(docs: Docs, impl: Impl, direction: Direction, d: HeadDim, mask: Ma
     """FLOP/s of ``impl`` (the same FLOP count for every impl: 4 B H N^2 d forward, 2.5
     times that backward, half with the causal mask)."""
     row = at(docs, impl, direction, d, mask)
-    return None if row is None else flop_rate(row)
+    return None if row is None else render.flop_rate(row)
 
 
 def vs(docs: Docs, peer: Peer, direction: Direction, d: HeadDim, mask: Mask) -> float | None:
@@ -122,50 +102,42 @@ def tiles(docs: Docs, d: HeadDim) -> str | None:
 def memory(docs: Docs, impl: MemoryImpl, direction: Step, n: MemoryN) -> float | None:
     """Peak working memory (beyond the inputs) of one causal step of ``impl``, bytes; B =
     1, H = 16, d = 128."""
-    found = maybe_one(docs, MEMORY, absent_ok=True, impl=impl, direction=direction, n=n)
+    found = render.maybe_one(docs, MEMORY, absent_ok=True, impl=impl, direction=direction, n=n)
     return None if found is None else found["peak_bytes"]
 
 
 def memory_ratio(docs: Docs, direction: Step, n: MemoryN) -> float | None:
     """Naive attention's peak working memory over the book's, one causal step."""
-    naive, mine = memory(docs, "naive", direction, n), memory(docs, "triton", direction, n)
-    return None if naive is None or mine is None else naive / mine
+    return render.quotient(
+        memory(docs, "naive", direction, n), memory(docs, "triton", direction, n)
+    )
 
 
 VALUES = {
-    "attention.tflops": Value(tflops_of, tflops, missing=NOT_MEASURED),
-    "attention.vs": Value(vs, ratio, missing=NOT_MEASURED),
+    "attention.tflops": Value(tflops_of, render.tflops, missing=NOT_MEASURED),
+    "attention.vs": Value(vs, render.ratio, missing=NOT_MEASURED),
     "attention.verdict": Value(verdict, missing=NOT_MEASURED),
     "attention.tiles": Value(tiles, missing=NOT_MEASURED),
-    "attention.memory": Value(memory, byte_size, missing=NOT_MEASURED),
-    "attention.memory_ratio": Value(memory_ratio, ratio, missing=NOT_MEASURED),
+    "attention.memory": Value(memory, render.mib_gib, missing=NOT_MEASURED),
+    "attention.memory_ratio": Value(memory_ratio, render.ratio, missing=NOT_MEASURED),
 }
 
 
 # ---- figures ------------------------------------------------------------------------------
 
 
-def curves(docs: Docs, bench: str, field: str, styles, **match):
-    """(impl, label, role, style, rows by N) for each impl, and each (value of ``field``,
-    style) in ``styles``, that has rows matching ``match``."""
-    for impl, label, role in IMPLS:
-        for value, style in styles:
-            found = rows(docs, bench, impl=impl, **match, **{field: value}) if bench in docs else []
-            if found:
-                yield impl, label, role, style, sorted(found, key=lambda r: r["n"])
-
-
 def fig_rate(direction: str, d: int):
     def build(docs: Docs) -> dict:
         traces, ns = [], set()
         styles = ((False, "full"), (True, "causal"))
-        for impl, label, role, mask, rs in curves(
-            docs, BENCH, "causal", styles, direction=direction, head_dim=d
+        match = {"direction": direction, "head_dim": d}
+        for impl, label, role, mask, rs in render.curves(
+            docs, BENCH, "n", IMPLS, "causal", styles, **match
         ):
             ns |= {r["n"] for r in rs}
-            trace = line(
-                [r["n"] for r in rs],
-                [rate(r["flops"], r["time_s"], 1e12) for r in rs],
+            trace = render.tflops_line(
+                rs,
+                "n",
                 f"{label}, {mask}",
                 role,
                 dash="dash" if mask == "causal" else None,
@@ -179,16 +151,16 @@ def fig_rate(direction: str, d: int):
             else:
                 trace["name"] = label
             traces.append(trace)
-        top = matmul_rate(doc(docs, BENCH), "bfloat16") / 1e12
-        traces.append(hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)"))
+        top = render.matmul_rate(render.doc(docs, BENCH), "bfloat16") / 1e12
+        traces.append(
+            render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
+        )
         what = f"sequence length N (bf16, d = {d}, B·N = 16,384, H·d = 4,096);"
-        return {
-            "data": traces,
-            "layout": {
-                "xaxis": axis(what + " solid: full, dashed: causal", log=True, ticks=sorted(ns)),
-                "yaxis": axis(f"{direction} TFLOP/s", rangemode="tozero"),
-            },
-        }
+        return render.plot(
+            traces,
+            xaxis=render.axis(what + " solid: full, dashed: causal", log=True, ticks=sorted(ns)),
+            yaxis=render.axis(f"{direction} TFLOP/s", rangemode="tozero"),
+        )
 
     return build
 
@@ -196,10 +168,10 @@ def fig_rate(direction: str, d: int):
 def fig_memory(docs: Docs) -> dict:
     traces, ns = [], set()
     styles = (("forward", "inference"), ("training", "training step"))
-    for _, label, role, what, rs in curves(docs, MEMORY, "direction", styles):
+    for _, label, role, what, rs in render.curves(docs, MEMORY, "n", IMPLS, "direction", styles):
         ns |= {r["n"] for r in rs}
         traces.append(
-            line(
+            render.line(
                 [r["n"] for r in rs],
                 [r["peak_bytes"] / 2**30 for r in rs],
                 f"{label}, {what}",
@@ -209,13 +181,11 @@ def fig_memory(docs: Docs) -> dict:
             )
         )
     title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": axis(title, log=True, ticks=sorted(ns)),
-            "yaxis": axis("peak working memory (GiB)", log=True),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis(title, log=True, ticks=sorted(ns)),
+        yaxis=render.axis("peak working memory (GiB)", log=True),
+    )
 
 
 FIGURES = {
@@ -251,12 +221,11 @@ def roofline_points(rows: list[dict]) -> list[dict]:
     dO, write dq, dk, dv), so the point sits where a flash kernel's intensity is."""
     tensors = {"forward": 4, "backward": 8}
     return [
-        {
-            "kernel": f"flash attention {r['direction']} (bf16, d=128)",
-            "flops": r["flops"],
-            "bytes": tensors[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2,
-            "seconds": r["time_s"]["p50"],
-        }
+        render.roofline_point(
+            r,
+            f"flash attention {r['direction']} (bf16, d=128)",
+            moved=tensors[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2,
+        )
         for r in rows
         if r["impl"] == "triton" and r["head_dim"] == 128 and r["n"] == 4096 and not r["causal"]
     ]
@@ -296,7 +265,7 @@ def executed_tflops(docs: Docs, d: HeadDim, mask: Mask) -> float | None:
     row = at(docs, "triton", "backward", d, mask)
     if row is None:
         return None
-    return flop_rate(row) * EXECUTED_BACKWARD_MATMULS / NOMINAL_BACKWARD_MATMULS
+    return render.flop_rate(row) * EXECUTED_BACKWARD_MATMULS / NOMINAL_BACKWARD_MATMULS
 
 
-VALUES["attention.executed_tflops"] = Value(executed_tflops, tflops, missing=NOT_MEASURED)
+VALUES["attention.executed_tflops"] = Value(executed_tflops, render.tflops, missing=NOT_MEASURED)

@@ -1,21 +1,9 @@
 """Values from the run's measured ceilings (figures/data/<device>/ceilings.json)."""
 
-from __future__ import annotations
-
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Value,
-    copy,
-    doc,
-    fma_rate,
-    matmul_rate,
-    percent1,
-    tbps,
-    tflops,
-    whole,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 BENCH = "ceilings"
 NOT_YET = "not yet measured"  # a run made before the fp32 FMA ceiling existed
@@ -23,17 +11,17 @@ NOT_YET = "not yet measured"  # a run made before the fp32 FMA ceiling existed
 
 def copy_bandwidth(docs: Docs) -> float:
     """Device-to-device copy bandwidth, bytes read plus written per second."""
-    return copy(docs, BENCH)
+    return render.copy(docs, BENCH)
 
 
 def matmul(docs: Docs, dtype: Literal["bfloat16", "float16"]) -> float:
     """cuBLAS matmul rate at 8192³ in ``dtype``, FLOP/s."""
-    return matmul_rate(doc(docs, BENCH), dtype)
+    return render.matmul_rate(render.doc(docs, BENCH), dtype)
 
 
 def fma_fp32(docs: Docs) -> float | None:
     """fp32 FMA rate on the CUDA cores (kernels/ceilings.py), FLOP/s; None if not measured."""
-    return fma_rate(doc(docs, BENCH))
+    return render.fma_rate(render.doc(docs, BENCH))
 
 
 def ridge(docs: Docs, roof: Literal["bf16", "fp32"]) -> float | None:
@@ -50,9 +38,9 @@ def fp16_bf16_gap(docs: Docs) -> float:
 
 
 VALUES = {
-    "ceilings.copy": Value(copy_bandwidth, tbps),
-    "ceilings.matmul": Value(matmul, tflops),
-    "ceilings.fma_fp32": Value(fma_fp32, tflops, missing=NOT_YET),
-    "ceilings.ridge": Value(ridge, whole, missing=NOT_YET),
-    "ceilings.fp16_bf16_gap": Value(fp16_bf16_gap, percent1),
+    "ceilings.copy": Value(copy_bandwidth, render.tbps),
+    "ceilings.matmul": Value(matmul, render.tflops),
+    "ceilings.fma_fp32": Value(fma_fp32, render.tflops, missing=NOT_YET),
+    "ceilings.ridge": Value(ridge, render.whole, missing=NOT_YET),
+    "ceilings.fp16_bf16_gap": Value(fp16_bf16_gap, render.percent1),
 }

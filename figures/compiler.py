@@ -9,12 +9,11 @@ first call costs in a fresh process, with Triton's cache empty or filled, agains
 calls, and the files the compile leaves in the cache.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal
 
-from scripts.book.render import Docs, Value, count, maybe_one, millis, one
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 BENCH = "compiler"
 # Triton's IR carries source locations: `loc(#loc12)` after each op and `#loc12 = ...`
@@ -32,7 +31,7 @@ Variant = Literal["divisible", "ragged"]
 
 
 def stage_text(docs: Docs, kernel: str, variant: str, stage: str) -> str:
-    return one(docs, BENCH, kernel=kernel, variant=variant, stage=stage)["text"]
+    return render.one(docs, BENCH, kernel=kernel, variant=variant, stage=stage)["text"]
 
 
 def clean_ir(text: str) -> list[str]:
@@ -106,7 +105,9 @@ def vector_sass_memory(docs: Docs, variant: Variant, lines: int = 4) -> str | No
     vector-add kernel compiled for a divisible or ragged n, as the disassembler wrote them
     less the scheduling codes in front: a Markdown code block (None where this device's
     run kept no SASS)."""
-    row = maybe_one(docs, BENCH, absent_ok=True, kernel="vector_add", variant=variant, stage="sass")
+    row = render.maybe_one(
+        docs, BENCH, absent_ok=True, kernel="vector_add", variant=variant, stage="sass"
+    )
     if row is None:
         return None
     kept = [SASS_CONTROL.sub("", line.strip()) for line in row["text"].splitlines()]
@@ -120,7 +121,7 @@ def vector_ptx_lines(docs: Docs, variant: Variant = "divisible") -> int:
 
 def vector_n(docs: Docs, variant: Variant) -> int:
     """The n the vector-add kernel was compiled for: divisible (a multiple of 16) or ragged."""
-    return one(docs, BENCH, kernel="vector_add", variant=variant, stage="ttir")["n"]
+    return render.one(docs, BENCH, kernel="vector_add", variant=variant, stage="ttir")["n"]
 
 
 def ragged_signature(docs: Docs) -> str:
@@ -164,7 +165,7 @@ def shorten_registers(line: str) -> str:
 
 
 def matmul_ptx(docs: Docs) -> dict:
-    return one(docs, BENCH, kernel="matmul", stage="ptx")
+    return render.one(docs, BENCH, kernel="matmul", stage="ptx")
 
 
 def matmul_mma_count(docs: Docs) -> int:
@@ -203,14 +204,14 @@ def call_time(
     GPU synchronised on both sides: the process's first call (first), a call after it
     (later) or the first with a new specialisation (new_key), with Triton's cache folder
     empty (cold: the call compiles) or filled by an earlier process (warm: it loads)."""
-    row = maybe_one(docs, TIME, cache=cache, call=call)
+    row = render.maybe_one(docs, TIME, cache=cache, call=call)
     return None if row is None else row["time_s"]["p50"]
 
 
 def cache_files(docs: Docs) -> str | None:
     """The vector-add kernel's files in Triton's cache after one process compiled it for
     two specialisations, one hash-named folder each: a Markdown code block."""
-    row = maybe_one(docs, TIME, cache="cold", call="first")
+    row = render.maybe_one(docs, TIME, cache="cold", call="first")
     if row is None:
         return None
     names = sorted(
@@ -226,15 +227,15 @@ VALUES = {
     "compiler.vector_ir": Value(vector_ir),
     "compiler.ragged_signature": Value(ragged_signature),
     "compiler.vector_ptx_memory": Value(vector_ptx_memory),
-    "compiler.vector_ptx_lines": Value(vector_ptx_lines, count),
-    "compiler.vector_n": Value(vector_n, count),
+    "compiler.vector_ptx_lines": Value(vector_ptx_lines, render.count),
+    "compiler.vector_n": Value(vector_n, render.count),
     "compiler.matmul_ttgir_dot": Value(matmul_ttgir_dot),
     "compiler.matmul_ptx_mma": Value(matmul_ptx_mma),
-    "compiler.matmul_mma_count": Value(matmul_mma_count, count),
+    "compiler.matmul_mma_count": Value(matmul_mma_count, render.count),
     "compiler.matmul_mma_opcode": Value(matmul_mma_opcode),
     "compiler.matmul_config": Value(matmul_config),
     "compiler.vector_sass_memory": Value(vector_sass_memory, missing="not captured"),
-    "compiler.call_time": Value(call_time, millis(1), missing="not measured"),
+    "compiler.call_time": Value(call_time, render.millis(1), missing="not measured"),
     "compiler.cache_files": Value(cache_files, missing="not measured"),
 }
 FIGURES: dict = {}

@@ -13,26 +13,10 @@ The figure shows the devices that have ``dot`` data; on a device without it ever
 reads "not yet measured".
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    Value,
-    axis,
-    count,
-    error_bars,
-    flop_rate,
-    fma_rate,
-    maybe_one,
-    percent,
-    plain,
-    rate,
-    ratio,
-    tflops,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 BENCH = "dot"
 # (precision, label) in the order the figure lists them, slowest class first.
@@ -67,11 +51,7 @@ def measured(docs: Docs) -> bool:
 
 def timed(docs: Docs, impl: str, precision: str) -> list[dict]:
     """The rows of ``impl`` at ``precision`` that ran (have a time)."""
-    return [
-        r
-        for r in docs[BENCH]["rows"]
-        if r["impl"] == impl and r["precision"] == precision and "time_s" in r
-    ]
+    return [r for r in render.rows(docs, BENCH, impl=impl, precision=precision) if "time_s" in r]
 
 
 def largest(docs: Docs) -> int:
@@ -86,7 +66,7 @@ def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | 
         return None
     n = largest(docs) if n is None else n
     found = [r for r in timed(docs, impl, precision) if r["m"] == n]
-    return max(found, key=flop_rate) if found else None
+    return max(found, key=render.flop_rate) if found else None
 
 
 Precision = Literal["ieee", "tf32", "fp16", "bf16", "fp8"]
@@ -105,34 +85,29 @@ def rate_of(docs: Docs, impl: Impl, precision: Precision) -> float | None:
     """FLOP/s of the tile kernel (triton, best config) or of the library (cublas: cuBLAS,
     torch._scaled_mm for fp8) at ``precision``, largest size; None where it did not run."""
     r = best(docs, impl, precision)
-    return None if r is None else flop_rate(r)
+    return None if r is None else render.flop_rate(r)
 
 
 def over(docs: Docs, of: Precision, to: Precision, impl: Impl = "triton") -> float | None:
     """``impl``'s FLOP/s at precision ``of`` over its FLOP/s at ``to``, largest size."""
-    f, s = rate_of(docs, impl, of), rate_of(docs, impl, to)
-    return None if f is None or s is None else f / s
+    return render.quotient(rate_of(docs, impl, of), rate_of(docs, impl, to))
 
 
 def of_roof(docs: Docs, precision: Precision) -> float | None:
     """The tile kernel's FLOP/s over the library's, same precision, largest size."""
-    return _quotient(rate_of(docs, "triton", precision), rate_of(docs, "cublas", precision))
+    return render.quotient(rate_of(docs, "triton", precision), rate_of(docs, "cublas", precision))
 
 
 def fma_roof(docs: Docs) -> float | None:
     """The run's fp32 CUDA-core ceiling (FLOP/s): kernels/ceilings.py's FMA chains,
     stamped into the dot data by the same run. None for runs made before it existed."""
-    return fma_rate(docs[BENCH]) if measured(docs) else None
+    return render.fma_rate(docs[BENCH]) if measured(docs) else None
 
 
 def over_fma(docs: Docs, precision: Precision) -> float | None:
     """The tile kernel's FLOP/s at ``precision`` over the fp32 CUDA-core (FMA) ceiling:
     above 1 means something other than the CUDA cores did the work."""
-    return _quotient(rate_of(docs, "triton", precision), fma_roof(docs))
-
-
-def _quotient(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None else a / b
+    return render.quotient(rate_of(docs, "triton", precision), fma_roof(docs))
 
 
 # ---- values: the worked example (arithmetic, no data) -------------------------------------
@@ -171,7 +146,7 @@ SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def tf32_row(docs: Docs, precision: str) -> dict | None:
-    return maybe_one(docs, TF32, absent_ok=True, precision=precision)
+    return render.maybe_one(docs, TF32, absent_ok=True, precision=precision)
 
 
 def ptx_count(
@@ -213,16 +188,16 @@ def sci(v: float) -> str:
 
 
 VALUES = {
-    "dot.size": Value(size, plain, missing=NOT_YET),
-    "dot.tflops": Value(rate_of, tflops, missing=NOT_YET),
-    "dot.over": Value(over, ratio, missing=NOT_YET),
-    "dot.of_roof": Value(of_roof, percent, missing=NOT_YET),
-    "dot.fma_roof": Value(fma_roof, tflops, missing=NOT_YET),
-    "dot.over_fma": Value(over_fma, ratio, missing=NOT_YET),
-    "dot.example": Value(example, count),
-    "dot.ptx_count": Value(ptx_count, count, missing="not measured"),
+    "dot.size": Value(size, render.plain, missing=NOT_YET),
+    "dot.tflops": Value(rate_of, render.tflops, missing=NOT_YET),
+    "dot.over": Value(over, render.ratio, missing=NOT_YET),
+    "dot.of_roof": Value(of_roof, render.percent, missing=NOT_YET),
+    "dot.fma_roof": Value(fma_roof, render.tflops, missing=NOT_YET),
+    "dot.over_fma": Value(over_fma, render.ratio, missing=NOT_YET),
+    "dot.example": Value(example, render.count),
+    "dot.ptx_count": Value(ptx_count, render.count, missing="not measured"),
     "dot.tf32_error": Value(tf32_error, sci, missing="not measured"),
-    "dot.tf32_ratio": Value(tf32_ratio, ratio, missing="not measured"),
+    "dot.tf32_ratio": Value(tf32_ratio, render.ratio, missing="not measured"),
 }
 
 
@@ -230,21 +205,9 @@ VALUES = {
 
 
 def bars(name: str, role, labels: list[str], points: list, text: list[str]) -> dict:
-    """Horizontal bars with the 20th-80th percentile as error bars; ``role`` is one
-    colour role, or a list of one per bar."""
-    return {
-        "type": "bar",
-        "orientation": "h",
-        "name": name,
-        "y": labels,
-        "x": [p[0] for p in points],
-        "error_x": error_bars(points),
-        "text": text,
-        "textposition": "auto",
-        "textangle": 0,
-        "meta": {"role": "bars", "roles": role if isinstance(role, list) else [role] * len(labels)},
-        "hovertemplate": "%{x:.0f} TFLOP/s<extra>%{fullData.name}</extra>",
-    }
+    """TFLOP/s bars, labelled with ``text``."""
+    hover = "%{x:.0f} TFLOP/s"
+    return render.hbar(labels, points, role, name=name, hover=hover, text=text, textposition="auto")
 
 
 def fig_dtypes(docs: Docs) -> dict:
@@ -255,8 +218,8 @@ def fig_dtypes(docs: Docs) -> dict:
         if t is None or c is None:
             continue  # this GPU could not run it (the data row says why)
         labels.append(label)
-        ours.append(rate(t["flops"], t["time_s"], 1e12))
-        roof.append(rate(c["flops"], c["time_s"], 1e12))
+        ours += render.tflops_points([t])
+        roof += render.tflops_points([c])
         text.append(f"{ours[-1][0] / roof[-1][0]:.0%} of library")
     roles = ["cublas"] * len(labels)
     roof_labels, roof_text = list(labels), [f"{p[0]:.0f}" for p in roof]
@@ -264,21 +227,19 @@ def fig_dtypes(docs: Docs) -> dict:
     if fma is not None:
         # The control for "ieee": what fp32 FMAs on the CUDA cores reach in this run.
         roof_labels.append(FMA_LABEL)
-        roof.append(rate(fma["flops"], fma["time_s"], 1e12))
+        roof += render.tflops_points([fma])
         roof_text.append(f"{roof[-1][0]:.0f}")
         roles.append("ceiling")
     data = [
         bars("Triton tile kernel, best config", "triton", labels, ours, text),
         bars("library (cuBLAS; _scaled_mm for fp8)", roles, roof_labels, roof, roof_text),
     ]
-    return {
-        "data": data,
-        "layout": {
-            "barmode": "group",
-            "xaxis": axis(f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", rangemode="tozero"),
-            "yaxis": {"automargin": True, "autorange": "reversed", "title": {"text": "inputs"}},
-        },
-    }
+    return render.plot(
+        data,
+        barmode="group",
+        xaxis=render.axis(f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", rangemode="tozero"),
+        yaxis=render.label_axis("inputs"),
+    )
 
 
 FIGURES = {

@@ -7,38 +7,23 @@ PyTorch and torch.compile on ``gelu(x + bias) * mask``; a size sweep (rows M) in
 smallest size of the sweep, or the smallest past the L2), e.g.
 ``{{ value h100 fused_activation.vs peer=compile case=tanh }}``.
 
+Also ``fused_activation_dropout`` (dropout of the GELU with the keep mask made in the
+kernel from a seed, ``triton_seed``, against the same kernel reading it from memory,
+``triton_mask``, and ``eager`` / ``compile`` of ``F.dropout(F.gelu(x + bias), p)``) and
+``fused_activation_controls`` (per GELU form, keep mask and elements per thread at the
+largest size: bandwidth, registers and instructions per element); their values are None
+("not measured") on a device whose run predates them.
+
 Bytes: every row's ``bytes`` is the least a fused kernel must move (each input read once,
 the output written once). What the eager chain moves is *counted* here from its three
 kernels; no hardware counter measured it (our GPU machines expose none to us).
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    RenderError,
-    Value,
-    axis,
-    bandwidth,
-    copy,
-    count,
-    doc,
-    duration,
-    error_bars,
-    hline,
-    line,
-    millis,
-    percent,
-    plain,
-    rate,
-    ratio,
-    rows,
-    tbps,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 BENCH = "fused_activation"
 IMPLS = (
@@ -71,28 +56,29 @@ NOT_MEASURED = "not measured"
 def of(docs: Docs, impl: str, case: str = "bf16") -> list[dict]:
     """Rows of one implementation for one case, by size."""
     (dtype, approximate, mask), _ = CASES[case]
-    found = rows(docs, BENCH, impl=impl, dtype=dtype, approximate=approximate, mask=mask)
-    return sorted(found, key=lambda r: r["m"])
+    return render.rows_by(
+        docs, BENCH, "m", impl=impl, dtype=dtype, approximate=approximate, mask=mask
+    )
 
 
 def pick(docs: Docs, impl: str, case: str = "bf16", at: str = "largest") -> dict:
     """The row of ``impl`` in ``case`` at the largest or smallest size, or at the smallest
     size whose fused bytes exceed the GPU's L2 cache (only the bf16 case is swept)."""
     if at != "largest" and case != "bf16":
-        raise RenderError(f"{BENCH}: only the bf16 case is swept over sizes, not {case}")
+        raise render.RenderError(f"{BENCH}: only the bf16 case is swept over sizes, not {case}")
     found = of(docs, impl, case)
     if at == "past_l2":
-        l2 = doc(docs, BENCH)["provenance"]["l2_bytes"]
+        l2 = render.doc(docs, BENCH)["provenance"]["l2_bytes"]
         found = [r for r in found if moved(r, "fused") > l2]
     if not found:
-        raise RenderError(f"{BENCH} has no row impl={impl} case={case} at={at}")
+        raise render.RenderError(f"{BENCH} has no row impl={impl} case={case} at={at}")
     return found[-1] if at == "largest" else found[0]
 
 
 def measured(docs: Docs) -> list[tuple[str, str]]:
     """(impl, legend name) of the implementations this device has rows for: a peer that
     could not run (say torch.compile without a working compiler) is left out of figures."""
-    return [(impl, name) for impl, name in IMPLS if rows(docs, BENCH, impl=impl)]
+    return [(impl, name) for impl, name in IMPLS if render.rows(docs, BENCH, impl=impl)]
 
 
 def moved(row: dict, chain: str) -> int:
@@ -106,10 +92,6 @@ def moved(row: dict, chain: str) -> int:
 def worst(metric, case: str, *args) -> float:
     """``metric(case, *args)``, or with case=worst its lowest over every case."""
     return min(metric(c, *args) for c in CASES) if case == "worst" else metric(case, *args)
-
-
-def mb(v: float) -> str:
-    return f"{v / 1e6:,.0f} MB"
 
 
 # ---- values -------------------------------------------------------------------------------
@@ -138,7 +120,7 @@ def byte_ratio(docs: Docs) -> float:
 
 def bandwidth_of(docs: Docs, impl: Impl) -> float:
     """``impl``'s bandwidth (the fused byte count over its time) at the largest bf16 size."""
-    return bandwidth(pick(docs, impl))
+    return render.bandwidth(pick(docs, impl))
 
 
 def time(
@@ -153,7 +135,7 @@ def time(
 
 def floor(docs: Docs, chain: Chain, at: At = "largest") -> float:
     """The ``chain``'s bytes (bf16, mask) over the copy bandwidth: the fastest it can be, s."""
-    return moved(pick(docs, "triton", at=at), chain) / copy(docs, BENCH)
+    return moved(pick(docs, "triton", at=at), chain) / render.copy(docs, BENCH)
 
 
 def of_copy(
@@ -166,7 +148,7 @@ def of_copy(
     def fraction(c: str) -> float:
         r = pick(docs, impl, c, at)
         moves = moved(r, "eager") if counted and impl == "eager" else r["bytes"]
-        return moves / r["time_s"]["p50"] / copy(docs, BENCH)
+        return moves / r["time_s"]["p50"] / render.copy(docs, BENCH)
 
     return worst(fraction, case)
 
@@ -183,7 +165,11 @@ def tanh_over_exact(docs: Docs, impl: Literal["triton", "compile"]) -> float:
 
 def reaches(docs: Docs, fraction: float) -> str:
     """The smallest swept M at which Triton reaches ``fraction`` of the copy bandwidth."""
-    hits = [r["m"] for r in of(docs, "triton") if bandwidth(r) >= fraction * copy(docs, BENCH)]
+    hits = [
+        r["m"]
+        for r in of(docs, "triton")
+        if render.bandwidth(r) >= fraction * render.copy(docs, BENCH)
+    ]
     return f"{hits[0]:,}" if hits else "none of the sizes"
 
 
@@ -233,24 +219,188 @@ def widest_load(docs: Docs) -> str:
     return f"{max(bits)}-bit"
 
 
+# ---- values: dropout made in the kernel (fused_activation_dropout) ------------------------
+
+DROPOUT = "fused_activation_dropout"
+DropImpl = Literal["triton_seed", "triton_mask", "eager", "compile"]
+DropAt = Literal["largest", "smallest"]
+GeluForm = Literal["none", "tanh"]
+DropDtype = Literal["bfloat16", "float32"]
+
+
+def dropout_row(
+    docs: Docs, impl: str, at: str = "largest", approximate: str = "none", dtype: str = "bfloat16"
+) -> dict | None:
+    """The row of ``impl`` in the dropout comparison at its largest or smallest size (the
+    sweep is bf16 with the exact GELU; tanh and float32 are measured at the largest), or
+    None where this device has no such data (a run before the benchmark, or a peer that
+    could not run)."""
+    found = sorted(
+        (r for r in docs.get(DROPOUT, {}).get("rows", [])
+         if (r["impl"], r["approximate"], r["dtype"]) == (impl, approximate, dtype)),
+        key=lambda r: r["m"],
+    )  # fmt: skip
+    if not found:
+        return None
+    return found[-1] if at == "largest" else found[0]
+
+
+def dropout_time(
+    docs: Docs, impl: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
+    dtype: DropDtype = "bfloat16", clock: Literal["device", "host"] = "device",
+) -> float | None:  # fmt: skip
+    """Median seconds per call of dropout(gelu(x + bias), p = 0.1) by ``impl``: triton_seed
+    (the keep mask made in the kernel), triton_mask (read from memory), eager or compile
+    (F.dropout(F.gelu(x + bias), p)); on the device, or on the host (smallest size only)."""
+    r = dropout_row(docs, impl, at, approximate, dtype)
+    if r is None:
+        return None
+    return r["time_s"]["p50"] if clock == "device" else r.get("host_s", {}).get("p50")
+
+
+def dropout_vs(
+    docs: Docs, of: DropImpl, to: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
+    dtype: DropDtype = "bfloat16",
+) -> float | None:  # fmt: skip
+    """``of``'s time over ``to``'s in the dropout comparison (above 1: ``to`` is faster);
+    of=triton_mask to=triton_seed: what making the mask in the kernel gains."""
+    a = dropout_time(docs, of, at, approximate, dtype)
+    b = dropout_time(docs, to, at, approximate, dtype)
+    return a / b if a and b else None
+
+
+def dropout_of_copy(
+    docs: Docs, impl: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
+    dtype: DropDtype = "bfloat16",
+) -> float | None:  # fmt: skip
+    """``impl``'s own least bytes (the mask counted only where it is read) over its time,
+    as a fraction of the run's copy bandwidth."""
+    r = dropout_row(docs, impl, at, approximate, dtype)
+    return None if r is None else render.bandwidth(r) / render.copy(docs, DROPOUT)
+
+
+def dropout_bytes(docs: Docs, keep: Literal["seed", "memory"]) -> int:
+    """Least bytes of one call at the largest size of the sweep (bf16), counted: with the
+    keep mask made from a seed, x read and out written (2 M N s + N s); read from memory,
+    the mask too (3 M N s + N s)."""
+    r = pick(docs, "triton")
+    return ((2 if keep == "seed" else 3) * r["m"] + 1) * r["n"] * SIZES[r["dtype"]]
+
+
+def dropout_kernels(docs: Docs, impl: DropImpl) -> int | None:
+    """CUDA kernels one call of ``impl`` launches at the largest size (torch.profiler)."""
+    r = dropout_row(docs, impl)
+    return None if r is None else r.get("kernels")
+
+
+def dropout_kept(docs: Docs, impl: DropImpl) -> float | None:
+    """The fraction of elements ``impl``'s checked call kept at the largest size (p = 0.1)."""
+    r = dropout_row(docs, impl)
+    return None if r is None else r["keep_fraction"]
+
+
+# ---- values: what limits the kernel (fused_activation_controls) ---------------------------
+
+CONTROLS = "fused_activation_controls"
+Keep = Literal["none", "memory", "seed"]
+PerThread = Literal[8, 16, 32, 64]
+# An SM of the H100 or H200 issues at most one warp instruction per clock from each of its
+# four schedulers: 4 x 32 = 128 thread instructions per clock.
+ISSUE_PER_SM_CLOCK = 128
+
+
+def control_row(docs: Docs, approximate: str, keep: str, per_thread: int) -> dict | None:
+    """The controls row of one GELU form, keep mask and elements per thread, or None."""
+    for r in docs.get(CONTROLS, {}).get("rows", []):
+        if (r["approximate"], r["keep"], r["per_thread"]) == (approximate, keep, per_thread):
+            return r
+    return None
+
+
+def control_of_copy(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
+) -> float | None:
+    """The kernel's bandwidth (its own least bytes over its time) as a fraction of copy, at
+    the largest size, bf16, with ``per_thread`` elements per thread (16 is plan()'s tile)."""
+    r = control_row(docs, approximate, keep, per_thread)
+    return None if r is None else render.bandwidth(r) / render.copy(docs, CONTROLS)
+
+
+def instructions(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16,
+    code: Literal["sass", "ptx"] = "sass",
+) -> float | None:  # fmt: skip
+    """Instructions per element of the compiled kernel: its SASS (what the GPU issues) or
+    PTX instructions, over the elements each thread holds (the kernel has no loop)."""
+    r = control_row(docs, approximate, keep, per_thread)
+    ops = None if r is None else r[f"{code}_ops"]
+    return None if ops is None else sum(ops.values()) / r["per_thread"]
+
+
+def control_regs(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
+) -> int | None:
+    """Registers per thread of the compiled kernel."""
+    r = control_row(docs, approximate, keep, per_thread)
+    return None if r is None else r["n_regs"]
+
+
+def issue_share(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
+) -> float | None:
+    """The SASS instructions the kernel issued per second (instructions per element times
+    elements per second) as a fraction of what the GPU can issue: 128 per clock per SM at
+    the SM clock read right after the run (its maximum where none was read)."""
+    r = control_row(docs, approximate, keep, per_thread)
+    per_element = instructions(docs, approximate, keep, per_thread)
+    if r is None or per_element is None:
+        return None
+    prov = render.doc(docs, CONTROLS)["provenance"]
+    clocks = prov.get("clocks_after") or prov.get("clocks_at_start") or {}
+    mhz = clocks.get("sm_mhz") or clocks.get("sm_max_mhz")
+    if not mhz:
+        return None
+    issued = per_element * r["m"] * r["n"] / r["time_s"]["p50"]
+    return issued / (prov["sm_count"] * ISSUE_PER_SM_CLOCK * mhz * 1e6)
+
+
+def one_decimal(v: float) -> str:
+    return f"{v:.1f}"
+
+
 VALUES = {
-    "fused_activation.n": Value(n_cols, count),
-    "fused_activation.m": Value(m_rows, count),
-    "fused_activation.bytes": Value(bytes_moved, mb),
-    "fused_activation.byte_ratio": Value(byte_ratio, ratio),
-    "fused_activation.bandwidth": Value(bandwidth_of, tbps),
-    "fused_activation.time": Value(time, millis(3), missing=NOT_MEASURED),
-    "fused_activation.floor": Value(floor, millis(3)),
-    "fused_activation.of_copy": Value(of_copy, percent),
-    "fused_activation.vs": Value(vs, ratio),
-    "fused_activation.tanh_over_exact": Value(tanh_over_exact, ratio),
+    "fused_activation.n": Value(n_cols, render.count),
+    "fused_activation.m": Value(m_rows, render.count),
+    "fused_activation.bytes": Value(bytes_moved, render.mb),
+    "fused_activation.byte_ratio": Value(byte_ratio, render.ratio),
+    "fused_activation.bandwidth": Value(bandwidth_of, render.tbps),
+    "fused_activation.time": Value(time, render.millis(3), missing=NOT_MEASURED),
+    "fused_activation.floor": Value(floor, render.millis(3)),
+    "fused_activation.of_copy": Value(of_copy, render.percent),
+    "fused_activation.vs": Value(vs, render.ratio),
+    "fused_activation.tanh_over_exact": Value(tanh_over_exact, render.ratio),
     "fused_activation.reaches": Value(reaches),
     "fused_activation.fastest": Value(fastest, missing=NOT_MEASURED),
     "fused_activation.compile_clocks": Value(compile_clocks, missing=NOT_MEASURED),
-    "fused_activation.kernels": Value(kernels, plain),
-    "fused_activation.regs": Value(regs, plain),
-    "fused_activation.max_spills": Value(max_spills, plain),
+    "fused_activation.kernels": Value(kernels, render.plain),
+    "fused_activation.regs": Value(regs, render.plain),
+    "fused_activation.max_spills": Value(max_spills, render.plain),
     "fused_activation.widest_load": Value(widest_load),
+    # dropout made in the kernel, and the controls (instructions and bytes in flight)
+    "fused_activation.dropout_time": Value(dropout_time, render.millis(3), missing=NOT_MEASURED),
+    "fused_activation.dropout_vs": Value(dropout_vs, render.ratio, missing=NOT_MEASURED),
+    "fused_activation.dropout_of_copy": Value(
+        dropout_of_copy, render.percent, missing=NOT_MEASURED
+    ),
+    "fused_activation.dropout_bytes": Value(dropout_bytes, render.mb),
+    "fused_activation.dropout_kernels": Value(dropout_kernels, render.plain, missing=NOT_MEASURED),
+    "fused_activation.dropout_kept": Value(dropout_kept, render.percent1, missing=NOT_MEASURED),
+    "fused_activation.control_of_copy": Value(
+        control_of_copy, render.percent, missing=NOT_MEASURED
+    ),
+    "fused_activation.instructions": Value(instructions, one_decimal, missing=NOT_MEASURED),
+    "fused_activation.control_regs": Value(control_regs, render.plain, missing=NOT_MEASURED),
+    "fused_activation.issue_share": Value(issue_share, render.percent, missing=NOT_MEASURED),
 }
 
 
@@ -261,7 +411,7 @@ def rows_axis(docs: Docs) -> dict:
     """The log x axis over the swept rows. On a phone the labels must tilt; tilted
     counter-clockwise (-30°), the last one (at the right edge) stays inside the figure,
     where Plotly's default clockwise tilt would push it out and hide it."""
-    return axis(
+    return render.axis(
         f"rows M (x is M × {n_cols(docs):,}, bf16)",
         log=True,
         tickvals=[r["m"] for r in of(docs, "triton")],
@@ -270,12 +420,12 @@ def rows_axis(docs: Docs) -> dict:
     )
 
 
-def sweep_lines(docs: Docs, point, hover: str) -> list[dict]:
-    """One line per measured implementation over the swept sizes: ``point(row)``."""
+def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
+    """One line per measured implementation over the swept sizes: ``points(rows)``."""
     return [
-        line(
+        render.line(
             [r["m"] for r in of(docs, impl)],
-            [point(r) for r in of(docs, impl)],
+            points(of(docs, impl)),
             name,
             ROLE[impl],
             hover=hover,
@@ -285,48 +435,32 @@ def sweep_lines(docs: Docs, point, hover: str) -> list[dict]:
 
 
 def fig_bandwidth(docs: Docs) -> dict:
-    traces = sweep_lines(
-        docs, lambda r: rate(r["bytes"], r["time_s"], 1e12), "M = %{x:,}<br>%{y:.2f} TB/s"
+    traces = sweep_lines(docs, render.tbps_points, "M = %{x:,}<br>%{y:.2f} TB/s")
+    traces.append(render.copy_ceiling(docs, BENCH, [r["m"] for r in of(docs, "triton")]))
+    return render.plot(
+        traces,
+        xaxis=rows_axis(docs),
+        yaxis=render.axis("achieved bandwidth (TB/s, fused bytes)", rangemode="tozero"),
     )
-    ms, bw = [r["m"] for r in of(docs, "triton")], copy(docs, BENCH) / 1e12
-    traces.append(hline(bw, min(ms), max(ms), f"copy ceiling ({bw:.2f} TB/s)"))
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": rows_axis(docs),
-            "yaxis": axis("achieved bandwidth (TB/s, fused bytes)", rangemode="tozero"),
-        },
-    }
 
 
 def fig_time(docs: Docs) -> dict:
     hover = "M = %{x:,}<br>%{y:.1f} µs"
-    traces = sweep_lines(docs, lambda r: duration(r["time_s"], 1e-6), hover)
-    rs, bw = of(docs, "triton"), copy(docs, BENCH)
+    traces = sweep_lines(docs, render.us_points, hover)
+    rs, bw = of(docs, "triton"), render.copy(docs, BENCH)
     for chain, name, role in (
         ("eager", "eager's counted bytes ÷ copy bandwidth", "ceiling-2"),
         ("fused", "fused bytes ÷ copy bandwidth", "ceiling"),
     ):
         floors = [moved(r, chain) / bw * 1e6 for r in rs]
         traces.append(
-            line([r["m"] for r in rs], floors, name, role, dash="dash", mode="lines", hover=hover)
+            render.line(
+                [r["m"] for r in rs], floors, name, role, dash="dash", mode="lines", hover=hover
+            )
         )
-    return {
-        "data": traces,
-        "layout": {"xaxis": rows_axis(docs), "yaxis": axis("time per call (µs)", log=True)},
-    }
-
-
-def bars(name: str, impl: str, y: list, x: list, hover: str, **extra) -> dict:
-    """A horizontal bar trace in ``impl``'s colour."""
-    return {"type": "bar", "orientation": "h", "name": name, "y": y, "x": x, **extra,
-            "meta": {"role": "bars", "roles": [ROLE[impl]] * len(x)},
-            "hovertemplate": hover + "<extra>%{fullData.name}</extra>"}  # fmt: skip
-
-
-def bar_layout(xaxis: dict, **extra) -> dict:
-    yaxis = {"automargin": True, "autorange": "reversed"}
-    return {"barmode": "group", "xaxis": xaxis, "yaxis": yaxis, **extra}
+    return render.plot(
+        traces, xaxis=rows_axis(docs), yaxis=render.axis("time per call (µs)", log=True)
+    )
 
 
 def fig_bytes(docs: Docs) -> dict:
@@ -341,44 +475,30 @@ def fig_bytes(docs: Docs) -> dict:
             k = kernels(docs, impl, case)
             texts.append(f"{gbs[-1]:.2f} GB<br>{k} kernel{'' if k == 1 else 's'}")
             labels.append("with mask" if CASES[case][0][2] else "without mask")
+        hover = "%{x:.3f} GB per call"
         traces.append(
-            bars(
-                name,
-                impl,
-                labels,
-                gbs,
-                "%{x:.3f} GB per call",
-                text=texts,
-                textposition="auto",
-                textangle=0,
+            render.hbar(
+                labels, gbs, ROLE[impl], name=name, hover=hover, text=texts, textposition="auto"
             )
         )
-    xaxis = axis("HBM GB per call (counted)", rangemode="tozero")
-    return {"data": traces, "layout": bar_layout(xaxis)}
+    xaxis = render.axis("HBM GB per call (counted)", rangemode="tozero")
+    return render.plot(traces, barmode="group", xaxis=xaxis, yaxis=render.label_axis())
 
 
 def fig_variants(docs: Docs) -> dict:
-    traces, bw = [], copy(docs, BENCH) / 1e12
+    traces, bw = [], render.copy(docs, BENCH) / 1e12
     top = bw
     labels = [label.replace(", ", "<br>", 1) for _, label in CASES.values()]
     for impl, name in measured(docs):
-        points = [rate(r["bytes"], r["time_s"], 1e12) for r in (pick(docs, impl, c) for c in CASES)]
+        points = render.tbps_points([pick(docs, impl, c) for c in CASES])
         top = max([top] + [p[2] for p in points])
-        traces.append(
-            bars(
-                name,
-                impl,
-                labels,
-                [p[0] for p in points],
-                "%{x:.2f} TB/s",
-                error_x=error_bars(points),
-            )
-        )
+        traces.append(render.hbar(labels, points, ROLE[impl], name=name, hover="%{x:.2f} TB/s"))
     line_ = {"dash": "dash", "width": 1.5, "color": "#9e9e9e"}
     copy_line = {"type": "line", "xref": "x", "yref": "paper", "x0": bw, "x1": bw, "y0": 0,
                  "y1": 1, "line": line_}  # fmt: skip
-    xaxis = axis("TB/s (dashed: copy)", range=[0, top * 1.08])
-    return {"data": traces, "layout": bar_layout(xaxis, shapes=[copy_line])}
+    xaxis = render.axis("TB/s (dashed: copy)", range=[0, top * 1.08])
+    yaxis = render.label_axis()
+    return render.plot(traces, barmode="group", xaxis=xaxis, yaxis=yaxis, shapes=[copy_line])
 
 
 FIGURES = {
@@ -426,11 +546,10 @@ def roofline_points(rows: list[dict]) -> list[dict]:
     """The Triton kernel at the largest size, exact GELU with a mask, per dtype."""
     largest = max(r["m"] for r in rows)
     return [
-        {"kernel": f"bias + GELU + mask ({r['dtype']})", "flops": GELU_FLOPS * r["m"] * r["n"],
-         "bytes": r["bytes"], "seconds": r["time_s"]["p50"]}
+        render.roofline_point(r, f"bias + GELU + mask ({r['dtype']})", GELU_FLOPS * r["m"] * r["n"])
         for r in rows
         if r["impl"] == "triton" and r["m"] == largest and r["approximate"] == "none" and r["mask"]
-    ]  # fmt: skip
+    ]
 
 
 ROOFLINE = {BENCH: roofline_points}

@@ -9,13 +9,12 @@ host time per call with and without a graph break. Until a GPU run has written t
 every value says it is not measured; nothing here is typed by hand.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal
 
 from figures.compiler import block
-from scripts.book.render import Docs, Value, count, maybe_one, ratio
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 BENCH = "inductor_code"
 NOT_CAPTURED = (
@@ -26,9 +25,7 @@ MAX_LINES = 45  # a listing longer than this is cut, and says how many lines it 
 
 
 def code_rows(docs: Docs, peer: str) -> list[dict]:
-    if BENCH not in docs:
-        return []
-    return [r for r in docs[BENCH]["rows"] if r["kind"] == "code" and r["peer"] == peer]
+    return render.rows(docs, BENCH, kind="code", peer=peer) if BENCH in docs else []
 
 
 Peer = Literal["fused_activation", "rmsnorm"]
@@ -36,7 +33,7 @@ Case = Literal["first_call", "recompile", "cached_call", "eager", "graph_break",
 
 
 def cost(docs: Docs, case: str) -> dict | None:
-    return maybe_one(docs, BENCH, kind="cost", case=case, absent_ok=True)
+    return render.maybe_one(docs, BENCH, kind="cost", case=case, absent_ok=True)
 
 
 def jit_function(text: str) -> list[str]:
@@ -96,8 +93,7 @@ def graphs(docs: Docs, case: Case) -> int | None:
 
 def break_over_whole(docs: Docs) -> float | None:
     """Host time per call with the graph break over the same values in one graph."""
-    broken, whole = time(docs, "graph_break"), time(docs, "whole")
-    return None if broken is None or whole is None else broken / whole
+    return render.quotient(time(docs, "graph_break"), time(docs, "whole"))
 
 
 def seconds(v: float) -> str:
@@ -107,11 +103,11 @@ def seconds(v: float) -> str:
 NOT_MEASURED = "not measured"
 VALUES = {
     "inductor_code.kernel": Value(kernel, missing=NOT_CAPTURED),
-    "inductor_code.kernels": Value(kernels, count, missing=NOT_MEASURED),
-    "inductor_code.launches": Value(launches, count, missing=NOT_MEASURED),
+    "inductor_code.kernels": Value(kernels, render.count, missing=NOT_MEASURED),
+    "inductor_code.launches": Value(launches, render.count, missing=NOT_MEASURED),
     "inductor_code.name": Value(name, missing=NOT_MEASURED),
     "inductor_code.time": Value(time, seconds, missing=NOT_MEASURED),
-    "inductor_code.graphs": Value(graphs, count, missing=NOT_MEASURED),
-    "inductor_code.break_over_whole": Value(break_over_whole, ratio, missing=NOT_MEASURED),
+    "inductor_code.graphs": Value(graphs, render.count, missing=NOT_MEASURED),
+    "inductor_code.break_over_whole": Value(break_over_whole, render.ratio, missing=NOT_MEASURED),
 }
 FIGURES: dict = {}

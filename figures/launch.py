@@ -11,27 +11,12 @@ top of the rest). Older data lacks them: the values that read them say "not meas
 and the bar chart draws only what exists.
 """
 
-from __future__ import annotations
-
 import math
 from typing import Literal
 
 from figures.vector_add import SMALL_N, by_size, small_median
-from scripts.book.render import (
-    Docs,
-    Figure,
-    RenderError,
-    Value,
-    axis,
-    duration,
-    error_bars,
-    hline,
-    line,
-    micros,
-    one,
-    ratio,
-    rows,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 # The three measurements of a row, in the order the bar chart groups them.
 MEASURES = (
@@ -52,7 +37,7 @@ Clock = Literal["wall", "enqueue", "enqueue_first", "gpu"]
 
 
 def row(docs: Docs, key: str) -> dict:
-    return one(docs, "launch_overhead", key=key)
+    return render.one(docs, "launch_overhead", key=key)
 
 
 def small_host(docs: Docs, impl: str) -> float:
@@ -97,7 +82,7 @@ def log_crossing(xs: list[float], ys: list[float], level: float) -> float:
         if y0 <= level < y1:
             t = (ly - math.log10(y0)) / (math.log10(y1) - math.log10(y0))
             return 10 ** (math.log10(x0) + t * (math.log10(x1) - math.log10(x0)))
-    raise RenderError("the line never rises through that level")
+    raise render.RenderError("the line never rises through that level")
 
 
 def crossover_n(docs: Docs) -> float:
@@ -139,11 +124,11 @@ def millions(v: float) -> str:
 
 
 VALUES = {
-    "launch.time": Value(time, micros(1), missing="not measured"),
-    "launch.ratio": Value(ratio_of, ratio),
-    "launch.small_torch_add_speedup": Value(small_torch_add_speedup, ratio),
+    "launch.time": Value(time, render.micros(1), missing="not measured"),
+    "launch.ratio": Value(ratio_of, render.ratio),
+    "launch.small_torch_add_speedup": Value(small_torch_add_speedup, render.ratio),
     "launch.crossover_n": Value(crossover_n, millions),
-    "launch.wrapper_gap": Value(wrapper_gap, micros(1)),
+    "launch.wrapper_gap": Value(wrapper_gap, render.micros(1)),
 }
 
 
@@ -157,41 +142,28 @@ def short_us(seconds: float) -> str:
 
 
 def fig_overhead(docs: Docs) -> dict:
-    rs = rows(docs, "launch_overhead")
+    rs = render.rows(docs, "launch_overhead")
     labels = [r["what"].replace(" (", "<br>(") for r in rs]  # two lines: fits a phone
     traces, missing = [], []
     for field, name, role in MEASURES:
         if not all(field in r for r in rs):
             missing.append(name.split(":")[0])
             continue
-        points = [duration(r[field], 1e-6) for r in rs]
-        traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": name,
-                "y": labels,
-                "x": [p[0] for p in points],
-                "error_x": error_bars(points),
-                "text": [short_us(r[field]["p50"]) for r in rs],
-                "textangle": 0,
-                "meta": {"role": "bars", "roles": [role] * len(rs)},
-                "hovertemplate": "%{x:.3f} µs per kernel<extra>%{fullData.name}</extra>",
-            }
-        )
+        points = render.us_points(rs, field)
+        text = [short_us(r[field]["p50"]) for r in rs]
+        hover = "%{x:.3f} µs per kernel"
+        traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
     title = "µs per kernel"
     if missing:
         title += f"<br>({' and '.join(missing)} time: not yet measured on this GPU)"
-    return {
-        "data": traces,
-        "layout": {
-            "barmode": "group",
-            "height": 420 + 90 * (len(traces) - 1),
-            "xaxis": axis(title, rangemode="tozero"),
-            "yaxis": {"automargin": True, "autorange": "reversed"},
-            "showlegend": len(traces) > 1,
-        },
-    }
+    return render.plot(
+        traces,
+        barmode="group",
+        height=420 + 90 * (len(traces) - 1),
+        xaxis=render.axis(title, rangemode="tozero"),
+        yaxis=render.label_axis(),
+        showlegend=len(traces) > 1,
+    )
 
 
 def fig_crossover(docs: Docs) -> dict:
@@ -203,14 +175,16 @@ def fig_crossover(docs: Docs) -> dict:
             ("host_s", "host time per call", None, "per call"),
             ("time_s", "device time", "dot", "on the GPU"),
         ):
-            points = [duration(r[field], 1e-6) for r in rs]
+            points = render.us_points(rs, field)
             hover = f"n = %{{x:,}}<br>%{{y:.1f}} µs {per}"
             traces.append(
-                line([r["n"] for r in rs], points, f"{label}: {what}", impl, dash=dash, hover=hover)
+                render.line(
+                    [r["n"] for r in rs], points, f"{label}: {what}", impl, dash=dash, hover=hover
+                )
             )
     ns = [r["n"] for r in by_size(docs, "triton")]
     traces.append(
-        hline(launch * 1e6, min(ns), max(ns), f"empty Triton launch ({launch * 1e6:.1f} µs)")
+        render.hline(launch * 1e6, min(ns), max(ns), f"empty Triton launch ({launch * 1e6:.1f} µs)")
     )
     # Both marks sit on the plotted lines: the crossing is computed from the dotted
     # device-time line and the dashed launch line; the gap spans from the launch line to a
@@ -263,14 +237,12 @@ def fig_crossover(docs: Docs) -> dict:
             "align": "right",
         },
     ]
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": axis("elements n (float32)", log=True, exponentformat="power"),
-            "yaxis": axis("time per vector add (µs)", log=True),
-            "annotations": annotations,
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis("elements n (float32)", log=True, exponentformat="power"),
+        yaxis=render.axis("time per vector add (µs)", log=True),
+        annotations=annotations,
+    )
 
 
 FIGURES = {

@@ -6,23 +6,11 @@ the call alone (``enqueue_s``). Until a GPU run has written the file, every valu
 "not measured" and the verdict says so; nothing here is typed by hand.
 """
 
-from __future__ import annotations
-
 import textwrap
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    Value,
-    axis,
-    duration,
-    error_bars,
-    maybe_one,
-    micros,
-    ratio,
-    rows,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 BENCH = "launch_lean"
 TARGET = "a book kernel's host cost per call on a tiny input ≤ a torch op's"
@@ -31,7 +19,7 @@ Call = Literal["torch_add", "wrapper", "lean", "launcher", "graph", "empty"]
 
 def p50(docs: Docs, key: str, field: str = "host_s") -> float | None:
     """Median of ``field`` of the row ``key``, seconds; None before the first GPU run."""
-    row = maybe_one(docs, BENCH, key=key, absent_ok=True)
+    row = render.maybe_one(docs, BENCH, key=key, absent_ok=True)
     return None if row is None else row[field]["p50"]
 
 
@@ -47,8 +35,7 @@ def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue"] = "wall") -> 
 def ratio_of(docs: Docs, of: Call, to: Call) -> float | None:
     """Host time per call of ``of`` over that of ``to`` (wall, 128 floats); lean over
     torch_add at most 1 meets the target."""
-    ta, tb = p50(docs, of), p50(docs, to)
-    return None if ta is None or tb is None else ta / tb
+    return render.quotient(p50(docs, of), p50(docs, to))
 
 
 def checks_cost(docs: Docs) -> float | None:
@@ -70,15 +57,15 @@ def verdict(docs: Docs) -> str:
 
 
 VALUES = {
-    "launch_lean.time": Value(time, micros(1), missing="not measured"),
-    "launch_lean.ratio": Value(ratio_of, ratio, missing="not measured"),
-    "launch_lean.checks_cost": Value(checks_cost, micros(1), missing="not measured"),
+    "launch_lean.time": Value(time, render.micros(1), missing="not measured"),
+    "launch_lean.ratio": Value(ratio_of, render.ratio, missing="not measured"),
+    "launch_lean.checks_cost": Value(checks_cost, render.micros(1), missing="not measured"),
     "launch_lean.verdict": Value(verdict),
 }
 
 
 def fig_host_cost(docs: Docs) -> dict:
-    rs = rows(docs, BENCH)
+    rs = render.rows(docs, BENCH)
     # Short lines (the axis title says 128 floats): the plot keeps its width on a phone.
     labels = ["<br>".join(textwrap.wrap(r["what"].replace(" (128 floats)", ""), 18)) for r in rs]
     traces = []
@@ -86,30 +73,16 @@ def fig_host_cost(docs: Docs) -> dict:
         ("host_s", "wall time per call, loop of calls", "series-0"),
         ("enqueue_s", "host: inside the call (GPU kept busy)", "series-1"),
     ):
-        points = [duration(r[field], 1e-6) for r in rs]
-        traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": name,
-                "y": labels,
-                "x": [p[0] for p in points],
-                "error_x": error_bars(points),
-                "text": [f"{p[0]:.1f}" for p in points],
-                "textangle": 0,
-                "meta": {"role": "bars", "roles": [role] * len(rs)},
-                "hovertemplate": "%{x:.2f} µs per call<extra>%{fullData.name}</extra>",
-            }
-        )
-    return {
-        "data": traces,
-        "layout": {
-            "barmode": "group",
-            "height": 520,
-            "xaxis": axis("µs of host time per call (128 floats)", rangemode="tozero"),
-            "yaxis": {"automargin": True, "autorange": "reversed"},
-        },
-    }
+        points = render.us_points(rs, field)
+        text, hover = [f"{p[0]:.1f}" for p in points], "%{x:.2f} µs per call"
+        traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
+    return render.plot(
+        traces,
+        barmode="group",
+        height=520,
+        xaxis=render.axis("µs of host time per call (128 floats)", rangemode="tozero"),
+        yaxis=render.label_axis(),
+    )
 
 
 FIGURES = {

@@ -9,36 +9,10 @@ tile-load model of program order (tested in tests/kernels/test_matmul.py): which
 each program computes, as kernels/matmul.py maps it, and the input tiles a wave reads.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    Spread,
-    Value,
-    axis,
-    bandwidth,
-    copy,
-    count,
-    doc,
-    duration,
-    error_bars,
-    flop_rate,
-    gb,
-    line,
-    matmul_rate,
-    millis,
-    one,
-    percent,
-    percent1,
-    rate,
-    ratio,
-    rows,
-    tbps,
-    tflops,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 DTYPES = (("float16", "fp16"), ("bfloat16", "bf16"))
 SQUARES, LLM, GROUPED, EPILOGUE = "matmul", "matmul_llm", "matmul_grouped", "matmul_epilogue"
@@ -53,7 +27,6 @@ Peer = Literal["triton", "cublas"]
 Order = Literal["rowmajor", "grouped"]
 Epi = Literal["triton_fused", "triton_plain", "cublas", "cublas_eager", "cublas_addmm"]
 Clock = Literal["device", "graph", "host"]
-Unit = Literal["us0", "us1", "us2", "ms1", "ms2", "ms3"]  # as the formats of those names
 
 # ---- the tile-load model of program order -------------------------------------------------
 
@@ -107,27 +80,11 @@ def modelled_bytes(row: dict, wave: int) -> int:
 
 
 def square(docs: Docs, impl: str, dtype: str, n: int) -> dict:
-    return one(docs, SQUARES, impl=impl, dtype=dtype, m=n)
+    return render.one(docs, SQUARES, impl=impl, dtype=dtype, m=n)
 
 
 def ordered(docs: Docs, order: str) -> dict:
-    return one(docs, GROUPED, group_m=GROUP_M[order])
-
-
-def span_text(s: Spread, unit: str) -> str:
-    """The 20th to 80th percentile of a time spread as text in ``unit`` (``us1``: µs with
-    one decimal, ``ms2``: ms with two), the unit written once: "49.7–85.4 µs"."""
-    scale, name = {"us": (1e6, "µs"), "ms": (1e3, "ms")}[unit[:2]]
-    return f"{s['p20'] * scale:.{unit[2]}f}–{s['p80'] * scale:.{unit[2]}f} {name}"
-
-
-def gb1(v: float) -> str:
-    """Bytes in GB with one decimal (a model's count, not a measurement's)."""
-    return f"{v / 1e9:.1f} GB"
-
-
-def mb(v: float) -> str:
-    return f"{v / 1e6:.0f} MB"
+    return render.one(docs, GROUPED, group_m=GROUP_M[order])
 
 
 # ---- values: squares (benchmark matmul) ----------------------------------------------------
@@ -136,7 +93,7 @@ def mb(v: float) -> str:
 def square_tflops(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> float:
     """FLOP/s of ``impl`` at n³ (triton: kernels/matmul.py; cublas: torch.matmul; compile:
     torch.compile max-autotune's Triton templates, 4096³ only)."""
-    return flop_rate(square(docs, impl, dtype, n))
+    return render.flop_rate(square(docs, impl, dtype, n))
 
 
 def square_ratio(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> float:
@@ -155,9 +112,9 @@ def square_time(
     return r[field]["p50"] if field in r else None
 
 
-def square_span(docs: Docs, impl: Impl, dtype: Dtype, n: int, unit: Unit) -> str:
-    """20th to 80th percentile of ``impl``'s time at n³, as text."""
-    return span_text(square(docs, impl, dtype, n)["time_s"], unit)
+def square_span(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> render.Spread:
+    """The spread of ``impl``'s time at n³ (shown as its 20th to 80th percentile)."""
+    return square(docs, impl, dtype, n)["time_s"]
 
 
 def verdict(docs: Docs, dtype: Dtype, n: int) -> str:
@@ -184,7 +141,7 @@ def min_vs_cublas(docs: Docs) -> float:
 def run_cublas(docs: Docs, dtype: Dtype) -> float:
     """cuBLAS FLOP/s at 8192³ as the same run measured it for its ceilings (a second,
     separate timing of the same product, before the family's benchmarks)."""
-    return matmul_rate(doc(docs, SQUARES), dtype)
+    return render.matmul_rate(render.doc(docs, SQUARES), dtype)
 
 
 def of_run_cublas(docs: Docs, dtype: Dtype) -> float:
@@ -196,8 +153,8 @@ def sm_clock(docs: Docs, which: Literal["after", "max"]) -> str:
     """The SM clock: lowest to highest read right after each of the family's benchmarks
     (after), or its maximum as the driver reports it (max), MHz."""
     if which == "max":
-        return f"{doc(docs, SQUARES)['provenance']['clocks_after']['sm_max_mhz']:.0f} MHz"
-    mhz = [doc(docs, b)["provenance"]["clocks_after"]["sm_mhz"] for b in BENCHES]
+        return f"{render.doc(docs, SQUARES)['provenance']['clocks_after']['sm_max_mhz']:.0f} MHz"
+    mhz = [render.doc(docs, b)["provenance"]["clocks_after"]["sm_mhz"] for b in BENCHES]
     return f"{min(mhz):.0f}–{max(mhz):.0f} MHz"
 
 
@@ -206,29 +163,29 @@ def sm_clock(docs: Docs, which: Literal["after", "max"]) -> str:
 
 def llm_vs_cublas(docs: Docs, tokens: int) -> float:
     """Triton's FLOP/s over cuBLAS's at M = ``tokens``."""
-    return flop_rate(one(docs, LLM, impl="triton", m=tokens)) / flop_rate(
-        one(docs, LLM, impl="cublas", m=tokens)
+    return render.flop_rate(render.one(docs, LLM, impl="triton", m=tokens)) / render.flop_rate(
+        render.one(docs, LLM, impl="cublas", m=tokens)
     )
 
 
-def llm_span(docs: Docs, impl: Peer, tokens: int, unit: Unit) -> str:
-    """20th to 80th percentile of ``impl``'s time at M = ``tokens``, as text."""
-    return span_text(one(docs, LLM, impl=impl, m=tokens)["time_s"], unit)
+def llm_span(docs: Docs, impl: Peer, tokens: int) -> render.Spread:
+    """The spread of ``impl``'s time at M = ``tokens``."""
+    return render.one(docs, LLM, impl=impl, m=tokens)["time_s"]
 
 
 def llm_bandwidth(docs: Docs, impl: Peer, tokens: int) -> float:
     """``impl``'s achieved bandwidth at M = ``tokens`` (bytes of a, W and out over time)."""
-    return bandwidth(one(docs, LLM, impl=impl, m=tokens))
+    return render.bandwidth(render.one(docs, LLM, impl=impl, m=tokens))
 
 
 def llm_of_copy(docs: Docs, impl: Peer, tokens: int) -> float:
     """``impl``'s bandwidth at M = ``tokens`` over the run's measured copy bandwidth."""
-    return llm_bandwidth(docs, impl, tokens) / copy(docs, LLM)
+    return llm_bandwidth(docs, impl, tokens) / render.copy(docs, LLM)
 
 
 def llm_weight(docs: Docs) -> int:
     """Bytes of the 14336 x 4096 bf16 weight."""
-    r = rows(docs, LLM)[0]
+    r = render.rows(docs, LLM)[0]
     return r["n"] * r["k"] * 2
 
 
@@ -237,7 +194,7 @@ def llm_weight(docs: Docs) -> int:
 
 def order_tflops(docs: Docs, order: Order) -> float:
     """FLOP/s in row-major (group_m = 1) or grouped (group_m = 8) order, same config."""
-    return flop_rate(ordered(docs, order))
+    return render.flop_rate(ordered(docs, order))
 
 
 def order_speedup(docs: Docs) -> float:
@@ -250,18 +207,22 @@ def order_time(docs: Docs, order: Order) -> float:
     return ordered(docs, order)["time_s"]["p50"]
 
 
-def order_span(docs: Docs, order: Order, unit: Unit) -> str:
-    """20th to 80th percentile of the time in ``order``, as text."""
-    return span_text(ordered(docs, order)["time_s"], unit)
+def order_span(docs: Docs, order: Order) -> render.Spread:
+    """The spread of the time in ``order``."""
+    return ordered(docs, order)["time_s"]
 
 
-def order_config(docs: Docs) -> str:
-    """The config both orders ran with: BLOCK_M x BLOCK_N x BLOCK_K, warps, stages."""
-    r = ordered(docs, "grouped")
+def config_text(r: dict) -> str:
+    """A row's config: '128 × 256 × 64, 8 warps, 3 stages'."""
     return (
         f"{r['block_m']} × {r['block_n']} × {r['block_k']}, {r['num_warps']} warps, "
         f"{r['num_stages']} stages"
     )
+
+
+def order_config(docs: Docs) -> str:
+    """The config both orders ran with: BLOCK_M x BLOCK_N x BLOCK_K, warps, stages."""
+    return config_text(ordered(docs, "grouped"))
 
 
 def programs(docs: Docs) -> int:
@@ -272,7 +233,7 @@ def programs(docs: Docs) -> int:
 
 def wave(docs: Docs) -> int:
     """Programs per wave in the model: one per SM."""
-    return doc(docs, GROUPED)["provenance"]["sm_count"]
+    return render.doc(docs, GROUPED)["provenance"]["sm_count"]
 
 
 Reads = Literal["unshared", "rowmajor", "grouped", "compulsory"]
@@ -291,7 +252,7 @@ def model_bytes(docs: Docs, reads: Reads) -> int:
 
 def model_time(docs: Docs, reads: Reads) -> float:
     """``model_bytes`` over the run's measured copy bandwidth, seconds."""
-    return model_bytes(docs, reads) / copy(docs, GROUPED)
+    return model_bytes(docs, reads) / render.copy(docs, GROUPED)
 
 
 def model_ratio(docs: Docs) -> float:
@@ -306,7 +267,7 @@ def epilogue_time(docs: Docs, impl: Epi, n: int) -> float:
     """Median seconds at n³ of ``impl``: triton_fused (matmul + bias + GELU in one kernel),
     triton_plain (the same matmul alone), cublas (torch.matmul alone), cublas_eager
     (torch.matmul, then + bias, then GELU) or cublas_addmm (addmm, then GELU)."""
-    return one(docs, EPILOGUE, impl=impl, m=n)["time_s"]["p50"]
+    return render.one(docs, EPILOGUE, impl=impl, m=n)["time_s"]["p50"]
 
 
 def epilogue_ratio(docs: Docs, of: Epi, to: Epi, n: int) -> float:
@@ -341,7 +302,7 @@ def epilogue_traffic(docs: Docs, n: int) -> int:
 def eager_floor(docs: Docs, n: int) -> float:
     """``epilogue_traffic`` at the measured copy bandwidth: the least time the eager
     epilogue can add, seconds."""
-    return epilogue_traffic(docs, n) / copy(docs, EPILOGUE)
+    return epilogue_traffic(docs, n) / render.copy(docs, EPILOGUE)
 
 
 def fusion_floor(docs: Docs, n: int) -> float:
@@ -362,142 +323,124 @@ def target_budget(docs: Docs, n: int) -> float:
 Kernel = Literal["triton_fused", "triton_plain"]
 
 
-def regs(docs: Docs, impl: Kernel, n: int) -> int:
+def regs(docs: Docs, impl: Kernel, n: int, spilled: bool = False) -> int:
     """Registers per thread of the kernel the autotuner chose at n³, with the epilogue
-    (triton_fused) or without (triton_plain)."""
-    return one(docs, EPILOGUE, impl=impl, m=n)["n_regs"]
-
-
-def spills(docs: Docs, impl: Kernel, n: int) -> int:
-    """Registers that kernel spills to local memory."""
-    return one(docs, EPILOGUE, impl=impl, m=n)["n_spills"]
+    (triton_fused) or without (triton_plain); with ``spilled``, those it spills to local
+    memory."""
+    return render.one(docs, EPILOGUE, impl=impl, m=n)["n_spills" if spilled else "n_regs"]
 
 
 VALUES = {
-    "matmul.tflops": Value(square_tflops, tflops),
-    "matmul.ratio": Value(square_ratio, ratio),
-    "matmul.time": Value(square_time, millis(3), missing="not measured"),
-    "matmul.span": Value(square_span),
+    "matmul.tflops": Value(square_tflops, render.tflops),
+    "matmul.ratio": Value(square_ratio, render.ratio),
+    "matmul.time": Value(square_time, render.millis(3), missing="not measured"),
+    "matmul.span": Value(square_span, render.FORMATS["span_us1"]),
     "matmul.verdict": Value(verdict),
     "matmul.targets_met": Value(targets_met),
-    "matmul.min_vs_cublas": Value(min_vs_cublas, percent),
-    "matmul.run_cublas": Value(run_cublas, tflops),
-    "matmul.of_run_cublas": Value(of_run_cublas, percent1),
+    "matmul.min_vs_cublas": Value(min_vs_cublas, render.percent),
+    "matmul.run_cublas": Value(run_cublas, render.tflops),
+    "matmul.of_run_cublas": Value(of_run_cublas, render.percent1),
     "matmul.sm_clock": Value(sm_clock),
-    "matmul.llm_vs_cublas": Value(llm_vs_cublas, percent),
-    "matmul.llm_span": Value(llm_span),
-    "matmul.llm_bandwidth": Value(llm_bandwidth, tbps),
-    "matmul.llm_of_copy": Value(llm_of_copy, percent),
-    "matmul.llm_weight": Value(llm_weight, mb),
-    "matmul.order_tflops": Value(order_tflops, tflops),
-    "matmul.order_speedup": Value(order_speedup, ratio),
-    "matmul.order_time": Value(order_time, millis(2)),
-    "matmul.order_span": Value(order_span),
+    "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
+    "matmul.llm_span": Value(llm_span, render.FORMATS["span_us0"]),
+    "matmul.llm_bandwidth": Value(llm_bandwidth, render.tbps),
+    "matmul.llm_of_copy": Value(llm_of_copy, render.percent),
+    "matmul.llm_weight": Value(llm_weight, render.mb),
+    "matmul.order_tflops": Value(order_tflops, render.tflops),
+    "matmul.order_speedup": Value(order_speedup, render.ratio),
+    "matmul.order_time": Value(order_time, render.millis(2)),
+    "matmul.order_span": Value(order_span, render.FORMATS["span_ms2"]),
     "matmul.order_config": Value(order_config),
-    "matmul.programs": Value(programs, count),
-    "matmul.wave": Value(wave, count),
-    "matmul.model_bytes": Value(model_bytes, gb1),
-    "matmul.model_time": Value(model_time, millis(2)),
-    "matmul.model_ratio": Value(model_ratio, ratio),
-    "matmul.epilogue_time": Value(epilogue_time, millis(2)),
-    "matmul.epilogue_ratio": Value(epilogue_ratio, ratio),
-    "matmul.epilogue_extra": Value(epilogue_extra, percent),
-    "matmul.epilogue_added": Value(epilogue_added, millis(2)),
+    "matmul.programs": Value(programs, render.count),
+    "matmul.wave": Value(wave, render.count),
+    "matmul.model_bytes": Value(model_bytes, render.gb1),
+    "matmul.model_time": Value(model_time, render.millis(2)),
+    "matmul.model_ratio": Value(model_ratio, render.ratio),
+    "matmul.epilogue_time": Value(epilogue_time, render.millis(2)),
+    "matmul.epilogue_ratio": Value(epilogue_ratio, render.ratio),
+    "matmul.epilogue_extra": Value(epilogue_extra, render.percent),
+    "matmul.epilogue_added": Value(epilogue_added, render.millis(2)),
     "matmul.epilogue_verdict": Value(epilogue_verdict),
-    "matmul.epilogue_traffic": Value(epilogue_traffic, gb),
-    "matmul.eager_floor": Value(eager_floor, millis(2)),
-    "matmul.fusion_floor": Value(fusion_floor, ratio),
-    "matmul.target_budget": Value(target_budget, percent),
-    "matmul.regs": Value(regs, count),
-    "matmul.spills": Value(spills, count),
+    "matmul.epilogue_traffic": Value(epilogue_traffic, render.gb),
+    "matmul.eager_floor": Value(eager_floor, render.millis(2)),
+    "matmul.fusion_floor": Value(fusion_floor, render.ratio),
+    "matmul.target_budget": Value(target_budget, render.percent),
+    "matmul.regs": Value(regs, render.count),
 }
 
 
 # ---- figures ----------------------------------------------------------------------------
 
 
-def tflops_line(rs: list[dict], x: str, name: str, role: str, hover: str, **extra) -> dict:
-    """A line of TFLOP/s (with its spread) against the field ``x`` of ``rs``."""
-    points = [rate(r["flops"], r["time_s"], 1e12) for r in rs]
-    return line([r[x] for r in rs], points, name, role, hover=hover, **extra)
-
-
-def hbar(labels: list[str], points: list, text: list[str], roles: list[str], hover: str, **extra):
-    """Horizontal bars of (median, low, high) points, each labelled with ``text`` mid-bar
-    (clear of the error bar's whisker at the bar's end)."""
-    return {"type": "bar", "orientation": "h", **extra, "y": labels, "x": [p[0] for p in points],
-            "error_x": error_bars(points), "text": text,
-            "textposition": "inside", "insidetextanchor": "middle", "textangle": 0,
-            "meta": {"role": "bars", "roles": roles}, "hovertemplate": hover}  # fmt: skip
+# Bar labels mid-bar, clear of the error bar's whisker at the bar's end.
+MID_BAR = {"textposition": "inside", "insidetextanchor": "middle"}
 
 
 def fig_squares(docs: Docs) -> dict:
     hover = "n = %{x}<br>%{y:.0f} TFLOP/s"
     traces = [
-        tflops_line(
-            sorted(rows(docs, SQUARES, impl=impl, dtype=dtype), key=lambda r: r["m"]),
-            "m", f"{label}, {short}", impl, hover, dash="dash" if short == "bf16" else None,
+        render.tflops_line(
+            render.rows_by(docs, SQUARES, "m", impl=impl, dtype=dtype),
+            "m", f"{label}, {short}", impl, hover=hover, dash="dash" if short == "bf16" else None,
         )
         for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
         for dtype, short in DTYPES
     ]  # fmt: skip
     for dtype, short in DTYPES:  # a peer that could not run on this device is simply absent
-        if rs := rows(docs, SQUARES, impl="compile", dtype=dtype):
+        if rs := render.rows(docs, SQUARES, impl="compile", dtype=dtype):
             marker = {"symbol": "diamond" if short == "bf16" else "circle", "size": 9}
             name = f"torch.compile max-autotune, {short}"
             traces.append(
-                tflops_line(rs, "m", name, "compile", hover, mode="markers", marker=marker)
+                render.tflops_line(
+                    rs, "m", name, "compile", hover=hover, mode="markers", marker=marker
+                )
             )
-    sizes = sorted({r["m"] for r in rows(docs, SQUARES)})
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": axis("square size n (M = N = K = n)", log=True, ticks=sizes),
-            "yaxis": axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
-        },
-    }
+    sizes = sorted({r["m"] for r in render.rows(docs, SQUARES)})
+    return render.plot(
+        traces,
+        xaxis=render.axis("square size n (M = N = K = n)", log=True, ticks=sizes),
+        yaxis=render.axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
+    )
 
 
 def fig_llm(docs: Docs) -> dict:
+    hover = "M = %{x} tokens<br>%{y:.0f} TFLOP/s"
     traces = [
-        tflops_line(sorted(rows(docs, LLM, impl=impl), key=lambda r: r["m"]), "m", label, impl,
-                    "M = %{x} tokens<br>%{y:.0f} TFLOP/s")
+        render.tflops_line(render.rows_by(docs, LLM, "m", impl=impl), "m", label, impl, hover=hover)
         for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
-    ]  # fmt: skip
-    ms = sorted({r["m"] for r in rows(docs, LLM)})
-    top = 2 * max(flop_rate(r) / 1e12 for r in rows(docs, LLM))
+    ]
+    ms = sorted({r["m"] for r in render.rows(docs, LLM)})
+    top = 2 * max(render.flop_rate(r) / 1e12 for r in render.rows(docs, LLM))
     ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if t <= top]
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": axis("tokens M", log=True, ticks=ms),
-            "yaxis": axis("TFLOP/s (2·M·N·K per matmul)", log=True, ticks=ticks),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis("tokens M", log=True, ticks=ms),
+        yaxis=render.axis("TFLOP/s (2·M·N·K per matmul)", log=True, ticks=ticks),
+    )
 
 
 def fig_grouped(docs: Docs) -> dict:
     rs = [ordered(docs, "rowmajor"), ordered(docs, "grouped")]
     cfg = rs[1]
-    points = [rate(r["flops"], r["time_s"], 1e12) for r in rs]
+    points = render.tflops_points(rs)
     text = [
         f"{p[0]:.0f} TFLOP/s<br>tile model: {modelled_bytes(r, wave(docs)) / 1e9:.1f} GB read"
         for p, r in zip(points, rs, strict=True)
     ]
     labels = ["row-major<br>(group_m = 1)", "grouped<br>(group_m = 8)"]
-    bars = hbar(labels, points, text, ["series-1", "triton"], "%{x:.0f} TFLOP/s<extra></extra>")
-    return {
-        "data": [bars],
-        "layout": {
-            "xaxis": axis(
-                f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
-                f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages",
-                rangemode="tozero",
-            ),
-            "yaxis": {"automargin": True, "autorange": "reversed"},
-            "showlegend": False,
-        },
-    }
+    bars = render.hbar(
+        labels, points, ["series-1", "triton"], hover="%{x:.0f} TFLOP/s", text=text, **MID_BAR
+    )
+    return render.plot(
+        [bars],
+        xaxis=render.axis(
+            f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
+            f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages",
+            rangemode="tozero",
+        ),
+        yaxis=render.label_axis(),
+        showlegend=False,
+    )
 
 
 EPILOGUE_IMPLS = (
@@ -509,29 +452,30 @@ EPILOGUE_IMPLS = (
 
 
 def fig_epilogue(docs: Docs) -> dict:
-    sizes = sorted({r["m"] for r in rows(docs, EPILOGUE)})
-    hover = "%{x:.3f}× the cuBLAS matmul's time<extra>%{fullData.name}</extra>"
+    sizes = sorted({r["m"] for r in render.rows(docs, EPILOGUE)})
+    hover = "%{x:.3f}× the cuBLAS matmul's time"
     traces = []
     for impl, label, role in EPILOGUE_IMPLS:
         points = [
-            duration(
-                one(docs, EPILOGUE, impl=impl, m=n)["time_s"], epilogue_time(docs, "cublas", n)
+            render.duration(
+                render.one(docs, EPILOGUE, impl=impl, m=n)["time_s"],
+                epilogue_time(docs, "cublas", n),
             )
             for n in sizes
         ]
         text = [f"{p[0]:.2f}×" for p in points]
         labels = [f"{n}³" for n in sizes]
-        traces.append(hbar(labels, points, text, [role] * len(sizes), hover, name=label))
-    return {
-        "data": traces,
-        "layout": {
-            "barmode": "group",
-            "xaxis": axis(
-                "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)", rangemode="tozero"
-            ),
-            "yaxis": {"automargin": True, "autorange": "reversed", "title": {"text": "M = N = K"}},
-        },
-    }
+        traces.append(
+            render.hbar(labels, points, role, name=label, hover=hover, text=text, **MID_BAR)
+        )
+    return render.plot(
+        traces,
+        barmode="group",
+        xaxis=render.axis(
+            "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)", rangemode="tozero"
+        ),
+        yaxis=render.label_axis("M = N = K"),
+    )
 
 
 FIGURES = {
@@ -571,22 +515,17 @@ FIGURES = {
 # ---- lesson 01's roofline -----------------------------------------------------------------
 
 
-def roofline_point(r: dict, kernel: str) -> dict:
-    return {"kernel": kernel, "flops": r["flops"], "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"]}  # fmt: skip
-
-
 def roofline_squares(rows: list[dict]) -> list[dict]:
     """One point per dtype: the Triton kernel at the largest square size."""
     largest = max(r["m"] for r in rows)
-    return [roofline_point(r, f"tiled matmul ({r['dtype']})") for r in rows
+    return [render.roofline_point(r, f"tiled matmul ({r['dtype']})") for r in rows
             if r["impl"] == "triton" and r["m"] == largest]  # fmt: skip
 
 
 def roofline_llm(rows: list[dict]) -> list[dict]:
     """The Triton kernel at the fewest and the most tokens: one point near each roof."""
     ms = [min(r["m"] for r in rows), max(r["m"] for r in rows)]
-    return [roofline_point(r, f"matmul M={r['m']} (bfloat16)") for r in rows
+    return [render.roofline_point(r, f"matmul M={r['m']} (bfloat16)") for r in rows
             if r["impl"] == "triton" and r["m"] in ms]  # fmt: skip
 
 

@@ -10,30 +10,12 @@ Data (both written by scripts/bench/benchmarks/matmul.py):
 The sweep's cuBLAS line comes from lesson 09's ``matmul`` data (figures/matmul.py).
 """
 
-from __future__ import annotations
-
 import re
 from typing import Literal
 
-from figures.matmul import DTYPES
-from scripts.book.render import (
-    Docs,
-    Figure,
-    RenderError,
-    Value,
-    axis,
-    count,
-    doc,
-    error_bars,
-    flop_rate,
-    line,
-    maybe_one,
-    micros,
-    rate,
-    ratio,
-    rows,
-    tflops,
-)
+from figures.matmul import DTYPES, config_text
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 SWEEP = "matmul_configs"
 AUTOTUNE_COST = "matmul_autotune_cost"
@@ -46,7 +28,7 @@ Which = Literal["best", "worst", "pick"]
 
 
 def sweep_rows(docs: Docs) -> list[dict]:
-    return doc(docs, SWEEP)["rows"]
+    return render.doc(docs, SWEEP)["rows"]
 
 
 def sweep_ran(docs: Docs) -> list[dict]:
@@ -56,14 +38,6 @@ def sweep_ran(docs: Docs) -> list[dict]:
 
 def tile(r: dict) -> str:
     return f"{r['block_m']}×{r['block_n']}×{r['block_k']}"
-
-
-def config_text(r: dict) -> str:
-    """'128 × 256 × 64, 8 warps, 3 stages'."""
-    return (
-        f"{r['block_m']} × {r['block_n']} × {r['block_k']}, {r['num_warps']} warps, "
-        f"{r['num_stages']} stages"
-    )
 
 
 def failure_kind(r: dict) -> str | None:
@@ -98,23 +72,21 @@ def chosen(docs: Docs, which: Which) -> dict:
     """The fastest or the slowest config that ran, or the autotuner's pick."""
     if which == "pick":
         return pick(docs)
-    return (max if which == "best" else min)(sweep_ran(docs), key=flop_rate)
+    return (max if which == "best" else min)(sweep_ran(docs), key=render.flop_rate)
 
 
 def sweep_cublas(docs: Docs) -> dict | None:
     """cuBLAS at the sweep's size and dtype in lesson 09's data, or None."""
     r = sweep_rows(docs)[0]
-    if "matmul" not in docs:
-        return None
-    found = rows(docs, "matmul", impl="cublas", dtype=r["dtype"], m=r["m"], n=r["n"], k=r["k"])
-    return found[0] if found else None
+    match = {"impl": "cublas", "dtype": r["dtype"], "m": r["m"], "n": r["n"], "k": r["k"]}
+    return render.maybe_one(docs, "matmul", absent_ok=True, **match)
 
 
 def parse_tile(text: str) -> tuple[int, int, int]:
     """'128x256x64' -> (128, 256, 64): BLOCK_M x BLOCK_N x BLOCK_K."""
     parts = text.split("x")
     if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        raise RenderError(f"tile={text} is not BLOCK_MxBLOCK_NxBLOCK_K, e.g. 128x256x64")
+        raise render.RenderError(f"tile={text} is not BLOCK_MxBLOCK_NxBLOCK_K, e.g. 128x256x64")
     bm, bn, bk = map(int, parts)
     return bm, bn, bk
 
@@ -181,19 +153,18 @@ def tflops_of(docs: Docs, which: Rated) -> float | None:
     tile (any BLOCK_K, warps, stages; None if the sweep had none that ran)."""
     if which == "cublas":
         r = sweep_cublas(docs)
-        return None if r is None else flop_rate(r)
+        return None if r is None else render.flop_rate(r)
     if which == "small_tile":
         small = [max(v) for t, v in tile_rates(docs).items() if t.startswith("64×64×")]
         return max(small) if small else None
     r = chosen(docs, which)
-    return flop_rate(r) if "time_s" in r else None
+    return render.flop_rate(r) if "time_s" in r else None
 
 
 def ratio_of(docs: Docs, of: Rated, to: Rated) -> float | None:
     """FLOP/s of ``of`` over FLOP/s of ``to`` (see matmul_autotune.tflops), e.g. of=pick
     to=best; None where either is not measured."""
-    a, b = tflops_of(docs, of), tflops_of(docs, to)
-    return None if a is None or b is None else a / b
+    return render.quotient(tflops_of(docs, of), tflops_of(docs, to))
 
 
 def pick_is_best(docs: Docs) -> str:
@@ -203,7 +174,7 @@ def pick_is_best(docs: Docs) -> str:
 
 def pick_rank(docs: Docs) -> int | None:
     """Place of the autotuner's pick among the configs that ran, fastest first (1 = best)."""
-    order = sorted(sweep_ran(docs), key=flop_rate, reverse=True)
+    order = sorted(sweep_ran(docs), key=render.flop_rate, reverse=True)
     return next((i for i, r in enumerate(order, 1) if r["autotuner_pick"]), None)
 
 
@@ -237,7 +208,7 @@ def pick_note(docs: Docs) -> str:
         return "The sweep's timing and the autotuner's agree."
     if "time_s" not in p:
         return "The autotuner's pick was refused when the sweep ran it on its own."
-    if p["time_s"]["p20"] <= best["time_s"]["p80"]:
+    if render.winner(best["time_s"], p["time_s"]) != 1:
         return (
             "The two were timed by separate do_bench runs, and their 20th–80th percentile "
             "ranges overlap: between configs this close the tuner is choosing within the "
@@ -254,7 +225,7 @@ def tile_rates(docs: Docs) -> dict[str, list[float]]:
     """FLOP/s of every config that ran, grouped by tile shape."""
     out: dict[str, list[float]] = {}
     for r in sweep_ran(docs):
-        out.setdefault(tile(r), []).append(flop_rate(r))
+        out.setdefault(tile(r), []).append(render.flop_rate(r))
     return out
 
 
@@ -269,9 +240,9 @@ def config_tflops(docs: Docs, tile: str, warps: int, stages: int) -> float | Non
     """FLOP/s of one config of the sweep, tile BLOCK_MxBLOCK_NxBLOCK_K (128x256x64); None
     if this sweep did not have it, or the wrapper refused it."""
     bm, bn, bk = parse_tile(tile)
-    found = rows(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
+    found = render.rows(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
                  num_stages=stages)  # fmt: skip
-    return flop_rate(found[0]) if len(found) == 1 and "time_s" in found[0] else None
+    return render.flop_rate(found[0]) if len(found) == 1 and "time_s" in found[0] else None
 
 
 def smem(docs: Docs, tile: str, stages: int) -> int:
@@ -289,7 +260,7 @@ def cost_row(docs: Docs, configs: int | None) -> dict | None:
         return None
     if configs is None:
         return max(docs[AUTOTUNE_COST]["rows"], key=lambda r: r["configs"])
-    return maybe_one(docs, AUTOTUNE_COST, configs=configs, absent_ok=True)
+    return render.maybe_one(docs, AUTOTUNE_COST, configs=configs, absent_ok=True)
 
 
 def first_call(docs: Docs, configs: int | None = None, compiled: bool = False) -> float | None:
@@ -323,39 +294,31 @@ def host(docs: Docs, pinned: bool = False) -> float | None:
     return None if r is None else r["pinned_host_s" if pinned else "host_s"]["p50"]
 
 
-def kib(v: int) -> str:
-    return f"{v:,} bytes ({v / 1024:.0f} KiB)"
-
-
-def secs(v: float) -> str:
-    return f"{v:.2f} s"
-
-
 VALUES = {
     "matmul_autotune.size": Value(size_text),
-    "matmul_autotune.configs": Value(configs, count),
-    "matmul_autotune.ran": Value(ran, count),
-    "matmul_autotune.refused": Value(refused, count),
-    "matmul_autotune.smem_refused": Value(smem_refused, kib, missing=NOT_MEASURED),
+    "matmul_autotune.configs": Value(configs, render.count),
+    "matmul_autotune.ran": Value(ran, render.count),
+    "matmul_autotune.refused": Value(refused, render.count),
+    "matmul_autotune.smem_refused": Value(smem_refused, render.bytes_kib, missing=NOT_MEASURED),
     "matmul_autotune.smem_smallest_refused_config": Value(
         smem_smallest_refused_config, missing=NOT_MEASURED
     ),
     "matmul_autotune.config": Value(config),
-    "matmul_autotune.tflops": Value(tflops_of, tflops, missing=NOT_MEASURED),
-    "matmul_autotune.ratio": Value(ratio_of, ratio, missing=NOT_MEASURED),
+    "matmul_autotune.tflops": Value(tflops_of, render.tflops, missing=NOT_MEASURED),
+    "matmul_autotune.ratio": Value(ratio_of, render.ratio, missing=NOT_MEASURED),
     "matmul_autotune.pick_is_best": Value(pick_is_best),
-    "matmul_autotune.pick_rank": Value(pick_rank, count, missing=NOT_MEASURED),
-    "matmul_autotune.max_spills": Value(max_spills, count, missing=NOT_MEASURED),
-    "matmul_autotune.pick_regs": Value(pick_regs, count, missing=NOT_MEASURED),
-    "matmul_autotune.pick_shared": Value(pick_shared, kib, missing=NOT_MEASURED),
+    "matmul_autotune.pick_rank": Value(pick_rank, render.count, missing=NOT_MEASURED),
+    "matmul_autotune.max_spills": Value(max_spills, render.count, missing=NOT_MEASURED),
+    "matmul_autotune.pick_regs": Value(pick_regs, render.count, missing=NOT_MEASURED),
+    "matmul_autotune.pick_shared": Value(pick_shared, render.bytes_kib, missing=NOT_MEASURED),
     "matmul_autotune.pick_note": Value(pick_note),
-    "matmul_autotune.within_tile_max": Value(within_tile_max, ratio, missing=NOT_MEASURED),
-    "matmul_autotune.config_tflops": Value(config_tflops, tflops, missing=NOT_MEASURED),
-    "matmul_autotune.smem": Value(smem, kib),
-    "matmul_autotune.first_call": Value(first_call, secs, missing=NOT_MEASURED),
+    "matmul_autotune.within_tile_max": Value(within_tile_max, render.ratio, missing=NOT_MEASURED),
+    "matmul_autotune.config_tflops": Value(config_tflops, render.tflops, missing=NOT_MEASURED),
+    "matmul_autotune.smem": Value(smem, render.bytes_kib),
+    "matmul_autotune.first_call": Value(first_call, render.seconds(2), missing=NOT_MEASURED),
     "matmul_autotune.most_configs": Value(most_configs, missing=NOT_MEASURED),
-    "matmul_autotune.per_config": Value(per_config, secs, missing=NOT_MEASURED),
-    "matmul_autotune.host": Value(host, micros(1), missing=NOT_MEASURED),
+    "matmul_autotune.per_config": Value(per_config, render.seconds(2), missing=NOT_MEASURED),
+    "matmul_autotune.host": Value(host, render.micros(1), missing=NOT_MEASURED),
 }
 
 
@@ -372,10 +335,12 @@ def fig_configs(docs: Docs) -> dict:
     settings = sorted({(r["num_warps"], r["num_stages"]) for r in all_rows})
     tiles = sorted(
         {tile(r) for r in all_rows},
-        key=lambda t: -max((flop_rate(r) for r in sweep_ran(docs) if tile(r) == t), default=0),
+        key=lambda t: (
+            -max((render.flop_rate(r) for r in sweep_ran(docs) if tile(r) == t), default=0)
+        ),
     )
     y_of = {t: i for i, t in enumerate(tiles)}
-    top = max(flop_rate(r) for r in sweep_ran(docs)) / 1e12
+    top = max(render.flop_rate(r) for r in sweep_ran(docs)) / 1e12
 
     def ypos(r: dict) -> float:
         j = settings.index((r["num_warps"], r["num_stages"]))
@@ -390,7 +355,7 @@ def fig_configs(docs: Docs) -> dict:
     traces = []
     for j, (warps, stages) in enumerate(settings):
         rs = [r for r in sweep_ran(docs) if (r["num_warps"], r["num_stages"]) == (warps, stages)]
-        points = [rate(r["flops"], r["time_s"], 1e12) for r in rs]
+        points = render.tflops_points(rs)
         traces.append(
             {
                 "type": "bar",
@@ -399,7 +364,7 @@ def fig_configs(docs: Docs) -> dict:
                 "y": [ypos(r) for r in rs],
                 "x": [p[0] for p in points],
                 "width": SETTING_GAP * 0.9,
-                "error_x": error_bars(points),
+                "error_x": render.error_bars(points),
                 "hovertext": [about(r) for r in rs],
                 "hovertemplate": "%{hovertext}<br>%{x:.0f} TFLOP/s<extra></extra>",
                 "meta": {"role": "bars", "roles": [f"series-{j}"] * len(rs)},
@@ -415,7 +380,7 @@ def fig_configs(docs: Docs) -> dict:
         if not rs:
             continue
         traces.append(
-            line(
+            render.line(
                 [top * 0.015] * len(rs),
                 [ypos(r) for r in rs],
                 label,
@@ -428,9 +393,9 @@ def fig_configs(docs: Docs) -> dict:
         )
     picked = pick(docs)
     if "time_s" in picked:
-        hi = rate(picked["flops"], picked["time_s"], 1e12)[2]
+        hi = render.tflops_points([picked])[0][2]
         traces.append(
-            line(
+            render.line(
                 [hi + top * 0.03],
                 [ypos(picked)],
                 "the autotuner's pick",
@@ -443,9 +408,9 @@ def fig_configs(docs: Docs) -> dict:
         )
     cublas = sweep_cublas(docs)
     if cublas is not None:
-        x = flop_rate(cublas) / 1e12
+        x = render.flop_rate(cublas) / 1e12
         traces.append(
-            line(
+            render.line(
                 [x, x],
                 [-0.5, len(tiles) - 0.5],
                 f"cuBLAS, same size: {x:.0f} TFLOP/s",
@@ -456,41 +421,39 @@ def fig_configs(docs: Docs) -> dict:
             )
         )
     size = size_text(docs)
-    return {
-        "data": traces,
-        "layout": {
-            "height": 820,
-            "barmode": "overlay",
-            "xaxis": axis(
-                f"TFLOP/s at {size} (longer is faster)",
-                rangemode="tozero",
-            ),
-            "yaxis": {
-                "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
-                "tickvals": list(range(len(tiles))),
-                "ticktext": tiles,
-                "range": [len(tiles) - 0.5, -0.5],
-                "zeroline": False,
-                "showgrid": False,
-            },
+    return render.plot(
+        traces,
+        height=820,
+        barmode="overlay",
+        xaxis=render.axis(
+            f"TFLOP/s at {size} (longer is faster)",
+            rangemode="tozero",
+        ),
+        yaxis={
+            "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
+            "tickvals": list(range(len(tiles))),
+            "ticktext": tiles,
+            "range": [len(tiles) - 0.5, -0.5],
+            "zeroline": False,
+            "showgrid": False,
         },
-    }
+    )
 
 
 def fig_autotune_cost(docs: Docs) -> dict:
     """First-call seconds against the number of configs: compile + benchmark, and the
     benchmarking alone (kernels already compiled)."""
-    rs = sorted(doc(docs, AUTOTUNE_COST)["rows"], key=lambda r: r["configs"])
+    rs = render.rows_by(docs, AUTOTUNE_COST, "configs")
     xs = [r["configs"] for r in rs]
     traces = [
-        line(
+        render.line(
             xs,
             [r["first_call_s"] for r in rs],
             "first call: compile and time every config",
             "triton",
             hover="%{x} configs<br>%{y:.2f} s",
         ),
-        line(
+        render.line(
             xs,
             [r["tune_only_s"] for r in rs],
             "first call, kernels already compiled: timing alone",
@@ -500,17 +463,15 @@ def fig_autotune_cost(docs: Docs) -> dict:
         ),
     ]
     r = rs[0]
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": axis(
-                f"configs in the autotuner's list ({r['m']}³ {dict(DTYPES)[r['dtype']]})",
-                log=True,
-                ticks=xs,
-            ),
-            "yaxis": axis("seconds, first call for a new key", rangemode="tozero"),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis(
+            f"configs in the autotuner's list ({r['m']}³ {dict(DTYPES)[r['dtype']]})",
+            log=True,
+            ticks=xs,
+        ),
+        yaxis=render.axis("seconds, first call for a new key", rangemode="tozero"),
+    )
 
 
 FIGURES = {

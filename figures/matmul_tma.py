@@ -10,11 +10,10 @@ measured") where the benchmark, or the row it needs, is missing or failed. "Wins
 shape only where one side's slowest (p80) time beats the other's fastest (p20).
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
-from scripts.book.render import Docs, Value, flop_rate, percent1, ratio, tflops
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 BENCH, EPI = "matmul_tma", "matmul_tma_epilogue"
 DTYPES = (("float16", "fp16"), ("bfloat16", "bf16"))
@@ -31,17 +30,14 @@ EpiImpl = Literal["tma_fused", "tma_plain", "lesson09_fused", "cublas", "cublas_
 def row(docs: Docs, impl: str, dtype: str, n: int) -> dict | None:
     """The row of ``impl`` at n³ in ``dtype`` that ran (has a time), or None: no data on
     this device, no such row, or a failure."""
-    found = [
-        r for r in docs.get(BENCH, {}).get("rows", [])
-        if (r["impl"], r["dtype"], r["m"], r["n"], r["k"]) == (impl, dtype, n, n, n)
-    ]  # fmt: skip
-    return found[0] if found and "time_s" in found[0] else None
+    r = render.maybe_one(docs, BENCH, absent_ok=True, impl=impl, dtype=dtype, m=n, n=n, k=n)
+    return r if r and "time_s" in r else None
 
 
 def epi_time(docs: Docs, impl: str, n: int) -> float | None:
     """Median seconds of ``impl`` at n³ in the epilogue benchmark, or None without it."""
-    found = [r for r in docs.get(EPI, {}).get("rows", []) if r["impl"] == impl and r["m"] == n]
-    return found[0]["time_s"]["p50"] if found else None
+    r = render.maybe_one(docs, EPI, absent_ok=True, impl=impl, m=n)
+    return None if r is None else r["time_s"]["p50"]
 
 
 # ---- values: the squares -------------------------------------------------------------------
@@ -53,16 +49,17 @@ def cell(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> str | None:
     r, c = row(docs, impl, dtype, n), row(docs, "cublas", dtype, n)
     if not r:
         return None
+    rate = render.tflops(render.flop_rate(r))
     if impl == "cublas" or not c:
-        return tflops(flop_rate(r))
-    return f"{tflops(flop_rate(r))} ({percent1(flop_rate(r) / flop_rate(c))})"
+        return rate
+    return f"{rate} ({render.percent1(render.flop_rate(r) / render.flop_rate(c))})"
 
 
 def over(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> float | None:
     """``of``'s FLOP/s over ``to``'s at n³ (of=tma to=pointers: what the descriptors add,
     the persistent loop held fixed)."""
     a, b = row(docs, of, dtype, n), row(docs, to, dtype, n)
-    return flop_rate(a) / flop_rate(b) if a and b else None
+    return render.flop_rate(a) / render.flop_rate(b) if a and b else None
 
 
 def config(docs: Docs, dtype: Dtype, n: int) -> str | None:
@@ -82,15 +79,7 @@ def verdict(docs: Docs) -> str | None:
         return None
     if all(v >= 1.0 for v in ratios.values()):
         return "met"
-    return "missed (" + ", ".join(f"{k} {percent1(v)}" for k, v in ratios.items()) + ")"
-
-
-def winner(a: dict, b: dict) -> int:
-    """+1 if a is faster than b beyond the spread (a's p80 time below b's p20), -1 if b is,
-    0 for a tie within the spread."""
-    if a["time_s"]["p80"] < b["time_s"]["p20"]:
-        return 1
-    return -1 if b["time_s"]["p80"] < a["time_s"]["p20"] else 0
+    return "missed (" + ", ".join(f"{k} {render.percent1(v)}" for k, v in ratios.items()) + ")"
 
 
 def wins(docs: Docs) -> str | None:
@@ -101,7 +90,7 @@ def wins(docs: Docs) -> str | None:
         for n in SIZES:
             r, c = row(docs, "tma", dtype, n), row(docs, "cublas", dtype, n)
             if r and c:
-                groups[winner(r, c)].append(f"{short} {n}³")
+                groups[render.winner(r["time_s"], c["time_s"])].append(f"{short} {n}³")
     labels = ((1, "Triton faster"), (-1, "cuBLAS faster"), (0, "tie within spread"))
     parts = [f"{label}: {', '.join(groups[k])}" for k, label in labels if groups[k]]
     return "; ".join(parts) or None
@@ -112,7 +101,7 @@ def ws_status(docs: Docs) -> str | None:
     ran (with the sizes), or failed (the first failure's message, shortened)."""
     if BENCH not in docs:
         return None
-    found = [r for r in docs[BENCH]["rows"] if r["impl"] == "tma_ws"]
+    found = render.rows(docs, BENCH, impl="tma_ws")
     failed = [r for r in found if "failure" in r]
     if not found:
         return "not tried (the installed Triton has no warp_specialize)"
@@ -145,8 +134,7 @@ def triton(docs: Docs) -> str | None:
 def epilogue_ratio(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:
     """``of``'s time over ``to``'s at n³ (of=cublas_eager to=tma_fused: the fused call's
     speed-up over cuBLAS + eager, whose target is >= 1.15)."""
-    a, b = epi_time(docs, of, n), epi_time(docs, to, n)
-    return a / b if a and b else None
+    return render.quotient(epi_time(docs, of, n), epi_time(docs, to, n))
 
 
 def epilogue_extra(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:
@@ -154,6 +142,19 @@ def epilogue_extra(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None
     to=tma_plain: what the epilogue adds to the TMA kernel's time)."""
     q = epilogue_ratio(docs, of, to, n)
     return None if q is None else q - 1
+
+
+def epilogue_config(
+    docs: Docs, impl: Literal["tma_fused", "tma_plain", "lesson09_fused"], n: int
+) -> str | None:
+    """The config the autotuner ran for ``impl`` at n³ in the epilogue benchmark, or None
+    for a run that did not record it."""
+    found = [r for r in docs.get(EPI, {}).get("rows", []) if r["impl"] == impl and r["m"] == n]
+    if not found or "block_m" not in found[0]:
+        return None
+    r = found[0]
+    return (f"{r['block_m']}×{r['block_n']}×{r['block_k']}, {r['num_warps']} warps, "
+            f"{r['num_stages']} stages")  # fmt: skip
 
 
 def epilogue_budget(docs: Docs, n: int) -> float | None:
@@ -171,7 +172,7 @@ def epilogue_verdict(docs: Docs) -> str | None:
         return None
     if all(v >= EPI_TARGET for v in ratios.values()):
         return "met"
-    listed = ", ".join(f"{ratio(v)} at {n}³" for n, v in ratios.items())
+    listed = ", ".join(f"{render.ratio(v)} at {n}³" for n, v in ratios.items())
     return f"missed ({listed}; the target is {EPI_TARGET:.2f}×)"
 
 
@@ -191,16 +192,18 @@ def epilogue_compare(docs: Docs) -> str | None:
 
 VALUES = {
     "matmul_tma.cell": Value(cell, missing=NOT_MEASURED),
-    "matmul_tma.ratio": Value(over, ratio, missing=NOT_MEASURED),
+    "matmul_tma.ratio": Value(over, render.ratio, missing=NOT_MEASURED),
     "matmul_tma.config": Value(config, missing=NOT_MEASURED),
     "matmul_tma.verdict": Value(verdict, missing=NOT_MEASURED),
     "matmul_tma.wins": Value(wins, missing=NOT_MEASURED),
     "matmul_tma.ws_status": Value(ws_status, missing=NOT_MEASURED),
     "matmul_tma.status": Value(status),
     "matmul_tma.triton": Value(triton, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_ratio": Value(epilogue_ratio, ratio, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_extra": Value(epilogue_extra, percent1, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_budget": Value(epilogue_budget, percent1, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_ratio": Value(epilogue_ratio, render.ratio, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_extra": Value(epilogue_extra, render.percent1, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_budget": Value(epilogue_budget, render.percent1, missing=NOT_MEASURED),
+    # the autotuner's pick for each Triton call of the epilogue comparison
+    "matmul_tma.epilogue_config": Value(epilogue_config, missing=NOT_MEASURED),
     "matmul_tma.epilogue_verdict": Value(epilogue_verdict, missing=NOT_MEASURED),
     "matmul_tma.epilogue_compare": Value(epilogue_compare, missing=NOT_MEASURED),
 }

@@ -14,26 +14,10 @@ The figure shows the devices that have ``reduction`` data; on a device without i
 value reads "not measured".
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    Value,
-    axis,
-    bandwidth,
-    copy,
-    count,
-    hline,
-    line,
-    maybe_one,
-    percent,
-    rate,
-    ratio,
-    rows,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 BENCH = "reduction"
 DTYPES = ("float32", "bfloat16")
@@ -55,10 +39,7 @@ def measured(docs: Docs) -> bool:
 
 def series(docs: Docs, impl: str, op: str, dtype: str) -> list[dict]:
     """One impl's rows for one op and dtype, by width."""
-    found = [
-        r for r in docs[BENCH]["rows"] if (r["impl"], r["op"], r["dtype"]) == (impl, op, dtype)
-    ]
-    return sorted(found, key=lambda r: r["cols"])
+    return render.rows_by(docs, BENCH, "cols", impl=impl, op=op, dtype=dtype)
 
 
 def widest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:
@@ -88,7 +69,7 @@ def vs_torch(docs: Docs, op: Op, at: Literal["widest", "narrowest"]) -> float | 
     if not measured(docs):
         return None
     pick = widest if at == "widest" else narrowest
-    return bandwidth(pick(docs, "triton", op)) / bandwidth(pick(docs, "torch", op))
+    return render.bandwidth(pick(docs, "triton", op)) / render.bandwidth(pick(docs, "torch", op))
 
 
 def triton_copy_range(docs: Docs) -> str | None:
@@ -96,8 +77,8 @@ def triton_copy_range(docs: Docs) -> str | None:
     width, op and dtype, in words (None: not measured on this device)."""
     if not measured(docs):
         return None
-    fractions = [r["copy_fraction"] for r in docs[BENCH]["rows"] if r["impl"] == "triton"]
-    return f"{percent(min(fractions))} to {percent(max(fractions))}"
+    fractions = [r["copy_fraction"] for r in render.rows(docs, BENCH, impl="triton")]
+    return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"
 
 
 def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "resources"]) -> str | None:
@@ -135,7 +116,7 @@ def tile_rows(docs: Docs, op: str, dtype: str, block_n: int, warps: int | None) 
     match = {"impl": "triton", "op": op, "dtype": dtype, "block_n": block_n}
     if warps is not None:
         match["num_warps"] = warps
-    return rows(docs, TILE, **match)
+    return render.rows(docs, TILE, **match)
 
 
 def best_tile(docs: Docs, op: str, dtype: str, block_n: int, warps: int | None) -> dict | None:
@@ -162,19 +143,19 @@ def tile_best_warps(docs: Docs, op: Op, dtype: Dtype, block_n: int) -> int | Non
 def tile_torch_of_copy(docs: Docs, op: Op, dtype: Dtype) -> float | None:
     """torch.sum or torch.amax at the widest rows, measured in the tile control's run: its
     fraction of copy bandwidth."""
-    r = maybe_one(docs, TILE, absent_ok=True, impl="torch", op=op, dtype=dtype)
+    r = render.maybe_one(docs, TILE, absent_ok=True, impl="torch", op=op, dtype=dtype)
     return None if r is None else r["copy_fraction"]
 
 
 NOT_MEASURED = "not measured"
 VALUES = {
-    "reduction.of_copy": Value(of_copy, percent, missing=NOT_MEASURED),
-    "reduction.vs_torch": Value(vs_torch, ratio, missing=NOT_MEASURED),
+    "reduction.of_copy": Value(of_copy, render.percent, missing=NOT_MEASURED),
+    "reduction.vs_torch": Value(vs_torch, render.ratio, missing=NOT_MEASURED),
     "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
     "reduction.widest": Value(widest_row, missing=NOT_MEASURED),
-    "reduction.tile_of_copy": Value(tile_of_copy, percent, missing=NOT_MEASURED),
-    "reduction.tile_best_warps": Value(tile_best_warps, count, missing=NOT_MEASURED),
-    "reduction.tile_torch_of_copy": Value(tile_torch_of_copy, percent, missing=NOT_MEASURED),
+    "reduction.tile_of_copy": Value(tile_of_copy, render.percent, missing=NOT_MEASURED),
+    "reduction.tile_best_warps": Value(tile_best_warps, render.count, missing=NOT_MEASURED),
+    "reduction.tile_torch_of_copy": Value(tile_torch_of_copy, render.percent, missing=NOT_MEASURED),
 }
 
 
@@ -182,41 +163,16 @@ VALUES = {
 
 
 def fig_widths(docs: Docs) -> dict:
-    bw = copy(docs, BENCH) / 1e12
-    ws = sorted({r["cols"] for r in docs[BENCH]["rows"]})
-    ceiling = hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
-    ceiling["legendrank"] = 2000  # last in the legend, first drawn (under the kernels)
-    mine, peers = [], []
+    curves = []
     for impl, impl_name in IMPLS:
         for op, op_name, symbol in OPS:
+            name = f"{impl_name} {op_name}" if impl == "triton" else TORCH_NAME[op]
             for dtype in DTYPES:
-                rs = series(docs, impl, op, dtype)
-                if not rs:
-                    continue
-                name = f"{impl_name} {op_name}" if impl == "triton" else TORCH_NAME[op]
-                trace = line(
-                    [r["cols"] for r in rs],
-                    [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
-                    f"{name}, {dtype}",
-                    impl,
-                    dash=DASH[dtype],
-                    hover="%{x:,} columns<br>%{y:.2f} TB/s",
-                    marker={"symbol": symbol},
-                    legendrank=1000 + len(mine) + len(peers),
-                )
-                (mine if impl == "triton" else peers).append(trace)
-    return {
-        # The book's kernel drawn last, so that it stays visible where torch lies on top.
-        "data": [ceiling, *peers, *mine],
-        "layout": {
-            "xaxis": axis(
-                "columns per row (512 MiB tensors)",
-                log=True,
-                ticks=ws,
-            ),
-            "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
-        },
-    }
+                if rs := series(docs, impl, op, dtype):
+                    style = {"dash": DASH[dtype], "marker": {"symbol": symbol}}
+                    curves.append((rs, f"{name}, {dtype}", impl, impl == "triton", style))
+    ws = sorted({r["cols"] for r in render.rows(docs, BENCH)})
+    return render.width_figure(docs, BENCH, ws, curves)
 
 
 FIGURES = {

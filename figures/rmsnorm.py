@@ -16,32 +16,10 @@ Values are at bf16 unless a ``dtype`` says otherwise, e.g.
 ``{{ value h100 rmsnorm.vs peer=liger direction=training hidden=8192 }}``.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    RenderError,
-    Value,
-    axis,
-    bandwidth,
-    copy,
-    count,
-    hline,
-    line,
-    maybe_one,
-    micros,
-    one,
-    percent,
-    provenance,
-    rate,
-    ratio,
-    rows,
-    tbps,
-    whole,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 BENCH, SMALL, SWEEP = "rmsnorm", "rmsnorm_small_m", "rmsnorm_bwd_sweep"
 IMPLS = (  # key, legend label, colour role
@@ -69,25 +47,17 @@ KernelField = Literal["programs", "regs", "regs_per_program", "spills"]
 HostPart = Literal["autograd", "kernels", "host", "host_kernels", "host_noop", "host_rest"]
 
 
-def byte_size(v: float) -> str:
-    """Bytes in decimal units, as the page's worked numbers count them: whole MB from
-    100 MB, MB with one decimal from 1 MB, else whole KB."""
-    if v >= 100e6:
-        return f"{v / 1e6:,.0f} MB"
-    return f"{v / 1e6:.1f} MB" if v >= 1e6 else f"{v / 1e3:,.0f} KB"
-
-
 # ---- helpers ----------------------------------------------------------------------------
 
 
 def row(docs: Docs, direction: str, hidden: int, impl="triton", dtype="bfloat16") -> dict:
-    return one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, hidden=hidden)
+    return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, hidden=hidden)
 
 
 def peer_row(docs: Docs, impl: str, direction: str, hidden: int) -> dict | None:
     """A bf16 row, or None where that impl did not run (Liger-Kernel not installed)."""
     match = {"impl": impl, "direction": direction, "dtype": "bfloat16", "hidden": hidden}
-    return maybe_one(docs, BENCH, absent_ok=True, **match)
+    return render.maybe_one(docs, BENCH, absent_ok=True, **match)
 
 
 def step(docs: Docs, impl: str, direction: str, hidden: int) -> tuple[int, dict] | None:
@@ -106,14 +76,10 @@ def sweep_best(docs: Docs, hidden: int, per_sm: int | None, prefetch: bool | Non
     """The fastest row of the backward's launch-shape sweep at ``hidden`` with ``per_sm``
     programs per SM and loading ahead or not (None: any); None if the sweep has no such
     row and ``prefetch`` was asked (a run from before the wide rows were swept both ways)."""
-    found = [
-        r
-        for r in rows(docs, SWEEP, hidden=hidden)
-        if per_sm in (None, r["programs_per_sm"]) and prefetch in (None, r.get("prefetch"))
-    ]
+    found = render.select(docs, SWEEP, hidden=hidden, programs_per_sm=per_sm, prefetch=prefetch)
     if not found and prefetch is None:
-        raise RenderError(f"{SWEEP} has no row hidden={hidden} programs_per_sm={per_sm}")
-    return max(found, key=bandwidth, default=None)
+        raise render.RenderError(f"{SWEEP} has no row hidden={hidden} programs_per_sm={per_sm}")
+    return max(found, key=render.bandwidth, default=None)
 
 
 # ---- values: the main benchmark -----------------------------------------------------------
@@ -126,9 +92,9 @@ def bandwidth_of(
     fixed; ``part=kernels``: the book's kernels launched directly, no autograd."""
     r = peer_row(docs, impl, direction, hidden)
     if part == "autograd" or r is None:
-        return None if r is None else bandwidth(r)
+        return None if r is None else render.bandwidth(r)
     if impl != "triton":
-        raise RenderError("part=kernels is measured for impl=triton only")
+        raise render.RenderError("part=kernels is measured for impl=triton only")
     return r["bytes"] / r["kernels_time_s"]["p50"] if "kernels_time_s" in r else None
 
 
@@ -141,12 +107,12 @@ def time_of(docs: Docs, direction: Direction, hidden: Hidden, part: Part = "auto
 
 def floor(docs: Docs, direction: Direction, hidden: Hidden) -> float:
     """The least bytes over the copy bandwidth: the fastest the step can be, seconds."""
-    return row(docs, direction, hidden)["bytes"] / copy(docs, BENCH)
+    return row(docs, direction, hidden)["bytes"] / render.copy(docs, BENCH)
 
 
 def of_copy(docs: Docs, direction: Direction, hidden: Hidden, dtype: Dtype = "bfloat16") -> float:
     """The book's bandwidth over the run's measured copy bandwidth."""
-    return bandwidth(row(docs, direction, hidden, dtype=dtype)) / copy(docs, BENCH)
+    return render.bandwidth(row(docs, direction, hidden, dtype=dtype)) / render.copy(docs, BENCH)
 
 
 def vs(docs: Docs, peer: Peer, direction: Step, hidden: Hidden) -> float | None:
@@ -161,13 +127,13 @@ def verdict(docs: Docs, direction: Direction, hidden: Hidden) -> str:
     (forward) or 80% (backward), or each peer with a shorter median time, and whether the
     gap is within the spread (the book's p20 not longer than the peer's p80)."""
     mine = row(docs, direction, hidden)
-    fraction, target = bandwidth(mine) / copy(docs, BENCH), TARGET_FRACTION[direction]
+    fraction, target = render.bandwidth(mine) / render.copy(docs, BENCH), TARGET_FRACTION[direction]
     behind = []
     t = mine["time_s"]
     for peer in PEERS:
         theirs = peer_row(docs, peer, direction, hidden)
         if theirs is not None and theirs["time_s"]["p50"] < t["p50"]:
-            tie = "" if t["p20"] > theirs["time_s"]["p80"] else ", within the spread"
+            tie = "" if render.winner(theirs["time_s"], t) == 1 else ", within the spread"
             behind.append(f"{LABEL[peer]} {theirs['time_s']['p50'] / t['p50']:.2f}×{tie}")
     if fraction < target:
         return f"missed ({fraction:.0%} of copy, target {target:.0%})"
@@ -206,7 +172,7 @@ def kernel(docs: Docs, direction: Direction, hidden: Hidden, of: KernelField) ->
 
 def n_rows(docs: Docs, control: bool = False) -> int:
     """Rows M of the measurements at H = 8192, or (control) of rmsnorm_small_m."""
-    return rows(docs, SMALL)[0]["rows"] if control else row(docs, "forward", 8192)["rows"]
+    return render.rows(docs, SMALL)[0]["rows"] if control else row(docs, "forward", 8192)["rows"]
 
 
 def elements(docs: Docs) -> int:
@@ -221,7 +187,7 @@ def tensor_mib(docs: Docs) -> int:
 
 def tensor_over_l2(docs: Docs) -> float:
     """One bf16 tensor of M x H elements over this GPU's L2 size."""
-    return elements(docs) * 2 / provenance(docs)["l2_bytes"]
+    return elements(docs) * 2 / render.provenance(docs)["l2_bytes"]
 
 
 # ---- values: the control at M = 16384 and the backward's launch-shape sweep -----------------
@@ -234,7 +200,7 @@ def small_m(
     or of its kernels launched directly; host time of one autograd call (host), of the
     wrapper's launches and allocations alone (host_kernels), of the same call through a
     Function that launches nothing (host_noop), and what is left of host (host_rest)."""
-    r = one(docs, SMALL, direction=direction, hidden=hidden)
+    r = render.one(docs, SMALL, direction=direction, hidden=hidden)
     if of == "host_rest":
         if "host_noop_s" not in r:  # the host's parts: newer runs only
             return None
@@ -249,7 +215,7 @@ def sweep_bandwidth(
     """Best backward bandwidth of the launch-shape sweep at ``hidden``, over the shapes
     with ``per_sm`` programs per SM and loading ahead or not (left out: any), bytes/s."""
     b = sweep_best(docs, hidden, per_sm, prefetch)
-    return None if b is None else bandwidth(b)
+    return None if b is None else render.bandwidth(b)
 
 
 def sweep_shape(
@@ -272,36 +238,31 @@ def sweep_shape(
 
 def sweep_count(docs: Docs) -> int:
     """How many launch shapes the backward sweep measured, over all widths."""
-    return len(rows(docs, SWEEP))
+    return len(render.rows(docs, SWEEP))
 
 
 VALUES = {
-    "rmsnorm.bandwidth": Value(bandwidth_of, tbps, missing=NOT_MEASURED),
-    "rmsnorm.time": Value(time_of, micros(0)),
-    "rmsnorm.floor": Value(floor, micros(0)),
-    "rmsnorm.of_copy": Value(of_copy, percent),
-    "rmsnorm.vs": Value(vs, ratio, missing=NOT_MEASURED),
+    "rmsnorm.bandwidth": Value(bandwidth_of, render.tbps, missing=NOT_MEASURED),
+    "rmsnorm.time": Value(time_of, render.micros(0)),
+    "rmsnorm.floor": Value(floor, render.micros(0)),
+    "rmsnorm.of_copy": Value(of_copy, render.percent),
+    "rmsnorm.vs": Value(vs, render.ratio, missing=NOT_MEASURED),
     "rmsnorm.verdict": Value(verdict),
-    "rmsnorm.bytes": Value(bytes_of, byte_size),
-    "rmsnorm.share": Value(share, percent),
-    "rmsnorm.kernel": Value(kernel, count),
-    "rmsnorm.rows": Value(n_rows, count),
-    "rmsnorm.elements": Value(elements, count),
-    "rmsnorm.tensor_mib": Value(tensor_mib, lambda v: f"{v / 2**20:,.0f} MiB"),
-    "rmsnorm.tensor_over_l2": Value(tensor_over_l2, whole),
-    "rmsnorm.small_m": Value(small_m, micros(0), missing=NOT_MEASURED),
-    "rmsnorm.sweep_bandwidth": Value(sweep_bandwidth, tbps, missing=NOT_MEASURED),
+    "rmsnorm.bytes": Value(bytes_of, render.kb_mb),
+    "rmsnorm.share": Value(share, render.percent),
+    "rmsnorm.kernel": Value(kernel, render.count),
+    "rmsnorm.rows": Value(n_rows, render.count),
+    "rmsnorm.elements": Value(elements, render.count),
+    "rmsnorm.tensor_mib": Value(tensor_mib, render.mib),
+    "rmsnorm.tensor_over_l2": Value(tensor_over_l2, render.whole),
+    "rmsnorm.small_m": Value(small_m, render.micros(0), missing=NOT_MEASURED),
+    "rmsnorm.sweep_bandwidth": Value(sweep_bandwidth, render.tbps, missing=NOT_MEASURED),
     "rmsnorm.sweep_shape": Value(sweep_shape, missing=NOT_MEASURED),
-    "rmsnorm.sweep_count": Value(sweep_count, count),
+    "rmsnorm.sweep_count": Value(sweep_count, render.count),
 }
 
 
 # ---- figures ------------------------------------------------------------------------------
-
-
-def copy_ceiling(docs: Docs, bench: str, xs) -> dict:
-    bw = copy(docs, bench) / 1e12
-    return hline(bw, min(xs), max(xs), f"copy ceiling ({bw:.2f} TB/s)")
 
 
 def fig_bandwidth(direction: str, y_title: str):
@@ -310,50 +271,48 @@ def fig_bandwidth(direction: str, y_title: str):
     def build(docs: Docs) -> dict:
         traces, widths = [], set()
         for impl, label, role in IMPLS:
-            hs = sorted({r["hidden"] for r in rows(docs, BENCH, impl=impl, dtype="bfloat16")})
+            hs = sorted(
+                {r["hidden"] for r in render.rows(docs, BENCH, impl=impl, dtype="bfloat16")}
+            )
             steps = {h: s for h in hs if (s := step(docs, impl, direction, h))}
             if not steps:
                 continue
             widths |= set(steps)
-            points = [rate(*s, 1e12) for s in steps.values()]
+            points = [render.rate(*s, 1e12) for s in steps.values()]
             hover = "H = %{x:,}<br>%{y:.2f} TB/s"
-            traces.append(line(list(steps), points, label, role, hover=hover))
-        traces.append(copy_ceiling(docs, BENCH, widths))
-        return {
-            "data": traces,
-            "layout": {
-                "xaxis": axis("hidden size H (bf16, M × H fixed)", log=True, ticks=sorted(widths)),
-                # short: the title must fit the plot's height on a phone (390 px wide)
-                "yaxis": axis(y_title, rangemode="tozero"),
-            },
-        }
+            traces.append(render.line(list(steps), points, label, role, hover=hover))
+        traces.append(render.copy_ceiling(docs, BENCH, widths))
+        return render.plot(
+            traces,
+            xaxis=render.axis("hidden size H (bf16, M × H fixed)", log=True, ticks=sorted(widths)),
+            # short: the title must fit the plot's height on a phone (390 px wide)
+            yaxis=render.axis(y_title, rangemode="tozero"),
+        )
 
     return build
 
 
 def fig_sweep(docs: Docs) -> dict:
     traces, per_sm_all = [], set()
-    for i, hidden in enumerate(sorted({r["hidden"] for r in rows(docs, SWEEP)})):
-        per_sm = sorted({r["programs_per_sm"] for r in rows(docs, SWEEP, hidden=hidden)})
+    for i, hidden in enumerate(sorted({r["hidden"] for r in render.rows(docs, SWEEP)})):
+        per_sm = sorted({r["programs_per_sm"] for r in render.rows(docs, SWEEP, hidden=hidden)})
         per_sm_all |= set(per_sm)
         best = [sweep_best(docs, hidden, k, None) for k in per_sm]
         traces.append(
-            line(
-                per_sm,
-                [rate(r["bytes"], r["time_s"], 1e12) for r in best],
+            render.tbps_line(
+                best,
+                "programs_per_sm",
                 f"H = {hidden:,}",
                 f"series-{i}",
                 hover=f"H = {hidden:,}, %{{x}} per SM<br>%{{y:.2f}} TB/s (best warps and step)",
             )
         )
-    traces.append(copy_ceiling(docs, SWEEP, per_sm_all))
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": axis("backward programs per SM", log=True, ticks=sorted(per_sm_all)),
-            "yaxis": axis("best backward bandwidth (TB/s)", rangemode="tozero"),
-        },
-    }
+    traces.append(render.copy_ceiling(docs, SWEEP, per_sm_all))
+    return render.plot(
+        traces,
+        xaxis=render.axis("backward programs per SM", log=True, ticks=sorted(per_sm_all)),
+        yaxis=render.axis("best backward bandwidth (TB/s)", rangemode="tozero"),
+    )
 
 
 FIGURES = {
@@ -401,12 +360,11 @@ FLOPS_PER_ELEMENT = {"forward": 4, "backward": 10}
 def roofline_points(rows: list[dict]) -> list[dict]:
     """The book's forward and backward, bf16, H = 8192."""
     return [
-        {
-            "kernel": f"RMSNorm {r['direction']} (bf16)",
-            "flops": FLOPS_PER_ELEMENT[r["direction"]] * r["rows"] * r["hidden"],
-            "bytes": r["bytes"],
-            "seconds": r["time_s"]["p50"],
-        }
+        render.roofline_point(
+            r,
+            f"RMSNorm {r['direction']} (bf16)",
+            FLOPS_PER_ELEMENT[r["direction"]] * r["rows"] * r["hidden"],
+        )
         for r in rows
         if r["impl"] == "triton" and r["dtype"] == "bfloat16" and r["hidden"] == 8192
     ]

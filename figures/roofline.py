@@ -5,22 +5,10 @@ figure module that puts kernels on the roofline holds ``ROOFLINE = {benchmark:
 points(rows)}`` (see figures/vector_add.py), and render.roofline_points gathers them for
 a device, by benchmark name. The data files hold measurements only."""
 
-from __future__ import annotations
-
 import math
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    axis,
-    copy_bw,
-    doc,
-    fma_rate,
-    line,
-    matmul_rate,
-    roofline_points,
-    vline,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure
 
 SYMBOLS = ["circle", "diamond", "square", "triangle-up"]
 
@@ -40,19 +28,19 @@ def roofs(ceilings: dict) -> list[tuple[str, str, float]]:
     the FMA kernel where this run measured it, and the tensor-core rate of the bf16 matmul
     (fp16 runs at nearly the same rate, so it is not drawn: lesson 01 says so)."""
     found = []
-    fp32 = fma_rate(ceilings)
+    fp32 = render.fma_rate(ceilings)
     if fp32 is not None:
         found.append((f"CUDA cores: {fp32 / 1e12:.0f} TFLOP/s (fp32 FMA)", "ceiling-2", fp32))
-    bf16 = matmul_rate(ceilings, "bfloat16")
+    bf16 = render.matmul_rate(ceilings, "bfloat16")
     found.append((f"tensor cores: {bf16 / 1e12:.0f} TFLOP/s (bf16 matmul)", "ceiling", bf16))
     return found
 
 
 def build(docs: Docs) -> dict:
-    ceilings = doc(docs, "ceilings")
-    bw = copy_bw(ceilings)
+    ceilings = render.doc(docs, "ceilings")
+    bw = render.copy_bw(ceilings)
     tops = roofs(ceilings)
-    found = roofline_points(docs)
+    found = render.roofline_points(docs)
     # The x range fits what is drawn: every point and every ridge, with some room, and
     # room right of the highest ridge for its label and a stretch of its flat roof.
     ridges = [peak / bw for *_, peak in tops]
@@ -60,7 +48,7 @@ def build(docs: Docs) -> dict:
     x_lo, x_hi = min(xs) / 3, max(max(xs) * 3, max(ridges) * 30)
     highest = max(peak for *_, peak in tops)
     traces = [
-        line(
+        render.line(
             [x_lo, highest / bw],
             [x_lo * bw / 1e12, highest / 1e12],
             f"memory: {bw / 1e12:.2f} TB/s (copy)",
@@ -71,7 +59,7 @@ def build(docs: Docs) -> dict:
     ]
     for label, role, peak in tops:
         traces.append(
-            line(
+            render.line(
                 [peak / bw, x_hi],
                 [peak / 1e12, peak / 1e12],
                 label,
@@ -109,7 +97,7 @@ def build(docs: Docs) -> dict:
     annotations = []
     for label, _, peak in tops:
         ridge = peak / bw
-        traces.append(vline(ridge, x_lo * bw / 1e12, peak / 1e12, "ridge point"))
+        traces.append(render.vline(ridge, x_lo * bw / 1e12, peak / 1e12, "ridge point"))
         kind = "fp32" if label.startswith("CUDA") else "bf16"
         # The fp32 label sits left of its line, the tensor-core one right of its own, so
         # the two never meet; two short lines each, to fit a phone's width.
@@ -126,7 +114,7 @@ def build(docs: Docs) -> dict:
                 "xshift": -4 if kind == "fp32" else 4,
             }
         )
-    if fma_rate(ceilings) is None:
+    if render.fma_rate(ceilings) is None:
         annotations.append(
             {
                 "x": 0.02,
@@ -140,16 +128,14 @@ def build(docs: Docs) -> dict:
                 "showarrow": False,
             }
         )
-    return {
-        "data": traces,
-        "layout": {
-            # Room for the legend, one row per entry on a phone, under a 420 px plot.
-            "height": 360 + 22 * len(traces),
-            "xaxis": axis("arithmetic intensity (FLOP/B)", log=True),
-            "yaxis": axis("attainable TFLOP/s", log=True),
-            "annotations": annotations,
-        },
-    }
+    return render.plot(
+        traces,
+        # Room for the legend, one row per entry on a phone, under a 420 px plot.
+        height=360 + 22 * len(traces),
+        xaxis=render.axis("arithmetic intensity (FLOP/B)", log=True),
+        yaxis=render.axis("attainable TFLOP/s", log=True),
+        annotations=annotations,
+    )
 
 
 FIGURES = {

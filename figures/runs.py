@@ -8,11 +8,10 @@ the full-run time needs every benchmark file of the device to carry its wall tim
 from older runs lack it), the quick-run values need a quick_run.json.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
-from scripts.book.render import Docs, Value, plain
+from scripts.book import render
+from scripts.book.render import Docs, Value
 
 NOT_FULL_DATA = {"quick_run", "variation"}  # not part of what `make figures` writes
 NOT_YET = "not yet measured"
@@ -71,25 +70,21 @@ def full_peak_benchmark(docs: Docs) -> str | None:
     return max(full, key=lambda name: full[name]["provenance"]["peak_reserved_bytes"])
 
 
-def date(docs: Docs, which: Literal["oldest", "latest"]) -> str:
-    """The day of the oldest or the newest full-run data file on this device (UTC)."""
-    days = [d["provenance"]["date"] for d in _full(docs).values()]
-    return (min(days) if which == "oldest" else max(days))[:10]
+def dates(docs: Docs) -> str:
+    """When this device's full-run data files were measured (UTC days), in words: "on D"
+    when they share one day, else "between D1 and D2"."""
+    days = sorted({d["provenance"]["date"][:10] for d in _full(docs).values()})
+    return f"on {days[0]}" if len(days) == 1 else f"between {days[0]} and {days[-1]}"
 
 
 def minutes(v: float) -> str:
     return f"{v / 60:.0f} minutes" if v >= 90 else f"{v:.0f} seconds"
 
 
-def gib(v: float) -> str:
-    return f"{v / 2**30:.1f} GiB"
-
-
 VALUES = {
-    "runs.benchmarks": Value(benchmarks, plain),
-    "runs.timed": Value(timed, plain),
+    "runs.benchmarks": Value(benchmarks, render.plain),
     "runs.wall": Value(wall, minutes, missing=NOT_YET),
-    "runs.peak": Value(peak, gib, missing=NOT_YET),
-    "runs.full_peak_benchmark": Value(full_peak_benchmark, plain, missing=NOT_YET),
-    "runs.date": Value(date),
+    "runs.peak": Value(peak, render.gib, missing=NOT_YET),
+    "runs.full_peak_benchmark": Value(full_peak_benchmark, render.plain, missing=NOT_YET),
+    "runs.dates": Value(dates),
 }

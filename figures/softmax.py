@@ -15,35 +15,12 @@ backward: read y and dy, write dx), so every impl's "bandwidth" is that count ov
 time; an impl that moves more (the naive decomposition) shows as slower, not as busier.
 """
 
-from __future__ import annotations
-
 import math
 import re
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    Value,
-    axis,
-    bandwidth,
-    copy,
-    count,
-    doc,
-    gb,
-    hline,
-    line,
-    maybe_one,
-    millis,
-    one,
-    percent,
-    plain,
-    provenance,
-    rate,
-    ratio,
-    rows,
-    tbps,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 BENCH, ONLINE, BACKWARD = "softmax", "softmax_online", "softmax_online_backward"
 DTYPES = ("float32", "bfloat16")
@@ -72,14 +49,8 @@ Dtype = Literal["float32", "bfloat16"]
 # ---- helpers ----------------------------------------------------------------------------
 
 
-def series(docs: Docs, impl: str, direction: str, dtype: str) -> list[dict]:
-    """One impl's rows in one direction and dtype, by width."""
-    found = rows(docs, BENCH, impl=impl, direction=direction, dtype=dtype)
-    return sorted(found, key=lambda r: r["cols"])
-
-
 def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict:
-    return one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
+    return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
 
 
 def forward(docs: Docs, cols: int, dtype: str = "float32") -> dict:
@@ -92,7 +63,7 @@ def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str
     the short-row target's) and in ``dtype`` (None: both), by width."""
     return [
         r
-        for r in sorted(rows(docs, BENCH, impl=impl, direction=direction), key=lambda r: r["cols"])
+        for r in render.rows_by(docs, BENCH, "cols", impl=impl, direction=direction)
         if (r["cols"] == cols if cols else r["cols"] <= WHOLE_ROW_MAX)
         and dtype in (None, r["dtype"])
     ]
@@ -100,17 +71,16 @@ def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str
 
 def sweep(docs: Docs, kernel: str = "online", **match) -> list[dict]:
     """Rows of the online sweep (kernel online, or the whole-row control) whose fields
-    equal ``match``, ordered by dtype, width, tile and grid."""
-    found = rows(docs, ONLINE, kernel=KERNELS[kernel], **match)
+    equal ``match`` (None: any), ordered by dtype, width, tile and grid."""
+    found = render.select(docs, ONLINE, kernel=KERNELS[kernel], **match)
     return sorted(found, key=lambda r: (r["dtype"], r["cols"], r["block_n"], r["programs"]))
 
 
 def fastest(docs: Docs, kernel="online", dtype=None, cols=None, tile=None, per_sm=None):
     """The fastest sweep row of ``kernel`` among those matching the parameters given (None:
     any), or None where the sweep did not run one."""
-    wanted = {"dtype": dtype, "cols": cols, "block_n": tile, "programs_per_sm": per_sm}
-    found = sweep(docs, kernel, **{k: v for k, v in wanted.items() if v is not None})
-    return max(found, key=bandwidth) if found else None
+    found = sweep(docs, kernel, dtype=dtype, cols=cols, block_n=tile, programs_per_sm=per_sm)
+    return max(found, key=render.bandwidth) if found else None
 
 
 def tile_bytes(row: dict) -> int:
@@ -119,23 +89,10 @@ def tile_bytes(row: dict) -> int:
     return row.get("bytes_per_tile") or row["block_n"] * ELEMENT_BYTES[row["dtype"]]
 
 
-def kib(n: int) -> str:
-    return f"{n // 1024:,} KiB"
-
-
 def field(row: dict | None, name: str):
     """A compiler field of a row; None without the row, 'not reported' without the field."""
     v = None if row is None else row.get(name)
     return "not reported" if row is not None and v is None else v
-
-
-def quotient(a: float | None, b: float | None) -> float | None:
-    return a / b if a and b else None
-
-
-def ratio3(v: float) -> str:
-    """A ratio with three decimals: near 1.00× two decimals hide which side of 1 it is."""
-    return f"{v:.3f}×"
 
 
 def wide(docs: Docs, dtype: str) -> list[int]:
@@ -145,7 +102,7 @@ def wide(docs: Docs, dtype: str) -> list[int]:
 
 def tile_sweep_measured(docs: Docs) -> bool:
     """Whether the committed sweep is the tile sweep (its rows record bytes_per_tile)."""
-    return any("bytes_per_tile" in r for r in doc(docs, ONLINE)["rows"])
+    return any("bytes_per_tile" in r for r in render.doc(docs, ONLINE)["rows"])
 
 
 # ---- values: the peers, one width or the lowest over widths -------------------------------
@@ -157,8 +114,8 @@ def bandwidth_of(
     """``impl``'s bandwidth at ``cols`` columns; None where it did not run (a peer that did
     not import, compile or pass its check)."""
     match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
-    r = maybe_one(docs, BENCH, absent_ok=True, **match)
-    return bandwidth(r) if r else None
+    r = render.maybe_one(docs, BENCH, absent_ok=True, **match)
+    return render.bandwidth(r) if r else None
 
 
 def time(
@@ -181,7 +138,7 @@ def bytes_moved(docs: Docs, cols: int) -> int:
 def floor(docs: Docs, cols: int, passes: int = 2) -> float:
     """``passes`` full passes over the fp32 tensor at ``cols`` columns at the copy
     bandwidth, seconds: the fused forward needs 2, the five-op version 8 (5 reads, 3 writes)."""
-    return bytes_moved(docs, cols) / copy(docs, BENCH) * (passes / 2)
+    return bytes_moved(docs, cols) / render.copy(docs, BENCH) * (passes / 2)
 
 
 def of_copy(
@@ -190,7 +147,7 @@ def of_copy(
     """Triton's bandwidth over the copy bandwidth: the lowest over widths up to 16,384
     (``cols`` left out) or at ``cols``, and over fp32 and bf16 (``dtype`` left out)."""
     found = compared(docs, "triton", direction, cols, dtype)
-    return min(bandwidth(r) for r in found) / copy(docs, BENCH)
+    return min(render.bandwidth(r) for r in found) / render.copy(docs, BENCH)
 
 
 def vs(
@@ -200,7 +157,8 @@ def vs(
     """Triton's bandwidth over ``peer``'s, the lowest over the widths and dtypes as in
     ``of_copy``; None where the peer has no rows there."""
     ratios = [
-        bandwidth(row_of(docs, "triton", r["cols"], direction, r["dtype"])) / bandwidth(r)
+        render.bandwidth(row_of(docs, "triton", r["cols"], direction, r["dtype"]))
+        / render.bandwidth(r)
         for r in compared(docs, peer, direction, cols, dtype)
     ]
     return min(ratios) if ratios else None
@@ -213,17 +171,17 @@ def behind(docs: Docs, direction: Direction) -> str:
     for peer in ("torch", "compile", "liger"):
         for r in compared(docs, peer, direction, None, None):
             mine = row_of(docs, "triton", r["cols"], direction, r["dtype"])
-            if mine["time_s"]["p20"] > r["time_s"]["p80"]:
+            if render.winner(r["time_s"], mine["time_s"]) == 1:
                 found.append(
                     f"{NAMES[peer]} ({r['dtype']}, {r['cols']:,} columns: "
-                    f"{ratio3(bandwidth(mine) / bandwidth(r))})"
+                    f"{render.ratio3(render.bandwidth(mine) / render.bandwidth(r))})"
                 )
     return "; ".join(found) or "nowhere"
 
 
 def dtypes(docs: Docs, impl: Impl) -> str:
     """The dtypes in which ``impl``'s forward ran and passed its check, in words."""
-    found = {r["dtype"] for r in rows(docs, BENCH, impl=impl, direction="forward")}
+    found = {r["dtype"] for r in render.rows(docs, BENCH, impl=impl, direction="forward")}
     return " and ".join(d for d in DTYPES if d in found) or "none"
 
 
@@ -295,7 +253,7 @@ def sweep_bandwidth(
     """The sweep's bandwidth of ``kernel`` (the online kernel, or the whole-row control):
     the fastest row with the dtype, width, tile and programs per SM given (``none``: any)."""
     r = fastest(docs, kernel, dtype, cols, tile, per_sm)
-    return bandwidth(r) if r else None
+    return render.bandwidth(r) if r else None
 
 
 def sweep_ratio(
@@ -304,13 +262,13 @@ def sweep_ratio(
     """At ``cols`` columns, ``of``'s bandwidth over the other's: the online kernel's best
     (over tiles and grids) against the whole-row control."""
     online, control = (sweep_bandwidth(docs, k, dtype, cols) for k in ("online", "control"))
-    return quotient(online, control) if of == "online" else quotient(control, online)
+    return render.quotient(online, control) if of == "online" else render.quotient(control, online)
 
 
 def tile_gain(docs: Docs, dtype: Dtype) -> float | None:
     """65,536 columns, one program per SM: tiles of 32,768 over tiles of 8,192."""
     small, large = (sweep_bandwidth(docs, "online", dtype, LONG, t, 1) for t in (8192, 32768))
-    return quotient(large, small)
+    return render.quotient(large, small)
 
 
 def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:
@@ -319,7 +277,11 @@ def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:
     key = tile_bytes if same == "bytes" else (lambda r: r["block_n"])
     fp32 = {key(r): r for r in sweep(docs, dtype="float32", cols=LONG, programs_per_sm=1)}
     bf16 = sweep(docs, dtype="bfloat16", cols=LONG, programs_per_sm=1)
-    return [(key(r), bandwidth(r) / bandwidth(fp32[key(r)])) for r in bf16 if key(r) in fp32]
+    return [
+        (key(r), render.bandwidth(r) / render.bandwidth(fp32[key(r)]))
+        for r in bf16
+        if key(r) in fp32
+    ]
 
 
 def same_tiles(docs: Docs, same: Literal["bytes", "elements"]) -> str | None:
@@ -327,7 +289,7 @@ def same_tiles(docs: Docs, same: Literal["bytes", "elements"]) -> str | None:
     SM), in words."""
     pairs = bf16_over_fp32(docs, same)
     if same == "bytes":
-        return " and ".join(f"{v:.2f}× at {kib(n)}" for n, v in pairs) or None
+        return " and ".join(f"{v:.2f}× at {render.kib(n)}" for n, v in pairs) or None
     return ", ".join(f"{v:.2f}× at {n:,}" for n, v in pairs) or None
 
 
@@ -360,7 +322,8 @@ def two_per_sm(docs: Docs) -> str | None:
         for r in sweep(docs, dtype=dtype, cols=LONG, programs_per_sm=1):
             two = fastest(docs, "online", dtype, LONG, r["block_n"], 2)
             if two:
-                found.append(f"{bandwidth(two) / bandwidth(r):.2f}× at {kib(tile_bytes(r))}")
+                gain = render.bandwidth(two) / render.bandwidth(r)
+                found.append(f"{gain:.2f}× at {render.kib(tile_bytes(r))}")
         if found:
             parts.append(f"{dtype} {', '.join(found)}")
     return "; ".join(parts) or None
@@ -372,10 +335,10 @@ def best_where(docs: Docs, dtype: Dtype) -> str | None:
     r = fastest(docs, "online", dtype, LONG)
     if r is None:
         return None
-    per_sm = r["programs_per_sm"]
+    per_sm, share = r["programs_per_sm"], render.bandwidth(r) / render.copy(docs, ONLINE)
     return (
-        f"tiles of {r['block_n']:,} ({kib(tile_bytes(r))}), {per_sm} program"
-        f"{'s' if per_sm > 1 else ''} per SM: {bandwidth(r) / copy(docs, ONLINE):.0%} of copy"
+        f"tiles of {r['block_n']:,} ({render.kib(tile_bytes(r))}), {per_sm} program"
+        f"{'s' if per_sm > 1 else ''} per SM: {share:.0%} of copy"
     )
 
 
@@ -384,7 +347,7 @@ def wide_of_copy(docs: Docs, dtype: Dtype) -> float | None:
     of copy bandwidth, at the width where it is lowest."""
     if not wide(docs, dtype):
         return None
-    return min(sweep_bandwidth(docs, "online", dtype, c) for c in wide(docs, dtype)) / copy(
+    return min(sweep_bandwidth(docs, "online", dtype, c) for c in wide(docs, dtype)) / render.copy(
         docs, ONLINE
     )
 
@@ -402,7 +365,7 @@ def wide_widths(docs: Docs) -> str:
 def sweep_status(docs: Docs) -> str:
     """A sentence: whether the committed data holds the tile sweep, or predates it."""
     if tile_sweep_measured(docs):
-        return f"The committed sweep has {len(doc(docs, ONLINE)['rows'])} points."
+        return f"The committed sweep has {len(render.doc(docs, ONLINE)['rows'])} points."
     return (
         "The committed data predates this sweep: it holds fp32 rows with tiles of 8,192 "
         "only, so the numbers below that need the rest read “not measured” until it is run."
@@ -413,7 +376,7 @@ def defaults_when(docs: Docs) -> str:
     """With which defaults the committed softmax benchmark ran: this page's, when it comes
     from the same run as a tile sweep (one run stamps both with one date), else the earlier."""
     runs = {
-        (doc(docs, b)["provenance"]["commit"], doc(docs, b)["provenance"]["date"])
+        (render.doc(docs, b)["provenance"]["commit"], render.doc(docs, b)["provenance"]["date"])
         for b in (BENCH, ONLINE)
     }
     if len(runs) == 1 and tile_sweep_measured(docs):
@@ -427,7 +390,7 @@ def defaults_when(docs: Docs) -> str:
 def two_thirds_copy(docs: Docs) -> float:
     """Two thirds of copy bandwidth: the most a kernel counted as two passes can reach when
     it moves three (the online kernel if its second read comes from HBM)."""
-    return 2 / 3 * copy(docs, ONLINE)
+    return 2 / 3 * render.copy(docs, ONLINE)
 
 
 def second_read(docs: Docs) -> str:
@@ -444,14 +407,9 @@ def second_read(docs: Docs) -> str:
     )
 
 
-def in_flight(docs: Docs, cols: int) -> str:
-    """The rows in flight with one program per SM at ``cols`` fp32 columns, in MiB."""
-    return f"{provenance(docs)['sm_count'] * cols * 4 / 2**20:.0f} MiB"
-
-
-def l2_mib(docs: Docs) -> str:
-    """The L2 size the device reports, MiB."""
-    return f"{provenance(docs)['l2_bytes'] / 2**20:.0f} MiB"
+def in_flight(docs: Docs, cols: int) -> int:
+    """Bytes of the rows in flight with one program per SM at ``cols`` fp32 columns."""
+    return render.provenance(docs)["sm_count"] * cols * 4
 
 
 # ---- values: the online backward's tile (softmax_online_backward) -------------------------
@@ -460,47 +418,46 @@ def l2_mib(docs: Docs) -> str:
 def backward_tile(docs: Docs, dtype: Dtype, tile: int, warps: int) -> float | None:
     """The online backward at 65,536 columns, launched directly with tiles of ``tile`` on
     ``warps`` warps: bandwidth; None where the sweep did not run it."""
-    r = maybe_one(docs, BACKWARD, absent_ok=True, dtype=dtype, block_n=tile, num_warps=warps)
-    return bandwidth(r) if r else None
+    r = render.maybe_one(docs, BACKWARD, absent_ok=True, dtype=dtype, block_n=tile, num_warps=warps)
+    return render.bandwidth(r) if r else None
 
 
 def backward_best(docs: Docs) -> str | None:
     """The online backward sweep's fastest tile per dtype, in words."""
     if BACKWARD not in docs:
         return None
-    best = [max(rows(docs, BACKWARD, dtype=d), key=bandwidth) for d in DTYPES]
+    best = [max(render.rows(docs, BACKWARD, dtype=d), key=render.bandwidth) for d in DTYPES]
     return " and ".join(f"{r['block_n']:,} on {r['num_warps']} warps in {r['dtype']}" for r in best)
 
 
 VALUES = {
-    "softmax.bandwidth": Value(bandwidth_of, tbps, missing=NOT_MEASURED),
-    "softmax.time": Value(time, millis(3)),
-    "softmax.rows": Value(n_rows, count),
-    "softmax.bytes": Value(bytes_moved, gb),
-    "softmax.floor": Value(floor, millis(3)),
-    "softmax.of_copy": Value(of_copy, percent),
-    "softmax.vs": Value(vs, ratio3, missing=NOT_MEASURED),
+    "softmax.bandwidth": Value(bandwidth_of, render.tbps, missing=NOT_MEASURED),
+    "softmax.time": Value(time, render.millis(3)),
+    "softmax.rows": Value(n_rows, render.count),
+    "softmax.bytes": Value(bytes_moved, render.gb),
+    "softmax.floor": Value(floor, render.millis(3)),
+    "softmax.of_copy": Value(of_copy, render.percent),
+    "softmax.vs": Value(vs, render.ratio3, missing=NOT_MEASURED),
     "softmax.behind": Value(behind),
     "softmax.dtypes": Value(dtypes),
     "softmax.verdict": Value(verdict, missing=NOT_MEASURED),
-    "softmax.regs": Value(regs, plain, missing=NOT_MEASURED),
+    "softmax.regs": Value(regs, render.plain, missing=NOT_MEASURED),
     "softmax.resources": Value(resources, missing=NOT_MEASURED),
-    "softmax.sweep": Value(sweep_bandwidth, tbps, missing=NOT_MEASURED),
-    "softmax.sweep_ratio": Value(sweep_ratio, ratio, missing=NOT_MEASURED),
-    "softmax.tile_gain": Value(tile_gain, ratio, missing=NOT_MEASURED),
+    "softmax.sweep": Value(sweep_bandwidth, render.tbps, missing=NOT_MEASURED),
+    "softmax.sweep_ratio": Value(sweep_ratio, render.ratio, missing=NOT_MEASURED),
+    "softmax.tile_gain": Value(tile_gain, render.ratio, missing=NOT_MEASURED),
     "softmax.same_tiles": Value(same_tiles, missing=NOT_MEASURED),
     "softmax.tile_hypothesis": Value(tile_hypothesis, missing=NOT_MEASURED),
     "softmax.two_per_sm": Value(two_per_sm, missing=NOT_MEASURED),
     "softmax.best_where": Value(best_where, missing=NOT_MEASURED),
-    "softmax.wide_of_copy": Value(wide_of_copy, percent, missing=NOT_MEASURED),
+    "softmax.wide_of_copy": Value(wide_of_copy, render.percent, missing=NOT_MEASURED),
     "softmax.wide_widths": Value(wide_widths),
     "softmax.sweep_status": Value(sweep_status),
     "softmax.defaults_when": Value(defaults_when),
-    "softmax.two_thirds_copy": Value(two_thirds_copy, tbps),
+    "softmax.two_thirds_copy": Value(two_thirds_copy, render.tbps),
     "softmax.second_read": Value(second_read),
-    "softmax.in_flight": Value(in_flight),
-    "softmax.l2_mib": Value(l2_mib),
-    "softmax.backward_tile": Value(backward_tile, tbps, missing=NOT_MEASURED),
+    "softmax.in_flight": Value(in_flight, render.mib),
+    "softmax.backward_tile": Value(backward_tile, render.tbps, missing=NOT_MEASURED),
     "softmax.backward_best": Value(backward_best, missing=NOT_MEASURED),
 }
 
@@ -510,36 +467,16 @@ VALUES = {
 
 def fig_widths(direction: str):
     def build(docs: Docs) -> dict:
-        ws = sorted({r["cols"] for r in rows(docs, BENCH, impl="triton")})
-        bw = copy(docs, BENCH) / 1e12
-        ceiling = hline(bw, min(ws), max(ws), f"copy ceiling ({bw:.2f} TB/s)")
-        ceiling["legendrank"] = 2000  # last in the legend, first drawn (under the kernels)
-        mine, peers = [], []
-        for impl, name, role in IMPLS:
-            for dtype in DTYPES:
-                rs = series(docs, impl, direction, dtype)
-                if not rs:
-                    continue  # a peer that did not run here, or naive outside fp32 forward
-                (mine if impl == "triton" else peers).append(
-                    line(
-                        [r["cols"] for r in rs],
-                        [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
-                        f"{name}, {dtype}",
-                        role,
-                        dash=DASH[dtype],
-                        hover="%{x:,} columns<br>%{y:.2f} TB/s",
-                        legendrank=1000 + len(mine) + len(peers),  # legend in IMPLS order
-                    )
-                )
-        return {
-            # Drawn last, the book's kernel stays visible where the peers lie on top of it
-            # (at the copy ceiling, up to 16,384 columns).
-            "data": [ceiling, *peers, *mine],
-            "layout": {
-                "xaxis": axis("columns per row (512 MiB tensors)", log=True, ticks=ws),
-                "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
-            },
-        }
+        ws = sorted({r["cols"] for r in render.rows(docs, BENCH, impl="triton")})
+        # No line for a peer that did not run here, nor for naive outside fp32 forward.
+        dtypes = [(d, d) for d in DTYPES]
+        curves = [
+            (rs, f"{name}, {dtype}", role, impl == "triton", {"dash": DASH[dtype]})
+            for impl, name, role, dtype, rs in render.curves(
+                docs, BENCH, "cols", IMPLS, "dtype", dtypes, direction=direction
+            )
+        ]
+        return render.width_figure(docs, BENCH, ws, curves)
 
     return build
 
@@ -547,7 +484,7 @@ def fig_widths(direction: str):
 def sweep_line(rs: list[dict], name: str, role: str, **extra) -> dict:
     """Bandwidth against KiB per tile of some sweep rows."""
     kib_ = [tile_bytes(r) / 1024 for r in rs]
-    return line(kib_, [rate(r["bytes"], r["time_s"], 1e12) for r in rs], name, role, **extra)
+    return render.line(kib_, render.tbps_points(rs), name, role, **extra)
 
 
 def fig_online(docs: Docs) -> dict:
@@ -594,16 +531,16 @@ def fig_online(docs: Docs) -> dict:
     xs = [tile_bytes(r) / 1024 for r in online + controls]
     # Powers of two across the range: readable ticks on a log axis.
     ticks = [2**k for k in range(int(math.log2(min(xs))), int(math.log2(max(xs))) + 1)]
-    lo, hi, bw = min(xs) / 1.3, max(xs) * 1.3, copy(docs, ONLINE) / 1e12
-    ceiling = hline(bw, lo, hi, f"copy ceiling ({bw:.2f} TB/s)")
-    target = hline(LONG_TARGET * bw, lo, hi, f"target: {LONG_TARGET:.0%} of copy", "ceiling-2")
-    return {
-        "data": [ceiling, target, *traces],
-        "layout": {
-            "xaxis": axis("bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks),
-            "yaxis": axis("bandwidth (TB/s)", rangemode="tozero"),
-        },
-    }
+    lo, hi, bw = min(xs) / 1.3, max(xs) * 1.3, render.copy(docs, ONLINE) / 1e12
+    ceiling = render.copy_ceiling(docs, ONLINE, (lo, hi))
+    target = render.hline(
+        LONG_TARGET * bw, lo, hi, f"target: {LONG_TARGET:.0%} of copy", "ceiling-2"
+    )
+    return render.plot(
+        [ceiling, target, *traces],
+        xaxis=render.axis("bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks),
+        yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
+    )
 
 
 FIGURES = {
@@ -644,11 +581,12 @@ FLOPS_PER_ELEMENT = 5  # max, subtract, exp, sum, divide
 def roofline_points(rows: list[dict]) -> list[dict]:
     """The forward kernel at 4096 columns, one point per dtype."""
     return [
-        {"kernel": f"softmax ({r['dtype']})", "flops": FLOPS_PER_ELEMENT * r["rows"] * r["cols"],
-         "bytes": r["bytes"], "seconds": r["time_s"]["p50"]}
+        render.roofline_point(
+            r, f"softmax ({r['dtype']})", FLOPS_PER_ELEMENT * r["rows"] * r["cols"]
+        )
         for r in rows
         if (r["impl"], r["direction"], r["cols"]) == ("triton", "forward", 4096)
-    ]  # fmt: skip
+    ]
 
 
 ROOFLINE = {"softmax": roofline_points}
@@ -661,7 +599,7 @@ def launched_row(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -
     """The row, where it was measured and carries the profiler's count (runs before the
     count was recorded, or where the profiler could not run, have none)."""
     match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
-    r = maybe_one(docs, BENCH, absent_ok=True, **match)
+    r = render.maybe_one(docs, BENCH, absent_ok=True, **match)
     return r if r is not None and "kernels" in r else None
 
 
@@ -695,5 +633,5 @@ def kernel_names(
     return " + ".join(f"`{short_kernel_name(n)}`" for n in r["kernel_names"])
 
 
-VALUES["softmax.kernels"] = Value(kernels, count, missing=NOT_MEASURED)
+VALUES["softmax.kernels"] = Value(kernels, render.count, missing=NOT_MEASURED)
 VALUES["softmax.kernel_names"] = Value(kernel_names, missing=NOT_MEASURED)

@@ -6,28 +6,16 @@ Every value is None on a device without the data, so the page
 reads correctly ("not yet measured") before the first GPU run of scripts/bench/variation.py.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    Value,
-    axis,
-    bandwidth,
-    line,
-    median,
-    percent1,
-    rows,
-    whole,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 LARGE, SMALL = 1 << 26, 1 << 16
 
 
 def _rows(docs: Docs) -> list[dict] | None:
-    return rows(docs, "variation") if "variation" in docs else None
+    return render.rows(docs, "variation") if "variation" in docs else None
 
 
 def _machines(rs: list[dict]) -> list[str]:
@@ -40,9 +28,11 @@ def _spread(rs: list[dict], n: int) -> float | None:
     widest = None
     for machine in _machines(rs):
         for point in sorted({r["point"] for r in rs if r["n"] == n}):
-            bw = [bandwidth(r) for r in rs if r["machine"] == machine and r["point"] == point]
+            bw = [
+                render.bandwidth(r) for r in rs if r["machine"] == machine and r["point"] == point
+            ]
             if len(bw) >= 2:
-                w = (max(bw) - min(bw)) / median(bw)
+                w = (max(bw) - min(bw)) / render.median(bw)
                 widest = w if widest is None else max(widest, w)
     return widest
 
@@ -76,7 +66,9 @@ def between_machines(docs: Docs) -> float | None:
     widest = 0.0
     for point in sorted({r["point"] for r in rs if r["n"] == LARGE}):
         meds = [
-            median(bandwidth(r) for r in rs if r["machine"] == m and r["point"] == point)
+            render.median(
+                render.bandwidth(r) for r in rs if r["machine"] == m and r["point"] == point
+            )
             for m in _machines(rs)
             if any(r["machine"] == m and r["point"] == point for r in rs)
         ]
@@ -86,16 +78,16 @@ def between_machines(docs: Docs) -> float | None:
 
 
 def build(docs: Docs) -> dict:
-    rs = rows(docs, "variation")
+    rs = render.rows(docs, "variation")
     points = sorted({r["point"] for r in rs}, key=lambda p: (-int(p.split("^")[1]), p))
-    centre = {p: median(bandwidth(r) for r in rs if r["point"] == p) for p in points}
+    centre = {p: render.median(render.bandwidth(r) for r in rs if r["point"] == p) for p in points}
     traces = []
     for i, machine in enumerate(_machines(rs)):
         mine = sorted((r for r in rs if r["machine"] == machine), key=lambda r: r["run"])
         traces.append(
-            line(
+            render.line(
                 [r["point"] for r in mine],
-                [100 * bandwidth(r) / centre[r["point"]] for r in mine],
+                [100 * render.bandwidth(r) / centre[r["point"]] for r in mine],
                 f"machine {machine}",
                 f"series-{i}",
                 mode="markers",
@@ -104,14 +96,12 @@ def build(docs: Docs) -> dict:
                 marker={"size": 8, "opacity": 0.75},
             )
         )
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": axis("point (implementation, fp32 elements)", type="category"),
-            "yaxis": axis("bandwidth, % of the point's median over all runs"),
-            "legend": {"orientation": "h", "y": -0.25},
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis("point (implementation, fp32 elements)", type="category"),
+        yaxis=render.axis("bandwidth, % of the point's median over all runs"),
+        legend={"orientation": "h", "y": -0.25},
+    )
 
 
 VARIATION_FIGURE = Figure(
@@ -125,8 +115,8 @@ VARIATION_FIGURE = Figure(
 FIGURES = {"variation": VARIATION_FIGURE}
 NOT_YET = "not yet measured"
 VALUES = {
-    "variation.runs": Value(runs, whole, missing=NOT_YET),
-    "variation.machines": Value(machines, whole, missing=NOT_YET),
-    "variation.spread": Value(spread, percent1, missing=NOT_YET),
-    "variation.between_machines": Value(between_machines, percent1, missing=NOT_YET),
+    "variation.runs": Value(runs, render.whole, missing=NOT_YET),
+    "variation.machines": Value(machines, render.whole, missing=NOT_YET),
+    "variation.spread": Value(spread, render.percent1, missing=NOT_YET),
+    "variation.between_machines": Value(between_machines, render.percent1, missing=NOT_YET),
 }

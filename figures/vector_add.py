@@ -12,37 +12,11 @@ or ``{{ value h100 vector_add.empty_time block=4 warps=4 as=ms1 }}`` (see
 scripts/book/render.py); ``ROOFLINE`` picks this family's points on lesson 01's roofline.
 """
 
-from __future__ import annotations
-
 import math
 from typing import Literal
 
-from scripts.book.render import (
-    Docs,
-    Figure,
-    RenderError,
-    Value,
-    axis,
-    bandwidth,
-    copy,
-    count,
-    gb,
-    hline,
-    line,
-    maybe_one,
-    median,
-    micros,
-    millis,
-    one,
-    percent,
-    plain,
-    provenance,
-    rate,
-    ratio,
-    rows,
-    tbps,
-    vline,
-)
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 DTYPES = ("float32", "float16", "bfloat16")
 SMALL_N = 65536  # sizes up to this are where launch cost, not bandwidth, sets the time
@@ -68,7 +42,7 @@ Dtype = Literal["float32", "float16", "bfloat16"]
 
 
 def by_size(docs: Docs, impl: str, dtype: str = "float32") -> list[dict]:
-    return sorted(rows(docs, BENCH, impl=impl, dtype=dtype), key=lambda r: r["n"])
+    return render.rows_by(docs, BENCH, "n", impl=impl, dtype=dtype)
 
 
 def largest(docs: Docs, impl: str = "triton", dtype: str = "float32") -> dict:
@@ -77,23 +51,19 @@ def largest(docs: Docs, impl: str = "triton", dtype: str = "float32") -> dict:
 
 def small_median(docs: Docs, impl: str, field: str) -> float:
     """Median of ``field``'s p50 over the small sizes, where launch cost dominates."""
-    return median(r[field]["p50"] for r in by_size(docs, impl) if r["n"] <= SMALL_N)
+    return render.median(r[field]["p50"] for r in by_size(docs, impl) if r["n"] <= SMALL_N)
 
 
 def sweep(docs: Docs, block: int | None = None, warps: int | None = None) -> list[dict]:
     """Rows of the block sweep, all or those at ``block`` and/or ``warps``."""
-    return [
-        r
-        for r in rows(docs, SWEEP)
-        if block in (None, r["block"]) and warps in (None, r["num_warps"])
-    ]
+    return render.select(docs, SWEEP, block=block, num_warps=warps)
 
 
 def sweep_row(docs: Docs, block: int, warps: int) -> dict:
     """The sweep's row at (block, warps), with the control and compiler fields."""
-    row = one(docs, SWEEP, block=block, num_warps=warps)
+    row = render.one(docs, SWEEP, block=block, num_warps=warps)
     if "empty_time_s" not in row:  # runs before commit 6f84e6e did not measure these
-        raise RenderError("no control or register data for this device")
+        raise render.RenderError("no control or register data for this device")
     return row
 
 
@@ -113,7 +83,7 @@ def moved(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> int:
 def bandwidth_at(docs: Docs, impl: Impl, dtype: Dtype = "float32") -> float:
     """Achieved bandwidth of ``impl`` (triton: kernels/vector_add.py; torch: torch.add) at
     the largest size, bytes/s."""
-    return bandwidth(largest(docs, impl, dtype))
+    return render.bandwidth(largest(docs, impl, dtype))
 
 
 def device_time(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> float:
@@ -123,7 +93,7 @@ def device_time(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> 
 
 def of_copy(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> float:
     """``impl``'s bandwidth at the largest size over the run's measured copy bandwidth."""
-    return bandwidth_at(docs, impl, dtype) / copy(docs, BENCH)
+    return bandwidth_at(docs, impl, dtype) / render.copy(docs, BENCH)
 
 
 def worst_of_copy(docs: Docs) -> float:
@@ -139,8 +109,8 @@ def vs_torch(docs: Docs, dtype: Dtype = "float32") -> float:
 
 def reaches_copy(docs: Docs, fraction: float) -> int:
     """Smallest fp32 size at which the Triton add reaches ``fraction`` of copy bandwidth."""
-    bw = copy(docs, BENCH)
-    return min(r["n"] for r in by_size(docs, "triton") if bandwidth(r) >= fraction * bw)
+    bw = render.copy(docs, BENCH)
+    return min(r["n"] for r in by_size(docs, "triton") if render.bandwidth(r) >= fraction * bw)
 
 
 def small_time(docs: Docs, clock: Literal["device", "host"]) -> float:
@@ -151,7 +121,7 @@ def small_time(docs: Docs, clock: Literal["device", "host"]) -> float:
 
 def floor(docs: Docs) -> float:
     """Bytes at the largest size over the copy bandwidth: the fastest the add can be, s."""
-    return moved(docs) / copy(docs, BENCH)
+    return moved(docs) / render.copy(docs, BENCH)
 
 
 def flat_until(docs: Docs) -> int:
@@ -171,7 +141,7 @@ def flat_until(docs: Docs) -> int:
 def sweep_bandwidth(docs: Docs, block: int | None = None, warps: int | None = None) -> float:
     """Best bandwidth of the sweep at ``block`` and ``warps``; a parameter left out means
     the best over all of its settings (no parameters: the best of the whole sweep)."""
-    return max(bandwidth(r) for r in sweep(docs, block, warps))
+    return max(render.bandwidth(r) for r in sweep(docs, block, warps))
 
 
 def sweep_gap(docs: Docs, block: int) -> float:
@@ -192,14 +162,10 @@ def over_empty(docs: Docs, block: int, warps: int) -> float:
     return r["time_s"]["p50"] / r["empty_time_s"]["p50"]
 
 
-def regs(docs: Docs, block: int, warps: int) -> int:
-    """Registers per thread of the add compiled for (block, warps)."""
-    return sweep_row(docs, block, warps)["n_regs"]
-
-
-def spills(docs: Docs, block: int, warps: int) -> int:
-    """Values spilled to local memory by the add compiled for (block, warps)."""
-    return sweep_row(docs, block, warps)["n_spills"]
+def regs(docs: Docs, block: int, warps: int, spilled: bool = False) -> int:
+    """Registers per thread of the add compiled for (block, warps); with ``spilled``, the
+    values it spills to local memory."""
+    return sweep_row(docs, block, warps)["n_spills" if spilled else "n_regs"]
 
 
 # ---- values: occupancy and Little's law on the block sweep ---------------------------------
@@ -209,7 +175,7 @@ def resident_per_sm(docs: Docs, block: int, warps: int) -> dict | None:
     """How many programs of the add compiled for (block, warps) one SM holds at once, by
     each limit (threads, programs, registers) and overall; None where the device's compute
     capability is not in SM_LIMITS. The add uses no shared memory."""
-    limits = SM_LIMITS.get(provenance(docs).get("compute_capability"))
+    limits = SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
     if limits is None:
         return None
     threads = 32 * warps
@@ -230,7 +196,7 @@ def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gp
     r = resident_per_sm(docs, block, warps)
     if r is None:
         return None
-    return r["resident"] * (provenance(docs)["sm_count"] if per == "gpu" else 1)
+    return r["resident"] * (render.provenance(docs)["sm_count"] if per == "gpu" else 1)
 
 
 def program_rate(
@@ -271,8 +237,8 @@ def stream_bandwidth(docs: Docs, stream: Stream, impl: Impl = "triton") -> float
     """Bytes read and written per second by ``stream`` at the streams run's size: the add,
     a copy (torch only), a read that keeps one value per program (triton) or per tensor
     (torch), or a fill that only writes. None where this device has not run it."""
-    r = maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
-    return None if r is None else bandwidth(r)
+    r = render.maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
+    return None if r is None else render.bandwidth(r)
 
 
 def stream_of_copy(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
@@ -286,42 +252,41 @@ def stream_of_copy(docs: Docs, stream: Stream, impl: Impl = "triton") -> float |
 
 def ragged_slowdown(docs: Docs) -> float:
     """Device time with n = 2^28 - 1 over n = 2^28 (scalar loads against 16-byte ones)."""
-    ragged, aligned = (one(docs, RAGGED, divisible_by_16=d) for d in (False, True))
+    ragged, aligned = (render.one(docs, RAGGED, divisible_by_16=d) for d in (False, True))
     return ragged["time_s"]["p50"] / aligned["time_s"]["p50"]
 
 
 def loads(docs: Docs, divisible: bool) -> str:
     """The global loads in the PTX compiled for n = 2^28 (divisible=true, a multiple of
     16) or 2^28 - 1 (false), in words."""
-    row = one(docs, RAGGED, divisible_by_16=divisible)
+    row = render.one(docs, RAGGED, divisible_by_16=divisible)
     return ", ".join(f"`{op}` ×{k}" for op, k in sorted(row["ptx_loads"].items()))
 
 
 VALUES = {
-    "vector_add.largest_n": Value(largest_n, count),
-    "vector_add.bytes": Value(moved, gb),
-    "vector_add.bandwidth": Value(bandwidth_at, tbps),
-    "vector_add.time": Value(device_time, millis(3)),
-    "vector_add.of_copy": Value(of_copy, percent),
-    "vector_add.worst_of_copy": Value(worst_of_copy, percent),
-    "vector_add.vs_torch": Value(vs_torch, ratio),
-    "vector_add.reaches_copy": Value(reaches_copy, count),
-    "vector_add.small_time": Value(small_time, micros(1)),
-    "vector_add.floor": Value(floor, millis(2)),
-    "vector_add.flat_until": Value(flat_until, count),
-    "vector_add.sweep_bandwidth": Value(sweep_bandwidth, tbps),
-    "vector_add.sweep_gap": Value(sweep_gap, ratio),
-    "vector_add.empty_time": Value(empty_time, millis(1)),
-    "vector_add.over_empty": Value(over_empty, ratio),
-    "vector_add.regs": Value(regs, plain),
-    "vector_add.spills": Value(spills, plain),
-    "vector_add.ragged_slowdown": Value(ragged_slowdown, ratio),
+    "vector_add.largest_n": Value(largest_n, render.count),
+    "vector_add.bytes": Value(moved, render.gb),
+    "vector_add.bandwidth": Value(bandwidth_at, render.tbps),
+    "vector_add.time": Value(device_time, render.millis(3)),
+    "vector_add.of_copy": Value(of_copy, render.percent),
+    "vector_add.worst_of_copy": Value(worst_of_copy, render.percent),
+    "vector_add.vs_torch": Value(vs_torch, render.ratio),
+    "vector_add.reaches_copy": Value(reaches_copy, render.count),
+    "vector_add.small_time": Value(small_time, render.micros(1)),
+    "vector_add.floor": Value(floor, render.millis(2)),
+    "vector_add.flat_until": Value(flat_until, render.count),
+    "vector_add.sweep_bandwidth": Value(sweep_bandwidth, render.tbps),
+    "vector_add.sweep_gap": Value(sweep_gap, render.ratio),
+    "vector_add.empty_time": Value(empty_time, render.millis(1)),
+    "vector_add.over_empty": Value(over_empty, render.ratio),
+    "vector_add.regs": Value(regs, render.plain),
+    "vector_add.ragged_slowdown": Value(ragged_slowdown, render.ratio),
     "vector_add.loads": Value(loads),
-    "vector_add.resident": Value(resident, count, missing="unknown for this GPU"),
+    "vector_add.resident": Value(resident, render.count, missing="unknown for this GPU"),
     "vector_add.program_rate": Value(program_rate, per_ns),
     "vector_add.lifetime": Value(lifetime, nanos, missing="unknown for this GPU"),
-    "vector_add.stream_bandwidth": Value(stream_bandwidth, tbps, missing="not measured"),
-    "vector_add.stream_of_copy": Value(stream_of_copy, percent, missing="not measured"),
+    "vector_add.stream_bandwidth": Value(stream_bandwidth, render.tbps, missing="not measured"),
+    "vector_add.stream_of_copy": Value(stream_of_copy, render.percent, missing="not measured"),
 }
 
 
@@ -329,26 +294,18 @@ VALUES = {
 
 
 def fig_bandwidth(docs: Docs) -> dict:
-    bw = copy(docs, BENCH) / 1e12
+    bw = render.copy(docs, BENCH) / 1e12
     traces = []
     for impl, name in (("triton", "Triton (kernels/vector_add.py)"), ("torch", "torch.add")):
         rs = by_size(docs, impl)
-        traces.append(
-            line(
-                [r["n"] for r in rs],
-                [rate(r["bytes"], r["time_s"], 1e12) for r in rs],
-                name,
-                impl,
-                hover="n = %{x:,}<br>%{y:.2f} TB/s",
-            )
-        )
+        traces.append(render.tbps_line(rs, "n", name, impl, hover="n = %{x:,}<br>%{y:.2f} TB/s"))
     ns = [r["n"] for r in by_size(docs, "triton")]
-    traces.append(hline(bw, min(ns), max(ns), f"copy ceiling ({bw:.2f} TB/s)"))
-    l2 = provenance(docs).get("l2_bytes") or 0
+    traces.append(render.copy_ceiling(docs, BENCH, ns))
+    l2 = render.provenance(docs).get("l2_bytes") or 0
     annotations = []
     if l2:
         n_l2 = l2 / 12  # elements at which x, y and out together fill the L2
-        traces.append(vline(n_l2, 0, bw * 1.05, "x, y, out fill the L2"))
+        traces.append(render.vline(n_l2, 0, bw * 1.05, "x, y, out fill the L2"))
         annotations.append(
             {
                 "x": math.log10(n_l2),
@@ -360,16 +317,14 @@ def fig_bandwidth(docs: Docs) -> dict:
                 "font": {"size": 11},
             }
         )
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": axis(
-                "elements n (float32; bytes moved = 12·n)", log=True, exponentformat="power"
-            ),
-            "yaxis": axis("achieved bandwidth (TB/s)", rangemode="tozero"),
-            "annotations": annotations,
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis(
+            "elements n (float32; bytes moved = 12·n)", log=True, exponentformat="power"
+        ),
+        yaxis=render.axis("achieved bandwidth (TB/s)", rangemode="tozero"),
+        annotations=annotations,
+    )
 
 
 def fig_block_sweep(docs: Docs) -> dict:
@@ -377,18 +332,13 @@ def fig_block_sweep(docs: Docs) -> dict:
     traces = []
     for i, w in enumerate(sorted({r["num_warps"] for r in rs})):
         mine = sorted((r for r in rs if r["num_warps"] == w), key=lambda r: r["block"])
+        hover = "BLOCK = %{x}<br>%{y:.2f} TB/s"
         traces.append(
-            line(
-                [r["block"] for r in mine],
-                [rate(r["bytes"], r["time_s"], 1e12) for r in mine],
-                f"num_warps = {w}",
-                f"series-{i}",
-                hover="BLOCK = %{x}<br>%{y:.2f} TB/s",
-            )
+            render.tbps_line(mine, "block", f"num_warps = {w}", f"series-{i}", hover=hover)
         )
     blocks = [r["block"] for r in rs]
-    bw = copy(docs, SWEEP) / 1e12
-    traces.append(hline(bw, min(blocks), max(blocks), f"copy ceiling ({bw:.2f} TB/s)"))
+    bw = render.copy(docs, SWEEP) / 1e12
+    traces.append(render.copy_ceiling(docs, SWEEP, blocks))
     control = sorted(
         (r for r in rs if r["num_warps"] == CONTROL_WARPS and "empty_time_s" in r),
         key=lambda r: r["block"],
@@ -396,26 +346,25 @@ def fig_block_sweep(docs: Docs) -> dict:
     if control:
         # The bandwidth the add would show if it took only as long as starting its programs.
         traces.append(
-            line(
-                [r["block"] for r in control],
-                [rate(r["bytes"], r["empty_time_s"], 1e12) for r in control],
+            render.tbps_line(
+                control,
+                "block",
                 f"empty kernel, same grid (num_warps = {CONTROL_WARPS})",
                 "marker",
+                time="empty_time_s",
                 dash="dot",
                 hover="BLOCK = %{x}<br>12·n bytes ÷ empty-kernel time = %{y:.2f} TB/s",
             )
         )
     top = max(bw, max(r["bytes"] / r["time_s"]["p20"] for r in rs) / 1e12) * 1.1
-    return {
-        "data": traces,
-        "layout": {
-            "xaxis": axis(
-                "BLOCK (elements per program)", log=True, dtick=math.log10(2) * 2, tickformat="d"
-            ),
-            # Fixed: the control line leaves the top of the plot once launches stop mattering.
-            "yaxis": axis("achieved bandwidth (TB/s)", range=[0, top]),
-        },
-    }
+    return render.plot(
+        traces,
+        xaxis=render.axis(
+            "BLOCK (elements per program)", log=True, dtick=math.log10(2) * 2, tickformat="d"
+        ),
+        # Fixed: the control line leaves the top of the plot once launches stop mattering.
+        yaxis=render.axis("achieved bandwidth (TB/s)", range=[0, top]),
+    )
 
 
 FIGURES = {
@@ -443,11 +392,10 @@ def roofline_points(rows: list[dict]) -> list[dict]:
     """One point per dtype: the Triton kernel at the largest size (1 FLOP per element)."""
     largest = max(r["n"] for r in rows)
     return [
-        {"kernel": f"vector add ({r['dtype']})", "flops": r["n"], "bytes": r["bytes"],
-         "seconds": r["time_s"]["p50"]}
+        render.roofline_point(r, f"vector add ({r['dtype']})", flops=r["n"])
         for r in rows
         if r["impl"] == "triton" and r["n"] == largest
-    ]  # fmt: skip
+    ]
 
 
 ROOFLINE = {"vector_add": roofline_points}

@@ -31,6 +31,7 @@ MAX_SPLIT_K = 8
 def split_k_kernel(
     a_ptr, b_ptr, c_ptr,
     M, N, K,
+    M_BUCKET,  # M rounded up to a power of two: only the autotuner's key reads it
     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     SPLIT_K: tl.constexpr,
@@ -69,13 +70,19 @@ def split_k_kernel(
 
 
 # --8<-- [start:autotune]
-# Choose SPLIT_K by timing: on the first call for each (M, N, K, dtypes) the autotuner
-# runs every config many times. The kernel adds into c, so each of those runs would add
-# its product on top of the last one's: reset_to_zero zeroes c before every timed run,
-# and once more before the real call.
+def m_bucket(m: int) -> int:
+    """M as the autotuner's key sees it: the next power of two >= M, at least 16, so that
+    an M that changes on every call (a batch of varying length) tunes once per bucket."""
+    return max(16, 1 << (m - 1).bit_length())
+
+
+# Choose SPLIT_K by timing: on the first call for each (M's bucket, N, K, dtypes) the
+# autotuner runs every config many times. The kernel adds into c, so each of those runs
+# would add its product on top of the last one's: reset_to_zero zeroes c before every
+# timed run, and once more before the real call.
 split_k_autotuned = triton.autotune(
     configs=[triton.Config({"SPLIT_K": s}, num_warps=4, num_stages=3) for s in (1, 2, 4, 8)],
-    key=["M", "N", "K"],
+    key=["M_BUCKET", "N", "K"],
     reset_to_zero=["c_ptr"],
 )(split_k_kernel)
 # --8<-- [end:autotune]
@@ -111,7 +118,7 @@ def launch(a, b, *, tuning="heuristics"):
     # The grid depends on SPLIT_K, which the heuristic or the autotuner decides: a function
     # of the meta-parameters, called once they are known.
     kernel[lambda meta: (tiles, meta["SPLIT_K"])](
-        a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride(),
+        a, b, c, M, N, K, m_bucket(M), *a.stride(), *b.stride(), *c.stride(),
         BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
     )  # fmt: skip
     return c

@@ -20,12 +20,25 @@ import triton.language as tl
 # fmt: off
 # --8<-- [start:kernel]
 @triton.jit
+def dropout_keep(seed, p, rows, cols, N):
+    # Dropout's keep mask for a tile, made here instead of read from memory: one random
+    # number in [0, 1) per element (Philox, from the seed and the element's place in the
+    # (M, N) tensor), kept where it is at least p, i.e. with probability 1 - p. The place
+    # is row * N + col, whatever the tile shape or grid, so a seed gives the same mask
+    # every time; int64 (rows are), since it passes 2**31 in large tensors.
+    offsets = rows[:, None] * N + cols[None, :]
+    return tl.rand(seed, offsets) >= p
+
+
+# A seed changes every step: not specialising on its value saves a compile per new seed.
+@triton.jit(do_not_specialize=["seed"])
 def bias_gelu_mask_kernel(
     x_ptr, bias_ptr, mask_ptr, out_ptr,
     M, N,
     stride_xm, stride_xn, stride_b, stride_mm, stride_mn, stride_om, stride_on,
+    seed, p,  # in-kernel dropout (DROPOUT): drop with probability p, from this seed
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-    TANH: tl.constexpr, HAS_MASK: tl.constexpr,
+    TANH: tl.constexpr, HAS_MASK: tl.constexpr, DROPOUT: tl.constexpr,
 ):
     # Which tile do I own? A 1-D grid, unpacked into (row tile, column tile): axis 0 may
     # hold 2**31 - 1 programs, axes 1 and 2 only 65,535, too few for tall tensors.
@@ -59,8 +72,25 @@ def bias_gelu_mask_kernel(
         keep_ptrs = mask_ptr + rows[:, None] * stride_mm + cols[None, :] * stride_mn
         keep = tl.load(keep_ptrs, mask=inside)
         y = y * keep.to(tl.float32)
+    if DROPOUT:  # the keep mask from a seed: no mask bytes at all; kept values * 1/(1-p)
+        keep = dropout_keep(seed, p, rows, cols, N)
+        y = y * tl.where(keep, 1.0 / (1.0 - p), 0.0)
     out_ptrs = out_ptr + rows[:, None] * stride_om + cols[None, :] * stride_on
     tl.store(out_ptrs, y.to(out_ptr.dtype.element_ty), mask=inside)
+
+
+@triton.jit(do_not_specialize=["seed"])
+def dropout_mask_kernel(keep_ptr, M, N, seed, p, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # The keep mask alone (1 kept, 0 dropped) into a contiguous (M, N) tensor, exactly as
+    # bias_gelu_mask_kernel makes it from the same seed and p: what a backward pass would
+    # make again rather than store, and what the tests compare the fused kernel with.
+    pid = tl.program_id(axis=0)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    rows = (pid // tiles_n).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = (pid % tiles_n).to(tl.int64) * BLOCK_N + tl.arange(0, BLOCK_N)
+    inside = (rows < M)[:, None] & (cols < N)[None, :]
+    keep = dropout_keep(seed, p, rows, cols, N)
+    tl.store(keep_ptr + rows[:, None] * N + cols[None, :], keep.to(tl.int8), mask=inside)
 
 
 # --8<-- [end:kernel]
@@ -77,10 +107,12 @@ def plan(m: int, n: int) -> tuple[int, int]:
     return block_m, block_n
 
 
-def launch(x, bias, mask=None, out=None, *, approximate="none", block_m=None, block_n=None,
-           num_warps=4):  # fmt: skip
+def launch(x, bias, mask=None, out=None, *, approximate="none", p=0.0, seed=None,
+           block_m=None, block_n=None, num_warps=4):  # fmt: skip
     """``out = gelu(x + bias) * mask`` for a 2-D ``x``, a 1-D ``bias`` and a ``mask`` (None
-    or shaped like ``x``) of one dtype on the current device; no checks."""
+    or shaped like ``x``) of one dtype on the current device; no checks. With a ``seed``
+    (and no mask), dropout instead: each element dropped with probability ``p``, from a
+    keep mask the kernel makes from the seed, and the kept ones scaled by 1 / (1 - p)."""
     M, N = x.shape
     if block_m is None or block_n is None:  # plan() picks what the caller left out
         auto_m, auto_n = plan(M, N)
@@ -96,11 +128,26 @@ def launch(x, bias, mask=None, out=None, *, approximate="none", block_m=None, bl
     bias_gelu_mask_kernel[(programs,)](
         x, bias, keep, out, M, N,
         *x.stride(), *bias.stride(), *keep.stride(), *out.stride(),
+        0 if seed is None else seed, float(p),
         BLOCK_M=block_m, BLOCK_N=block_n,
-        TANH=approximate == "tanh", HAS_MASK=mask is not None,
+        TANH=approximate == "tanh", HAS_MASK=mask is not None, DROPOUT=seed is not None,
         num_warps=num_warps,
     )  # fmt: skip
     return out
+
+
+def launch_dropout_mask(m, n, p, seed, device, *, block_m=None, block_n=None):
+    """The keep mask (True where kept) that ``launch(..., p=p, seed=seed)`` applies to an
+    (m, n) input: a new bool tensor on ``device`` (the current CUDA device, or the CPU
+    under the interpreter); no checks."""
+    keep = torch.empty((m, n), dtype=torch.int8, device=device)
+    if m and n:
+        auto_m, auto_n = plan(m, n)
+        block_m, block_n = block_m or auto_m, block_n or auto_n
+        programs = ((m + block_m - 1) // block_m) * ((n + block_n - 1) // block_n)
+        dropout_mask_kernel[(programs,)](keep, m, n, seed, float(p), BLOCK_M=block_m,
+                                         BLOCK_N=block_n)  # fmt: skip
+    return keep.view(torch.bool)
 
 
 # --8<-- [end:launch]
@@ -117,6 +164,7 @@ MAX_NUM_WARPS = 32
 # an add is one, so this cap is a quarter of that (a conservative choice, not a measurement).
 MAX_PER_THREAD = 128
 MAX_PROGRAMS = 2**31 - 1  # the most programs a 1-D grid can launch
+MAX_P = 1 - 2**-24  # the largest dropout probability below 1 in float32
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
@@ -152,6 +200,29 @@ def _check_knobs(block_m: object, block_n: object, num_warps: object) -> None:
             f"bias_gelu_mask: block_m={block_m}, block_n={block_n} with num_warps={num_warps} "
             f"gives each thread {per_thread} elements, more than {MAX_PER_THREAD}; long "
             "compiles lie that way. Use a smaller tile or more warps"
+        )
+
+
+def _check_dropout(p: object, seed: object, mask: object) -> None:
+    # p: a probability that leaves something to keep (p = 1 would scale by 1 / 0).
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise TypeError(f"bias_gelu_mask: p must be a float, got {type(p).__name__}")
+    # The kernel compares with p in float32, where anything above 1 - 2**-24 rounds to 1
+    # and would drop every element. (NaN fails this too.)
+    if not 0 <= p <= MAX_P:
+        raise ValueError(f"bias_gelu_mask: p must be in [0, 1) (at most 1 - 2**-24), got {p}")
+    if seed is None:
+        if p:
+            raise ValueError(f"bias_gelu_mask: p = {p} needs a seed (seed=None drops nothing)")
+        return
+    # Exactly int, as Philox takes it: 64 bits, unsigned.
+    if type(seed) is not int:
+        raise TypeError(f"bias_gelu_mask: seed must be an int or None, got {type(seed).__name__}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"bias_gelu_mask: seed must be in [0, 2**64), got {seed}")
+    if mask is not None:
+        raise ValueError(
+            "bias_gelu_mask: mask and seed are two ways to drop elements; pass one of them"
         )
 
 
@@ -218,12 +289,15 @@ def bias_gelu_mask(
     mask: torch.Tensor | None = None,
     *,
     approximate: str = "none",
+    p: float = 0.0,
+    seed: int | None = None,
     out: torch.Tensor | None = None,
     block_m: int | None = None,
     block_n: int | None = None,
     num_warps: int = 4,
 ) -> torch.Tensor:
-    """Return ``gelu(x + bias) * mask`` (or ``gelu(x + bias)``) from one kernel launch.
+    """Return ``gelu(x + bias) * mask`` (or ``gelu(x + bias)``, or with ``seed`` dropout
+    of ``gelu(x + bias)``) from one kernel launch.
 
     ``x``: a 2-D (M, N) tensor, float32, float16 or bfloat16, any strides (a row slice
     of a wider buffer, a transposed view, a broadcast). ``bias``: 1-D (N,), added to every
@@ -233,6 +307,14 @@ def bias_gelu_mask(
     their values. ``approximate``: ``"none"`` for the exact GELU, 0.5 v (1 + erf(v/sqrt
     2)), or ``"tanh"`` for 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3))), as in
     ``torch.nn.functional.gelu``. The arithmetic is float32, rounded once to the dtype.
+
+    ``seed`` (an int in [0, 2**64), instead of a ``mask``) turns on dropout made in the
+    kernel: each element is dropped (0) with probability ``p`` (a float in [0, 1), at most
+    1 - 2**-24, the largest float32 below 1) and kept ones are scaled by 1 / (1 - p). The
+    keep mask comes from ``tl.rand`` on the seed and each element's place
+    ``row * N + col``, so a seed gives the same mask on any tile and warp count;
+    ``launch_dropout_mask`` makes it alone. No mask is read or stored. p = 0 keeps
+    everything, and without a seed p must be 0.
 
     There is no backward and no tangent: no input may require grad while grad mode is on,
     nor be a dual tensor of forward-mode AD. ``out``, if given, receives the result: same
@@ -254,6 +336,7 @@ def bias_gelu_mask(
         raise ValueError(
             f"bias_gelu_mask: approximate must be 'none' or 'tanh', got {approximate!r}"
         )
+    _check_dropout(p, seed, mask)
     _check_tensor("x", x, ndim=2)
     _check_tensor("bias", bias, ndim=1)
     M, N = x.shape
@@ -335,13 +418,13 @@ def bias_gelu_mask(
     # (Device -1 is the CPU, under the interpreter: nothing to switch.)
     if device < 0 or device == torch.cuda.current_device():
         return launch(
-            x, bias, mask, out,
-            approximate=approximate, block_m=block_m, block_n=block_n, num_warps=num_warps,
+            x, bias, mask, out, approximate=approximate, p=p, seed=seed,
+            block_m=block_m, block_n=block_n, num_warps=num_warps,
         )  # fmt: skip
     with torch.cuda.device(device):
         return launch(
-            x, bias, mask, out,
-            approximate=approximate, block_m=block_m, block_n=block_n, num_warps=num_warps,
+            x, bias, mask, out, approximate=approximate, p=p, seed=seed,
+            block_m=block_m, block_n=block_n, num_warps=num_warps,
         )  # fmt: skip
 
 

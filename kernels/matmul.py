@@ -7,10 +7,11 @@ epilogue (a bias per column, exact GELU) to the accumulator while it is still in
 registers, and stores the tile once. Programs visit the output tiles in "grouped" order,
 so that programs running at the same time share input tiles through the L2 cache.
 
-Sections, as in every kernel file of the book: ``kernel``, ``autotune`` (the configs the
-autotuner tries and the kernel behind ``@triton.autotune``), ``launch`` (the host code:
-arguments, grid, launch, no checks), ``checks`` (``matmul``, which refuses by name what
-the kernel cannot handle, then launches) and ``reference``. The autotuner, not the host
+Sections, as in every kernel file of the book: ``minimal`` (the smallest tiled matmul
+that works, on divisible shapes only: lesson 09 starts there), ``kernel``, ``autotune``
+(the configs the autotuner tries and the kernel behind ``@triton.autotune``), ``launch``
+(the host code: arguments, grid, launch, no checks), ``checks`` (``matmul``, which refuses
+by name what the kernel cannot handle, then launches) and ``reference``. The autotuner, not the host
 code, picks the tiles, so this family has no ``plan``. Lesson 09 of the book walks
 through this file.
 
@@ -23,11 +24,51 @@ import triton
 import triton.language as tl
 
 
+# --8<-- [start:minimal]
+# The smallest tiled matmul that works: c = a @ b, one BLOCK_M x BLOCK_N tile of c per
+# program, a walk along K one BLOCK_K slice at a time, fp16/bf16 in and float32 sums. What
+# it leaves out, each added in the kernel below: masks (M, N and K must be multiples of
+# the blocks: a ragged edge tile is never computed, and a ragged K reads past the rows),
+# strides (a, b and c contiguous, row-major), int64 offsets, the grouped tile order,
+# autotuning and the epilogue.
+@triton.jit
+def minimal_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+):  # fmt: skip
+    pid = tl.program_id(axis=0)
+    pid_m = pid // (N // BLOCK_N)  # tiles in row-major order
+    pid_n = pid % (N // BLOCK_N)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rows[:, None] * K + (k + ks)[None, :])  # a[rows, k : k + BLOCK_K]
+        b = tl.load(b_ptr + (k + ks)[:, None] * N + cols[None, :])  # b[k : k + BLOCK_K, cols]
+        acc = tl.dot(a, b, acc)  # on tensor cores, summed in float32
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(c_ptr.dtype.element_ty))
+
+
+def matmul_minimal(a, b, block_m=64, block_n=64, block_k=32):
+    """``a @ b`` for contiguous fp16/bf16 ``a`` (M, K) and ``b`` (K, N) on the current
+    device, M, N and K multiples of the blocks; no checks."""
+    (M, K), N = a.shape, b.shape[1]
+    c = torch.empty((M, N), dtype=a.dtype, device=a.device)
+    grid = ((M // block_m) * (N // block_n),)
+    minimal_kernel[grid](a, b, c, M, N, K, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k)
+    return c
+
+
+# --8<-- [end:minimal]
+
+
 # --8<-- [start:kernel]
 @triton.jit
 def matmul_kernel(
     a_ptr, b_ptr, c_ptr, bias_ptr,
     M, N, K,
+    M_BUCKET,  # M rounded up to a power of two: only the autotuner's key reads it
     stride_am, stride_ak,  # element strides: any layout, transposed views included
     stride_bk, stride_bn,
     stride_cm, stride_cn,
@@ -171,11 +212,19 @@ def configs_that_fit(configs, named_args, **kwargs):
     return fits or [FALLBACK_CONFIG]
 
 
+def m_bucket(m: int) -> int:
+    """What the autotuner keys on instead of M: the next power of two >= M, at least 16. A
+    serving loop whose token count M changes on every call then tunes once per bucket,
+    not once per M: the config timed for M = 300 serves every M from 257 to 512."""
+    return max(16, 1 << (m - 1).bit_length())
+
+
 # The same kernel behind @triton.autotune: on the first call for each key, it times every
 # config that fits and keeps the fastest. The dtype of each tensor is part of the key too.
+# M enters the key only as its bucket (m_bucket): N and K, a model's fixed widths, exactly.
 matmul_autotuned = triton.autotune(
     configs=[INTERPRETER_CONFIG] if _INTERPRET else CONFIGS,
-    key=["M", "N", "K", "GROUP_M", "HAS_BIAS", "ACTIVATION"],
+    key=["M_BUCKET", "N", "K", "GROUP_M", "HAS_BIAS", "ACTIVATION"],
     prune_configs_by={"early_config_prune": configs_that_fit},
 )(matmul_kernel)
 # --8<-- [end:autotune]
@@ -190,7 +239,8 @@ def launch(a, b, out=None, bias=None, activation=None, *, group_m: int = 8, conf
     if out is None:
         out = torch.empty((M, N), dtype=a.dtype, device=a.device)
     # With no bias, any pointer will do for bias_ptr: the kernel never reads it.
-    args = (a, b, out, out if bias is None else bias, M, N, K, *a.stride(), *b.stride())
+    args = (a, b, out, out if bias is None else bias, M, N, K, m_bucket(M))
+    args += (*a.stride(), *b.stride())
     args += (*out.stride(), 0 if bias is None else bias.stride(0))
     flags = {
         "HAS_BIAS": bias is not None,

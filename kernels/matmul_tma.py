@@ -66,6 +66,7 @@ def epilogue(
 def matmul_tma_kernel(
     a_ptr, b_ptr, c_ptr, bias_ptr,
     M, N, K,
+    M_BUCKET,  # M rounded up to a power of two: only the autotuner's key reads it
     stride_a, stride_b, stride_c,  # each matrix's one non-unit stride, in elements
     stride_bias,
     HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,  # the epilogue: see epilogue()
@@ -140,6 +141,7 @@ def matmul_tma_kernel(
 def matmul_persistent_kernel(
     a_ptr, b_ptr, c_ptr, bias_ptr,
     M, N, K,
+    M_BUCKET,  # as in matmul_tma_kernel: for the autotuner's key
     stride_am, stride_ak,  # element strides: any layout
     stride_bk, stride_bn,
     stride_cm, stride_cn,
@@ -297,12 +299,19 @@ def _pointer_configs_that_fit(configs, named_args, **kwargs):
     return _fits(configs, named_args, tma=False)
 
 
+def m_bucket(m: int) -> int:
+    """What the autotuners key on instead of M: the next power of two >= M, at least 16,
+    so that a serving loop whose token count changes tunes once per bucket, not per M."""
+    return max(16, 1 << (m - 1).bit_length())
+
+
 # The two kernels behind @triton.autotune: on the first call for each key (and dtypes),
-# every config that fits is compiled and timed and the fastest kept.
+# every config that fits is compiled and timed and the fastest kept. M enters the key
+# only as its bucket (m_bucket).
 matmul_tma_autotuned = triton.autotune(
     configs=[INTERPRETER_CONFIG] if _INTERPRET else TMA_CONFIGS,
     key=[
-        "M",
+        "M_BUCKET",
         "N",
         "K",
         "A_TRANSPOSED",
@@ -315,7 +324,7 @@ matmul_tma_autotuned = triton.autotune(
 )(matmul_tma_kernel)
 matmul_persistent_autotuned = triton.autotune(
     configs=[INTERPRETER_CONFIG] if _INTERPRET else POINTER_CONFIGS,
-    key=["M", "N", "K", "HAS_BIAS", "ACTIVATION"],
+    key=["M_BUCKET", "N", "K", "HAS_BIAS", "ACTIVATION"],
     prune_configs_by={"early_config_prune": _pointer_configs_that_fit},
 )(matmul_persistent_kernel)
 
@@ -418,7 +427,7 @@ def launch(a, b, out=None, bias=None, activation=None, *, path=None, warp_specia
             triton.set_allocator(_torch_scratch)  # the descriptors' global scratch
         a_t, b_t = not _row_major(a), not _row_major(b)
         matmul_tma_autotuned[grid](
-            a, b, out, bias_ptr, M, N, K,
+            a, b, out, bias_ptr, M, N, K, m_bucket(M),
             a.stride(1) if a_t else a.stride(0),
             b.stride(1) if b_t else b.stride(0),
             out.stride(0), stride_bias, **flags, A_TRANSPOSED=a_t, B_TRANSPOSED=b_t,
@@ -426,7 +435,8 @@ def launch(a, b, out=None, bias=None, activation=None, *, path=None, warp_specia
         )  # fmt: skip
     else:
         matmul_persistent_autotuned[grid](
-            a, b, out, bias_ptr, M, N, K, *a.stride(), *b.stride(), *out.stride(), stride_bias,
+            a, b, out, bias_ptr, M, N, K, m_bucket(M), *a.stride(), *b.stride(), *out.stride(),
+            stride_bias,
             **flags,
         )  # fmt: skip
     return out

@@ -1,9 +1,9 @@
 """MkDocs hook: the book's build-time glue.
 
-- expands ``{{ figure NAME }}`` and ``{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}``
-  placeholders from the measured data in figures/data, through the figure modules
-  figures/*.py (see scripts/book/render.py); an unknown placeholder, kind or parameter
-  fails the build;
+- expands ``{{ figure NAME }}``, ``{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}``
+  and ``{{ table NAME }}`` placeholders from the measured data in figures/data, through
+  the figure modules figures/*.py (see scripts/book/render.py); an unknown placeholder,
+  kind or parameter fails the build;
 - loads the plotting library only on pages that show a figure: a partial Plotly bundle
   with just the trace types the book draws (docs/assets/vendor/plotly-basic.min.js, MIT,
   licence beside it), deferred so the text never waits for it. Pages without figures
@@ -22,8 +22,8 @@
   value kind or parameter, fails the build; a device without the data is simply absent,
   so a widget must say "not yet measured" itself;
 - expands ``{{ config repo_url }}`` to a link to the repository named in mkdocs.yml's
-  ``repo_url`` (the reproduce page's clone command), or to words saying it is not set:
-  the address is never typed into a page;
+  ``repo_url`` (the reproduce page's clone command), or to "this repository" while it is
+  empty, so the sentence reads well either way: the address is never typed into a page;
 - inlines the diagram docs/assets/diagrams/NAME.svg where a line starts with
   ``{{ diagram NAME | caption }}``, as a figure with that caption (Markdown), so that its
   colours follow the page's palette (book.css) and its text stays text; the SVGs are
@@ -80,11 +80,12 @@ _REPO_URL = re.compile(r"\{\{\s*config\s+repo_url\s*\}\}")
 
 
 def repo_link(config) -> str:
-    """The repository's address from mkdocs.yml (repo_url) as a Markdown link, or words."""
+    """The repository's address from mkdocs.yml (repo_url) as a Markdown link, or "this
+    repository" where it is not set (a reader of a copy of the site clones what they have)."""
     url = config.get("repo_url")
     if url:
         return f"[{url}]({url})"
-    return "the book's repository (this build does not know its address: `repo_url` is unset)"
+    return "this repository"
 
 
 # ---- diagrams -------------------------------------------------------------------------

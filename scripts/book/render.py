@@ -14,12 +14,19 @@ Placeholders in lesson Markdown (anything else between double braces fails the b
     {{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}
         a number measured on DEVICE (a unique prefix of a device folder name, ``h100``),
         e.g. ``{{ value h100 vector_add.bandwidth impl=torch }}``
+    {{ table NAME }}
+        a Markdown table with a column per device that has its data, and under it the
+        run (date, commit, clocks) each column was measured in (the scoreboard appendix)
 
 **Value kinds.** A kind is one function and one meaning, chosen by parameters:
 
-    def bandwidth(docs: Docs, impl: str, dtype: str = "float32") -> float:
+    def bandwidth_at(docs: Docs, impl: str, dtype: str = "float32") -> float:
         '''Achieved bandwidth of ``impl`` at the largest size, bytes/s; ...'''
-    VALUES = {"vector_add.bandwidth": Value(bandwidth, tbps)}
+    VALUES = {"vector_add.bandwidth": Value(bandwidth_at, render.tbps)}
+
+A module imports the engine as ``from scripts.book import render`` and writes its helpers
+qualified (``render.one``, ``render.tbps``); only ``Docs``, ``Figure`` and ``Value`` come
+in by name.
 
 The first argument is the device's documents; every other one is a parameter of the
 placeholder, converted by its annotation: ``int``, ``float``, ``str``, ``bool`` (``true``
@@ -29,23 +36,44 @@ missing, unknown, repeated or ill-typed parameter fails the build with the page,
 and the parameter named. Look rows up with ``one`` (exactly one row, else a RenderError
 such as ``matmul has no row impl=triton dtype=float16 m=4096``) or ``maybe_one`` (None on
 a device that has not run the benchmark; with ``absent_ok=True`` also where its run lacks
-the row); share ``bandwidth``, ``flop_rate``, ``copy`` and ``median`` from here.
+the row); share ``bandwidth``, ``flop_rate``, ``copy``, ``median`` and ``quotient`` from
+here, and build figures from the plot helpers below (``plot``, ``rows_by``, ``curves``,
+``tbps_line``, ``copy_ceiling``, ``hbar``, ...) rather than writing Plotly dicts out.
 A compute that returns None means "not measured": ``Value(f, fmt, missing="not
 measured")`` says so in words; a value with no ``missing`` text shows None as its format
 does.
 
 **Formats.** The Value's format is its default; ``as=FORMAT`` picks another one from
-``FORMATS`` (``plain count whole ratio percent percent1 tbps tflops gb`` and ``us0``-``us3``,
-``ms0``-``ms3``: seconds in µs or ms with that many decimals), e.g. ``as=ms1``.
+``FORMATS``: numbers ``plain count whole ratio ratio3 percent percent1``, rates ``tbps
+tflops``, bytes ``gb gb1 mb kb_mb kib bytes_kib mib gib mib_gib``, seconds ``us0``-``us3``,
+``ms0``-``ms3``, ``s0``-``s3`` (in µs, ms or s with that many decimals), and for a kind
+that returns a time spread ``span_us0``-``span_us3``, ``span_ms0``-``span_ms3`` (its 20th
+to 80th percentile, "49.7–85.4 µs"), e.g. ``as=ms1``. A module that needs a format used
+nowhere else may define it; one used twice belongs here.
 
 **Roofline points** are presentation, chosen here, not in the data: a module whose family
 appears on lesson 01's roofline holds ``ROOFLINE = {benchmark: points(rows)}``, each point
-``{"kernel", "flops", "bytes", "seconds"}``; ``roofline_points(docs)`` gathers them.
+``{"kernel", "flops", "bytes", "seconds"}`` (``roofline_point(row, kernel)`` makes
+one); ``roofline_points(docs)`` gathers them.
 
 **Widgets** name values in ``data-values="..."`` with no spaces inside a name:
 ``KIND:NAME=VALUE,NAME=VALUE`` (``vector_add.bandwidth:impl=torch,dtype=float16``), or
 the bare kind when it takes no parameters; the build embeds the unformatted number under
 exactly that word (no ``as=`` there).
+
+**Tables** (``TABLES = {name: Table(reads, cells, head)}``, names ``F`` or ``F-...`` as
+for figures): ``cells(docs)`` gives one device's cells as ``{row label: text}``, a label
+being a tuple of words, one per leading column named in ``head``; rows line up across
+devices by label, and a row a device lacks shows "—".
+
+**Comparisons and the tie rule.** Two implementations timed in the same run compare by
+``speedup(ours, peer, margin)``: the ratio of their median times with an interval from
+opposite percentiles (the peer's p20 over our p80, the peer's p80 over our p20), widened
+by ``tie_margin``: the run's ``repeat_drift`` (how far apart it timed the same cuBLAS
+product twice), and at least 1% (``TIE_FLOOR``). A ratio whose interval includes 1 is a
+tie (``ties``): the run cannot tell the two apart. ``compare(ours, peer)`` turns that
+into words for a sentence ("faster than", "as fast as", "slower than"), so a value kind
+can give a page a comparison that follows the data instead of a typed one.
 
 Figures are plain Plotly JSON (``data`` + ``layout``); each trace carries ``meta.role``
 and ``docs/assets/js/figures.js`` picks its colour for the light or dark palette.
@@ -53,6 +81,7 @@ and ``docs/assets/js/figures.js`` picks its colour for the light or dark palette
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import importlib
@@ -127,6 +156,18 @@ def rows(docs: Docs, bench: str, **match) -> list[dict]:
     return [r for r in doc(docs, bench)["rows"] if all(r.get(k) == v for k, v in match.items())]
 
 
+def select(docs: Docs, bench: str, **match) -> list[dict]:
+    """``rows``, where a None in ``match`` stands for any value (a kind's parameter that
+    was left out: the best over all its settings, say)."""
+    return rows(docs, bench, **{k: v for k, v in match.items() if v is not None})
+
+
+def rows_by(docs: Docs, bench: str, x: str, /, **match) -> list[dict]:
+    """The rows of ``bench`` whose fields equal ``match``, in order of their field ``x``
+    (a line's points, left to right)."""
+    return sorted(rows(docs, bench, **match), key=lambda r: r[x])
+
+
 def one(docs: Docs, bench: str, **match) -> dict:
     """The one row of ``bench`` whose fields equal ``match``; a RenderError naming the
     benchmark and the match when there is none, or more than one."""
@@ -156,6 +197,11 @@ def bandwidth(row: dict) -> float:
 def flop_rate(row: dict) -> float:
     """Median FLOP/s of a row: its ``flops`` over its time."""
     return row["flops"] / row["time_s"]["p50"]
+
+
+def quotient(a: float | None, b: float | None) -> float | None:
+    """``a / b``, or None where either is None (not measured)."""
+    return None if a is None or b is None else a / b
 
 
 def median(values) -> float:
@@ -205,7 +251,109 @@ def duration(s: Spread, unit: float = 1.0) -> tuple[float, float, float]:
     return s["p50"] / unit, s["p20"] / unit, s["p80"] / unit
 
 
+# ---- comparisons: a ratio with its spread, and the tie rule ------------------------------
+
+
+def speedup(ours: Spread, peer: Spread, margin: float = 0.0) -> tuple[float, float, float]:
+    """How many times faster ``ours`` is than ``peer`` (two time spreads of one run):
+    (median, low, high) = (peer p50 / ours p50, peer p20 / ours p80, peer p80 / ours p20).
+    Above 1, ours takes less time. Pairing opposite percentiles gives the widest ratio the
+    two spreads allow, so the interval includes 1 exactly when their ranges overlap.
+    ``margin`` widens it further by that fraction each way (``repeat_drift``: what the
+    spreads do not show, the drift of a run between two timings of the same thing)."""
+    return (
+        peer["p50"] / ours["p50"],
+        peer["p20"] / ours["p80"] / (1 + margin),
+        peer["p80"] / ours["p20"] * (1 + margin),
+    )
+
+
+def ties(low: float, high: float, at: float = 1.0) -> bool:
+    """The tie rule: a ratio whose interval [low, high] includes ``at`` (1 for a speed
+    ratio, 1 = 100% for a share of a ceiling) is a tie, whatever its median says."""
+    return low <= at <= high
+
+
+def repeat_drift(d: dict) -> float:
+    """How far apart one run timed the same work twice, as a fraction: every data file's
+    ceilings include cuBLAS on 8192³ (``ceilings.matmul``), and a matmul benchmark that
+    also times cuBLAS at that size in its rows repeats it minutes later. The largest
+    relative gap of the two medians over the dtypes (0 where nothing is repeated). On a
+    power-capped GPU this drift can exceed both 20th-80th percentile spreads."""
+    gaps = [0.0]
+    for dtype, c in d["ceilings"].get("matmul", {}).items():
+        for r in d["rows"]:
+            same = all(r.get(k) == c[k] for k in ("m", "n", "k"))
+            if same and r.get("impl") == "cublas" and r.get("dtype") == dtype and "time_s" in r:
+                gaps.append(abs(r["time_s"]["p50"] / c["time_s"]["p50"] - 1))
+    return max(gaps)
+
+
+# Runs time one implementation after another, not interleaved: no difference under 1% is
+# called either way. (The variation runs of the methodology appendix put the run-to-run
+# drift of a memory-bound median at a few tenths of a percent on one machine.)
+TIE_FLOOR = 0.01
+
+
+def tie_margin(d: dict) -> float:
+    """The margin a comparison between two rows of data file ``d`` is widened by: the run's
+    ``repeat_drift``, and at least ``TIE_FLOOR``."""
+    return max(TIE_FLOOR, repeat_drift(d))
+
+
+def winner(a: Spread, b: Spread, margin: float = 0.0) -> int:
+    """Which of two time spreads is faster by the tie rule (``speedup``, ``ties``): +1 for
+    ``a`` (its slowest, p80, below b's fastest, p20, once widened by ``margin``), -1 for
+    ``b``, 0 for a tie."""
+    _, low, high = speedup(a, b, margin)
+    if ties(low, high):
+        return 0
+    return 1 if low > 1 else -1
+
+
+COMPARE_WORDS = ("faster than", "as fast as", "slower than")
+
+
+def compare(
+    ours: Spread,
+    peer: Spread,
+    words: tuple[str, str, str] = COMPARE_WORDS,
+    margin: float = TIE_FLOOR,
+) -> str:
+    """``ours`` against ``peer`` in words, by the tie rule: ``words[0]`` ("faster than")
+    when the whole interval of ``speedup`` lies above 1, ``words[1]`` ("as fast as") when
+    it includes 1, ``words[2]`` ("slower than") when it lies below. For a value kind that
+    gives a sentence its comparison from the data (pass ``tie_margin`` of the data file,
+    as the scoreboard does): ``f"the kernel is {compare(ours, peer)} torch.compile"``."""
+    _, low, high = speedup(ours, peer, margin)
+    if ties(low, high):
+        return words[1]
+    return words[0] if low > 1 else words[2]
+
+
+def us_points(rows: list[dict], time: str = "time_s") -> list[tuple[float, float, float]]:
+    """Each row's time spread (``time_s``, or another spread field) in µs: (median, p20,
+    p80) points for ``line`` or ``hbar``."""
+    return [duration(r[time], 1e-6) for r in rows]
+
+
+def tbps_points(rows: list[dict], time: str = "time_s") -> list[tuple[float, float, float]]:
+    """Each row's ``bytes`` over its time spread (``time_s``, or another spread field of
+    the row), in TB/s: (median, low, high) points for ``line`` or ``hbar``."""
+    return [rate(r["bytes"], r[time], 1e12) for r in rows]
+
+
+def tflops_points(rows: list[dict]) -> list[tuple[float, float, float]]:
+    """Each row's ``flops`` over its time spread, in TFLOP/s: (median, low, high) points."""
+    return [rate(r["flops"], r["time_s"], 1e12) for r in rows]
+
+
 # ---- plot helpers -----------------------------------------------------------------------
+
+
+def plot(data, **layout) -> dict:
+    """A Plotly figure: its traces and its layout (``xaxis``, ``yaxis``, ``barmode``, ...)."""
+    return {"data": list(data), "layout": layout}
 
 
 def line(
@@ -242,6 +390,17 @@ def line(
     return trace
 
 
+def tbps_line(rows: list[dict], x: str, name: str, role: str, *, time="time_s", **extra) -> dict:
+    """A line of the rows' TB/s (``tbps_points``: bytes over their ``time`` spread, drawn
+    with its spread) against their field ``x``; ``extra`` as for ``line``."""
+    return line([r[x] for r in rows], tbps_points(rows, time), name, role, **extra)
+
+
+def tflops_line(rows: list[dict], x: str, name: str, role: str, **extra) -> dict:
+    """A line of the rows' TFLOP/s (``tflops_points``) against their field ``x``."""
+    return line([r[x] for r in rows], tflops_points(rows), name, role, **extra)
+
+
 def error_bars(points) -> dict:
     """Plotly error bars from (median, low, high) triples: the 20th-80th percentile range."""
     return {
@@ -254,8 +413,17 @@ def error_bars(points) -> dict:
     }
 
 
-def hline(y, x0, x1, name: str, role: str = "ceiling") -> dict:
-    return line([x0, x1], [y, y], name, role, dash="dash", mode="lines", hover="%{y:.3~s}")
+def hline(y, x0, x1, name: str, role: str = "ceiling", **extra) -> dict:
+    """A dashed horizontal line from x0 to x1: a ceiling or a target."""
+    return line([x0, x1], [y, y], name, role, dash="dash", mode="lines", hover="%{y:.3~s}", **extra)
+
+
+def copy_ceiling(docs: Docs, bench: str, xs, **extra) -> dict:
+    """The dashed "copy ceiling (3.01 TB/s)" line across the range of ``xs``, at the copy
+    bandwidth the run that wrote ``bench`` measured (a plot in TB/s); ``extra`` goes to
+    the trace (say ``legendrank``)."""
+    bw = copy(docs, bench) / 1e12
+    return hline(bw, min(xs), max(xs), f"copy ceiling ({bw:.2f} TB/s)", **extra)
 
 
 def vline(x, y0, y1, name: str) -> dict:
@@ -270,6 +438,67 @@ def vline(x, y0, y1, name: str) -> dict:
         showlegend=False,
         hoverinfo="skip",
     )
+
+
+def curves(docs: Docs, bench: str, x: str, impls, field: str, styles, **match):
+    """The lines a figure draws, one per implementation and style: for each ``(impl,
+    label, role)`` of ``impls`` and each ``(value, style)`` of ``styles``, ``(impl, label,
+    role, style, rows)``, the rows of ``bench`` with that impl, ``field`` equal to the
+    value and the fields of ``match``, in order of ``x``. A pair without rows (a peer that
+    did not run) gives no line."""
+    for impl, label, role in impls:
+        for value, style in styles:
+            if found := rows_by(docs, bench, x, impl=impl, **match, **{field: value}):
+                yield impl, label, role, style, found
+
+
+def width_figure(docs: Docs, bench: str, widths, curves) -> dict:
+    """Bandwidth against columns per row, for the row-wise benchmarks (softmax, reduction:
+    512 MiB tensors at every width), with the copy ceiling. ``curves`` are ``(rows, name,
+    role, ours, extra)`` in legend order, ``extra`` going to ``tbps_line`` (``dash``,
+    ``marker``). The ceiling is drawn first and listed last; the book's kernels (``ours``)
+    are drawn last, so they stay visible where a peer lies on top of them."""
+    ceiling = copy_ceiling(docs, bench, widths, legendrank=2000)
+    hover, ours, peers = "%{x:,} columns<br>%{y:.2f} TB/s", [], []
+    for i, (found, name, role, mine, extra) in enumerate(curves):
+        trace = tbps_line(found, "cols", name, role, hover=hover, **extra, legendrank=1000 + i)
+        (ours if mine else peers).append(trace)
+    return plot(
+        [ceiling, *peers, *ours],
+        xaxis=axis("columns per row (512 MiB tensors)", log=True, ticks=widths),
+        yaxis=axis("bandwidth (TB/s)", rangemode="tozero"),
+    )
+
+
+def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> dict:
+    """Horizontal bars, one per label (the first on top with ``label_axis``). ``points``
+    are plain numbers or (median, low, high) triples, whose spread is drawn as error bars;
+    ``roles`` is one colour role for every bar or a list of one per bar; ``text`` labels
+    the bars, upright; ``hover`` is the hover template, followed by the trace's name (by
+    nothing for a trace without one); ``extra`` goes on the trace (say ``textposition``)."""
+    points = list(points)
+    triples = bool(points) and isinstance(points[0], tuple)
+    trace = {"type": "bar", "orientation": "h", **({"name": name} if name else {})}
+    trace.update(y=list(labels), x=[p[0] for p in points] if triples else points)
+    if triples:
+        trace["error_x"] = error_bars(points)
+    if text is not None:
+        extra = {"text": text, **extra, "textangle": 0}
+    trace.update(extra)
+    roles = roles if isinstance(roles, list) else [roles] * len(points)
+    trace["meta"] = {"role": "bars", "roles": roles}
+    trace["hovertemplate"] = hover + (
+        "<extra>%{fullData.name}</extra>" if name else "<extra></extra>"
+    )
+    return trace
+
+
+def label_axis(title: str | None = None) -> dict:
+    """The label axis of horizontal bars: the first label on top, room for long labels."""
+    ax = {"automargin": True, "autorange": "reversed"}
+    if title:
+        ax["title"] = {"text": title}
+    return ax
 
 
 def axis(title: str, log: bool = False, ticks=None, **extra) -> dict:
@@ -299,6 +528,11 @@ def count(v: int) -> str:
 
 def ratio(v: float) -> str:
     return f"{v:.2f}×" if v < 10 else f"{v:.0f}×"
+
+
+def ratio3(v: float) -> str:
+    """A ratio with three decimals: near 1.00× two decimals hide which side of 1 it is."""
+    return f"{v:.3f}×"
 
 
 def percent(v: float) -> str:
@@ -337,6 +571,21 @@ def _unit(v: float, scale: float, unit: str, digits: int) -> str:
     return f"{v * scale:.{digits}f} {unit}"
 
 
+def seconds(digits: int) -> Callable[[float], str]:
+    """Seconds shown in s with ``digits`` decimals."""
+    return functools.partial(_unit, scale=1, unit="s", digits=digits)
+
+
+def spans(scale: float, unit: str, digits: int) -> Callable[[Spread], str]:
+    """A time spread shown as its 20th to 80th percentile, the unit written once:
+    "49.7–85.4 µs" (``scale`` 1e6, ``unit`` "µs", one decimal)."""
+
+    def show(s: Spread) -> str:
+        return f"{s['p20'] * scale:.{digits}f}–{s['p80'] * scale:.{digits}f} {unit}"
+
+    return show
+
+
 def percent1(v: float) -> str:
     return f"{v:.1%}"
 
@@ -346,19 +595,75 @@ def gb(v: float) -> str:
     return f"{v / 1e9:.2f} GB"
 
 
+def gb1(v: float) -> str:
+    """Bytes in GB with one decimal (a model's count, say, not a measurement's)."""
+    return f"{v / 1e9:.1f} GB"
+
+
+def mb(v: float) -> str:
+    """Bytes in whole MB (10^6)."""
+    return f"{v / 1e6:,.0f} MB"
+
+
+def kb_mb(v: float) -> str:
+    """Bytes in decimal units, as worked numbers count them: whole MB from 100 MB, MB with
+    one decimal from 1 MB, else whole KB."""
+    if v >= 100e6:
+        return mb(v)
+    return f"{v / 1e6:.1f} MB" if v >= 1e6 else f"{v / 1e3:,.0f} KB"
+
+
+def kib(v: float) -> str:
+    """Bytes in whole KiB (2^10)."""
+    return f"{v / 2**10:,.0f} KiB"
+
+
+def bytes_kib(v: int) -> str:
+    """Bytes, then in KiB: '98,304 bytes (96 KiB)'."""
+    return f"{v:,} bytes ({v / 2**10:.0f} KiB)"
+
+
+def mib(v: float) -> str:
+    """Bytes in whole MiB (2^20), as a GPU's cache sizes are given."""
+    return f"{v / 2**20:,.0f} MiB"
+
+
+def gib(v: float) -> str:
+    """Bytes in GiB (2^30) with one decimal."""
+    return f"{v / 2**30:.1f} GiB"
+
+
+def mib_gib(v: float) -> str:
+    """Bytes in GiB from 1 GiB, else in MiB."""
+    return gib(v) if v >= 2**30 else mib(v)
+
+
 # The formats a placeholder may pick with ``as=NAME``; the Value's own format is the default.
 FORMATS: dict[str, Callable[[object], str]] = {
     "plain": plain,
     "count": count,
     "whole": whole,
     "ratio": ratio,
+    "ratio3": ratio3,
     "percent": percent,
     "percent1": percent1,
     "tbps": tbps,
     "tflops": tflops,
     "gb": gb,
+    "gb1": gb1,
+    "mb": mb,
+    "kb_mb": kb_mb,
+    "kib": kib,
+    "bytes_kib": bytes_kib,
+    "mib": mib,
+    "gib": gib,
+    "mib_gib": mib_gib,
     **{f"us{d}": micros(d) for d in range(4)},
     **{f"ms{d}": millis(d) for d in range(4)},
+    **{f"s{d}": seconds(d) for d in range(4)},
+    # a time spread (a kind that returns one): its 20th to 80th percentile
+    **{f"span_us{d}": spans(1e6, "µs", d) for d in range(4)},
+    **{f"span_ms{d}": spans(1e3, "ms", d) for d in range(4)},
 }
 
 
@@ -397,10 +702,25 @@ class Value:
         return (fmt or self.format)(value)
 
 
+@dataclass(frozen=True)
+class Table:
+    """A table with a column per device: ``cells(docs)`` is one device's cells, ``{row
+    label: text}`` in row order, each label a tuple of words for the leading columns
+    ``head`` names (a row the device cannot fill is left out: it shows "—"); ``reads``
+    the benchmarks it draws on. A device gets a column when it has any of them, and the
+    line under the table gives the run of each one it has, plus ``note(docs)`` if given."""
+
+    reads: tuple[str, ...]
+    cells: Callable[[Docs], dict[tuple[str, ...], str]]
+    head: tuple[str, ...] = ("case", "against")
+    note: Callable[[Docs], str] | None = None
+
+
 @dataclass
 class Registry:
     figures: dict[str, Figure]
     values: dict[str, Value]
+    tables: dict[str, Table] = dataclasses.field(default_factory=dict)
 
 
 # ---- value parameters: from the placeholder's words to the function's arguments ---------
@@ -569,7 +889,8 @@ def figure_modules(package: str = "figures", reload: bool = False) -> list:
 
 
 def discover(package: str = "figures") -> Registry:
-    """Every figure module ``<package>/M.py``: its FIGURES, VALUES and ROOFLINE, checked.
+    """Every figure module ``<package>/M.py``: its FIGURES, VALUES, TABLES and ROOFLINE,
+    checked.
 
     Modules already imported are reloaded, so ``mkdocs serve`` picks up an edited one."""
     reg = Registry({}, {})
@@ -600,11 +921,31 @@ def discover(package: str = "figures") -> Registry:
                 raise RenderError(f"value {key!r} in {name}.py: {exc}") from None
             _claim(owner, f"value {key}", name)
             reg.values[key] = val
+        for table_name, table in getattr(module, "TABLES", {}).items():
+            if not (table_name == stem or table_name.startswith(stem + "-")):
+                raise RenderError(
+                    f"table {table_name!r} in {name}.py must be {stem!r} or start with '{stem}-'"
+                )
+            if not isinstance(table, Table):
+                raise RenderError(f"table {table_name!r} in {name}.py is not a render.Table")
+            _claim(owner, f"table {table_name}", name)
+            reg.tables[table_name] = table
         for bench, points in getattr(module, "ROOFLINE", {}).items():
             if not callable(points):
                 raise RenderError(f"ROOFLINE[{bench!r}] in {name}.py is not a function")
             _claim(owner, f"roofline points of {bench}", name)
     return reg
+
+
+def roofline_point(row: dict, kernel: str, flops: float | None = None, moved: int | None = None):
+    """One point of lesson 01's roofline: ``kernel`` (its label) with the row's median
+    time, and its ``flops`` and bytes (``moved``), by default the row's own fields."""
+    return {
+        "kernel": kernel,
+        "flops": row["flops"] if flops is None else flops,
+        "bytes": row["bytes"] if moved is None else moved,
+        "seconds": row["time_s"]["p50"],
+    }
 
 
 def roofline_points(docs: Docs, package: str = "figures") -> list[dict]:
@@ -699,6 +1040,53 @@ def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None
     )
 
 
+NOT_THERE = "—"  # a table cell a device has no data for
+
+
+def table_markdown(name: str, devices: dict[str, Docs], reg: Registry | None = None) -> str:
+    """``{{ table NAME }}``: a Markdown table, rows by label, a column per device that has
+    any of the table's benchmarks, then one line per device naming its runs (caption)."""
+    reg = reg or registry()
+    if name not in reg.tables:
+        raise RenderError(f"unknown table {name!r}; known: {sorted(reg.tables)}")
+    table = reg.tables[name]
+    columns = []
+    for slug, docs in devices.items():
+        have = tuple(b for b in table.reads if b in docs)
+        if not have:
+            continue
+        try:
+            cells = table.cells(docs)
+        except (KeyError, IndexError, RenderError) as exc:
+            raise RenderError(
+                f"table {name!r} cannot be built from {slug!r} data: {exc!r}"
+            ) from exc
+        extra = table.note(docs) if table.note else ""
+        run = caption(docs, have) + (f" · {extra}" if extra else "")
+        columns.append((provenance(docs)["gpu"], cells, run))
+    if not columns:
+        raise RenderError(f"table {name!r} reads {table.reads}; no device in figures/data has them")
+    labels: list[tuple[str, ...]] = []
+    for _, cells, _ in columns:
+        labels += [label for label in cells if label not in labels]
+    lines = [
+        "| " + " | ".join([*table.head, *(gpu for gpu, _, _ in columns)]) + " |",
+        "|" + "---|" * (len(table.head) + len(columns)),
+    ]
+    before: tuple[str, ...] = ()
+    for label in labels:
+        if len(label) != len(table.head):
+            raise RenderError(f"table {name!r}: row {label} does not match columns {table.head}")
+        # A leading word the row above already shows is left blank: rows read as groups.
+        shown = [w if label[: i + 1] != before[: i + 1] else "" for i, w in enumerate(label)]
+        shown[-1] = label[-1]
+        before = label
+        row = [*shown, *(cells.get(label, NOT_THERE) for _, cells, _ in columns)]
+        lines.append("| " + " | ".join(row) + " |")
+    runs = [f"- {text}" for _, _, text in columns]
+    return "\n".join(lines) + "\n\n" + "\n".join(runs) + "\n"
+
+
 def compute(use: Use, docs: Docs, reg: Registry | None = None):
     """The unformatted value ``use`` names, on one device's documents."""
     val, args, _ = bind(use, reg or registry())
@@ -720,7 +1108,10 @@ def value_text(
         raise RenderError(f"value {use} cannot be computed from {slug!r} data: {exc!r}") from exc
 
 
-PLACEHOLDER_HELP = "'{{ figure NAME }}' or '{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}'"
+PLACEHOLDER_HELP = (
+    "'{{ figure NAME }}', '{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}' "
+    "or '{{ table NAME }}'"
+)
 
 
 def expand(markdown: str, devices: dict[str, Docs], reg: Registry | None = None) -> str:
@@ -730,6 +1121,8 @@ def expand(markdown: str, devices: dict[str, Docs], reg: Registry | None = None)
         words = match.group(1).split()
         if len(words) == 2 and words[0] == "figure":
             return "\n\n" + figure_html(words[1], devices, reg) + "\n\n"
+        if len(words) == 2 and words[0] == "table":
+            return "\n\n" + table_markdown(words[1], devices, reg) + "\n"
         if len(words) >= 3 and words[0] == "value":
             return value_text(words[1], parse_use(words[2:]), devices, reg)
         raise RenderError(f"unknown placeholder {match.group(0)!r}: use {PLACEHOLDER_HELP}")

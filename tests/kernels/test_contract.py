@@ -419,6 +419,16 @@ def _gelu_interleaved_columns(row):
     return args, ("x",)
 
 
+def _gelu_dropout_reference(a):
+    """gelu(x + bias) in float64 times the keep mask the kernel makes from (p, seed), as
+    launch_dropout_mask makes it alone, scaled by 1 / (1 - p)."""
+    x = a["x"]
+    keep = fa.launch_dropout_mask(*x.shape, a["p"], a["seed"], x.device)
+    scaled = keep.double() / (1 - a["p"])
+    ref = fa.reference(x.double(), a["bias"].double(), scaled, a.get("approximate", "none"))
+    return ref.to(x.dtype)
+
+
 def _out_is_a(row):
     """A square product written over its own input a: programs would read a's rows after
     others wrote them."""
@@ -876,6 +886,62 @@ ROWS = (
         variants=(("default", {}), ("tanh", {"approximate": "tanh"})),
         not_applicable=NO_BACKWARD,
     ),
+    # The same wrapper with dropout made in the kernel (p, seed) instead of a mask.
+    Row(
+        name="bias_gelu_mask-dropout",
+        prefix="bias_gelu_mask",
+        module=fa,
+        call=fa.bias_gelu_mask,
+        shapes={"x": (5, 37), "bias": (37,), "out": (5, 37)},
+        tensors=("x", "bias", "out"),
+        out="out",
+        dtype=F32,
+        dtypes=fa.SUPPORTED_DTYPES,
+        defaults={"p": 0.25, "seed": 20240613},
+        reference=_gelu_dropout_reference,
+        knobs=(
+            Knob("p", "number", (-0.1, 1.0, 1, 1 - 2**-25, 1.5, NAN, math.inf, -math.inf),
+                 r"\[0, 1\)"),
+            Knob("seed", "int|None", (-1, 2**64, 2**70), r"\[0, 2\*\*64\)"),
+            Knob("block_m", "int|None", (0, 3, 2048), r"\[1, 1024\]"),
+            Knob("num_warps", "int", (0, 3, 64), r"\[1, 32\]"),
+        ),
+        limits=(
+            Bad("p-without-seed", ("p",), knobs={"seed": None}, says="needs a seed"),
+            Bad("tile-over-65536", ("block_m", "block_n"),
+                knobs={"block_m": 8, "block_n": 16384, "num_warps": 32}, says="65536"),
+        ),  # fmt: skip
+        choices=tuple(
+            Bad(f"approximate-{v!r}", ("approximate",), knobs={"approximate": v},
+                error=(TypeError, ValueError))
+            for v in (None, "exact", "")
+        ),  # fmt: skip
+        bad_shapes=(
+            Bad("x-1d", ("x",), {"x": (37,)}),
+            Bad("bias-length", ("bias",), {"bias": (36,)}),
+            Bad("out-columns", ("out",), {"out": (5, 36)}),
+            Bad("out-transposed-shape", ("out",), {"out": (37, 5)}),
+        ),
+        layouts=(
+            Layout("x-transposed", "x", transposed, True),
+            Layout("x-padded-rows", "x", padded_rows, True),
+            Layout("x-broadcast", "x", broadcast_rows, True),
+            Layout("bias-every-other", "bias", every_other_column, True),
+            Layout("out-padded-rows", "out", padded_rows, True),
+            Layout("out-transposed", "out", transposed, False),
+        ),
+        # the keep mask comes from each element's logical place (row * N + col), so a far-
+        # apart view drops the same elements as its contiguous copy
+        big_strides=(Big("x", 0), Big("x", 1), Big("bias", 0), Big("out", 0)),
+        empty=(
+            Empty("no-rows", {"x": (0, 37), "bias": (37,), "out": (0, 37)}),
+            Empty("no-columns", {"x": (5, 0), "bias": (0,), "out": (5, 0)}),
+        ),
+        in_place=("x",),
+        any_strides=True,
+        variants=(("default", {}), ("tanh", {"approximate": "tanh"})),
+        not_applicable=NO_BACKWARD,
+    ),
     Row(
         name="row_reduce",
         prefix="row_reduce",
@@ -1281,6 +1347,11 @@ NOT_WRAPPERS = {
     "matmul_tma.tma_refusal": "reads strides and answers with a reason; launches nothing",
     "matmul_tma.path_for": "reads strides and names a path; launches nothing",
     "_tuning.split_k_for": "the heuristic: arithmetic on a dict of ints",
+    "matmul.m_bucket": "arithmetic on an int: the autotuner's key for M",
+    "matmul.matmul_minimal": "lesson 09's minimal launch: divisible, contiguous shapes only "
+    "and no checks, by design (what it leaves out is what the lesson adds)",
+    "matmul_tma.m_bucket": "arithmetic on an int: the autotuners' key for M",
+    "_tuning.m_bucket": "arithmetic on an int: the autotuner's key for M",
     "attention.AttentionFunction": "the autograd.Function behind attention, which checks first",
     "rmsnorm.RMSNormFunction": "the autograd.Function behind rms_norm, which checks first",
     "compiled_ops.silu_mul_op": "the torch operator behind silu_mul, which checks first; "

@@ -2,8 +2,13 @@
 GELU variants, strided inputs. (The wrapper contract, refusals and in-place use included, is
 tested in test_contract.py.)"""
 
+import math
+import random
+
 import pytest
 import torch
+import triton
+import triton.language as tl
 
 from kernels import fused_activation as fa
 from tests.support import (
@@ -243,3 +248,235 @@ def test_offsets_past_int32():
     gelu_m1 = fa.reference(-one, torch.zeros(1, dtype=torch.float16)).item()
     assert torch.all(out[:rows_below] == gelu_1)
     assert torch.all(out[rows_below:] == gelu_m1)
+
+
+# ---- dropout made in the kernel from a seed (p, seed instead of a mask) ------------------
+
+
+def keep_fraction_bound(p: float, n: int, sigmas: float = 5.0) -> float:
+    """How far the kept fraction of n independent elements may stray from 1 - p: five
+    binomial standard deviations (a fresh seed fails this about once in 1.7 million)."""
+    return sigmas * math.sqrt(p * (1 - p) / n)
+
+
+def assert_dropout_matches(out, x, bias, p, seed, approximate, test_seed):
+    """``out`` is gelu(x + bias) with dropout from ``seed``: against the float64 reference
+    on the kernel's own keep mask (launch_dropout_mask), dropped elements exactly 0, and
+    the mask read back from ``out`` the same mask, wherever the kernel's gelu(x + bias)
+    without dropout is a normal number (it underflows to 0 for very negative inputs, and
+    the interpreter flushes bf16 subnormals)."""
+    keep = fa.launch_dropout_mask(*x.shape, p, seed, x.device)
+    assert keep.shape == x.shape and keep.dtype == torch.bool
+    scaled = keep.double() / (1 - p)  # 0 or 1 / (1 - p), exactly as float64
+    what = f"{test_seed} (dropout seed={seed}, p={p})"
+    assert_matches(out, x, bias, scaled, approximate, what)
+    assert torch.all(out[~keep] == 0), f"seed={what}: a dropped element is not 0"
+    plain = fa.bias_gelu_mask(x, bias, approximate=approximate)
+    nonzero = plain.abs() >= torch.finfo(plain.dtype).tiny
+    read_back = (out != 0)[nonzero]
+    assert torch.equal(read_back, keep[nonzero]), f"seed={what}: out's zeros are not the mask"
+    return keep
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
+@pytest.mark.parametrize("approximate", APPROX)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (17, 33), (37, 1029), (130, 70)])
+def test_dropout_matches_reference_on_its_own_mask(shape, dtype, approximate, p):
+    test_seed = fresh_seed()
+    seed = random.randrange(2**64)  # any 64-bit seed
+    x, bias = rand(shape, dtype, scale=3.0), rand(shape[1], dtype)
+    out = poisoned_like(x)
+    assert fa.bias_gelu_mask(x, bias, approximate=approximate, p=p, seed=seed, out=out) is out
+    assert_dropout_matches(out, x, bias, p, seed, approximate, test_seed)
+
+
+@pytest.mark.parametrize(
+    "block_m, block_n, num_warps",
+    [(1, 1, 1), (2, 8, 4), (16, 16, 1), (64, 32, 8), (1, 4096, 32), (128, 512, 16)],
+)
+def test_dropout_same_seed_same_result_on_any_tile(block_m, block_n, num_warps):
+    """The mask belongs to the elements, not to the launch: another tile, warp count and
+    grid give the same output, bit for bit; so does the mask-only kernel's tile."""
+    test_seed = fresh_seed()
+    seed = random.randrange(2**31)
+    x, bias = rand((37, 101), scale=3.0), rand(101)
+    default = fa.bias_gelu_mask(x, bias, p=0.3, seed=seed)
+    again = fa.bias_gelu_mask(x, bias, p=0.3, seed=seed)
+    tiled = fa.bias_gelu_mask(
+        x, bias, p=0.3, seed=seed, block_m=block_m, block_n=block_n, num_warps=num_warps
+    )
+    msg = f"seed={test_seed} dropout seed={seed}"
+    assert torch.equal(default, again), msg
+    assert torch.equal(default, tiled), msg
+    keep = fa.launch_dropout_mask(37, 101, 0.3, seed, x.device)
+    keep_tiled = fa.launch_dropout_mask(37, 101, 0.3, seed, x.device, block_m=block_m,
+                                        block_n=block_n)  # fmt: skip
+    assert torch.equal(keep, keep_tiled), msg
+    assert_dropout_matches(tiled, x, bias, 0.3, seed, "none", test_seed)
+
+
+def test_dropout_another_seed_another_mask():
+    test_seed = fresh_seed()
+    seed, p, shape = random.randrange(2**31), 0.5, (64, 300)
+    a = fa.launch_dropout_mask(*shape, p, seed, DEVICE)
+    b = fa.launch_dropout_mask(*shape, p, seed + 1, DEVICE)
+    # Independent masks disagree on a fraction 2 p (1 - p) of the elements.
+    differ = (a != b).double().mean().item()
+    bound = 5 * math.sqrt(0.25 / a.numel())
+    assert abs(differ - 2 * p * (1 - p)) <= bound, f"seed={test_seed}: {differ}"
+
+
+@pytest.mark.parametrize("p", [0.05, 0.25, 0.5, 0.9])
+def test_dropout_keeps_a_fraction_1_minus_p(p):
+    """The kept fraction is within a binomial bound of 1 - p; so are the fractions of
+    neighbouring pairs kept together, along rows and down columns ((1 - p)**2), which a
+    mask repeated along a row or a column would fail."""
+    test_seed = fresh_seed()
+    seed, shape = random.randrange(2**63), (96, 500)
+    keep = fa.launch_dropout_mask(*shape, p, seed, DEVICE).double()
+    msg = f"seed={test_seed} dropout seed={seed} p={p}"
+    kept = keep.mean().item()
+    assert abs(kept - (1 - p)) <= keep_fraction_bound(p, keep.numel()), f"{msg}: kept {kept}"
+    q = (1 - p) ** 2  # two neighbours both kept
+    for pairs in (keep[:, 1:] * keep[:, :-1], keep[1:, :] * keep[:-1, :]):
+        both = pairs.mean().item()
+        assert abs(both - q) <= keep_fraction_bound(1 - q, pairs.numel()), f"{msg}: {both}"
+
+
+@pytest.mark.parametrize("approximate", APPROX)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_dropout_with_p_zero_is_the_no_mask_result(dtype, approximate):
+    """p = 0 keeps every element and scales by 1: bit for bit the result without a mask."""
+    test_seed = fresh_seed()
+    x, bias = rand((29, 67), dtype, scale=3.0), rand(67, dtype)
+    plain = fa.bias_gelu_mask(x, bias, approximate=approximate)
+    for p in (0.0, 0):
+        dropped = fa.bias_gelu_mask(x, bias, approximate=approximate, p=p, seed=test_seed)
+        assert torch.equal(dropped, plain), f"seed={test_seed} p={p!r}"
+
+
+def test_dropout_with_the_largest_p_keeps_almost_nothing_and_scales_the_rest():
+    """p = 1 - 2**-24 (the largest float32 below 1) is taken: every element of a small
+    tensor is dropped, and nothing is inf or NaN."""
+    x, bias = rand((16, 64), scale=3.0), rand(64)
+    out = fa.bias_gelu_mask(x, bias, p=fa.MAX_P, seed=3)
+    keep = fa.launch_dropout_mask(16, 64, fa.MAX_P, 3, x.device)
+    assert torch.isfinite(out).all()
+    assert torch.equal(out[~keep], torch.zeros_like(out[~keep]))
+
+
+def test_dropout_in_place_over_x():
+    test_seed = fresh_seed()
+    seed = random.randrange(2**31)
+    x, bias = rand((33, 65), scale=3.0), rand(65)
+    want = fa.bias_gelu_mask(x, bias, p=0.2, seed=seed)
+    assert fa.bias_gelu_mask(x, bias, p=0.2, seed=seed, out=x) is x
+    assert torch.equal(x, want), f"seed={test_seed}"
+
+
+@pytest.mark.parametrize(
+    "p, seed, error, says",
+    [
+        (-0.1, 1, ValueError, r"p must be in \[0, 1\)"),
+        (1.0, 1, ValueError, r"p must be in \[0, 1\)"),
+        (1, 1, ValueError, r"p must be in \[0, 1\)"),
+        (float("nan"), 1, ValueError, r"p must be in \[0, 1\)"),
+        (float("inf"), 1, ValueError, r"p must be in \[0, 1\)"),
+        (1 - 2**-25, 1, ValueError, r"p must be in \[0, 1\) \(at most 1 - 2\*\*-24\)"),
+        ("0.1", 1, TypeError, "p must be a float"),
+        (None, 1, TypeError, "p must be a float"),
+        (True, 1, TypeError, "p must be a float"),
+        (0.1, None, ValueError, "p = 0.1 needs a seed"),
+        (0.1, -1, ValueError, r"seed must be in \[0, 2\*\*64\)"),
+        (0.1, 2**64, ValueError, r"seed must be in \[0, 2\*\*64\)"),
+        (0.1, 1.0, TypeError, "seed must be an int"),
+        (0.1, True, TypeError, "seed must be an int"),
+    ],
+)
+def test_dropout_arguments_refused_by_name(p, seed, error, says):
+    x, bias = rand((3, 5)), rand(5)
+    with pytest.raises(error, match=f"^bias_gelu_mask: {says}"):
+        fa.bias_gelu_mask(x, bias, p=p, seed=seed)
+
+
+def test_dropout_and_a_mask_are_not_both_taken():
+    x, bias, mask = rand((3, 5)), rand(5), rand((3, 5))
+    with pytest.raises(ValueError, match="^bias_gelu_mask: mask and seed"):
+        fa.bias_gelu_mask(x, bias, mask, p=0.1, seed=1)
+    # a mask with p = 0 and no seed is the plain mask call
+    assert torch.equal(fa.bias_gelu_mask(x, bias, mask, p=0.0), fa.bias_gelu_mask(x, bias, mask))
+
+
+def test_launch_alone_drops_from_a_seed():
+    test_seed = fresh_seed()
+    x, bias = rand((37, 101), torch.float16, scale=3.0), rand(101, torch.float16)
+    out = fa.launch(x, bias, approximate="tanh", p=0.25, seed=12345)
+    assert_dropout_matches(out, x, bias, 0.25, 12345, "tanh", test_seed)
+
+
+@triton.jit
+def keep_rows_from(keep_ptr, seed, p, first_row, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # The dropout mask of rows first_row .. first_row + BLOCK_M of an (any, N) tensor
+    # (columns 0 .. BLOCK_N), without allocating the rows before them.
+    rows = first_row + tl.arange(0, BLOCK_M).to(tl.int64)
+    cols = tl.arange(0, BLOCK_N).to(tl.int64)
+    keep = fa.dropout_keep(seed, p, rows, cols, N)
+    here = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    tl.store(keep_ptr + here, keep.to(tl.int8))
+
+
+def keep_rows(seed, p, first_row, n, block_m=16, block_n=64):
+    keep = torch.empty((block_m, block_n), dtype=torch.int8, device=DEVICE)
+    keep_rows_from[(1,)](keep, seed, p, first_row, n, BLOCK_M=block_m, BLOCK_N=block_n)
+    return keep.bool()
+
+
+def test_dropout_offsets_do_not_wrap_at_32_bits():
+    """Element offsets past 2**32 draw their own numbers: with 32-bit offsets row 2**16 of
+    a 2**16-wide tensor (offset 2**32) would repeat row 0's mask."""
+    test_seed = fresh_seed()
+    seed, p, n = random.randrange(2**31), 0.5, 2**16
+    first = keep_rows(seed, p, 0, n)
+    for row in (2**16, 2**15 + 1):  # offset 2**32, and 2**31 + 2**16 (past int32)
+        later = keep_rows(seed, p, row, n)
+        differ = (first != later).double().mean().item()
+        assert abs(differ - 0.5) <= 5 * math.sqrt(0.25 / first.numel()), (
+            f"seed={test_seed} row={row}: {differ}"
+        )
+    # the same rows computed again (and as the fused kernel would) agree
+    assert torch.equal(keep_rows(seed, p, 0, n), first)
+    assert torch.equal(first, fa.launch_dropout_mask(16, n, p, seed, DEVICE)[:, :64])
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(4096, 4096), (3001, 5003)], ids=str)
+def test_dropout_realistic_sizes(shape, dtype):
+    test_seed = fresh_seed()
+    seed = random.randrange(2**64)
+    x, bias = rand(shape, dtype, scale=3.0), rand(shape[1], dtype)
+    out = poisoned_like(x)
+    fa.bias_gelu_mask(x, bias, p=0.1, seed=seed, out=out)
+    keep = assert_dropout_matches(out, x, bias, 0.1, seed, "none", test_seed)
+    kept = keep.double().mean().item()
+    assert abs(kept - 0.9) <= keep_fraction_bound(0.1, keep.numel()), f"seed={test_seed}"
+
+
+@big_gpu_memory
+@requires_gpu
+def test_dropout_offsets_past_int32():
+    """2**31 + 16,384 elements: the rows past 2**31 keep their own fraction 1 - p, and
+    their mask is the one launch_dropout_mask and the int64 helper give there."""
+    n, p, seed = 4096, 0.5, 2024
+    rows_below = 2**31 // n
+    x = torch.ones((rows_below + 4, n), dtype=torch.float16, device="cuda")
+    bias = torch.zeros(n, dtype=torch.float16, device="cuda")
+    out = fa.bias_gelu_mask(x, bias, p=p, seed=seed)
+    past = out[rows_below:] != 0
+    kept = past.double().mean().item()
+    assert abs(kept - (1 - p)) <= keep_fraction_bound(p, past.numel())
+    del out, x
+    keep = fa.launch_dropout_mask(rows_below + 4, n, p, seed, "cuda")
+    assert torch.equal(keep[rows_below:], past)
+    assert torch.equal(keep_rows(seed, p, rows_below, n, block_m=4, block_n=n), past)

@@ -361,3 +361,113 @@ def test_the_autotuner_prunes_by_shared_memory_before_compiling(monkeypatch):
     assert dropped and all(mm.shared_memory_bytes(c, 2) > 160 * 1024 for c in dropped)
     assert all(mm.shared_memory_bytes(c, 2) <= 160 * 1024 for c in kept)
     assert mm.matmul_autotuned.early_config_prune is mm.configs_that_fit
+
+
+# ---- the autotuner's key: M by bucket ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "m, bucket", [(1, 16), (16, 16), (17, 32), (300, 512), (512, 512), (513, 1024)]
+)
+def test_m_bucket_is_the_next_power_of_two_from_16(m, bucket):
+    assert mm.m_bucket(m) == bucket
+
+
+def counting_autotuner(module, name, configs):
+    """An autotuner like ``module.name`` (its key and pruning) over ``configs``, whose
+    do_bench runs the config once and counts the timings it was asked for."""
+    src = getattr(module, name)
+    timings = []
+
+    def do_bench(kernel_call, quantiles=None):
+        timings.append(1)
+        kernel_call()
+        return [1.0, 1.0, 1.0] if quantiles else 1.0
+
+    tuner = triton.autotune(
+        configs=configs,
+        key=src.keys,
+        prune_configs_by={"early_config_prune": src.early_config_prune},
+        do_bench=do_bench,
+    )(src.fn)
+    return tuner, timings
+
+
+def test_a_new_m_in_the_same_bucket_does_not_retune(monkeypatch):
+    """A serving loop's token count M changes on every call: the key holds M's bucket, not
+    M, so M = 20 tunes, M = 30 and 32 reuse its winner, and M = 33 (bucket 64) tunes."""
+    assert "M" not in mm.matmul_autotuned.keys and "M_BUCKET" in mm.matmul_autotuned.keys
+    configs = [mm.INTERPRETER_CONFIG, config(16, 32, 16)]
+    tuner, timings = counting_autotuner(mm, "matmul_autotuned", configs)
+    monkeypatch.setattr(mm, "matmul_autotuned", tuner)
+    seed = fresh_seed()
+    runs = []
+    for m in (20, 30, 32, 33, 60, 20):
+        a, b = rand((m, 40), torch.float16), rand((40, 24), torch.float16)
+        assert_matches(mm.matmul(a, b), a, b, msg=f"seed={seed} M={m}")
+        runs.append(len(timings))
+    assert runs == [2, 2, 2, 4, 4, 4], runs  # one timing per config, once per bucket
+    assert sorted(key[0] for key in tuner.cache) == [32, 64]
+
+
+# ---- the minimal kernel: divisible shapes only (lesson 09 starts there) ------------------
+
+# bf16 only on a GPU: the interpreter multiplies bf16 tiles as raw bit patterns, and the
+# minimal kernel has no UPCAST branch to route them through float32.
+BF16_DOT_NEEDS_A_GPU = pytest.mark.skipif(
+    not ON_GPU, reason="the interpreter multiplies bf16 tiles as raw bit patterns"
+)
+MINIMAL_DTYPES = [torch.float16, pytest.param(torch.bfloat16, marks=BF16_DOT_NEEDS_A_GPU)]
+
+
+@pytest.mark.parametrize("dtype", MINIMAL_DTYPES, ids=str)
+@pytest.mark.parametrize(
+    "m, n, k, blocks",
+    [
+        (64, 64, 32, (64, 64, 32)),
+        (128, 192, 96, (64, 64, 32)),
+        (48, 32, 80, (16, 32, 16)),
+        (16, 16, 16, (16, 16, 16)),
+    ],
+)
+def test_minimal_matches_reference_on_divisible_shapes(m, n, k, blocks, dtype):
+    seed = fresh_seed()
+    a, b = rand((m, k), dtype), rand((k, n), dtype)
+    c = mm.matmul_minimal(a, b, *blocks)
+    assert c.shape == (m, n) and c.dtype == dtype
+    assert_matches(c, a, b, msg=f"seed={seed} blocks={blocks}")
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_minimal_at_a_realistic_size(dtype):
+    seed = fresh_seed()
+    a, b = rand((1024, 512), dtype), rand((512, 768), dtype)
+    assert_matches(mm.matmul_minimal(a, b), a, b, msg=f"seed={seed}")
+
+
+def test_minimal_never_computes_a_ragged_edge_tile():
+    """M = 70 on 64-row tiles: the grid holds 70 // 64 = 1 row of tiles, so rows 64..69 of
+    c are never written (here they stay NaN). The kernel with masks computes them all."""
+    seed = fresh_seed()
+    a, b = rand((70, 32), torch.float16), rand((32, 64), torch.float16)
+    c = torch.full((70, 64), float("nan"), dtype=torch.float16, device=DEVICE)
+    mm.minimal_kernel[(1,)](a, b, c, 70, 64, 32, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+    assert_matches(c[:64], a[:64], b, msg=f"seed={seed}")
+    assert torch.isnan(c[64:]).all(), "the rows past the last whole tile were written"
+    assert_matches(mm.matmul(a, b), a, b, msg=f"seed={seed}")
+
+
+def test_minimal_reads_past_the_rows_on_a_ragged_k():
+    """K = 40 on BLOCK_K = 32: the second step loads columns 32..63 of rows that have 40,
+    i.e. 24 elements of the next row, and rows 40..63 of b that do not exist. No error, a
+    wrong product. (a and b sit at the start of larger buffers, so that the reads past
+    their ends stay in memory the test owns.) The kernel with masks gets it right."""
+    seed = fresh_seed()
+    m, n, k = 64, 64, 40
+    a = rand(m * k + 64, torch.float16)[: m * k].view(m, k)
+    b = rand(64 * n, torch.float16)[: k * n].view(k, n)
+    c = mm.matmul_minimal(a, b, 64, 64, 32)
+    ref = mm.reference(a.double(), b.double())
+    assert (c.double() - ref).abs().max() > 1.0, f"seed={seed}: a ragged K came out right"
+    assert_matches(mm.matmul(a, b), a, b, msg=f"seed={seed}")

@@ -19,6 +19,7 @@ the size of the values and fails.
 
 import pytest
 import torch
+import triton
 
 from kernels import matmul_tma as mt
 from tests.support import (
@@ -621,3 +622,38 @@ def test_epilogue_values_on_made_up_rows():
     assert value("matmul_tma.epilogue_verdict", docs) == (
         "missed (1.20× at 4096³, 1.10× at 8192³; the target is 1.15×)"
     )
+
+
+# ---- the autotuners' key: M by bucket ---------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["pointers", pytest.param("tma", marks=requires_tma)])
+def test_a_new_m_in_the_same_bucket_does_not_retune(path, monkeypatch):
+    """Both kernels key on M's bucket (m_bucket), not M: M = 24 tunes, M = 32 reuses its
+    winner (bucket 32), M = 40 (bucket 64) tunes again."""
+    name = PATH_KERNEL[path]
+    src = getattr(mt, name)
+    assert "M" not in src.keys and "M_BUCKET" in src.keys
+    timings = []
+
+    def do_bench(kernel_call, quantiles=None):
+        timings.append(1)
+        kernel_call()
+        return [1.0, 1.0, 1.0] if quantiles else 1.0
+
+    small = [mt.INTERPRETER_CONFIG, mt.make_config(16, 32, 16, 4, 1)]
+    tuner = triton.autotune(
+        configs=small if not ON_GPU else [mt.FALLBACK_CONFIG, mt.make_config(64, 64, 32, 4, 3)],
+        key=src.keys,
+        prune_configs_by={"early_config_prune": src.early_config_prune},
+        do_bench=do_bench,
+    )(src.fn)
+    monkeypatch.setattr(mt, name, tuner)
+    seed = fresh_seed()
+    runs = []
+    for m in (24, 32, 40, 24):
+        a, b = operands(m, 48, 40, torch.float16)
+        assert_matches(mt.matmul_tma(a, b, path=path), a, b, msg=f"seed={seed} M={m}")
+        runs.append(len(timings))
+    assert runs == [2, 2, 4, 4], runs
+    assert mt.m_bucket(24) == mt.m_bucket(32) == 32 and mt.m_bucket(40) == 64

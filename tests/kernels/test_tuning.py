@@ -165,3 +165,27 @@ def test_autotuned_at_a_realistic_small_output_size():
     a, b = rand((128, 8192), torch.float16), rand((8192, 192), torch.float16)
     c = tu.split_k_matmul(a, b, tuning="autotune")
     assert_matches(c, a, b, msg=f"seed={seed} picked {tu.split_k_autotuned.best_config}")
+
+
+def test_a_new_m_in_the_same_bucket_does_not_retune(monkeypatch):
+    """The key holds M's bucket (the next power of two), not M: a batch of 20 rows tunes,
+    one of 25 reuses the winner, one of 40 (bucket 64) tunes again."""
+    assert "M" not in tu.split_k_autotuned.keys and "M_BUCKET" in tu.split_k_autotuned.keys
+    calls = []
+    tuner = twin(reset=True)
+    real = tuner.do_bench
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    tuner.__dict__["do_bench"] = spy  # cached_property: the instance's own value wins
+    monkeypatch.setattr(tu, "split_k_autotuned", tuner)
+    b = rand((300, 30), torch.float16)
+    counts = []
+    for m in (20, 25, 32, 40):
+        a = rand((m, 300), torch.float16)
+        assert_matches(tu.split_k_matmul(a, b, tuning="autotune"), a, b, msg=f"M={m}")
+        counts.append(len(calls))
+    per_tuning = len(tuner.configs)
+    assert counts == [per_tuning, per_tuning, per_tuning, 2 * per_tuning], counts

@@ -83,22 +83,23 @@ def run(ceilings):
 BENCHMARKS = [benchlib.Benchmark("toy", "out = 2 * x, nothing measured yet", run)]
 """,
     "figures/toy.py": '''
-from scripts.book.render import Docs, Figure, Value, line, rows, tbps
+from scripts.book import render
+from scripts.book.render import Docs, Figure, Value
 
 
 def best(docs: Docs) -> float:
     """Best bandwidth of the toy kernel."""
-    return max(r["bytes"] / r["time_s"]["p50"] for r in rows(docs, "toy"))
+    return max(render.bandwidth(r) for r in render.rows(docs, "toy"))
 
 
 def build(docs: Docs) -> dict:
-    rs = rows(docs, "toy")
-    return {"data": [line([r["n"] for r in rs], [r["bytes"] / r["time_s"]["p50"] for r in rs],
-                          "toy", "triton")], "layout": {}}
+    rs = render.rows(docs, "toy")
+    return {"data": [render.line([r["n"] for r in rs], [render.bandwidth(r) for r in rs],
+                                 "toy", "triton")], "layout": {}}
 
 
 FIGURES = {"toy-bandwidth": Figure("Toy bandwidth", ("toy",), build, "Toy bandwidth plot")}
-VALUES = {"toy.best": Value(best, tbps)}
+VALUES = {"toy.best": Value(best, render.tbps)}
 ''',
     "figures/schemas/toy.json": json.dumps(
         {

@@ -137,7 +137,7 @@ CASES = [
     # compute capability 9.0: the CUDA C Programming Guide's per-capability table).
     (
         "dsl/04-loads-stores-masks.md",
-        "An SM holds at most 2,048 threads",
+        "holds at most 2,048 threads",
         "2,048",
         "figures/vector_add.py SM_LIMITS['9.0']['threads']",
         module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["threads"],

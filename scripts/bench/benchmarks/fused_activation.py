@@ -7,11 +7,21 @@
   approximation, and no mask. Each row also counts the CUDA kernels one call launches
   (torch.profiler), and Triton rows carry the compiled kernel's registers, spills and the
   global loads in its PTX.
+- ``fused_activation_dropout``: dropout of ``gelu(x + bias)`` with the keep mask made in
+  the kernel from a seed (``tl.rand``), against the same kernel reading the mask from
+  memory, eager ``F.dropout(F.gelu(x + bias), p)`` and torch.compile of it, over the same
+  sizes.
+- ``fused_activation_controls``: the controls for what limits the kernel at the largest
+  size: elements per thread (bytes in flight) for each GELU form and keep mask, with the
+  compiled kernel's instructions per element (PTX and SASS opcode counts).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import math
+import re
 
 import torch
 
@@ -50,6 +60,12 @@ def chain(x, bias, mask, approximate):
     return y * mask if mask is not None else y
 
 
+def dropout_chain(x, bias, p, approximate):
+    """GELU then dropout as eager PyTorch runs it: add, GELU, dropout (its own random mask)."""
+    y = torch.nn.functional.gelu(x + bias, approximate=approximate)
+    return torch.nn.functional.dropout(y, p)
+
+
 # --8<-- [end:peers]
 
 
@@ -86,17 +102,22 @@ def kernels_per_call(fn) -> int | None:
         return None
 
 
-def triton_resources(x, bias, mask, out, approximate: str) -> dict:
-    """Registers, spills and PTX global loads of the kernel the wrapper launched: the
-    wrapper's own launch (``fa.launch``, tile from ``fa.plan``), so the same compiled
-    kernel from Triton's cache."""
+def compiled_kernel(x, bias, mask, out, approximate: str, **launch_kw):
+    """The compiled kernel the wrapper launched, from the wrapper's own launch
+    (``fa.launch``, the tile from ``fa.plan`` unless ``launch_kw`` sets one), so the same
+    compiled kernel from Triton's cache."""
     cap = benchlib.Capture(fa.bias_gelu_mask_kernel)
     fa.bias_gelu_mask_kernel = cap
     try:
-        fa.launch(x, bias, mask, out, approximate=approximate)
+        fa.launch(x, bias, mask, out, approximate=approximate, **launch_kw)
     finally:
         fa.bias_gelu_mask_kernel = cap.kernel
-    kernel = cap.compiled
+    return cap.compiled
+
+
+def triton_resources(x, bias, mask, out, approximate: str, **launch_kw) -> dict:
+    """Registers, spills and PTX global loads of the kernel the wrapper launched."""
+    kernel = compiled_kernel(x, bias, mask, out, approximate, **launch_kw)
     return {**benchlib.kernel_resources(kernel), "ptx_loads": benchlib.ptx_loads(kernel.asm["ptx"])}
 
 
@@ -161,25 +182,239 @@ def run_case(
     return rows
 
 
-def run(ceilings: dict) -> list[dict]:
-    # Every case compiles the same function again with new guards: raise dynamo's limit
-    # (8 by default) so that no case silently falls back to eager.
+@contextlib.contextmanager
+def more_recompiles():
+    """Every case compiles the same function again with new guards: raise dynamo's limit
+    (8 by default) so that no case silently falls back to eager."""
     config = torch._dynamo.config
     names = [k for k in ("recompile_limit", "cache_size_limit") if hasattr(config, k)]
     saved = {k: getattr(config, k) for k in names}
     for k in names:
         setattr(config, k, max(saved[k], 64))
     try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(config, k, v)
+
+
+def run(ceilings: dict) -> list[dict]:
+    with more_recompiles():
         rows = []
         benchlib.warm_up()
         for m in SWEEP_M:
             rows += run_case(m, *SWEEP_CASE, host=m in HOST_M)
         for case in VARIANTS:
             rows += run_case(LARGEST, *case)
-    finally:
-        for k, v in saved.items():
-            setattr(config, k, v)
-        torch.cuda.empty_cache()
+    torch.cuda.empty_cache()
+    return rows
+
+
+# ---- dropout made in the kernel: fused_activation_dropout --------------------------------
+
+SEED = 20240613  # the Triton kernel's dropout seed; the peers draw from torch's generator
+# At the largest size, besides the bf16 sweep: the tanh GELU (fewer instructions), and
+# float32 (twice the bytes per element for the same instructions).
+DROPOUT_VARIANTS = [(torch.bfloat16, "tanh"), (torch.float32, "none")]
+
+
+def dropout_min_bytes(m: int, dtype: torch.dtype, keep: str) -> int:
+    """The least one call moves: x read and out written once, bias once; a keep mask read
+    from memory adds M x N more (keep="memory"), one made from a seed nothing."""
+    s = torch.finfo(dtype).bits // 8
+    return (3 if keep == "memory" else 2) * m * N * s + N * s
+
+
+def keep_bound(p: float, n: int) -> float:
+    """Six binomial standard deviations of the kept fraction of n elements."""
+    return 6 * math.sqrt(p * (1 - p) / n)
+
+
+def check_dropout(got, x, bias, p: float, approximate: str, what: str) -> float:
+    """Check a dropout whose random numbers are its own (torch's generator): its shape and
+    dtype; the fraction it keeps, within six binomial standard deviations of 1 - p (counted
+    where |gelu(x + bias)| > 1e-3, far from any underflow, so that a 0 there is a drop);
+    and every element against the float64 reference on the mask read back from ``got``
+    (kept: gelu * 1/(1-p), dropped: 0). What is left unchecked is which elements it drops,
+    the one seed-dependent part. Returns the kept fraction."""
+    torch.cuda.synchronize()
+    if got.shape != x.shape or got.dtype != x.dtype:
+        raise AssertionError(f"{what}: got {got.dtype}{tuple(got.shape)}, expected "
+                             f"{x.dtype}{tuple(x.shape)}")  # fmt: skip
+    plain = fa.reference(x.double(), bias.double(), None, approximate)  # float64
+    kept = got != 0
+    clear = plain.abs() > 1e-3
+    n = int(clear.sum())
+    fraction = kept[clear].double().mean().item()
+    if abs(fraction - (1 - p)) > keep_bound(p, n):
+        raise AssertionError(f"{what}: kept {fraction:.6f} of {n} elements, expected {1 - p}")
+    expected = (plain * kept.double() / (1 - p)).to(x.dtype)
+    rtol, atol = CHECK_TOL[x.dtype]
+    benchlib.check(got, expected, what, exact=False, rtol=rtol, atol=atol)
+    return fraction
+
+
+def seeded_expected(x, bias, p: float, seed: int, approximate: str):
+    """The Triton kernel's exact expectation: the float64 reference on the keep mask the
+    kernel makes from ``seed`` (launch_dropout_mask), and the fraction it keeps."""
+    keep = fa.launch_dropout_mask(*x.shape, p, seed, x.device)
+    scaled = keep.double() / (1 - p)
+    expected = fa.reference(x.double(), bias.double(), scaled, approximate).to(x.dtype)
+    return expected, keep.double().mean().item()
+
+
+def run_dropout_case(m: int, dtype: torch.dtype, approximate: str, host: bool) -> list[dict]:
+    dname, p = DTYPES[dtype], DROP_P
+    x, bias, mask = inputs(m, dtype, with_mask=True)
+    out = torch.empty_like(x)
+    rtol, atol = CHECK_TOL[dtype]
+    rows = []
+
+    def add(impl: str, keep: str, timing: dict, fn, fraction: float, resources=None) -> None:
+        rows.append({
+            "impl": impl, "dtype": dname, "approximate": approximate, "p": p, "m": m, "n": N,
+            "bytes": dropout_min_bytes(m, dtype, keep), **timing, "kernels": kernels_per_call(fn),
+            "keep_fraction": fraction, **(resources or {}),
+        })  # fmt: skip
+
+    what = f"fused_activation_dropout {{}} {m}x{N} {dname} gelu={approximate} p={p}"
+    # Triton, the keep mask made in the kernel from SEED: checked exactly as it must be.
+    expected, fraction = seeded_expected(x, bias, p, SEED, approximate)
+    fn = functools.partial(
+        fa.bias_gelu_mask, x, bias, approximate=approximate, p=p, seed=SEED, out=out
+    )
+    timing = benchlib.check_then_time(fn, expected, what.format("triton_seed"), out=out,
+                                      exact=False, rtol=rtol, atol=atol, host=host)  # fmt: skip
+    resources = triton_resources(x, bias, None, out, approximate, p=p, seed=SEED)
+    add("triton_seed", "seed", timing, fn, fraction, resources)
+    del expected
+    # Triton, the same kernel reading a keep mask (0 or 1/(1-p)) from memory.
+    expected = fa.reference(x, bias, mask, approximate)
+    fn = functools.partial(fa.bias_gelu_mask, x, bias, mask, approximate=approximate, out=out)
+    timing = benchlib.check_then_time(fn, expected, what.format("triton_mask"), out=out,
+                                      exact=False, rtol=rtol, atol=atol, host=host)  # fmt: skip
+    resources = triton_resources(x, bias, mask, out, approximate)
+    add("triton_mask", "memory", timing, fn, (mask != 0).double().mean().item(), resources)
+    del expected
+    # The peers: F.dropout(F.gelu(x + bias), p), eager and compiled, with their own masks.
+    peers = {"eager": functools.partial(dropout_chain, x, bias, p, approximate)}
+    try:
+        compiled = torch.compile(dropout_chain, dynamic=False)
+        peers["compile"] = functools.partial(compiled, x, bias, p, approximate)
+    except Exception as exc:  # noqa: BLE001
+        print(f"    torch.compile skipped: {exc!r}")
+    for impl, fn in peers.items():
+        try:
+            fraction = check_dropout(fn(), x, bias, p, approximate, what.format(impl))
+            timing = {"time_s": benchlib.device_time(fn)}
+            if host:
+                timing["host_s"] = benchlib.host_time(
+                    fn, calls=benchlib.calls_for(timing["time_s"])
+                )
+        except AssertionError:
+            raise  # a wrong answer is a finding, never a skip
+        except Exception as exc:  # noqa: BLE001 - e.g. torch.compile failing to build
+            print(f"    {impl} skipped: {exc!r}")
+            continue
+        add(impl, "seed", timing, fn, fraction)
+    del x, bias, mask, out
+    speeds = ", ".join(f"{r['impl']} {r['time_s']['p50'] * 1e6:.1f}" for r in rows)
+    print(f"  dropout {dname:>8} gelu={approximate:<4} M={m:>5}: {speeds} us")
+    return rows
+
+
+def run_dropout(ceilings: dict) -> list[dict]:
+    with more_recompiles():
+        rows = []
+        benchlib.warm_up()
+        for m in SWEEP_M:
+            rows += run_dropout_case(m, torch.bfloat16, "none", host=m in HOST_M)
+        for dtype, approximate in DROPOUT_VARIANTS:
+            rows += run_dropout_case(LARGEST, dtype, approximate, host=False)
+    torch.cuda.empty_cache()
+    return rows
+
+
+# ---- what limits the fused kernel: fused_activation_controls ------------------------------
+
+# Tiles at the largest size, bf16: 1024 columns on 4 warps and 1, 2, 4 or 8 rows, i.e. 8,
+# 16, 32 or 64 elements per thread (2 x 1024 is plan()'s). Each tile with the exact and
+# the tanh GELU, and with no keep mask, one read from memory or one made from a seed.
+CONTROL_TILES = [(1, 1024, 4), (2, 1024, 4), (4, 1024, 4), (8, 1024, 4)]
+KEEPS = ("none", "memory", "seed")
+
+
+def instruction_counts(text: str, kind: str) -> dict[str, int]:
+    """Instructions of each opcode in a kernel's PTX or SASS (``kind``), predicates
+    dropped (``@%p1 ld.global.b32`` counts as ``ld.global.b32``); labels, directives,
+    comments and SASS's NOP padding are not instructions. The kernel has no loop, so
+    each instruction runs once per thread."""
+    counts: dict[str, int] = {}
+    if kind == "ptx":
+        body = text[text.index("{", text.index(".entry")) :]
+        lines = [line.strip() for line in body.splitlines()]
+        lines = [t for t in lines if t and not t.startswith(("//", ".", "$", "{", "}"))]
+        guard = r"^@!?%p\w+\s+"
+    else:  # cuobjdump's SASS as triton.tools.disasm gives it: "<control>\t<instruction>;"
+        lines = [line.split("\t", 1)[1].strip() for line in text.splitlines() if "\t" in line]
+        guard = r"^@!?U?P\w+\s+"
+    for line in lines:
+        op = re.sub(guard, "", line).split()[0].rstrip(";")
+        if op != "NOP":
+            counts[op] = counts.get(op, 0) + 1
+    return counts
+
+
+def sass_text(compiled) -> str | None:
+    """The compiled kernel's SASS (cuobjdump, as Triton bundles it), or None."""
+    try:
+        from triton.tools.disasm import get_sass
+
+        return get_sass(compiled.asm["cubin"])
+    except Exception as exc:  # noqa: BLE001 - no disassembler: record no SASS, keep the PTX
+        print(f"    SASS skipped: {type(exc).__name__}: {exc}"[:200])
+        return None
+
+
+def run_controls(ceilings: dict) -> list[dict]:
+    rows, m, dtype, p = [], LARGEST, torch.bfloat16, DROP_P
+    rtol, atol = CHECK_TOL[dtype]
+    benchlib.warm_up()
+    for approximate in ("none", "tanh"):
+        for keep in KEEPS:
+            x, bias, mask = inputs(m, dtype, with_mask=keep == "memory")
+            out = torch.empty_like(x)
+            drop = {"p": p, "seed": SEED} if keep == "seed" else {}
+            if keep == "seed":
+                expected, _ = seeded_expected(x, bias, p, SEED, approximate)
+            else:
+                expected = fa.reference(x, bias, mask, approximate)
+            for block_m, block_n, warps in CONTROL_TILES:
+                tile = {"block_m": block_m, "block_n": block_n, "num_warps": warps}
+                fn = functools.partial(fa.bias_gelu_mask, x, bias, mask, approximate=approximate,
+                                       out=out, **drop, **tile)  # fmt: skip
+                what = (f"fused_activation_controls {approximate} keep={keep} "
+                        f"{block_m}x{block_n}/{warps} warps")  # fmt: skip
+                timing = benchlib.check_then_time(fn, expected, what, out=out, exact=False,
+                                                  rtol=rtol, atol=atol)  # fmt: skip
+                kernel = compiled_kernel(x, bias, mask, out, approximate, **drop, **tile)
+                sass = sass_text(kernel)
+                rows.append({
+                    "dtype": DTYPES[dtype], "approximate": approximate, "keep": keep, "m": m,
+                    "n": N, **tile, "per_thread": block_m * block_n // (32 * warps),
+                    "planned": (block_m, block_n) == fa.plan(m, N) and warps == 4,
+                    "bytes": dropout_min_bytes(m, dtype, keep), **timing,
+                    **benchlib.kernel_resources(kernel),
+                    "ptx_ops": instruction_counts(kernel.asm["ptx"], "ptx"),
+                    "sass_ops": None if sass is None else instruction_counts(sass, "sass"),
+                })  # fmt: skip
+                r = rows[-1]
+                issued = sum((r["sass_ops"] or r["ptx_ops"]).values()) / r["per_thread"]
+                print(f"  {approximate:<4} keep={keep:<6} {r['per_thread']:>2}/thread: "
+                      f"{r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s, {r['n_regs']} regs, "
+                      f"{issued:.1f} instructions per element")  # fmt: skip
+            del x, bias, mask, out, expected
+    torch.cuda.empty_cache()
     return rows
 
 
@@ -199,5 +434,41 @@ BENCHMARKS = [
         "(torch.profiler); Triton rows: n_regs, n_spills and the PTX's global loads of the "
         "compiled kernel. Roofline FLOPs: 7 per element, erf counted as one.",
         run,
+    ),
+    benchlib.Benchmark(
+        "fused_activation_dropout",
+        "Dropout of gelu(x + bias), x (M, 4096), bias (4096,), p = 0.1, four ways: "
+        "triton_seed, kernels/fused_activation.py with the keep mask made in the kernel "
+        "(bias_gelu_mask(x, bias, p=0.1, seed=20240613): tl.rand on each element's place, no "
+        "mask bytes); triton_mask, the same kernel reading a keep mask (0 or 1/(1-p)) from "
+        "memory; eager F.dropout(F.gelu(x + bias), p) and torch.compile of it (dynamic=False,"
+        " one compile per case), each with torch's own random mask. Sweep: bfloat16, exact "
+        "GELU, M = 256..32768; at M = 32768 also tanh GELU (bf16) and float32. Triton rows "
+        "checked against the float64 reference on their own mask (launch_dropout_mask for the"
+        " seed), then timed (do_bench, L2 flushed). The peers' mask cannot be known in "
+        "advance: each is checked for shape, dtype, a kept fraction within 6 binomial "
+        "standard deviations of 1 - p (where |gelu| > 1e-3), and every element against the "
+        "float64 reference on the mask read back from its output; then timed the same way. At"
+        " M = 256 and 1024 also the host's time per call (host_s). bytes = the least the impl"
+        " must move: x read, out written, bias read, plus M * N mask elements for "
+        "triton_mask. keep_fraction = the kept fraction of the checked call; kernels = CUDA "
+        "kernels per call (torch.profiler); Triton rows: n_regs, n_spills and the PTX's "
+        "global loads.",
+        run_dropout,
+    ),
+    benchlib.Benchmark(
+        "fused_activation_controls",
+        "What limits kernels/fused_activation.py at M = 32768, N = 4096, bf16: each of 2 "
+        "GELU forms (exact erf, tanh) x 3 keep masks (none; read from memory; made in the "
+        "kernel from a seed, p = 0.1) x 4 tiles (1, 2, 4 or 8 rows of 1024 columns on 4 "
+        "warps: 8, 16, 32 or 64 elements per thread, planned = plan()'s tile), checked "
+        "against the float64 reference and timed (do_bench, L2 flushed). bytes = x read, "
+        "out written, bias read, plus the mask when read from memory. Each row keeps the "
+        "compiled kernel's registers and spills and its instructions by opcode, in the PTX "
+        "and (where cuobjdump runs) in the SASS, predicates dropped and NOPs left out; the "
+        "kernel has no loop, so each instruction runs once per thread and the count over "
+        "per_thread is instructions per element. The controls: elements per thread (bytes "
+        "in flight) and instructions per element (the GELU form, the random numbers).",
+        run_controls,
     ),
 ]

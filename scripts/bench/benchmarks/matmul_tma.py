@@ -10,7 +10,7 @@
 - ``matmul_tma_epilogue``: lesson 09's epilogue target (a fused matmul + bias + GELU at
   least 1.15x faster than cuBLAS + eager) tried with the persistent TMA kernel, bf16,
   4096^3 and 8192^3, next to lesson 09's fused kernel, cuBLAS + eager, and both plain
-  matmuls, in one run.
+  matmuls, in one run; each Triton row records the config its autotuner chose.
 
 Most of the time is compiling: 4 TMA configs and 3 pointer configs per dtype (and 4 more
 for warp specialization, bf16 only), plus lesson 09's 8 configs per dtype unless Triton's
@@ -145,6 +145,25 @@ def run(ceilings: dict) -> list[dict]:
 # speed (the persistent TMA kernel) meets it with the same epilogue.
 EPILOGUE_SIZES = [4096, 8192]
 EPILOGUE_DTYPE = torch.bfloat16
+# The autotuner behind each Triton impl of the epilogue comparison: (module, name).
+EPILOGUE_TUNERS = {
+    "tma_fused": (mt, "matmul_tma_autotuned"),
+    "lesson09_fused": (mm, "matmul_autotuned"),
+    "tma_plain": (mt, "matmul_tma_autotuned"),
+}
+
+
+def tuned_config(fn, module, name: str) -> dict:
+    """The config the autotuner ``module.name`` runs for ``fn``'s problem (its cached
+    winner for that key, the one the timing used), with that compiled kernel's registers
+    and spills: ``fn`` called once more, its kernel captured. One autotuner serves
+    several impls (with and without the epilogue: two keys), so its best_config is read
+    right after this call, not after the whole comparison."""
+    res = benchlib.captured(fn, module, name)
+    return {
+        **config_fields(getattr(module, name)),
+        **{key: v for key, v in res.items() if v is not None},
+    }
 
 
 def run_epilogue(ceilings: dict) -> list[dict]:
@@ -176,6 +195,9 @@ def run_epilogue(ceilings: dict) -> list[dict]:
             "cublas": (functools.partial(torch.matmul, a, b, out=c), False, True),
         }
         rows += time_epilogue_impls(impls, expected, bias, c, f"matmul_tma_epilogue {n}^3")
+        for r in rows[-len(impls) :]:
+            if r["impl"] in EPILOGUE_TUNERS:  # the config each Triton call ran, and its cost
+                r.update(tuned_config(impls[r["impl"]][0], *EPILOGUE_TUNERS[r["impl"]]))
         t = {r["impl"]: r["time_s"]["p50"] for r in rows[-len(impls) :]}
         print(
             f"  bf16 {n}^3: cuBLAS + eager over fused: TMA kernel "
@@ -211,7 +233,10 @@ BENCHMARKS = [
         "F.gelu (cublas_eager, three kernels), and the plain matmuls: kernels/matmul_tma.py "
         "(tma_plain) and torch.matmul (cublas). Each checked against reference() (float64) "
         "first, then timed (do_bench, L2 flushed). FLOPs = 2*M*N*K; bytes = A, B read once + "
-        "C written once (+ the bias where there is an epilogue).",
+        "C written once (+ the bias where there is an epilogue). Triton rows (tma_fused, "
+        "lesson09_fused, tma_plain): block_m/n/k, num_warps, num_stages = the config the "
+        "autotuner chose for that call's key (the one timed), n_regs and n_spills of that "
+        "compiled kernel.",
         run_epilogue,
     ),
 ]

@@ -1,0 +1,404 @@
+"""The scoreboard appendix (docs/appendix/scoreboard.md): each kernel against each peer it
+was measured with, one table per lesson (or part of one), a column per device.
+
+Every cell compares two rows of one data file, so both were timed in the same run on the
+same GPU: the book's kernel against a peer (a speed ratio, the peer's time over ours,
+above 1 when ours is faster) or against the run's copy ceiling (the share of copy
+bandwidth). Each cell shows the ratio of the medians and, in brackets, the interval of
+``render.speedup`` from the opposite percentiles, widened by ``render.tie_margin`` (at
+least 1%, more where the run timed the same cuBLAS product twice and the two drifted
+apart); "faster"/"slower" when the interval lies on one side of 1, "ties" when it
+includes 1 (``render.ties``; for copy, only "ties" is written). "host-bound" marks a
+comparison where a row's host time per call exceeds its CUDA-graph replay time: there the
+ratio compares launch paths (methodology, "When the events time the host"), and such a
+ratio, like a ratio of host times, is widened by how far a launch-bound time moved from
+run to run on that GPU (``launch_drift``, from the variation runs) where it was measured.
+
+Rows come from the families' own helpers where they have one (vector_add.largest,
+fused_activation.pick, softmax.series and row_of, matmul.square), else by their fields; a
+row a device has not measured is left out of its column ("—" on the page).
+"""
+
+from collections.abc import Callable
+
+from figures import fused_activation, matmul, softmax, variation, vector_add
+from scripts.book import render
+from scripts.book.render import Docs, Table, Value
+
+Label = tuple[str, str]  # (case, what it is compared against)
+SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+# ---- cells: a ratio with its interval, in words ---------------------------------------------
+
+
+def host_bound(row: dict) -> bool:
+    """Whether the host, not the GPU, set the row's pace: its host time per call (a loop of
+    back-to-back calls) exceeds its CUDA-graph replay time (the GPU's work alone) beyond
+    both spreads. Only rows that record both controls can say so."""
+    host, graph = row.get("host_s"), row.get("graph_time_s")
+    return bool(host and graph) and host["p20"] > graph["p80"]
+
+
+def span(mid: float, low: float, high: float, percent: bool, tie: bool) -> str:
+    """ "1.06× (1.03–1.09)" or "97% (96–98%)": two decimals (none for percents), one more
+    where the rounded interval would include 1 that the true one does not."""
+    digits = 2
+    if not tie and round(low, 2) <= 1 <= round(high, 2):
+        digits = 3
+    if percent:
+        d = digits - 2
+        return f"{mid:.{d}%} ({low * 100:.{d}f}–{high * 100:.{d}f}%)"
+    return f"{mid:.{digits}f}× ({low:.{digits}f}–{high:.{digits}f})"
+
+
+def launch_drift(docs: Docs) -> float:
+    """How far a launch-bound time moved from run to run on this device: the variation
+    runs' widest range at 2^16 elements, where the vector add's time is the host's
+    (figures/variation.py); 0 on a device without them."""
+    return variation.spread(docs, "small") or 0.0
+
+
+def against(
+    docs: Docs, bench: str, ours: dict | None, peer: dict | None, field: str = "time_s"
+) -> str | None:
+    """Our row against a peer's row of the same data file: "faster: 1.06× (1.03–1.09)",
+    "ties: ...", "slower: ..." (the peer's time over ours; brackets: the interval of
+    ``render.speedup``, widened by ``render.tie_margin``, and for a host time or a
+    host-bound row by ``launch_drift`` too); None without both rows."""
+    if ours is None or peer is None:
+        return None
+    bound = host_bound(ours) or host_bound(peer)
+    margin = render.tie_margin(render.doc(docs, bench))
+    if bound or field == "host_s":
+        margin = max(margin, launch_drift(docs))
+    mid, low, high = render.speedup(ours[field], peer[field], margin)
+    tie = render.ties(low, high)
+    word = "ties" if tie else ("faster" if low > 1 else "slower")
+    return f"{word}: {span(mid, low, high, False, tie)}" + (" · host-bound" if bound else "")
+
+
+def of_copy(docs: Docs, bench: str, row: dict | None) -> str | None:
+    """A row's share of its run's copy bandwidth: "97% (96–98%)", "ties: 100% (99–101%)";
+    None without the row."""
+    if row is None:
+        return None
+    d = render.doc(docs, bench)
+    ceiling = d["ceilings"]["copy"]
+    scale = row["bytes"] / ceiling["bytes"]
+    mid, low, high = (
+        scale * v for v in render.speedup(row["time_s"], ceiling["time_s"], render.tie_margin(d))
+    )
+    tie = render.ties(low, high)
+    return ("ties: " if tie else "") + span(mid, low, high, True, tie)
+
+
+def launch_note(docs: Docs) -> str:
+    """The run line's note for host times: the margin ``launch_drift`` adds, or that this
+    device has no run-to-run measurement to add."""
+    drift = launch_drift(docs)
+    if drift:
+        return f"a launch-bound time moved by up to {drift:.1%} from run to run on this GPU"
+    return "no run-to-run measurement on this GPU: intervals widened by 1% only"
+
+
+def drift_note(*benches: str) -> Callable[[Docs], str]:
+    """The run line's note: how far apart the run timed the same cuBLAS product twice (the
+    margin its intervals are widened by), where it did."""
+
+    def note(docs: Docs) -> str:
+        drifts = [render.repeat_drift(docs[b]) for b in benches if b in docs]
+        worst = max(drifts, default=0.0)
+        return f"cuBLAS 8192³ timed twice in the run, {worst:.1%} apart" if worst else ""
+
+    return note
+
+
+def power_of_two(n: int) -> str:
+    """2²⁸ for a power of two, else the number with thousands separators."""
+    return f"2{str(n.bit_length() - 1).translate(SUPERSCRIPT)}" if n & (n - 1) == 0 else f"{n:,}"
+
+
+def get(lookup: Callable[..., dict], *args) -> dict | None:
+    """A family helper's row (``lookup(docs, ...)``), or None where this device has not
+    measured it (the helper's RenderError, or an empty list it indexed)."""
+    try:
+        return lookup(*args)
+    except (render.RenderError, IndexError):
+        return None
+
+
+def find(docs: Docs, bench: str, **match) -> dict | None:
+    """The one timed row of ``bench`` matching ``match``, or None where the device has
+    none (no such benchmark, no such row, or a row that failed and has no time)."""
+    row = render.maybe_one(docs, bench, absent_ok=True, **match)
+    return row if row is not None and "time_s" in row else None
+
+
+class Cells(dict):
+    """{(case, against): text}, in the order set; a cell that is None is not set."""
+
+    def put(self, case: str, what: str, text: str | None) -> None:
+        if text is not None:
+            self[(case, what)] = text
+
+
+# ---- lesson 07: vector add ------------------------------------------------------------------
+
+
+def vector_add_cells(docs: Docs) -> Cells:
+    cells, bench = Cells(), vector_add.BENCH
+    for dtype in vector_add.DTYPES:
+        ours = vector_add.largest(docs, "triton", dtype)
+        case = f"{SHORT[dtype]}, {power_of_two(ours['n'])} elements"
+        cells.put(case, "copy", of_copy(docs, bench, ours))
+        torch_add = get(vector_add.largest, docs, "torch", dtype)
+        cells.put(case, "torch.add", against(docs, bench, ours, torch_add))
+    return cells
+
+
+# ---- lesson 08: bias + GELU + mask ----------------------------------------------------------
+
+FUSED_PEERS = (("eager", "eager PyTorch (3 kernels)"), ("compile", "torch.compile"))
+
+
+def fused_activation_cells(docs: Docs) -> Cells:
+    cells, bench = Cells(), fused_activation.BENCH
+    for case, (_, words) in fused_activation.CASES.items():
+        ours = get(fused_activation.pick, docs, "triton", case)
+        cells.put(words, "copy", of_copy(docs, bench, ours))
+        for peer, name in FUSED_PEERS:
+            theirs = get(fused_activation.pick, docs, peer, case)
+            cells.put(words, name, against(docs, bench, ours, theirs))
+    return cells
+
+
+# ---- lesson 09: matmul ----------------------------------------------------------------------
+
+SQUARE_SIZES = (4096, 8192)  # smaller squares time the wrapper's host path (lesson 09)
+SQUARE_PEERS = (("cublas", "cuBLAS"), ("compile", "torch.compile"))
+EPILOGUE_PEERS = (
+    ("cublas_eager", "cuBLAS, then bias add and GELU"),
+    ("cublas_addmm", "addmm, then GELU"),
+)
+
+
+def matmul_square_cells(docs: Docs) -> Cells:
+    cells, bench = Cells(), matmul.SQUARES
+    for dtype, short in matmul.DTYPES:
+        for n in SQUARE_SIZES:
+            ours = get(matmul.square, docs, "triton", dtype, n)
+            for peer, name in SQUARE_PEERS:
+                theirs = get(matmul.square, docs, peer, dtype, n)
+                cells.put(f"{short}, {n}³", name, against(docs, bench, ours, theirs))
+    return cells
+
+
+def matmul_llm_cells(docs: Docs) -> Cells:
+    cells, bench = Cells(), matmul.LLM
+    mine = [r for r in render.doc(docs, bench)["rows"] if r["impl"] == "triton" and "time_s" in r]
+    for r in sorted(mine, key=lambda r: r["m"]):
+        case = f"{SHORT[r['dtype']]}, M = {r['m']:,} (N = {r['n']:,}, K = {r['k']:,})"
+        cublas = find(docs, bench, impl="cublas", dtype=r["dtype"], m=r["m"], n=r["n"], k=r["k"])
+        cells.put(case, "cuBLAS", against(docs, bench, r, cublas))
+    return cells
+
+
+def matmul_epilogue_cells(docs: Docs) -> Cells:
+    cells, bench = Cells(), matmul.EPILOGUE
+    for n in SQUARE_SIZES:
+        ours = find(docs, bench, impl="triton_fused", m=n)
+        for peer, name in EPILOGUE_PEERS:
+            theirs = find(docs, bench, impl=peer, m=n)
+            cells.put(f"bf16, {n}³", name, against(docs, bench, ours, theirs))
+    return cells
+
+
+# ---- lesson 10: softmax ---------------------------------------------------------------------
+
+SOFTMAX_PEERS = (("torch", "torch.softmax"), ("compile", "torch.compile"), ("liger", "Liger"))
+
+
+def softmax_cells(direction: str, dtype: str) -> Callable[[Docs], Cells]:
+    def cells_of(docs: Docs) -> Cells:
+        cells, bench = Cells(), softmax.BENCH
+        mine = dict(impl="triton", direction=direction, dtype=dtype)
+        for ours in render.rows_by(docs, bench, "cols", **mine):
+            case = f"{ours['cols']:,} columns"
+            cells.put(case, "copy", of_copy(docs, bench, ours))
+            for peer, name in SOFTMAX_PEERS:
+                theirs = get(softmax.row_of, docs, peer, ours["cols"], direction, dtype)
+                cells.put(case, name, against(docs, bench, ours, theirs))
+        return cells
+
+    return cells_of
+
+
+# ---- lesson 11: RMSNorm ---------------------------------------------------------------------
+# (rows found by field: figures/rmsnorm.py's helpers are being converted to kinds)
+
+RMSNORM = "rmsnorm"
+RMSNORM_PEERS = (
+    ("compile", "torch.compile"),
+    ("rms_norm", "F.rms_norm"),
+    ("liger", "Liger"),
+    ("eager", "eager formula"),
+)
+
+
+def rmsnorm_cells(direction: str) -> Callable[[Docs], Cells]:
+    def cells_of(docs: Docs) -> Cells:
+        cells = Cells()
+        mine = [
+            r
+            for r in render.doc(docs, RMSNORM)["rows"]
+            if r["impl"] == "triton" and r["direction"] == direction and "time_s" in r
+        ]
+        for r in sorted(mine, key=lambda r: (r["dtype"] != "bfloat16", r["hidden"])):
+            case = f"{SHORT[r['dtype']]}, H = {r['hidden']:,}"
+            cells.put(case, "copy", of_copy(docs, RMSNORM, r))
+            same = {k: r[k] for k in ("direction", "dtype", "hidden", "rows")}
+            for peer, name in RMSNORM_PEERS:
+                theirs = find(docs, RMSNORM, impl=peer, **same)
+                cells.put(case, name, against(docs, RMSNORM, r, theirs))
+        return cells
+
+    return cells_of
+
+
+# ---- lesson 12: attention -------------------------------------------------------------------
+# (rows found by field: figures/attention.py's helpers are being converted to kinds)
+
+ATTENTION = "attention"
+ATTENTION_N = 4096  # the sequence length at which every peer runs
+ATTENTION_PEERS = (
+    ("sdpa_cudnn", "SDPA, cuDNN"),
+    ("flex", "FlexAttention"),
+    ("sdpa_flash", "SDPA, flash"),
+)
+SAME_SHAPE = ("direction", "dtype", "batch", "heads", "n", "head_dim", "causal")
+
+
+def attention_cells(direction: str) -> Callable[[Docs], Cells]:
+    def cells_of(docs: Docs) -> Cells:
+        cells = Cells()
+        mine = [
+            r
+            for r in render.doc(docs, ATTENTION)["rows"]
+            if r["impl"] == "triton" and r["direction"] == direction and r["n"] == ATTENTION_N
+        ]
+        for r in sorted(mine, key=lambda r: (r["head_dim"], r["causal"])):
+            case = (
+                f"d = {r['head_dim']}, {'causal' if r['causal'] else 'full'} "
+                f"({SHORT[r['dtype']]}, {r['batch']} × {r['heads']} heads × {r['n']:,})"
+            )
+            same = {k: r[k] for k in SAME_SHAPE}
+            for peer, name in ATTENTION_PEERS:
+                theirs = find(docs, ATTENTION, impl=peer, **same)
+                cells.put(case, name, against(docs, ATTENTION, r, theirs))
+        return cells
+
+    return cells_of
+
+
+# ---- lesson 13: the persistent TMA matmul ---------------------------------------------------
+
+TMA, TMA_EPILOGUE = "matmul_tma", "matmul_tma_epilogue"
+TMA_KERNELS = (("tma", "TMA"), ("tma_ws", "TMA, warp-specialized"))
+
+
+def matmul_tma_cells(docs: Docs) -> Cells:
+    cells = Cells()
+    for impl, name in TMA_KERNELS:
+        for dtype, short in matmul.DTYPES:
+            for n in SQUARE_SIZES:
+                shape = {"dtype": dtype, "m": n, "n": n, "k": n}
+                ours, cublas = (
+                    find(docs, TMA, impl=impl, **shape),
+                    find(docs, TMA, impl="cublas", **shape),
+                )
+                cells.put(f"{name}, {short}, {n}³", "cuBLAS", against(docs, TMA, ours, cublas))
+    for n in SQUARE_SIZES:
+        ours = find(docs, TMA_EPILOGUE, impl="tma_fused", m=n)
+        theirs = find(docs, TMA_EPILOGUE, impl="cublas_eager", m=n)
+        cells.put(
+            f"TMA + bias + GELU, bf16, {n}³",
+            "cuBLAS, then bias add and GELU",
+            against(docs, TMA_EPILOGUE, ours, theirs),
+        )
+    return cells
+
+
+# ---- lesson 14: host cost per call ----------------------------------------------------------
+
+LAUNCH_LEAN = "launch_lean"
+HOST_CALLS = (
+    ("lean", "the lean path (LeanAdd)"),
+    ("wrapper", "the checked wrapper (vector_add)"),
+    ("launcher", "the bare launcher, no checks"),
+)
+
+
+def host_cost_cells(docs: Docs) -> Cells:
+    cells, torch_add = Cells(), render.one(docs, LAUNCH_LEAN, key="torch_add")
+    for key, name in HOST_CALLS:
+        ours = render.maybe_one(docs, LAUNCH_LEAN, absent_ok=True, key=key)
+        cells.put(name, "torch.add(out=)", against(docs, LAUNCH_LEAN, ours, torch_add, "host_s"))
+    return cells
+
+
+TABLES = {
+    "scoreboard-07": Table((vector_add.BENCH,), vector_add_cells, ("vector add", "against")),
+    "scoreboard-08": Table((fused_activation.BENCH,), fused_activation_cells, ("case", "against")),
+    "scoreboard-09-squares": Table(
+        (matmul.SQUARES,), matmul_square_cells, ("square", "against"), drift_note(matmul.SQUARES)
+    ),
+    "scoreboard-09-llm": Table((matmul.LLM,), matmul_llm_cells, ("shape", "against"), launch_note),
+    "scoreboard-09-epilogue": Table(
+        (matmul.EPILOGUE,),
+        matmul_epilogue_cells,
+        ("fused bias + GELU", "against"),
+        drift_note(matmul.EPILOGUE),
+    ),
+    **{
+        f"scoreboard-10-{direction}-{SHORT[dtype]}": Table(
+            (softmax.BENCH,), softmax_cells(direction, dtype), ("row width", "against")
+        )
+        for direction in ("forward", "backward")
+        for dtype in softmax.DTYPES
+    },
+    **{
+        f"scoreboard-11-{direction}": Table(
+            (RMSNORM,), rmsnorm_cells(direction), ("hidden size", "against")
+        )
+        for direction in ("forward", "backward")
+    },
+    **{
+        f"scoreboard-12-{direction}": Table(
+            (ATTENTION,), attention_cells(direction), ("head size, mask", "against")
+        )
+        for direction in ("forward", "backward")
+    },
+    "scoreboard-13": Table(
+        (TMA, TMA_EPILOGUE),
+        matmul_tma_cells,
+        ("kernel, square", "against"),
+        drift_note(TMA, TMA_EPILOGUE),
+    ),
+    "scoreboard-14": Table(
+        (LAUNCH_LEAN,), host_cost_cells, ("call, 128 floats", "against"), launch_note
+    ),
+}
+
+
+# ---- values: the margin, for the methodology appendix ---------------------------------------
+
+
+def drift(docs: Docs, bench: str) -> float:
+    """How far apart the run of ``bench`` timed cuBLAS on 8192³ twice (its ceiling at the
+    start and its row beside the kernels), as a fraction of the first: ``render.repeat_drift``."""
+    return render.repeat_drift(render.doc(docs, bench))
+
+
+VALUES = {"scoreboard.drift": Value(drift, render.percent1)}

@@ -1,0 +1,317 @@
+"""The fused-activation benchmarks' logic with the GPU's timing stubbed: the dropout
+comparison and the controls run end to end at tiny sizes (under the interpreter on a
+CPU, for real on a GPU), their checks included; their rows validate against the row
+schemas; the peer check refuses a wrong dropout; the instruction counter reads PTX and
+SASS as the compiler writes them; and the value kinds read the rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import triton
+
+from kernels import fused_activation as fa
+from scripts.bench import benchlib
+from scripts.bench.benchmarks import fused_activation as bench
+from tests.support import DEVICE, fresh_seed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PTX = """
+.visible .entry bias_gelu_mask_kernel(
+	.param .u64 .ptr .global .align 1 bias_gelu_mask_kernel_param_0
+)
+.reqntid 128
+{
+	.reg .pred 	%p<43>;
+	.loc	1 23 0                          // fused_activation.py:23:0
+$L__func_begin0:
+// %bb.0:
+	ld.param.b64 	%rd37, [bias_gelu_mask_kernel_param_0];
+	@%p1 ld.global.v4.b32 { %r1, %r2, %r3, %r4 }, [ %rd1 + 0 ];
+	@!%p3 bra 	$L__BB0_4;
+	fma.rn.ftz.f32 	%r84, %r338, %r339, %r337;
+	fma.rn.ftz.f32 	%r85, %r84, %r339, %r336;
+$L__BB0_4:                              // %__nv_erff.exit
+	ret;
+}
+"""
+SASS = """Function:bias_gelu_mask_kernel
+--:-:-:-:8	LDC R1, c[0x0][0x28];
+--:-:2:-:4	@P1 LDG.E.128 R8, desc[UR4][R12.64];
+--:0:3:-:1	@!P0 LDG.E.128 R4, desc[UR4][R18.64];
+--:-:-:-:1	FFMA.FTZ R18, R21, R0, R18;
+--:-:0:-:3	@P0 MUFU.EX2 R25, R0;
+--:-:-:-:6	@!P0 EXIT;
+--:-:-:Y:0	NOP;
+--:-:-:Y:0	BRA LBB0;
+"""
+
+
+def test_instruction_counts_read_ptx_and_sass():
+    assert bench.instruction_counts(PTX, "ptx") == {
+        "ld.param.b64": 1,
+        "ld.global.v4.b32": 1,
+        "bra": 1,
+        "fma.rn.ftz.f32": 2,
+        "ret": 1,
+    }
+    assert bench.instruction_counts(SASS, "sass") == {
+        "LDC": 1,
+        "LDG.E.128": 2,
+        "FFMA.FTZ": 1,
+        "MUFU.EX2": 1,
+        "EXIT": 1,
+        "BRA": 1,
+    }
+
+
+class FakeCompiled:
+    asm = {"ptx": PTX, "cubin": b""}
+    n_regs, n_spills = 40, 0
+
+
+@pytest.fixture(autouse=True)
+def no_cuda_sync(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+
+
+FAKE_SPREAD = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 7}
+
+
+@pytest.fixture
+def stubbed(monkeypatch):
+    """The benchmarks' timing stubbed: tiny inputs on the test device, times, kernel counts
+    and compiled kernels faked, torch.compile left out (the identity)."""
+    monkeypatch.setattr(bench, "N", 96)
+    monkeypatch.setattr(bench, "SWEEP_M", [5, 33])
+    monkeypatch.setattr(bench, "HOST_M", [5])
+    monkeypatch.setattr(bench, "LARGEST", 33)
+    monkeypatch.setattr(bench, "CONTROL_TILES", [(1, 32, 1), (16, 128, 4)])
+
+    def inputs(m, dtype, with_mask):
+        x = torch.randn(m, bench.N, device=DEVICE).to(dtype)
+        bias = torch.randn(bench.N, device=DEVICE).to(dtype)
+        keep = torch.rand(m, bench.N, device=DEVICE) >= bench.DROP_P
+        mask = (keep.float() / (1 - bench.DROP_P)).to(dtype) if with_mask else None
+        return x, bias, mask
+
+    monkeypatch.setattr(bench, "inputs", inputs)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    monkeypatch.setattr(benchlib, "warm_up", lambda: None)
+    monkeypatch.setattr(benchlib, "device_time", lambda fn, **kw: dict(FAKE_SPREAD))
+    monkeypatch.setattr(benchlib, "host_time", lambda fn, calls: dict(FAKE_SPREAD))
+    monkeypatch.setattr(bench, "kernels_per_call", lambda fn: 1)
+    monkeypatch.setattr(bench, "compiled_kernel", lambda *a, **kw: FakeCompiled())
+    monkeypatch.setattr(bench, "sass_text", lambda kernel: SASS)
+    monkeypatch.setattr(bench.torch, "compile", lambda fn, **kw: fn)
+
+
+def validate(rows, benchmark):
+    jsonschema = pytest.importorskip("jsonschema")  # a site dependency: GPU boxes may lack it
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    schema = json.loads((ROOT / "figures" / "schemas" / f"{benchmark}.json").read_text())
+    jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate(rows)
+
+
+def test_dropout_benchmark_checks_and_rows(stubbed):
+    fresh_seed()
+    rows = bench.run_dropout({})
+    validate(rows, "fused_activation_dropout")
+    # every size and the tanh variant at the largest, four impls each
+    assert len(rows) == 4 * (len(bench.SWEEP_M) + len(bench.DROPOUT_VARIANTS))
+    assert {(r["dtype"], r["approximate"]) for r in rows if r["m"] == 33} == {
+        ("bfloat16", "none"),
+        ("bfloat16", "tanh"),
+        ("float32", "none"),
+    }
+    by = {(r["impl"], r["m"], r["approximate"]): r for r in rows if r["dtype"] == "bfloat16"}
+    n = bench.N
+    assert by[("triton_seed", 33, "none")]["bytes"] == (2 * 33 * n + n) * 2
+    assert by[("triton_mask", 33, "none")]["bytes"] == (3 * 33 * n + n) * 2
+    assert "host_s" in by[("eager", 5, "none")] and "host_s" not in by[("eager", 33, "none")]
+    keep = fa.launch_dropout_mask(33, n, bench.DROP_P, bench.SEED, DEVICE)
+    assert by[("triton_seed", 33, "none")]["keep_fraction"] == keep.double().mean().item()
+
+
+def test_controls_benchmark_checks_and_rows(stubbed):
+    fresh_seed()
+    rows = bench.run_controls({})
+    validate(rows, "fused_activation_controls")
+    assert len(rows) == 2 * len(bench.KEEPS) * len(bench.CONTROL_TILES)
+    assert {r["per_thread"] for r in rows} == {1, 16}
+    assert [r["planned"] for r in rows[:2]] == [False, True]  # plan(33, 96) is 16 x 128
+    assert rows[0]["sass_ops"]["LDG.E.128"] == 2
+
+
+def peer_inputs():
+    fresh_seed()
+    x, bias = torch.randn(64, 200, device=DEVICE), torch.randn(200, device=DEVICE)
+    return x, bias, 0.3
+
+
+def test_the_peer_check_passes_torch_dropout():
+    x, bias, p = peer_inputs()
+    got = bench.dropout_chain(x, bias, p, "none")
+    fraction = bench.check_dropout(got, x, bias, p, "none", "eager")
+    assert abs(fraction - 0.7) < 0.05
+
+
+@pytest.mark.parametrize(
+    "wrong, says",
+    [
+        (lambda x, b, p: torch.nn.functional.gelu(x + b), "kept"),  # dropped nothing
+        (lambda x, b, p: torch.nn.functional.dropout(torch.nn.functional.gelu(x + b), 0.6),
+         "kept"),  # another p
+        (lambda x, b, p: torch.nn.functional.dropout(torch.nn.functional.gelu(x + b), p)
+         * (1 - p), "Tensor-likes are not close"),  # not scaled by 1 / (1 - p)
+        (lambda x, b, p: torch.nn.functional.dropout(torch.nn.functional.gelu(x), p),
+         "Tensor-likes are not close"),  # no bias
+        (lambda x, b, p: torch.nn.functional.dropout(x + b, p)[:, :100], "got"),  # shape
+    ],
+)  # fmt: skip
+def test_the_peer_check_refuses_a_wrong_dropout(wrong, says):
+    x, bias, p = peer_inputs()
+    with pytest.raises(AssertionError, match=says):
+        bench.check_dropout(wrong(x, bias, p), x, bias, p, "none", "wrong")
+
+
+def test_seeded_expected_is_the_kernels_result():
+    fresh_seed()
+    x = torch.randn(7, 50, dtype=torch.bfloat16, device=DEVICE)
+    bias = torch.randn(50, dtype=torch.bfloat16, device=DEVICE)
+    expected, fraction = bench.seeded_expected(x, bias, 0.25, 99, "tanh")
+    got = fa.bias_gelu_mask(x, bias, approximate="tanh", p=0.25, seed=99)
+    rtol, atol = bench.CHECK_TOL[torch.bfloat16]
+    torch.testing.assert_close(got, expected, rtol=rtol, atol=atol)
+    assert 0 < fraction < 1
+
+
+def test_the_value_kinds_read_the_rows_the_benchmarks_write(stubbed):
+    """figures/fused_activation.py's dropout and control kinds on rows made by the two
+    benchmarks (GPU stubbed), and None on a device without them."""
+    from figures import fused_activation as fig
+
+    fresh_seed()
+    spread = {"p20": 1e-3, "p50": 1e-3, "p80": 1e-3, "reps": 5}
+    envelope = {
+        "ceilings": {"copy": {"bytes": 10**9, "time_s": spread}},
+        "provenance": {"sm_count": 132, "clocks_after": {"sm_mhz": 1980.0}},
+    }
+    docs = {
+        fig.DROPOUT: {**envelope, "rows": bench.run_dropout({})},
+        fig.CONTROLS: {**envelope, "rows": bench.run_controls({})},
+    }
+    copy_bw = 10**9 / 1e-3
+    seed_row = fig.dropout_row(docs, "triton_seed")
+    assert seed_row["m"] == 33 and seed_row["approximate"] == "none"
+    assert fig.dropout_row(docs, "eager", at="smallest")["m"] == 5
+    assert fig.dropout_time(docs, "triton_seed") == FAKE_SPREAD["p50"]
+    assert fig.dropout_time(docs, "eager", at="smallest", clock="host") == FAKE_SPREAD["p50"]
+    assert fig.dropout_time(docs, "eager", clock="host") is None  # not timed at the largest
+    assert fig.dropout_vs(docs, "triton_mask", "triton_seed") == 1.0
+    fp32 = fig.dropout_row(docs, "triton_seed", dtype="float32")
+    assert fp32["dtype"] == "float32" and fp32["bytes"] == (2 * 33 * bench.N + bench.N) * 4
+    assert fig.dropout_time(docs, "compile", dtype="float32") == FAKE_SPREAD["p50"]
+    assert fig.dropout_of_copy(docs, "triton_seed") == seed_row["bytes"] / 1.1e-3 / copy_bw
+    main = {"rows": [{"impl": "triton", "dtype": "bfloat16", "approximate": "none",
+                      "mask": True, "m": 33, "n": bench.N}]}  # fmt: skip
+    assert fig.dropout_bytes({fig.BENCH: main}, "seed") == seed_row["bytes"]
+    assert fig.dropout_bytes({fig.BENCH: main}, "memory") == (3 * 33 + 1) * bench.N * 2
+    assert fig.dropout_kernels(docs, "compile") == 1
+    assert 0.8 < fig.dropout_kept(docs, "triton_seed") < 1.0
+    # controls: CONTROL_TILES of the fixture hold 1 and 16 elements per thread
+    row = fig.control_row(docs, "none", "seed", 16)
+    assert row["per_thread"] == 16 and row["keep"] == "seed"
+    sass = sum(bench.instruction_counts(SASS, "sass").values())
+    assert fig.instructions(docs, "none", "seed") == sass / 16
+    assert fig.instructions(docs, "tanh", "none", code="ptx") == 6 / 16
+    assert fig.control_regs(docs, "none", "none") == FakeCompiled.n_regs
+    issued = sass / 16 * 33 * bench.N / FAKE_SPREAD["p50"]
+    assert fig.issue_share(docs, "none", "none") == issued / (132 * 128 * 1980e6)
+    memory = fig.control_row(docs, "none", "memory", 16)
+    assert memory["bytes"] == (3 * 33 * bench.N + bench.N) * 2
+    assert fig.control_of_copy(docs, "none", "memory") == memory["bytes"] / 1.1e-3 / copy_bw
+    # a device whose run predates the two benchmarks: every kind says None
+    assert fig.dropout_time({}, "triton_seed") is None
+    assert fig.instructions({}, "none", "none") is None
+    assert fig.issue_share({}, "none", "none") is None
+
+
+def compile_for_sm90(approximate: str, keep: str):
+    """bias_gelu_mask_kernel compiled for an H100 (sm_90) on this machine, as the wrapper
+    launches it for a contiguous bf16 (32768, 4096) input with plan()'s tile: pointers and
+    sizes multiples of 16, unit column strides. Needs no GPU (Triton's bundled ptxas), but
+    the kernel module imported without TRITON_INTERPRET (see sm90_counts)."""
+    from triton.backends.compiler import GPUTarget
+
+    kernel = fa.bias_gelu_mask_kernel
+    flags = {"TANH": approximate == "tanh", "HAS_MASK": keep == "memory",
+             "DROPOUT": keep == "seed"}  # fmt: skip
+    constexprs = {"BLOCK_M": 2, "BLOCK_N": 1024, **flags}
+    signature, attrs = {}, {}
+    for i, name in enumerate(kernel.arg_names):
+        if name in constexprs:
+            signature[name] = "constexpr"
+        elif name in ("stride_xn", "stride_b", "stride_mn", "stride_on"):
+            signature[name], constexprs[name] = "constexpr", 1
+        elif name.endswith("_ptr"):
+            signature[name], attrs[(i,)] = "*bf16", [["tt.divisibility", 16]]
+        elif name == "p":
+            signature[name] = "fp32"
+        elif name == "seed":
+            signature[name] = "i32"
+        else:
+            signature[name], attrs[(i,)] = "i32", [["tt.divisibility", 16]]
+    src = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs,
+                                    attrs=attrs)  # fmt: skip
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
+
+
+def sm90_counts() -> dict:
+    """{"approximate keep": (PTX counts, SASS counts or None)} of three variants compiled
+    for sm_90; run in a subprocess, where kernels are JIT functions, not interpreted."""
+    out = {}
+    for approximate, keep in (("none", "none"), ("tanh", "none"), ("none", "seed")):
+        compiled = compile_for_sm90(approximate, keep)
+        sass = bench.sass_text(compiled)
+        out[f"{approximate} {keep}"] = (
+            bench.instruction_counts(compiled.asm["ptx"], "ptx"),
+            sass and bench.instruction_counts(sass, "sass"),
+        )
+    return out
+
+
+def test_instruction_counts_of_the_kernel_compiled_for_sm90():
+    """The counter on the real compiler's output for an H100: every variant loads with
+    128-bit vectors, and the random numbers of the in-kernel mask cost tens of
+    instructions per element. (Triton on this machine, not the GPU's: the benchmark
+    records the GPU's own.)"""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    code = (
+        "import json; from tests.scripts.test_fused_activation_benchmark import sm90_counts; "
+        "print(json.dumps(sm90_counts()))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+    if done.returncode:
+        pytest.skip(f"cannot compile for sm_90 here: {done.stderr.strip()[-300:]}")
+    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    per_thread = 2 * 1024 // 128
+    for ptx, sass in counts.values():
+        assert ptx.get("ld.global.v4.b32", 0) >= 2 and ptx.get("st.global.v4.b32", 0) >= 1
+        if sass is not None:
+            assert sass.get("LDG.E.128", 0) >= 2 and "NOP" not in sass
+
+    def per_element(key):
+        ptx, sass = counts[key]
+        return sum((sass or ptx).values()) / per_thread
+
+    assert per_element("none seed") > per_element("none none") + 20

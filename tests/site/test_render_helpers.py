@@ -1,0 +1,149 @@
+"""The shared helpers of scripts/book/render.py that figure modules use instead of writing
+their own: points, traces, formats and row arithmetic. No data, no browser."""
+
+from __future__ import annotations
+
+from scripts.book import render
+
+SPREAD = {"p20": 1.0, "p50": 2.0, "p80": 4.0, "reps": 10}
+
+
+def test_points_are_amounts_per_second_in_tera_units_low_from_the_slow_p80():
+    rows = [
+        {"bytes": 8e12, "flops": 4e12, "time_s": SPREAD, "empty_time_s": {**SPREAD, "p50": 8.0}}
+    ]
+    assert render.tbps_points(rows) == [(4.0, 2.0, 8.0)]
+    assert render.tflops_points(rows) == [(2.0, 1.0, 4.0)]
+    assert render.tbps_points(rows, "empty_time_s") == [(1.0, 2.0, 8.0)]
+    assert render.tbps_points([]) == []
+    assert render.us_points([{"time_s": {"p20": 1e-6, "p50": 2e-6, "p80": 4e-6}}]) == [
+        (2.0, 1.0, 4.0)
+    ]
+
+
+def test_the_copy_ceiling_spans_the_xs_at_the_runs_copy_bandwidth():
+    copy = {"bytes": 6e12, "time_s": SPREAD}  # 3 TB/s at the median
+    docs = {"b": {"ceilings": {"copy": copy}, "rows": []}}
+    c = render.copy_ceiling(docs, "b", [64, 4, 16], legendrank=2000)
+    assert (c["x"], c["y"], c["name"]) == ([4, 64], [3.0, 3.0], "copy ceiling (3.00 TB/s)")
+    assert c["line"] == {"dash": "dash"} and c["meta"] == {"role": "ceiling"}
+    assert list(c)[-1] == "legendrank" and c["legendrank"] == 2000  # extra keys go last
+
+
+def test_horizontal_bars_draw_medians_with_their_spread_and_colour_each_bar():
+    bars = render.hbar(["a", "b"], [(2.0, 1.0, 4.0), (3.0, 3.0, 3.0)], "triton", name="ours",
+                       hover="%{x:.1f}", text=["2", "3"], textposition="auto")  # fmt: skip
+    assert (bars["type"], bars["orientation"], bars["y"], bars["x"]) == (
+        "bar",
+        "h",
+        ["a", "b"],
+        [2.0, 3.0],
+    )
+    assert bars["error_x"]["array"] == [2.0, 0.0] and bars["error_x"]["arrayminus"] == [1.0, 0.0]
+    assert bars["meta"] == {"role": "bars", "roles": ["triton", "triton"]}
+    assert (bars["text"], bars["textposition"], bars["textangle"]) == (["2", "3"], "auto", 0)
+    assert bars["hovertemplate"] == "%{x:.1f}<extra>%{fullData.name}</extra>"
+    plain = render.hbar(["a"], [5], ["cublas"])  # plain numbers, no name: no error bars
+    assert plain["x"] == [5] and "error_x" not in plain and "name" not in plain
+    assert plain["hovertemplate"] == "<extra></extra>" and plain["meta"]["roles"] == ["cublas"]
+    assert render.label_axis("inputs") == {
+        "automargin": True, "autorange": "reversed", "title": {"text": "inputs"}
+    }  # fmt: skip
+
+
+def test_byte_formats():
+    f = render.FORMATS
+    assert f["mb"](117_440_512) == "117 MB" and f["mb"](1_234_567_890) == "1,235 MB"
+    assert f["gb1"](2.25e9) == "2.2 GB" and f["gb"](2.25e9) == "2.25 GB"
+    assert [f["kb_mb"](v) for v in (268_435_456, 33_554_432, 65_536)] == [
+        "268 MB", "33.6 MB", "66 KB"
+    ]  # fmt: skip
+    assert f["kib"](32768) == "32 KiB" and f["bytes_kib"](98304) == "98,304 bytes (96 KiB)"
+    assert f["mib"](50 * 2**20) == "50 MiB" and f["gib"](5 << 30) == "5.0 GiB"
+    assert f["mib_gib"](512 * 2**20) == "512 MiB" and f["mib_gib"](3 << 29) == "1.5 GiB"
+
+
+def test_ratio3_seconds_and_spans():
+    f = render.FORMATS
+    assert f["ratio3"](0.9996) == "1.000×" and f["s2"](12.345) == "12.35 s"
+    spread = {"p20": 49.71e-6, "p50": 60e-6, "p80": 85.44e-6, "reps": 9}
+    assert f["span_us1"](spread) == "49.7–85.4 µs" and f["span_ms2"](spread) == "0.05–0.09 ms"
+
+
+def test_a_quotient_of_something_not_measured_is_not_measured():
+    assert render.quotient(3.0, 2.0) == 1.5
+    assert render.quotient(None, 2.0) is None and render.quotient(3.0, None) is None
+
+
+def test_rows_by_orders_the_matching_rows_by_one_field():
+    rows = [{"impl": "a", "n": 4}, {"impl": "b", "n": 1}, {"impl": "a", "n": 2}]
+    docs = {"bench": {"rows": rows}}
+    assert render.rows_by(docs, "bench", "n", impl="a") == [rows[2], rows[0]]
+    assert [r["n"] for r in render.rows_by(docs, "bench", "n")] == [1, 2, 4]
+
+
+def test_rate_lines_plot_the_rows_rates_against_one_field():
+    rows = [{"n": 2, "bytes": 8e12, "flops": 4e12, "time_s": SPREAD}]
+    bw = render.tbps_line(rows, "n", "ours", "triton", dash="dot")
+    assert (bw["x"], bw["y"], bw["name"], bw["line"]) == ([2], [4.0], "ours", {"dash": "dot"})
+    assert bw["error_y"]["array"] == [4.0] and bw["error_y"]["arrayminus"] == [2.0]
+    assert render.tflops_line(rows, "n", "ours", "triton")["y"] == [2.0]
+
+
+def test_the_winner_is_faster_beyond_the_spread():
+    fast, slow = {"p20": 1.0, "p50": 1.5, "p80": 2.0}, {"p20": 3.0, "p50": 3.5, "p80": 4.0}
+    overlapping = {"p20": 1.5, "p50": 2.5, "p80": 3.5}
+    assert render.winner(fast, slow) == 1 and render.winner(slow, fast) == -1
+    assert render.winner(fast, overlapping) == 0 and render.winner(overlapping, slow) == 0
+    # the same rule as the prose's comparison words and the scoreboard's ties
+    assert render.compare(fast, slow, margin=0.0) == "faster than"
+    assert render.winner(fast, slow, margin=0.6) == 0  # widened past 1: a tie
+
+
+def test_a_roofline_point_takes_the_rows_fields_unless_told():
+    row = {"flops": 10, "bytes": 20, "time_s": SPREAD}
+    assert render.roofline_point(row, "k") == {
+        "kernel": "k",
+        "flops": 10,
+        "bytes": 20,
+        "seconds": 2.0,
+    }
+    assert render.roofline_point(row, "k", 5, moved=7) == {
+        "kernel": "k", "flops": 5, "bytes": 7, "seconds": 2.0
+    }  # fmt: skip
+
+
+def test_the_width_figure_lists_curves_in_order_and_draws_ours_last():
+    docs = {"b": {"ceilings": {"copy": {"bytes": 6e12, "time_s": SPREAD}}, "rows": []}}
+    row = {"cols": 256, "bytes": 8e12, "time_s": SPREAD}
+    curves = [
+        ([row], "ours", "triton", True, {"dash": "dash"}),
+        ([row], "peer", "torch", False, {}),
+    ]
+    fig = render.width_figure(docs, "b", [256, 1024], curves)
+    names = [t["name"] for t in fig["data"]]
+    assert names == ["copy ceiling (3.00 TB/s)", "peer", "ours"]  # ceiling first, ours on top
+    assert [t["legendrank"] for t in fig["data"]] == [2000, 1001, 1000]  # legend: curve order
+    assert fig["data"][2]["line"] == {"dash": "dash"} and fig["layout"]["xaxis"]["type"] == "log"
+
+
+def test_curves_are_one_per_implementation_and_style_that_has_rows():
+    rows = [
+        {"impl": "a", "dtype": "x", "n": 2}, {"impl": "a", "dtype": "x", "n": 1},
+        {"impl": "a", "dtype": "y", "n": 1, "other": 1}, {"impl": "b", "dtype": "y", "n": 1},
+    ]  # fmt: skip
+    docs = {"bench": {"rows": rows}}
+    impls = (("a", "A", "triton"), ("b", "B", "torch"), ("c", "C", "compile"))
+    found = list(render.curves(docs, "bench", "n", impls, "dtype", (("x", "solid"), ("y", "dash"))))
+    assert [(i, s, [r["n"] for r in rs]) for i, _, _, s, rs in found] == [
+        ("a", "solid", [1, 2]), ("a", "dash", [1]), ("b", "dash", [1])
+    ]  # fmt: skip
+    assert found[0][:3] == ("a", "A", "triton")
+
+
+def test_select_reads_none_as_any_value():
+    rows = [{"block": 4, "warps": 1}, {"block": 4, "warps": 2}, {"block": 8, "warps": 1}]
+    docs = {"bench": {"rows": rows}}
+    assert render.select(docs, "bench", block=4, warps=None) == rows[:2]
+    assert render.select(docs, "bench", block=None, warps=1) == [rows[0], rows[2]]
+    assert render.select(docs, "bench", block=None) == rows

@@ -16,6 +16,8 @@ figures show the devices that have run these benchmarks; on a device that has no
 value renders as "not measured".
 """
 
+import ast
+from pathlib import Path
 from typing import Literal
 
 from scripts.book import render
@@ -230,3 +232,40 @@ def roofline_points(rows: list[dict]) -> list[dict]:
 
 
 ROOFLINE = {BENCH: roofline_points}
+
+
+# ---- the backward's tensor-core work as executed (lesson 12) ----------------------------------
+
+
+def code_constant(path: str, name: str) -> int:
+    """A module-level constant of a repository file, read with ast: the kernel and the
+    benchmark import torch, which the site build does without."""
+    tree = ast.parse((Path(__file__).resolve().parents[1] / path).read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise KeyError(f"{path} defines no constant {name}")
+
+
+# Tile matmuls per (query block, key block) pair: the count the FLOP convention credits a
+# backward with (FlashAttention-2's 5, 2.5 times the forward's 2) and the count the book's
+# backward runs (7: S and dP each computed in both of its kernels).
+NOMINAL_BACKWARD_MATMULS = code_constant(
+    "scripts/bench/benchmarks/attention.py", "NOMINAL_BACKWARD_MATMULS"
+)
+EXECUTED_BACKWARD_MATMULS = code_constant("kernels/attention.py", "BACKWARD_TILE_MATMULS")
+
+
+def executed_tflops(docs: Docs, d: HeadDim, mask: Mask) -> float | None:
+    """The book's backward in tensor-core FLOP/s executed rather than counted: the row's
+    rate (2.5 times the forward's FLOPs) times EXECUTED / NOMINAL (7 / 5). With the causal
+    mask both counts are halved alike (the diagonal blocks aside)."""
+    row = at(docs, "triton", "backward", d, mask)
+    if row is None:
+        return None
+    return render.flop_rate(row) * EXECUTED_BACKWARD_MATMULS / NOMINAL_BACKWARD_MATMULS
+
+
+VALUES["attention.executed_tflops"] = Value(executed_tflops, render.tflops, missing=NOT_MEASURED)

@@ -16,6 +16,7 @@ time; an impl that moves more (the naive decomposition) shows as slower, not as 
 """
 
 import math
+import re
 from typing import Literal
 
 from scripts.book import render
@@ -589,3 +590,48 @@ def roofline_points(rows: list[dict]) -> list[dict]:
 
 
 ROOFLINE = {"softmax": roofline_points}
+
+
+# ---- kernels per call: what each impl launched (lesson 10's peers) -------------------------
+
+
+def launched_row(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:
+    """The row, where it was measured and carries the profiler's count (runs before the
+    count was recorded, or where the profiler could not run, have none)."""
+    match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
+    r = render.maybe_one(docs, BENCH, absent_ok=True, **match)
+    return r if r is not None and "kernels" in r else None
+
+
+def kernels(
+    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
+) -> int | None:
+    """How many CUDA kernels one call of ``impl`` launches at ``cols`` columns (forward,
+    or the backward alone), counted by torch.profiler."""
+    r = launched_row(docs, impl, cols, direction, dtype)
+    return None if r is None else r["kernels"]
+
+
+def short_kernel_name(name: str) -> str:
+    """A kernel's name without namespaces, template arguments or parameters:
+    'void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(...)' ->
+    'cunn_SoftMaxForward'. Triton's names (Inductor's 'triton_per_fused__softmax_0',
+    the book's 'softmax_kernel') have none of those and stay as they are."""
+    name = name.removeprefix("void ").replace("(anonymous namespace)", "anonymous")
+    return re.split(r"[<(]", name, maxsplit=1)[0].rsplit("::", 1)[-1].strip()
+
+
+def kernel_names(
+    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
+) -> str | None:
+    """The kernels one call of ``impl`` launches, short names in launch order joined by
+    ' + ', as code: e.g. '`triton_red_fused__softmax_0`' (Inductor's looped reduction,
+    where 'per' would be its one-pass persistent kernel)."""
+    r = launched_row(docs, impl, cols, direction, dtype)
+    if r is None:
+        return None
+    return " + ".join(f"`{short_kernel_name(n)}`" for n in r["kernel_names"])
+
+
+VALUES["softmax.kernels"] = Value(kernels, render.count, missing=NOT_MEASURED)
+VALUES["softmax.kernel_names"] = Value(kernel_names, missing=NOT_MEASURED)

@@ -11,14 +11,23 @@ computes ``delta = rowsum(dO * O)``, one kernel gives each program a block of ke
 accumulates dK and dV over the query blocks, and one gives each program a block of
 queries and accumulates dQ over the key blocks.
 
-Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan``, the
+Sections, as in every kernel file of the book: ``minimal`` (``attn_fwd_minimal_kernel``
+and ``attention_minimal``: the smallest forward that works, the lesson's first listing),
+``kernel``, ``launch`` (``plan``, the
 tiles per head dimension, and ``launch_forward`` / ``launch_backward``, which allocate
 and launch without a check), ``checks`` (``attention``, the checked entry point),
 ``autograd`` (``AttentionFunction``, which ties the launches together for autograd) and
 ``reference``. Lesson 12 of the book walks through this file.
 
-Causal means what ``is_causal=True`` means in PyTorch: query i sees keys j <= i, counted
-from the top-left corner (``torch.tril(torch.ones(n_q, n_k))``) also when n_q != n_k.
+Causal comes in two alignments, which differ only when n_q != n_k. ``causal=True`` (or
+``"top_left"``) means what ``is_causal=True`` means in PyTorch: query i sees keys j <= i,
+counted from the top-left corner (``torch.tril(torch.ones(n_q, n_k))``,
+``torch.nn.attention.bias.causal_upper_left``). ``causal="bottom_right"`` lines the last
+query up with the last key: query i sees keys j <= i + n_k - n_q (``torch.tril(...,
+diagonal=n_k - n_q)``, ``causal_lower_right``, FlashAttention 2.1's convention), which is
+what decoding against a KV cache needs (one new query sees every key). A row that sees no
+key at all (bottom-right with n_q > n_k: the first n_q - n_k queries) gives zeros, as SDPA
+does with an explicit boolean mask, and passes no gradient.
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter
 (``TRITON_INTERPRET=1`` set before this module is imported).
@@ -31,12 +40,68 @@ import triton
 import triton.language as tl
 
 
+# --8<-- [start:minimal]
+# The smallest flash-attention forward that works: one program per (block of BLOCK_M
+# queries, batch x head), which walks the keys and values BLOCK_N at a time with an online
+# softmax. What it leaves out, each added in the kernels below: the causal mask, masks for
+# ragged lengths (n_q and n_k must be multiples of the blocks), strides (q, k, v and the
+# output contiguous (B, H, N, d)), the logsumexp a backward needs, and the interpreter's
+# bf16 route (on the CPU it is right in fp16 only).
+@triton.jit
+def attn_fwd_minimal_kernel(
+    Q, K, V, Out, n_q, n_k, qk_scale,
+    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)  # my queries
+    bh = tl.program_id(1).to(tl.int64)  # my (batch, head); int64: bh * n * d can pass 2**31
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(Q + bh * n_q * HEAD_DIM + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+    kt_ptrs = K + bh * n_k * HEAD_DIM + offs_d[:, None] + offs_n[None, :] * HEAD_DIM  # K^T
+    v_ptrs = V + bh * n_k * HEAD_DIM + offs_n[:, None] * HEAD_DIM + offs_d[None, :]
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # running max of each row
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)  # running sum of exp2(s - m_i)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)  # running sum of p @ v
+    for start_n in range(0, n_k, BLOCK_N):
+        kt = tl.load(kt_ptrs + start_n * HEAD_DIM)
+        v = tl.load(v_ptrs + start_n * HEAD_DIM)
+        s = tl.dot(q, kt) * qk_scale  # scores in base 2: exp2(s) = exp(q.k * scale)
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)  # rescales what was summed against the old max
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    o = acc / l_i[:, None]
+    tl.store(
+        Out + bh * n_q * HEAD_DIM + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+        o.to(Out.dtype.element_ty),
+    )
+
+
+def attention_minimal(q, k, v, block_m=64, block_n=64):
+    """``softmax(q @ k^T / sqrt(d)) @ v`` for contiguous fp16/bf16 (B, H, N, d) tensors on
+    the current device, n_q and n_k multiples of the blocks, d a power of two >= 16; no
+    checks."""
+    batch, heads, n_q, d = q.shape
+    o = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
+    qk_scale = math.log2(math.e) / math.sqrt(d)  # 1/sqrt(d), and log2(e) for exp2
+    grid = (n_q // block_m, batch * heads)
+    attn_fwd_minimal_kernel[grid](
+        q, k, v, o, n_q, k.shape[2], qk_scale, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n
+    )
+    return o
+
+
+# --8<-- [end:minimal]
+
+
 # --8<-- [start:kernel]
 # --8<-- [start:forward]
 @triton.jit
 def _attn_fwd_steps(
     acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
-    offs_m, offs_d, lo, hi, n_k, qk_scale,
+    offs_m, offs_d, lo, hi, n_k, diag, qk_scale,
     BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
 ):  # fmt: skip
     # Key/value blocks [lo, hi) for one block of queries. MASKED: this stretch holds the
@@ -61,15 +126,17 @@ def _attn_fwd_steps(
         s = tl.dot(q, kt) * qk_scale
         if MASKED:
             keep = offs_n[None, :] < n_k
-            if CAUSAL:
-                keep = keep & (offs_n[None, :] <= offs_m[:, None])
+            if CAUSAL:  # query i sees keys j <= i + diag
+                keep = keep & (offs_n[None, :] <= offs_m[:, None] + diag)
             s = tl.where(keep, s, float("-inf"))
         # Online softmax: a new running max, the old sum and accumulator rescaled to it.
-        # Every row sees key 0 in its first block, so m_new is finite from then on and
-        # exp2(-inf - m_new) is 0, never NaN.
         m_new = tl.maximum(m_i, tl.max(s, 1))
-        p = tl.exp2(s - m_new[:, None])
-        alpha = tl.exp2(m_i - m_new)  # 0 on the first step, where m_i is -inf
+        m_sub = m_new
+        if MASKED:  # a row that has seen no key yet (all -inf: bottom-right causal with
+            # n_q > n_k) subtracts 0, not -inf, so its p and alpha are 0 rather than NaN
+            m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
+        p = tl.exp2(s - m_sub[:, None])
+        alpha = tl.exp2(m_i - m_sub)  # 0 on a row's first step, where m_i is -inf
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
         m_i = m_new
@@ -77,14 +144,14 @@ def _attn_fwd_steps(
 
 
 # Lengths are not specialised on (divisible by 16 or not): one compile serves every N.
-@triton.jit(do_not_specialize=["n_q", "n_k", "n_heads"])
+@triton.jit(do_not_specialize=["n_q", "n_k", "n_heads", "diag"])
 def attn_fwd_kernel(
     Q, K, V, Out, LSE,
     stride_qb, stride_qh, stride_qm, stride_qd,
     stride_kb, stride_kh, stride_kn, stride_kd,
     stride_vb, stride_vh, stride_vn, stride_vd,
     stride_ob, stride_oh, stride_om, stride_od,
-    n_q, n_k, n_heads, qk_scale,
+    n_q, n_k, n_heads, diag, qk_scale,
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):  # fmt: skip
@@ -113,24 +180,29 @@ def attn_fwd_kernel(
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # running max (base 2)
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)  # running sum of exp2(s - m_i)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)  # running sum of p @ v
-    # Which key blocks need a mask: with causal, those that reach past the block's first
-    # query m0 (keys > m0 exist in them); always the ragged last block of keys. Blocks
-    # past the last query (m0 + BLOCK_M) are skipped: every score in them is masked.
+    # Which key blocks to visit, and which need a mask. Causal (query i sees keys j <=
+    # i + diag): keys [0, m0 + diag] are visible to every query of the block (no mask);
+    # the blocks from there to the last query's last key, m0 + BLOCK_M - 1 + diag,
+    # straddle the diagonal (masked); later keys are never loaded. The ragged last block
+    # of keys is always masked.
     full_end = (n_k // BLOCK_N) * BLOCK_N  # keys in whole blocks
+    hi = n_k
     if CAUSAL:
-        full_end = tl.minimum(full_end, ((m0 + 1) // BLOCK_N) * BLOCK_N)
-        hi = tl.minimum(m0 + BLOCK_M, n_k)
-    else:
-        hi = n_k
+        first_row_sees = tl.maximum(m0 + diag + 1, 0)  # how many keys query m0 sees
+        full_end = tl.minimum(full_end, (first_row_sees // BLOCK_N) * BLOCK_N)
+        hi = tl.minimum(m0 + BLOCK_M + diag, n_k)
     acc, l_i, m_i = _attn_fwd_steps(
         acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
-        offs_m, offs_d, 0, full_end, n_k, qk_scale, BLOCK_N, False, CAUSAL, UPCAST,
+        offs_m, offs_d, 0, full_end, n_k, diag, qk_scale, BLOCK_N, False, CAUSAL, UPCAST,
     )  # fmt: skip
     acc, l_i, m_i = _attn_fwd_steps(
         acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
-        offs_m, offs_d, full_end, hi, n_k, qk_scale, BLOCK_N, True, CAUSAL, UPCAST,
+        offs_m, offs_d, full_end, hi, n_k, diag, qk_scale, BLOCK_N, True, CAUSAL, UPCAST,
     )  # fmt: skip
-    # The logsumexp of each row, base 2, for the backward: p = exp2(s - lse).
+    # The logsumexp of each row, base 2, for the backward: p = exp2(s - lse). A row that
+    # saw no key at all (bottom-right causal, n_q > n_k) has l_i = 0 and m_i = -inf: its
+    # lse is -inf and its output zeros, as SDPA gives.
+    l_i = tl.where(l_i > 0, l_i, 1.0)
     lse = m_i + tl.log2(l_i)
     o = acc / l_i[:, None]
     row_mask = offs_m < n_q
@@ -179,7 +251,7 @@ def attn_bwd_preprocess_kernel(
 def _attn_dkdv_steps(
     dk, dv, k, v, q_base, do_base, lse_base, delta_base,
     stride_qm, stride_qd, stride_dom, stride_dod,
-    offs_n, offs_d, lo, hi, n_q, qk_scale,
+    offs_n, offs_d, lo, hi, n_q, diag, qk_scale,
     BLOCK_M: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
 ):  # fmt: skip
     # Query blocks [lo, hi) against one block of keys. The tiles are transposed (keys
@@ -206,8 +278,8 @@ def _attn_dkdv_steps(
         pt = tl.exp2(tl.dot(k, qt) * qk_scale - lse[None, :])
         if MASKED:
             keep = offs_m[None, :] < n_q
-            if CAUSAL:
-                keep = keep & (offs_m[None, :] >= offs_n[:, None])
+            if CAUSAL:  # query i sees keys j <= i + diag
+                keep = keep & (offs_n[:, None] <= offs_m[None, :] + diag)
             pt = tl.where(keep, pt, 0.0)
         dv = tl.dot(pt.to(do.dtype), do, dv)  # dV += P^T dO
         dpt = tl.dot(v, tl.trans(do))  # dP^T = V dO^T
@@ -216,14 +288,14 @@ def _attn_dkdv_steps(
     return dk, dv
 
 
-@triton.jit(do_not_specialize=["n_q", "n_k", "n_heads"])
+@triton.jit(do_not_specialize=["n_q", "n_k", "n_heads", "diag"])
 def attn_bwd_dkdv_kernel(
     Q, K, V, DO, LSE, DELTA, DK, DV,
     stride_qb, stride_qh, stride_qm, stride_qd,
     stride_kb, stride_kh, stride_kn, stride_kd,
     stride_vb, stride_vh, stride_vn, stride_vd,
     stride_dob, stride_doh, stride_dom, stride_dod,
-    n_q, n_k, n_heads, qk_scale, sm_scale,
+    n_q, n_k, n_heads, diag, qk_scale, sm_scale,
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):  # fmt: skip
@@ -257,30 +329,31 @@ def attn_bwd_dkdv_kernel(
     lse_base = LSE + (batch * n_heads + head) * n_q
     delta_base = DELTA + (batch * n_heads + head) * n_q
     # Query blocks in three stretches: [lo, a_end) needs the causal mask (it holds queries
-    # before some of these keys), [a_end, q_full) needs none, [tail, n_q) is the ragged
-    # last block. Without causal, lo = first_full = 0 and only the last stretch masks.
+    # that miss some of these keys), [a_end, q_full) needs none, [tail, n_q) is the ragged
+    # last block. Causal (query i sees keys j <= i + diag): the queries before n0 - diag
+    # see none of these keys, those from n0 + BLOCK_N - 1 - diag on see all of them.
+    # Without causal, lo = first_full = 0 and only the last stretch masks.
     q_full = (n_q // BLOCK_M) * BLOCK_M
+    lo = 0
+    first_full = 0
     if CAUSAL:
-        lo = (n0 // BLOCK_M) * BLOCK_M  # queries before n0 see none of these keys
-        first_full = tl.cdiv(n0 + BLOCK_N - 1, BLOCK_M) * BLOCK_M  # sees all of them
-    else:
-        lo = 0
-        first_full = 0
+        lo = (tl.maximum(n0 - diag, 0) // BLOCK_M) * BLOCK_M
+        first_full = tl.cdiv(tl.maximum(n0 + BLOCK_N - 1 - diag, 0), BLOCK_M) * BLOCK_M
     a_end = tl.minimum(first_full, q_full)
     tail = tl.maximum(lo, q_full)
     dk, dv = _attn_dkdv_steps(
         dk, dv, k, v, q_base, do_base, lse_base, delta_base, stride_qm, stride_qd,
-        stride_dom, stride_dod, offs_n, offs_d, lo, a_end, n_q, qk_scale,
+        stride_dom, stride_dod, offs_n, offs_d, lo, a_end, n_q, diag, qk_scale,
         BLOCK_M, True, CAUSAL, UPCAST,
     )  # fmt: skip
     dk, dv = _attn_dkdv_steps(
         dk, dv, k, v, q_base, do_base, lse_base, delta_base, stride_qm, stride_qd,
-        stride_dom, stride_dod, offs_n, offs_d, tl.maximum(lo, a_end), q_full, n_q,
+        stride_dom, stride_dod, offs_n, offs_d, tl.maximum(lo, a_end), q_full, n_q, diag,
         qk_scale, BLOCK_M, False, CAUSAL, UPCAST,
     )  # fmt: skip
     dk, dv = _attn_dkdv_steps(
         dk, dv, k, v, q_base, do_base, lse_base, delta_base, stride_qm, stride_qd,
-        stride_dom, stride_dod, offs_n, offs_d, tail, n_q, n_q, qk_scale,
+        stride_dom, stride_dod, offs_n, offs_d, tail, n_q, n_q, diag, qk_scale,
         BLOCK_M, True, CAUSAL, UPCAST,
     )  # fmt: skip
     # dK and dV are written contiguous (B, H, n_k, d): the wrapper allocates them so.
@@ -292,7 +365,7 @@ def attn_bwd_dkdv_kernel(
 @triton.jit
 def _attn_dq_steps(
     dq, q, do, lse, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
-    offs_m, offs_d, lo, hi, n_k, qk_scale,
+    offs_m, offs_d, lo, hi, n_k, diag, qk_scale,
     BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
 ):  # fmt: skip
     # Key blocks [lo, hi) against one block of queries, split as in the forward.
@@ -313,8 +386,8 @@ def _attn_dq_steps(
         p = tl.exp2(tl.dot(q, kt) * qk_scale - lse[:, None])
         if MASKED:
             keep = offs_n[None, :] < n_k
-            if CAUSAL:
-                keep = keep & (offs_n[None, :] <= offs_m[:, None])
+            if CAUSAL:  # query i sees keys j <= i + diag
+                keep = keep & (offs_n[None, :] <= offs_m[:, None] + diag)
             p = tl.where(keep, p, 0.0)
         dp = tl.dot(do, vt)  # dP = dO V^T
         ds = p * (dp - delta[:, None])  # dS = P * (dP - delta)
@@ -322,14 +395,14 @@ def _attn_dq_steps(
     return dq
 
 
-@triton.jit(do_not_specialize=["n_q", "n_k", "n_heads"])
+@triton.jit(do_not_specialize=["n_q", "n_k", "n_heads", "diag"])
 def attn_bwd_dq_kernel(
     Q, K, V, DO, LSE, DELTA, DQ,
     stride_qb, stride_qh, stride_qm, stride_qd,
     stride_kb, stride_kh, stride_kn, stride_kd,
     stride_vb, stride_vh, stride_vn, stride_vd,
     stride_dob, stride_doh, stride_dom, stride_dod,
-    n_q, n_k, n_heads, qk_scale, sm_scale,
+    n_q, n_k, n_heads, diag, qk_scale, sm_scale,
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):  # fmt: skip
@@ -364,19 +437,19 @@ def attn_bwd_dq_kernel(
     dq = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     k_base = K + batch * stride_kb + head * stride_kh
     v_base = V + batch * stride_vb + head * stride_vh
-    full_end = (n_k // BLOCK_N) * BLOCK_N
+    full_end = (n_k // BLOCK_N) * BLOCK_N  # the key blocks, split as in the forward
+    hi = n_k
     if CAUSAL:
-        full_end = tl.minimum(full_end, ((m0 + 1) // BLOCK_N) * BLOCK_N)
-        hi = tl.minimum(m0 + BLOCK_M, n_k)
-    else:
-        hi = n_k
+        first_row_sees = tl.maximum(m0 + diag + 1, 0)
+        full_end = tl.minimum(full_end, (first_row_sees // BLOCK_N) * BLOCK_N)
+        hi = tl.minimum(m0 + BLOCK_M + diag, n_k)
     dq = _attn_dq_steps(
         dq, q, do, lse, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
-        offs_m, offs_d, 0, full_end, n_k, qk_scale, BLOCK_N, False, CAUSAL, UPCAST,
+        offs_m, offs_d, 0, full_end, n_k, diag, qk_scale, BLOCK_N, False, CAUSAL, UPCAST,
     )  # fmt: skip
     dq = _attn_dq_steps(
         dq, q, do, lse, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
-        offs_m, offs_d, full_end, hi, n_k, qk_scale, BLOCK_N, True, CAUSAL, UPCAST,
+        offs_m, offs_d, full_end, hi, n_k, diag, qk_scale, BLOCK_N, True, CAUSAL, UPCAST,
     )  # fmt: skip
     # dQ is written contiguous (B, H, n_q, d).
     out = (batch * n_heads + head) * n_q * HEAD_DIM + rows[:, None] * HEAD_DIM + offs_d[None, :]
@@ -385,6 +458,16 @@ def attn_bwd_dq_kernel(
 
 # --8<-- [end:backward]
 # --8<-- [end:kernel]
+
+# Tile matmuls (tl.dot) per pair of a query block and a key block, as the kernels above
+# run them (tests/kernels/test_attention.py counts the calls in their source). Forward: 2,
+# S = Q K^T and O += P V. Backward: 7, four in the dK/dV kernel (S^T = K Q^T again,
+# dV += P^T dO, dP^T = V dO^T, dK += dS^T Q) and three in the dQ kernel (S = Q K^T again,
+# dP = dO V^T, dQ += dS K): S and dP are each computed twice. FlashAttention-2's single
+# pass, which sums dQ with atomics, does 5, the count behind the usual FLOP convention
+# (backward = 2.5 x forward) that the benchmark uses.
+FORWARD_TILE_MATMULS = 2
+BACKWARD_TILE_MATMULS = 7
 
 
 # --8<-- [start:launch]
@@ -423,11 +506,14 @@ def _strides(t: torch.Tensor) -> tuple[int, int, int, int]:
     return t.stride(0), t.stride(1), t.stride(2), t.stride(3)
 
 
-def launch_forward(q, k, v, causal: bool, scale: float, config=None):
+def launch_forward(q, k, v, causal: bool | str, scale: float, config=None):
     """o (B, H, n_q, d) in q's dtype and lse (B, H, n_q), float32, base 2; no checks.
-    ``config``: (BLOCK_M, BLOCK_N, num_warps, num_stages) instead of ``plan``'s."""
+    ``causal``: False, True (= "top_left") or "bottom_right". ``config``: (BLOCK_M,
+    BLOCK_N, num_warps, num_stages) instead of ``plan``'s."""
     batch, heads, n_q, head_dim = q.shape
     n_k = k.shape[2]
+    # Causal: query i sees keys j <= i + diag, torch.tril(ones(n_q, n_k), diagonal=diag).
+    diag = n_k - n_q if causal == "bottom_right" else 0
     o = torch.empty((batch, heads, n_q, head_dim), dtype=q.dtype, device=q.device)
     lse = torch.empty((batch, heads, n_q), dtype=torch.float32, device=q.device)
     if o.numel() == 0:
@@ -438,15 +524,15 @@ def launch_forward(q, k, v, causal: bool, scale: float, config=None):
     grid = ((n_q + block_m - 1) // block_m, heads, batch)
     attn_fwd_kernel[grid](
         q, k, v, o, lse, *_strides(q), *_strides(k), *_strides(v), *_strides(o),
-        n_q, n_k, heads, scale * LOG2_E,
-        HEAD_DIM=head_dim, CAUSAL=causal, UPCAST=_INTERPRET and q.dtype == torch.bfloat16,
+        n_q, n_k, heads, diag, scale * LOG2_E,
+        HEAD_DIM=head_dim, CAUSAL=bool(causal), UPCAST=_INTERPRET and q.dtype == torch.bfloat16,
         BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=stages,
     )  # fmt: skip
     return o, lse
 
 
 def launch_backward(
-    do, q, k, v, o, lse, causal: bool, scale: float, dkdv_config=None, dq_config=None
+    do, q, k, v, o, lse, causal: bool | str, scale: float, dkdv_config=None, dq_config=None
 ):
     """dq, dk, dv (contiguous, the inputs' dtype) from the upstream gradient ``do``; no
     checks. ``dkdv_config``, ``dq_config``: tiles instead of ``plan``'s."""
@@ -471,17 +557,18 @@ def launch_backward(
         dkdv_config = planned_dkdv if dkdv_config is None else dkdv_config
         dq_config = planned_dq if dq_config is None else dq_config
     common = (*_strides(q), *_strides(k), *_strides(v), *_strides(do))
-    numbers = (n_q, n_k, heads, scale * LOG2_E, scale)
+    diag = n_k - n_q if causal == "bottom_right" else 0  # as in launch_forward
+    numbers = (n_q, n_k, heads, diag, scale * LOG2_E, scale)
     block_m, block_n, warps, stages = dkdv_config
     attn_bwd_dkdv_kernel[((n_k + block_n - 1) // block_n, heads, batch)](
         q, k, v, do, lse, delta, dk, dv, *common, *numbers,
-        HEAD_DIM=head_dim, CAUSAL=causal, UPCAST=upcast,
+        HEAD_DIM=head_dim, CAUSAL=bool(causal), UPCAST=upcast,
         BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=stages,
     )  # fmt: skip
     block_m, block_n, warps, stages = dq_config
     attn_bwd_dq_kernel[((n_q + block_m - 1) // block_m, heads, batch)](
         q, k, v, do, lse, delta, dq, *common, *numbers,
-        HEAD_DIM=head_dim, CAUSAL=causal, UPCAST=upcast,
+        HEAD_DIM=head_dim, CAUSAL=bool(causal), UPCAST=upcast,
         BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=stages,
     )  # fmt: skip
     return dq, dk, dv
@@ -492,6 +579,7 @@ def launch_backward(
 
 # --8<-- [start:checks]
 SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)  # tl.dot on tensor cores
+CAUSAL_ALIGNMENTS = ("top_left", "bottom_right")  # causal=True is "top_left", as in SDPA
 HEAD_DIMS = (16, 32, 64, 128)  # powers of two: tl.arange needs one; tl.dot needs >= 16
 MAX_GRID_YZ = 65535  # heads and batch are the grid's 2nd and 3rd axes: CUDA's limit there
 MAX_FLOAT32 = 3.4e38  # about float32's largest: the kernels get scale * log2(e) as a float32
@@ -538,7 +626,7 @@ def attention(
     k: torch.Tensor,
     v: torch.Tensor,
     *,
-    causal: bool = False,
+    causal: bool | str = False,
     scale: float | None = None,
 ) -> torch.Tensor:
     """``softmax(q @ k^T * scale) @ v``, as ``F.scaled_dot_product_attention(q, k, v,
@@ -550,9 +638,12 @@ def attention(
     float16 or bfloat16, one CUDA device (which need not be the current one), d in 16,
     32, 64, 128, B and H at most 65535. Any strides (a transposed (B, N, H, d) layout,
     say): the kernels take them as they are, nothing is copied. n_q and n_k may differ.
-    ``causal``: a bool; query i then sees keys j <= i, counted from the top-left corner
-    as in PyTorch (``torch.tril(torch.ones(n_q, n_k))``), so every query sees at least key
-    0. With no key at all (n_k = 0) the result is zeros, as SDPA gives. ``scale``: None
+    ``causal``: False (no mask), True or "top_left" (query i sees keys j <= i, counted
+    from the top-left corner as SDPA's ``is_causal=True``: ``torch.tril(torch.ones(n_q,
+    n_k))``), or "bottom_right" (query i sees keys j <= i + n_k - n_q, the last query the
+    last key: ``causal_lower_right``, what decoding with a KV cache needs). A row that sees
+    no key (n_k = 0, or bottom-right with n_q > n_k for its first n_q - n_k rows) gives
+    zeros and no gradient, as SDPA gives with an explicit boolean mask. ``scale``: None
     for 1/sqrt(d), or a Python int or float, > 0 and with ``scale * log2(e)`` finite in
     float32. The result is contiguous, in q's dtype, rounded once from float32. Views with
     the negative bit are read as their values. Raises ``TypeError``/``ValueError`` naming
@@ -585,8 +676,16 @@ def attention(
             f"attention: q has batch {batch} and heads {heads}; each must be at most "
             f"{MAX_GRID_YZ} (they are axes 2 and 3 of the launch grid)"
         )
-    if type(causal) is not bool:
-        raise TypeError(f"attention: causal must be a bool, got {type(causal).__name__}")
+    if type(causal) is str:
+        if causal not in CAUSAL_ALIGNMENTS:
+            raise ValueError(
+                f"attention: causal must be a bool, 'top_left' or 'bottom_right', got {causal!r}"
+            )
+    elif type(causal) is not bool:
+        raise TypeError(
+            f"attention: causal must be a bool or a str ('top_left', 'bottom_right'), "
+            f"got {type(causal).__name__}"
+        )
     if scale is None:
         scale = 1.0 / math.sqrt(head_dim)
     elif isinstance(scale, bool) or not isinstance(scale, (int, float)):
@@ -619,7 +718,7 @@ class AttentionFunction(torch.autograd.Function):
     ``attention``, which checks the arguments first."""
 
     @staticmethod
-    def forward(ctx, q, k, v, causal: bool, scale: float) -> torch.Tensor:
+    def forward(ctx, q, k, v, causal: bool | str, scale: float) -> torch.Tensor:
         o, lse = _on_device(q.get_device(), launch_forward, q, k, v, causal, scale)
         ctx.save_for_backward(q, k, v, o, lse)
         ctx.causal, ctx.scale = causal, scale
@@ -656,23 +755,27 @@ def reference(
     k: torch.Tensor,
     v: torch.Tensor,
     *,
-    causal: bool = False,
+    causal: bool | str = False,
     scale: float | None = None,
 ) -> torch.Tensor:
     """Attention in float64 with the N x N scores materialised, rounded once to q's
     dtype, by torch alone. Differentiable: on float64 leaves it gives float64 gradients.
-    Causal is the top-left mask ``tril(ones(n_q, n_k))``; no key at all gives zeros."""
+    Causal True or "top_left" is the mask ``tril(ones(n_q, n_k))``, "bottom_right" is
+    ``tril(ones(n_q, n_k), diagonal=n_k - n_q)``; a row with no key gives zeros."""
     q64, k64, v64 = q.double(), k.double(), v.double()
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     s = (q64 @ k64.transpose(-2, -1)) * scale
-    if causal:
-        n_q, n_k = s.shape[-2:]
-        keep = torch.ones(n_q, n_k, dtype=torch.bool, device=s.device).tril()
-        s = s.masked_fill(~keep, float("-inf"))
-    if s.shape[-1] == 0:
+    n_q, n_k = s.shape[-2:]
+    if n_k == 0:
         return torch.zeros(q.shape[:-1] + v.shape[-1:], dtype=q.dtype, device=q.device)
-    return (torch.softmax(s, dim=-1) @ v64).to(q.dtype)
+    if not causal:
+        return (torch.softmax(s, dim=-1) @ v64).to(q.dtype)
+    diag = n_k - n_q if causal == "bottom_right" else 0
+    keep = torch.ones(n_q, n_k, dtype=torch.bool, device=s.device).tril(diag)
+    seen = keep.any(-1, keepdim=True)  # False on a row that sees no key: zeros there
+    p = torch.softmax(s.masked_fill(~keep, float("-inf")).masked_fill(~seen, 0.0), dim=-1)
+    return ((p * seen) @ v64).to(q.dtype)
 
 
 # --8<-- [end:reference]

@@ -9,6 +9,8 @@ partial rows in a fixed order. No atomics, so the same inputs give the same bits
 time.
 
 Sections, as in every kernel file of the book: ``kernel`` (the three kernels),
+``minimal`` (``rmsnorm_bwd_minimal_kernel`` and ``rms_norm_backward_minimal``: the
+simplest backward that works, one program per row, before the tuned one),
 ``launch`` (``plan``, the launch configuration for a row count and width, and
 ``launch_forward`` / ``launch_backward``, which allocate and launch without a check),
 ``checks`` (``rms_norm``, the checked entry point), ``autograd`` (``RMSNormFunction``,
@@ -154,6 +156,47 @@ def rmsnorm_dw_kernel(
 
 # --8<-- [end:dw-kernel]
 # --8<-- [end:kernel]
+
+
+# --8<-- [start:minimal]
+# The simplest backward that works: one program per row, the whole row one tile, as in
+# the forward. It writes the row's dx, and the row's share of dweight (dy * x_hat) into a
+# float32 buffer of its own row; one torch sum down the rows then gives dweight, in a
+# fixed order (no atomics). What it leaves out, each added in rmsnorm_bwd_kernel above:
+# strides (dy and x contiguous), several rows per program (so that the buffer has one row
+# per program instead of one per row of x: 128 MiB of float32 for 4096 x 8192), tiles of
+# several narrow rows, loading the next rows ahead, and a reduction kernel of its own.
+@triton.jit
+def rmsnorm_bwd_minimal_kernel(
+    dy_ptr, x_ptr, w_ptr, rstd_ptr, dx_ptr, dw_rows_ptr, n_cols, BLOCK: tl.constexpr
+):
+    row = tl.program_id(0).to(tl.int64)  # int64: row * n_cols can pass 2**31
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
+    dy = tl.load(dy_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    rstd = tl.load(rstd_ptr + row)  # saved by the forward
+    x_hat = x * rstd
+    g = dy * w  # the gradient that reaches x_hat
+    c = tl.sum(g * x_hat, axis=0) / n_cols  # masked lanes are 0: they add nothing
+    dx = (g - x_hat * c) * rstd
+    tl.store(dx_ptr + row * n_cols + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+    tl.store(dw_rows_ptr + row * n_cols + cols, dy * x_hat, mask=mask)  # this row's dweight
+
+
+def rms_norm_backward_minimal(dy, x, weight, rstd):
+    """dx and dweight for contiguous (rows, H) ``dy`` and ``x``, and ``rstd`` from the
+    forward (``launch_forward``); no checks."""
+    n_rows, n_cols = x.shape
+    dx = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
+    dw_rows = torch.empty((n_rows, n_cols), dtype=torch.float32, device=x.device)
+    block = triton.next_power_of_2(n_cols)
+    rmsnorm_bwd_minimal_kernel[(n_rows,)](dy, x, weight, rstd, dx, dw_rows, n_cols, BLOCK=block)
+    return dx, dw_rows.sum(dim=0).to(weight.dtype)  # the second stage: a sum down the rows
+
+
+# --8<-- [end:minimal]
 
 
 # --8<-- [start:launch]

@@ -358,6 +358,34 @@ def captured(fn: Callable[[], object], module, *names: str) -> dict:
     return kernel_resources(launched[0] if launched else None)
 
 
+# ---- what a call launches -----------------------------------------------------------------
+
+KERNEL_NAME_CHARS = 200  # a CUDA kernel's name spells out its template arguments: keep the start
+
+
+def cuda_kernels(fn: Callable[[], object]) -> list[str] | None:
+    """The CUDA kernels one call of ``fn`` launches, by name, in launch order (memory
+    copies and memsets left out), from torch.profiler's activity records: CUPTI tracing,
+    which needs no hardware counters. None if the profiler cannot run here (or saw none)."""
+    try:
+        activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        with torch.profiler.profile(activities=activities) as prof:
+            fn()
+            torch.cuda.synchronize()
+        cuda = torch.autograd.DeviceType.CUDA
+        events = [e for e in prof.events() if e.device_type == cuda]
+        events.sort(key=lambda e: e.time_range.start)
+        names = [
+            e.name[:KERNEL_NAME_CHARS]
+            for e in events
+            if not e.name.startswith(("Memcpy", "Memset"))
+        ]
+        return names or None
+    except Exception as exc:  # noqa: BLE001 - a profiler that cannot run is reported, not fatal
+        print(f"    kernel names skipped: {exc!r}")
+        return None
+
+
 def warm_up(seconds: float = 1.0) -> None:
     """Keep host and GPU busy with small launches for a while before timing small sizes.
 

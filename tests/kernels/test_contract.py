@@ -1260,9 +1260,17 @@ ROWS = (
             a["q"], a["k"], a["v"], causal=a.get("causal", False), scale=a.get("scale")
         ),
         knobs=(
-            Knob("causal", "bool", bad_types=KIND_BAD_TYPES["bool"] + (1.0,)),
+            # causal is a bool or one of the strings at.CAUSAL_ALIGNMENTS (see choices):
+            # any other type, a str subclass or bytes included, is a TypeError.
+            Knob("causal", "bool", bad_types=(1, 0, None, np.bool_(True), torch.tensor(True),
+                                              1.0, b"top_left", np.str_("top_left"))),
             Knob("scale", "number|None", (0, -0.5, NAN, math.inf, 1e39, 10**400),
                  "must be > 0 and finite"),
+        ),
+        choices=tuple(
+            Bad(f"causal-{v!r}", ("causal",), knobs={"causal": v},
+                says="a bool, 'top_left' or 'bottom_right'")
+            for v in ("yes", "True", "TOP_LEFT", "bottom-right", "lower_right", "", "top_left ")
         ),
         bad_shapes=(
             Bad("q-3d", ("q",), {"q": (2, 9, 16)}),
@@ -1299,6 +1307,7 @@ ROWS = (
             Big("q", 0, shapes={"q": (3, 2, 9, 16), "k": (3, 2, 11, 16), "v": (3, 2, 11, 16)}),
             Big("q", 2),
             Big("k", 2),
+            Big("k", 2, knobs={"causal": "bottom_right"}, name="bottom-right"),
         ),  # fmt: skip
         empty=(
             Empty("no-queries", {"q": (1, 2, 0, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)}),
@@ -1307,8 +1316,12 @@ ROWS = (
             Empty("no-heads", {"q": (1, 0, 9, 16), "k": (1, 0, 11, 16), "v": (1, 0, 11, 16)}),
         ),
         any_strides=True,
-        variants=(("full", {}), ("causal", {"causal": True})),
-        not_applicable={**NO_OUT, "choices": "no string options"},
+        variants=(
+            ("full", {}),
+            ("causal", {"causal": True}),
+            ("bottom-right", {"causal": "bottom_right"}),
+        ),
+        not_applicable=NO_OUT,
     ),
 )
 # fmt: on
@@ -1349,6 +1362,10 @@ NOT_WRAPPERS = {
     "_compile_examples.clipped_whole": "plain torch, no kernel (a torch.compile fragment)",
     "_compile_examples.scaled_then_logged": "plain torch, no kernel (a torch.compile fragment)",
     "_compile_examples.row_norms": "plain torch, no kernel (a torch.compile fragment)",
+    "attention.attention_minimal": "lesson 12's minimal forward: divisible, contiguous shapes "
+    "only and no checks, by design (what it leaves out is what the lesson adds)",
+    "rmsnorm.rms_norm_backward_minimal": "lesson 11's minimal backward: contiguous rows and "
+    "no checks, by design (what it leaves out is what the lesson adds)",
 }
 # Names every family may define that are not wrappers: the torch references, and the
 # launch path and launch plan of the kernel-file convention (no checks by design).

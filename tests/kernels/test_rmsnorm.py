@@ -217,6 +217,66 @@ def test_programs_walk_several_steps_with_a_ragged_last_one():
     check(dw, dw64, "dweight", seed, rows=rows_of(dy))
 
 
+# ---- the minimal backward: one program per row (lesson 11 starts there) ------------------
+
+MINIMAL_SHAPES = [(1, 1), (3, 5), (7, 37), (33, 1500), (100, 300), (9, 5000)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", MINIMAL_SHAPES, ids=str)
+def test_minimal_backward_matches_torch_autograd(shape, dtype):
+    """dx and dweight of the minimal backward against torch autograd through the float64
+    reference, on ragged widths and row counts (the partial rows and dx come from
+    NaN-filled empties, so an unwritten element fails)."""
+    seed = fresh_seed()
+    x, w, dy, rstd = partial_setup(shape, dtype)
+    dx, dw = rn.rms_norm_backward_minimal(dy, x, w, rstd)
+    _, dx64, dw64 = reference_all(x, w, dy)
+    assert dx.dtype == dw.dtype == dtype
+    check(dx, dx64, "dx (minimal)", seed)
+    check(dw, dw64, "dweight (minimal)", seed, rows=shape[0])
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_minimal_backward_with_a_float32_weight(dtype):
+    seed = fresh_seed()
+    x, dy = rand((13, 200), dtype), rand((13, 200), dtype)
+    w = weight_for(200)
+    with torch.no_grad():
+        _, rstd = rn.launch_forward(x, w, 1e-6)
+    dx, dw = rn.rms_norm_backward_minimal(dy, x, w, rstd)
+    assert dx.dtype == dtype and dw.dtype == torch.float32
+    _, dx64, dw64 = reference_all(x, w, dy)
+    check(dx, dx64, "dx (minimal)", seed)
+    check(dw, dw64, "dweight (minimal)", seed, rows=13)
+
+
+def test_minimal_backward_agrees_with_the_tuned_one():
+    """The same float32 formula per row, its sums taken in another order (a 1-D row
+    against a tile of rows; dweight down all rows against partial rows per program): the
+    same results to float32 rounding. And the minimal one gives the same bits every run."""
+    seed = fresh_seed()
+    x, w, dy, rstd = partial_setup((40, 1000), torch.float32)
+    dx, dw = rn.rms_norm_backward_minimal(dy, x, w, rstd)
+    dx_tuned, dw_tuned = rn.launch_backward(dy, x, w, rstd)
+    torch.testing.assert_close(dx, dx_tuned, rtol=1e-6, atol=1e-6, msg=f"seed={seed}")
+    torch.testing.assert_close(dw, dw_tuned, rtol=1e-5, atol=1e-5, msg=f"seed={seed}")
+    again = rn.rms_norm_backward_minimal(dy, x, w, rstd)
+    assert torch.equal(dx, again[0]) and torch.equal(dw, again[1]), f"seed={seed}"
+
+
+@requires_gpu
+@pytest.mark.parametrize("hidden", [4096, 8192])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32], ids=str)
+def test_minimal_backward_at_realistic_sizes(hidden, dtype):
+    seed = fresh_seed()
+    x, w, dy, rstd = partial_setup((2050, hidden), dtype)
+    dx, dw = rn.rms_norm_backward_minimal(dy, x, w, rstd)
+    _, dx64, dw64 = reference_all(x, w, dy)
+    check(dx, dx64, "dx (minimal)", seed)
+    check(dw, dw64, "dweight (minimal)", seed, rows=2050)
+
+
 # ---- layouts: strided rows, any weight, any upstream gradient -------------------------
 
 

@@ -103,6 +103,36 @@ CASES = [
         "kernels/rmsnorm.py PREFETCH_MAX_BLOCK",
         module_constant("kernels/rmsnorm.py", "PREFETCH_MAX_BLOCK"),
     ),
+    # The attention backward's tile matmuls per pair of blocks (counted in the kernels'
+    # source by tests/kernels/test_attention.py) against the FLOP convention's.
+    (
+        "flagship/12-flash-attention.md",
+        "the backward does 7 tile matmuls",
+        "7",
+        "kernels/attention.py BACKWARD_TILE_MATMULS",
+        module_constant("kernels/attention.py", "BACKWARD_TILE_MATMULS"),
+    ),
+    (
+        "flagship/12-flash-attention.md",
+        "FlashAttention-2's single pass does 5",
+        "5",
+        "scripts/bench/benchmarks/attention.py NOMINAL_BACKWARD_MATMULS",
+        module_constant("scripts/bench/benchmarks/attention.py", "NOMINAL_BACKWARD_MATMULS"),
+    ),
+    (
+        "flagship/12-flash-attention.md",
+        "against the forward's 2",
+        "2",
+        "kernels/attention.py FORWARD_TILE_MATMULS",
+        module_constant("kernels/attention.py", "FORWARD_TILE_MATMULS"),
+    ),
+    (
+        "flagship/12-flash-attention.md",
+        "The book's backward runs 7",
+        "7",
+        "kernels/attention.py BACKWARD_TILE_MATMULS",
+        module_constant("kernels/attention.py", "BACKWARD_TILE_MATMULS"),
+    ),
     # Hardware facts the occupancy values compute with (figures/vector_add.py SM_LIMITS,
     # compute capability 9.0: the CUDA C Programming Guide's per-capability table).
     (

@@ -59,11 +59,20 @@ RTOL, ATOL = 2**-6, 2**-5
 GRAD_ATOL = 2**-4
 
 
+# The FLOP convention credits a backward with 5 tile matmuls to the forward's 2
+# (FlashAttention-2's count); the book's backward executes at.BACKWARD_TILE_MATMULS (7),
+# so its rate as counted here is 5/7 of the tensor-core work it does
+# (figures/attention.py's executed_tflops).
+NOMINAL_BACKWARD_MATMULS = 5
+
+
 def flops(batch: int, heads: int, n: int, d: int, causal: bool, direction: str) -> int:
     """4 B H N^2 d for the forward (two matmuls of 2 N^2 d each per head), half of it with
     causal, and 2.5 times that for the backward (five matmuls instead of two)."""
     f = 4 * batch * heads * n * n * d // (2 if causal else 1)
-    return f if direction == "forward" else f * 5 // 2
+    if direction == "forward":
+        return f
+    return f * NOMINAL_BACKWARD_MATMULS // at.FORWARD_TILE_MATMULS
 
 
 def shape(n: int, d: int) -> tuple[int, int]:

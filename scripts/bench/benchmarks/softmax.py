@@ -2,7 +2,9 @@
 
 - ``softmax``: forward and backward bandwidth against row width, fp32 and bf16, for the
   book's kernels, ``torch.softmax``, torch.compile and Liger-Kernel (where it runs), and,
-  forward in fp32, the naive five-operation decomposition.
+  forward in fp32, the naive five-operation decomposition; for every one, the CUDA kernels
+  one call launches (torch.profiler), so that a peer's slow point can be read against
+  how many kernels, and which, it ran.
 - ``softmax_online``: the online kernel on long rows, fp32 and bf16, against its tile
   (elements, so bytes, per load) and the size of its persistent grid (programs per SM),
   with the whole-row kernel forced onto the same rows as a control; registers and spills
@@ -84,6 +86,13 @@ def resources(fn, *names: str) -> dict:
     return benchlib.captured(fn, sm, *names)
 
 
+def launched(fn) -> dict:
+    """``kernels`` (how many) and ``kernel_names`` (which, in order) one call of ``fn``
+    launches; nothing where the profiler cannot run."""
+    names = benchlib.cuda_kernels(fn)
+    return {} if names is None else {"kernels": len(names), "kernel_names": names}
+
+
 def timed(impl: str, what: str, fn, expected, tol, *, book: bool, out=None) -> dict | None:
     """check_then_time, but a peer (or a control) that fails to compile, run or match is
     skipped with the reason printed; the book's kernel as it runs by default must pass."""
@@ -133,6 +142,7 @@ def run_widths(ceilings: dict) -> list[dict]:
                 if timing is None:
                     continue
                 extra = resources(fwd, "softmax_kernel", "softmax_online_kernel") if book else {}
+                extra.update(launched(fwd))
                 rows.append({**base, "direction": "forward", "bytes": 2 * size, **timing, **extra})
                 if impl == "naive":
                     continue  # forward only: it is here to count HBM trips
@@ -146,6 +156,7 @@ def run_widths(ceilings: dict) -> list[dict]:
                 if timing is not None:
                     names = ("softmax_backward_kernel", "softmax_backward_online_kernel")
                     extra = resources(bwd, *names) if book else {}
+                    extra.update(launched(bwd))
                     rows.append(
                         {**base, "direction": "backward", "bytes": 3 * size, **timing, **extra}
                     )
@@ -315,7 +326,9 @@ BENCHMARKS = [
         "impl's y). do_bench, L2 flushed. Bytes: forward 2 * rows * cols * element size "
         "(read x, write y); backward 3 * rows * cols * element size (read y and dy, write "
         "dx). n_regs and n_spills: the book kernel's compiled registers per thread and "
-        "spilled registers.",
+        "spilled registers. kernels and kernel_names: the CUDA kernels one call (forward, "
+        "or the backward alone) launches, in order, from torch.profiler (memcpy and memset "
+        "left out; absent where the profiler could not run).",
         run_widths,
     ),
     benchlib.Benchmark(

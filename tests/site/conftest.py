@@ -113,8 +113,14 @@ def open_page(browser, site_url):
                 route.fulfill(response=response, body=WIDGET_DATA.sub("", response.text()))
 
             pg.route(address, strip)
-        pg.goto(address, wait_until="networkidle")
+        # "load", then the widgets mounted and the page's figures drawn, rather than
+        # "networkidle": what a widget needs is in the page (its data embedded, no web
+        # fonts); what the network does after load (the search index) is checked once per
+        # page by test_browser.py's clean load, and waiting for it here cost half a second a
+        # test.
+        pg.goto(address, wait_until="load")
         pg.wait_for_selector(".book-widget[data-mounted='true']")
+        pg.wait_for_function(visits.FIGURES_DRAWN, timeout=15_000)
         return pg
 
     yield _open

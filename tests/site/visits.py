@@ -291,6 +291,11 @@ COLLECT = r"""
 """
 
 
+# Every figure of the page drawn, and its fitting passes done (figures.js).
+FIGURES_DRAWN = (
+    "[...document.querySelectorAll('.book-figure')].every("
+    "f => f.querySelector('.main-svg') && f.getAttribute('data-fitted') !== 'false')"
+)
 # Two animation frames: the browser has laid out and painted what was drawn last.
 PAINTED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
@@ -300,11 +305,7 @@ def settle(pg) -> None:
     last fitting pass is done, then the page is painted. (A fixed 150 ms pause used to
     follow; on every figure page, device and palette, at both widths, what COLLECT read
     right after this wait was the same as 400 ms later.)"""
-    pg.wait_for_function(
-        "[...document.querySelectorAll('.book-figure')].every("
-        "f => f.querySelector('.main-svg') && f.getAttribute('data-fitted') !== 'false')",
-        timeout=15_000,
-    )
+    pg.wait_for_function(FIGURES_DRAWN, timeout=15_000)
     pg.evaluate(PAINTED)
 
 

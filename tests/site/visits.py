@@ -86,8 +86,9 @@ class Visit:
         return self.results[step]
 
 
-def instrument(pg) -> None:
-    """Record on the page what the checks read: errors, requests, compressed sizes."""
+def instrument(pg, weigh: bool = True) -> None:
+    """Record on the page what the checks read: errors, requests, and (``weigh``) the
+    compressed size of each response."""
     pg.errors = []
     pg.requests = []
     pg.on(
@@ -98,7 +99,8 @@ def instrument(pg) -> None:
     pg.on("requestfailed", lambda r: pg.errors.append(f"request failed: {r.url}"))
     pg.on("request", lambda r: pg.requests.append(r.url))
     pg.compressed = {}  # url -> gzip size of the body, what a compressing server would send
-    pg.on("response", lambda r: pg.compressed.__setitem__(r.url, compressed_size(r)))
+    if weigh:
+        pg.on("response", lambda r: pg.compressed.__setitem__(r.url, compressed_size(r)))
 
 
 def compressed_size(response) -> int:
@@ -138,7 +140,7 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
     )
     try:
         pg = context.new_page()
-        instrument(pg)
+        instrument(pg, weigh=scheme == "light")  # the page's weight is read in light
 
         def load():
             pg.goto(url_of(site_url, md), wait_until="networkidle")

@@ -3,6 +3,7 @@
 #   make site     build the static site into site/ (strict)
 #   make test     lint, then every test: kernels (GPU if present, else the Triton
 #                 interpreter), strict build, sources, figure data, links, headless Chromium
+#   make test-fast  the same without the browser tests (no Chromium): for the edit loop
 #   make lint     ruff check + ruff format --check
 #   make figures  run the GPU benchmarks -> figures/data/<gpu>/*.json; needs only an
 #                 existing torch + triton + numpy (no venv). ONLY="names" runs a subset;
@@ -17,7 +18,7 @@ HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
 TEST_GROUP := $(if $(HAVE_GPU),site,test)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test test-site lint figures chromium constraints
+.PHONY: serve site test test-fast test-site lint figures chromium constraints
 
 $(VENV)/.created:
 	$(PYTHON) -m venv $(if $(HAVE_GPU),--system-site-packages) $(VENV)
@@ -38,6 +39,9 @@ site: $(VENV)/.docs
 
 test: $(VENV)/.test lint chromium
 	$(VPY) -m pytest -n 2 --dist loadgroup
+
+test-fast: $(VENV)/.test lint
+	$(VPY) -m pytest -n 2 --dist loadgroup -m "not browser"
 
 test-site: $(VENV)/.test chromium
 	$(VPY) -m pytest tests/site

@@ -75,8 +75,12 @@ def test_matches_reference(shape, dtype, approximate, with_mask):
     ],
 )  # fmt: skip
 def test_every_tile_and_warp_count_covers_all_elements(block_m, block_n, num_warps):
+    # Per tile, the smallest shape with everything to get wrong: 3 x 2 tiles (a grid that is
+    # not square, so row and column tiles cannot be swapped), the last of each one row or
+    # column deep (masked on both edges). A fixed 37 x 101 ran 3,737 programs for 1 x 1.
+    m, n = 2 * block_m + 1, block_n + 1
     seed = fresh_seed()
-    x, bias, mask = rand((37, 101), scale=3.0), rand(101), rand((37, 101))
+    x, bias, mask = rand((m, n), scale=3.0), rand(n), rand((m, n))
     out = poisoned_like(x)
     fa.bias_gelu_mask(x, bias, mask, out=out, block_m=block_m, block_n=block_n, num_warps=num_warps)
     assert_matches(out, x, bias, mask, "none", seed)

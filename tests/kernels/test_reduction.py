@@ -271,6 +271,7 @@ def lowering():
     return json.loads(done.stdout)
 
 
+@pytest.mark.xdist_group("reduction-lowering")  # one worker compiles the PTX once
 @pytest.mark.parametrize("op", OPS)
 def test_one_warp_reduces_with_shuffles_alone(lowering, op):
     """One row of 4096 over one warp: each thread combines its own 128 values, then
@@ -281,6 +282,7 @@ def test_one_warp_reduces_with_shuffles_alone(lowering, op):
     assert ops.get("ld.global.v4") == 4096 // 32 // 4  # 128 values a thread, 4 a load
 
 
+@pytest.mark.xdist_group("reduction-lowering")  # one worker compiles the PTX once
 @pytest.mark.parametrize("op", OPS)
 def test_four_warps_add_a_round_through_shared_memory(lowering, op):
     """Over four warps each warp reduces as above; one value per warp goes through shared

@@ -26,6 +26,8 @@ requires_nvcc = pytest.mark.skipif(NVCC is None, reason="needs nvcc (the CUDA to
 requires_gpu_and_nvcc = pytest.mark.skipif(
     NVCC is None or not ON_GPU, reason="needs nvcc and a CUDA GPU"
 )
+# One worker compiles the library (the module fixture below) and runs every test using it.
+pytestmark = pytest.mark.xdist_group("softmax-cuda-library")
 
 # As tests/kernels/test_softmax.py: a softmax value may land an ulp or so of its dtype away
 # from the float64 reference rounded to that dtype; atol covers values under the normal range.

@@ -11,12 +11,21 @@ from pathlib import Path
 import pytest
 
 from scripts.book.browser import find_installed
+from tests.site import visits
 from tests.site.support import ROOT, html_for, mkdocs_build, serve
 
 # The committed data the build embeds for a page's widgets (scripts/book/hook.py).
 WIDGET_DATA = re.compile(
     r'<script type="application/json" id="book-widget-data">.*?</script>', re.S
 )
+
+
+def pytest_collection_modifyitems(items):
+    """A test that drives Chromium (uses the ``browser`` fixture, directly or through
+    ``open_page`` or ``visit``) is marked ``browser``: `make test-fast` leaves those out."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +65,21 @@ def browser():
         b.close()
 
 
+@pytest.fixture(scope="session")
+def visit(browser, site_url):
+    """``visit(md, scheme="light")``: the one visit of page ``md`` in that colour scheme
+    (tests/site/visits.py), made the first time a check asks for it, then shared by every
+    check of the page on this worker."""
+    done: dict[tuple[str, str], visits.Visit] = {}
+
+    def _visit(md: str, scheme: str = "light") -> visits.Visit:
+        if (md, scheme) not in done:
+            done[md, scheme] = visits.visit(browser, site_url, md, scheme)
+        return done[md, scheme]
+
+    return _visit
+
+
 @pytest.fixture
 def open_page(browser, site_url):
     """Opens a page of the built site (lesson 02 unless told) once its widgets are mounted;
@@ -89,8 +113,14 @@ def open_page(browser, site_url):
                 route.fulfill(response=response, body=WIDGET_DATA.sub("", response.text()))
 
             pg.route(address, strip)
-        pg.goto(address, wait_until="networkidle")
+        # "load", then the widgets mounted and the page's figures drawn, rather than
+        # "networkidle": what a widget needs is in the page (its data embedded, no web
+        # fonts); what the network does after load (the search index) is checked once per
+        # page by test_browser.py's clean load, and waiting for it here cost half a second a
+        # test.
+        pg.goto(address, wait_until="load")
         pg.wait_for_selector(".book-widget[data-mounted='true']")
+        pg.wait_for_function(visits.FIGURES_DRAWN, timeout=15_000)
         return pg
 
     yield _open

@@ -17,15 +17,28 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
+# The Pages workflow installs only `--group site` (no torch, triton or numpy) to build the
+# site and run these tests: every build here runs without them too, and
+# tests/scripts/test_torch_free.py checks the build side and these tests for them.
+NOT_IN_SITE_GROUP = ("torch", "triton", "numpy")
+WITHOUT_TORCH = f"import sys; sys.modules.update(dict.fromkeys({NOT_IN_SITE_GROUP!r}))"
+
+
+def python_without_torch(code: str) -> list[str]:
+    """A command line running ``code`` in this Python with torch, triton and numpy
+    unimportable (``import torch`` raises ModuleNotFoundError)."""
+    return [sys.executable, "-c", f"{WITHOUT_TORCH}\n{code}"]
+
 
 def mkdocs_build(config: Path, dest: Path, data: Path | None = None) -> subprocess.CompletedProcess:
-    """A strict build into ``dest``; with ``data``, from that data folder instead of
-    figures/data (BOOK_DATA_DIR, as `make serve` takes it)."""
+    """A strict build into ``dest``, without torch (as on Pages); with ``data``, from that
+    data folder instead of figures/data (BOOK_DATA_DIR, as `make serve` takes it)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     if data is not None:
         env["BOOK_DATA_DIR"] = str(data)
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(dest)],
+        python_without_torch("from mkdocs.__main__ import cli; cli()")
+        + ["build", "--strict", "-f", str(config), "-d", str(dest)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -72,6 +85,12 @@ def widget(pg, name):
 
 def outputs(el, *names) -> dict[str, str]:
     return {n: el.locator(f'[data-out="{n}"]').first.text_content().strip() for n in names}
+
+
+def toggle_dark(pg) -> None:
+    """Click Material's palette toggle (light to dark) and wait until the page is dark."""
+    pg.locator("label.md-header__button[for^='__palette']").first.click()
+    pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
 
 
 def assert_fits_screen(pg, el, width: int = 390) -> None:

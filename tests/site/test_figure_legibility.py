@@ -18,6 +18,10 @@ annotations, bar labels):
 - a text drawn inside the plot area (annotation, bar label) crosses no data mark: line
   segment, marker or error bar;
 - no two texts overlap.
+
+The figures are read in the browser by tests/site/visits.py (``COLLECT``: each text's box,
+colour and clip region, the bars and the data marks, in page pixels), during the one visit
+of each page; ``problems`` below judges what it read.
 """
 
 from __future__ import annotations
@@ -26,139 +30,17 @@ import re
 
 import pytest
 
-from tests.site.support import figure_pages, html_for
-
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+from tests.site.support import figure_pages
+from tests.site.visits import DESKTOP, PHONE, per_page
 
 MIN_CONTRAST = 3.0  # WCAG 2.x non-text / large-text threshold: the least for figure text
-WIDTHS = {"desktop": 1280, "phone": 390}
+WIDTHS = {"desktop": DESKTOP, "phone": PHONE}
 SLACK_PX = 1.0  # sub-pixel rounding of boxes
 # Nothing smaller than the smallest text Plotly draws on its own: the minor digits of a
 # log axis, 0.75 x the figures' 13 px font. (Plotly shrinks a bar label that does not fit
 # its bar; shrunk much further it cannot be read.)
 MIN_FONT_PX = 9.5
 MIN_SCALE = 0.9  # nor a label scaled down to squeeze into a bar
-
-# Collects, for one figure, every visible text with its box, colour and clip region, the
-# bars (box and fill) and the data marks (line segments, marker and error-bar boxes), all
-# in page pixels.
-COLLECT = r"""
-(fig) => {
-  const box = (r) => ({x0: r.left, y0: r.top, x1: r.right, y1: r.bottom});
-  const svg = fig.querySelector("svg.main-svg");
-  function opacity(el) {
-    let o = 1;
-    for (let e = el; e && e !== fig; e = e.parentElement) {
-      const cs = getComputedStyle(e);
-      if (cs.display === "none" || cs.visibility === "hidden") return 0;
-      o *= parseFloat(cs.opacity || "1");
-      if (e.getAttribute && e.getAttribute("fill-opacity") !== null && e !== el)
-        o *= parseFloat(e.getAttribute("fill-opacity"));
-    }
-    return o;
-  }
-  function clipOf(el) {
-    const boxes = [];
-    for (let e = el; e && e !== fig; e = e.parentElement) {
-      const cp = e.getAttribute && (e.getAttribute("clip-path") || "");
-      const m = cp.match(/url\(["']?#([^"')]+)["']?\)/);
-      if (m) {
-        // The clip rectangle is in the user space of the element that names it.
-        const target = document.getElementById(m[1]);
-        const rect = target && target.querySelector("rect");
-        const ctm = e.getScreenCTM && e.getScreenCTM();
-        if (rect && ctm) {
-          const v = (a) => parseFloat(rect.getAttribute(a) || "0");
-          const x0 = v("x"), y0 = v("y"), x1 = x0 + v("width"), y1 = y0 + v("height");
-          const xs = [ctm.a * x0 + ctm.c * y0 + ctm.e, ctm.a * x1 + ctm.c * y1 + ctm.e];
-          const ys = [ctm.b * x0 + ctm.d * y0 + ctm.f, ctm.b * x1 + ctm.d * y1 + ctm.f];
-          boxes.push({
-            x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys),
-          });
-        }
-      }
-    }
-    return boxes;
-  }
-  function kind(el) {
-    if (el.closest(".g-xtitle, .g-ytitle, .xtitle, .ytitle")) return "axis title";
-    if (el.closest(".xtick, .ytick")) return "tick label";
-    if (el.closest(".legend")) return "legend";
-    if (el.closest(".annotation")) return "annotation";
-    if (el.closest(".bartext") || el.classList.contains("bartext")) return "bar label";
-    if (el.closest(".textpoint")) return "point label";
-    return "text";
-  }
-  function background() {
-    for (let e = fig; e; e = e.parentElement) {
-      const c = getComputedStyle(e).backgroundColor;
-      if (c && c !== "transparent" && !/rgba\(.*,\s*0\)$/.test(c)) return c;
-    }
-    return "rgb(255, 255, 255)";
-  }
-  const texts = [];
-  fig.querySelectorAll("svg text").forEach((el) => {
-    if (!el.textContent.trim()) return;
-    if (el.closest(".hoverlayer, .modebar")) return;  // hover labels appear on demand
-    const r = el.getBoundingClientRect();
-    if (r.width < 0.5 || r.height < 0.5) return;
-    const o = opacity(el);
-    if (o <= 0.01) return;
-    const cs = getComputedStyle(el);
-    const m = el.getScreenCTM();
-    // The text's own box, turned as it is drawn: tilted tick labels are not boxes on screen.
-    const bb = el.getBBox();
-    const corners = [[bb.x, bb.y], [bb.x + bb.width, bb.y],
-                     [bb.x + bb.width, bb.y + bb.height], [bb.x, bb.y + bb.height]];
-    const quad = corners.map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
-    texts.push({
-      quad: quad,
-      px: parseFloat(cs.fontSize) * (m ? Math.hypot(m.a, m.b) : 1),
-      scale: m ? Math.hypot(m.a, m.b) / Math.hypot(svg.getScreenCTM().a, svg.getScreenCTM().b) : 1,
-      text: el.textContent.trim(), kind: kind(el), box: box(r), fill: cs.fill,
-      alpha: o * parseFloat(cs.fillOpacity || "1"), clips: clipOf(el),
-      inPlot: !!el.closest(".annotation, .barlayer, .scatterlayer"),
-    });
-  });
-  const bars = [];
-  fig.querySelectorAll(".barlayer .point path").forEach((p) => {
-    const r = p.getBoundingClientRect();
-    if (r.width < 0.5 || r.height < 0.5) return;
-    const cs = getComputedStyle(p);
-    bars.push({box: box(r), fill: cs.fill, alpha: parseFloat(cs.fillOpacity || "1") * opacity(p)});
-  });
-  const segments = [];
-  const marks = [];
-  fig.querySelectorAll(".scatterlayer .trace path.js-line").forEach((p) => {
-    if (opacity(p) <= 0.01) return;
-    const m = p.getScreenCTM();
-    const d = p.getAttribute("d") || "";
-    const pts = [];
-    const re = /([ML])\s*(-?[\d.eE+-]+)[ ,](-?[\d.eE+-]+)/g;
-    let g;
-    while ((g = re.exec(d))) {
-      const x = parseFloat(g[2]), y = parseFloat(g[3]);
-      const sx = m.a * x + m.c * y + m.e, sy = m.b * x + m.d * y + m.f;
-      pts.push([g[1], sx, sy]);
-    }
-    for (let i = 1; i < pts.length; i++) {
-      if (pts[i][0] === "L") segments.push([pts[i - 1][1], pts[i - 1][2], pts[i][1], pts[i][2]]);
-    }
-  });
-  fig.querySelectorAll(".scatterlayer .trace .points path.point, .errorbars path").forEach((p) => {
-    if (opacity(p) <= 0.01) return;
-    const r = p.getBoundingClientRect();
-    if (r.width > 0 || r.height > 0) marks.push(box(r));
-  });
-  return {
-    figure: fig.getAttribute("data-figure"), device: fig.getAttribute("data-device"),
-    figBox: box(fig.getBoundingClientRect()), svgBox: box(svg.getBoundingClientRect()),
-    viewport: document.documentElement.clientWidth, page: background(),
-    texts: texts, bars: bars, segments: segments, marks: marks,
-  };
-}
-"""
-
 
 # ---- colour ------------------------------------------------------------------------------
 
@@ -364,59 +246,13 @@ def _fmt(b: dict) -> str:
     return "({:.0f},{:.0f})-({:.0f},{:.0f})".format(b["x0"], b["y0"], b["x1"], b["y1"])
 
 
-def settle(pg) -> None:
-    """Wait until every figure has finished drawing (figures.js marks data-fitted once its
-    last fitting pass is done; a page whose script predates that mark gets a pause)."""
-    pg.wait_for_function(
-        "[...document.querySelectorAll('.book-figure')].every("
-        "f => f.querySelector('.main-svg') && f.getAttribute('data-fitted') !== 'false')",
-        timeout=15_000,
-    )
-    pg.wait_for_timeout(150)
-
-
-def check_every_figure(pg, scheme: str) -> list[str]:
-    """Draw every figure of the open page with each device's data; collect the problems."""
-    found = []
-    figures = pg.locator(".book-figure")
-    for i in range(figures.count()):
-        fig = figures.nth(i)
-        fig.scroll_into_view_if_needed()
-        fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
-        buttons = fig.locator(".book-figure__devices button")
-        for d in range(max(1, buttons.count())):
-            if buttons.count():
-                buttons.nth(d).click()
-                pg.wait_for_function(
-                    "([el, slug]) => el.getAttribute('data-device') === slug",
-                    arg=[fig.element_handle(), buttons.nth(d).get_attribute("data-slug")],
-                )
-            settle(pg)
-            found += problems(fig.evaluate(COLLECT), scheme)
-    return found
-
-
 @pytest.mark.parametrize("width", list(WIDTHS), ids=list(WIDTHS))
-@pytest.mark.parametrize("md", figure_pages())
-def test_every_figure_is_legible(browser, site_url, md, width):
+@pytest.mark.parametrize("md", per_page(figure_pages()))
+def test_every_figure_is_legible(visit, md, width):
     """Light first (the figures' first draw), then toggled to dark (their redraw), then
-    back: each figure read with every device's data in each state."""
-    context = browser.new_context(
-        viewport={"width": WIDTHS[width], "height": 900}, color_scheme="light"
-    )
-    pg = context.new_page()
-    try:
-        pg.goto(f"{site_url}/{html_for(md).removesuffix('index.html')}", wait_until="networkidle")
-        found = check_every_figure(pg, "light")
-        toggle = pg.locator("label.md-header__button[for^='__palette']:visible").first
-        toggle.click()
-        pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
-        settle(pg)
-        found += check_every_figure(pg, "dark, after toggling")
-        pg.locator("label.md-header__button[for^='__palette']:visible").first.click()
-        pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
-        settle(pg)
-        found += check_every_figure(pg, "light, after toggling back")
-    finally:
-        context.close()
+    back: each figure read with every device's data in each state; at phone width after
+    the window is narrowed to it (tests/site/visits.py: one visit per page)."""
+    drawn = visit(md)[f"legible-{width}"]
+    found = [problem for fig, scheme in drawn for problem in problems(fig, scheme)]
+    assert drawn, f"{md} at {WIDTHS[width]} px: no figure was read"
     assert not found, f"{md} at {WIDTHS[width]} px:\n" + "\n".join(sorted(set(found)))

@@ -132,8 +132,6 @@ def open_all(pg):
     return el
 
 
-@pytest.mark.browser
-@pytest.mark.xdist_group("browser")
 def test_lines_and_counts_match_the_files(open_page):
     pg = open_page(md=PAGE)
     el = widget(pg, "cuda-lines")
@@ -162,8 +160,6 @@ def test_lines_and_counts_match_the_files(open_page):
     assert not pg.errors, pg.errors
 
 
-@pytest.mark.browser
-@pytest.mark.xdist_group("browser")
 def test_each_line_opens_into_its_cuda(open_page):
     pg = open_page(md=PAGE)
     el = open_all(pg)
@@ -182,8 +178,6 @@ def test_each_line_opens_into_its_cuda(open_page):
     assert not pg.errors, pg.errors
 
 
-@pytest.mark.browser
-@pytest.mark.xdist_group("browser")
 def test_status_is_the_files(open_page):
     pg = open_page(md=PAGE)
     el = widget(pg, "cuda-lines")
@@ -199,8 +193,6 @@ def test_status_is_the_files(open_page):
     assert not pg.errors, pg.errors
 
 
-@pytest.mark.browser
-@pytest.mark.xdist_group("browser")
 def test_keyboard(open_page):
     pg = open_page(md=PAGE)
     el = widget(pg, "cuda-lines")
@@ -231,8 +223,6 @@ def test_keyboard(open_page):
     assert not pg.errors, pg.errors
 
 
-@pytest.mark.browser
-@pytest.mark.xdist_group("browser")
 def test_follows_dark_palette(open_page):
     pg = open_page(md=PAGE)
     el = open_all(pg)
@@ -252,8 +242,6 @@ def test_follows_dark_palette(open_page):
     assert not pg.errors, pg.errors
 
 
-@pytest.mark.browser
-@pytest.mark.xdist_group("browser")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_fits_a_narrow_screen(open_page, scheme):
     pg = open_page(width=390, scheme=scheme, md=PAGE)
@@ -264,8 +252,6 @@ def test_fits_a_narrow_screen(open_page, scheme):
     assert not pg.errors, pg.errors
 
 
-@pytest.mark.browser
-@pytest.mark.xdist_group("browser")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_serious_accessibility_violation(open_page, scheme):
     from axe_playwright_python.sync_playwright import Axe

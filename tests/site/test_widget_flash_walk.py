@@ -17,8 +17,6 @@ import pytest
 
 from tests.site.support import assert_fits_screen, outputs, widget
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
-
 PAGE = "flagship/12-flash-attention.md"
 N_MAX = 64
 

@@ -34,7 +34,8 @@ from tests.site.support import (
     widget,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+# One worker runs this file: its two extra builds (older_site, sweep_site) are made once.
+pytestmark = pytest.mark.xdist_group("widget-pick-config")
 
 PAGE = "performance/13-autotuning.md"
 DATA = ROOT / "figures" / "data"

@@ -16,8 +16,6 @@ import pytest
 
 from tests.site.support import DOCS, assert_controls_labelled, assert_fits_screen, outputs, widget
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
-
 PAGE = "model/01-why-triton.md"
 NAME = "triton-decision"
 

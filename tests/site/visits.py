@@ -1,0 +1,366 @@
+"""One visit per page and colour scheme: what the per-page browser checks read.
+
+Loading a page in Chromium is most of what a browser test costs, and the checks of
+tests/site/test_browser.py and tests/site/test_figure_legibility.py all start the same
+way: open the page, wait for its figures. So each page is opened once in the light scheme
+and once in the dark, and everything the checks need is recorded on the way, in an order
+where no step disturbs the next:
+
+light (1280 x 900, ``prefers-color-scheme: light``)
+    ``load``     the page loads (network idle); its first heading's text
+    ``figures``  every figure draws its traces (``wait_for_figures``); what each response
+                 weighs, compressed
+    ``clean``    200 ms later: console errors, uncaught exceptions, failed requests, and
+                 every URL requested so far
+    ``axe``      the colour scheme Material shows, and axe-core's violations
+    ``legible-desktop``  (pages with figures) every figure drawn with each device's data:
+                 light, then the palette toggled to dark, then back
+    ``legible-phone``    the same after resizing the window to 390 px (figures.js redraws
+                 from the data once resizing settles, as for a phone turned sideways)
+dark (1280 x 900, ``prefers-color-scheme: dark``)
+    ``load``, ``figures``, ``axe``
+
+A check reads the steps it needs with ``visit[step]``: a step that raised (a figure drew
+nothing, a timeout) fails every check that needs it, with the step's own error, and the
+visit goes on with the steps that do not depend on it. The assertions stay in the test
+files: a visit only records.
+
+Tests that read a visit are grouped per page (``on_page``) so that `--dist loadgroup`
+runs them on one worker, which then opens each page once per scheme.
+"""
+
+from __future__ import annotations
+
+import gzip
+import traceback
+from typing import Any, Callable
+
+import pytest
+
+from tests.site.support import figure_pages, html_for
+
+DESKTOP, PHONE, HEIGHT = 1280, 390, 900
+FIGURE_PAGES = set(figure_pages())
+
+
+def on_page(md: str) -> pytest.MarkDecorator:
+    """The xdist group of every check that reads the visits of ``md``."""
+    return pytest.mark.xdist_group(f"page-{md}")
+
+
+def per_page(pages: list[str]) -> list:
+    """``pages`` as parameters, each in its page's group (ids stay the page paths)."""
+    return [pytest.param(md, marks=on_page(md), id=md) for md in pages]
+
+
+def url_of(site_url: str, md: str) -> str:
+    return f"{site_url}/{html_for(md).removesuffix('index.html')}"
+
+
+class Visit:
+    """What one visit of one page in one scheme recorded, step by step."""
+
+    def __init__(self, md: str, scheme: str):
+        self.md, self.scheme = md, scheme
+        self.results: dict[str, Any] = {}
+        self.failures: dict[str, str] = {}
+
+    def run(self, step: str, action: Callable[[], Any], needs: tuple[str, ...] = ()) -> None:
+        failed = [n for n in needs if n in self.failures]
+        if failed:
+            self.failures[step] = self.failures[failed[0]]
+            return
+        try:
+            self.results[step] = action()
+        except Exception:
+            self.failures[step] = f"step {step!r}:\n{traceback.format_exc()}"
+
+    def __getitem__(self, step: str) -> Any:
+        if step in self.failures:
+            pytest.fail(
+                f"the visit of {self.md} [{self.scheme}] failed at {self.failures[step]}",
+                pytrace=False,
+            )
+        if step not in self.results:
+            raise KeyError(f"the visit of {self.md} [{self.scheme}] has no step {step!r}")
+        return self.results[step]
+
+
+def instrument(pg, weigh: bool = True) -> None:
+    """Record on the page what the checks read: errors, requests, and (``weigh``) the
+    compressed size of each response."""
+    pg.errors = []
+    pg.requests = []
+    pg.on(
+        "console",
+        lambda m: pg.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None,
+    )
+    pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
+    pg.on("requestfailed", lambda r: pg.errors.append(f"request failed: {r.url}"))
+    pg.on("request", lambda r: pg.requests.append(r.url))
+    pg.compressed = {}  # url -> gzip size of the body, what a compressing server would send
+    if weigh:
+        pg.on("response", lambda r: pg.compressed.__setitem__(r.url, compressed_size(r)))
+
+
+def compressed_size(response) -> int:
+    try:
+        return len(gzip.compress(response.body()))
+    except Exception:  # a redirect or an aborted response has no body
+        return 0
+
+
+def wait_for_figures(pg) -> int:
+    figures = pg.locator(".book-figure")
+    count = figures.count()
+    for i in range(count):
+        fig = figures.nth(i)
+        fig.scroll_into_view_if_needed()
+        fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
+        traces = fig.locator(".scatterlayer .trace, .barlayer .trace").count()
+        assert traces > 0, f"figure {fig.get_attribute('data-figure')} drew no traces"
+    return count
+
+
+def colour_scheme(pg) -> str | None:
+    return pg.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+def axe_violations(pg) -> list[dict]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe().run(pg).response["violations"]
+
+
+def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
+    """Open ``md`` once in ``scheme`` ("light" or "dark") and record every step."""
+    v = Visit(md, scheme)
+    context = browser.new_context(
+        viewport={"width": DESKTOP, "height": HEIGHT}, color_scheme=scheme
+    )
+    try:
+        pg = context.new_page()
+        instrument(pg, weigh=scheme == "light")  # the page's weight is read in light
+
+        def load():
+            pg.goto(url_of(site_url, md), wait_until="networkidle")
+            return pg.locator("h1").first.inner_text().strip()
+
+        def figures():
+            count = wait_for_figures(pg)
+            return {"count": count, "compressed": dict(pg.compressed)}
+
+        def clean():
+            pg.wait_for_timeout(200)
+            return {"errors": list(pg.errors), "requests": list(pg.requests)}
+
+        def axe():
+            return {"scheme": colour_scheme(pg), "violations": axe_violations(pg)}
+
+        v.run("load", load)
+        v.run("figures", figures, needs=("load",))
+        if scheme == "light":
+            v.run("clean", clean, needs=("figures",))
+        v.run("axe", axe, needs=("figures",))
+        if scheme == "light" and md in FIGURE_PAGES:
+            v.run("legible-desktop", lambda: read_in_both_palettes(pg), needs=("load",))
+            v.run("legible-phone", lambda: read_at_width(pg, PHONE), needs=("load",))
+    finally:
+        context.close()
+    return v
+
+
+# ---- figure legibility: what tests/site/test_figure_legibility.py judges ---------------
+
+# Collects, for one figure, every visible text with its box, colour and clip region, the
+# bars (box and fill) and the data marks (line segments, marker and error-bar boxes), all
+# in page pixels.
+COLLECT = r"""
+(fig) => {
+  const box = (r) => ({x0: r.left, y0: r.top, x1: r.right, y1: r.bottom});
+  const svg = fig.querySelector("svg.main-svg");
+  function opacity(el) {
+    let o = 1;
+    for (let e = el; e && e !== fig; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      if (cs.display === "none" || cs.visibility === "hidden") return 0;
+      o *= parseFloat(cs.opacity || "1");
+      if (e.getAttribute && e.getAttribute("fill-opacity") !== null && e !== el)
+        o *= parseFloat(e.getAttribute("fill-opacity"));
+    }
+    return o;
+  }
+  function clipOf(el) {
+    const boxes = [];
+    for (let e = el; e && e !== fig; e = e.parentElement) {
+      const cp = e.getAttribute && (e.getAttribute("clip-path") || "");
+      const m = cp.match(/url\(["']?#([^"')]+)["']?\)/);
+      if (m) {
+        // The clip rectangle is in the user space of the element that names it.
+        const target = document.getElementById(m[1]);
+        const rect = target && target.querySelector("rect");
+        const ctm = e.getScreenCTM && e.getScreenCTM();
+        if (rect && ctm) {
+          const v = (a) => parseFloat(rect.getAttribute(a) || "0");
+          const x0 = v("x"), y0 = v("y"), x1 = x0 + v("width"), y1 = y0 + v("height");
+          const xs = [ctm.a * x0 + ctm.c * y0 + ctm.e, ctm.a * x1 + ctm.c * y1 + ctm.e];
+          const ys = [ctm.b * x0 + ctm.d * y0 + ctm.f, ctm.b * x1 + ctm.d * y1 + ctm.f];
+          boxes.push({
+            x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys),
+          });
+        }
+      }
+    }
+    return boxes;
+  }
+  function kind(el) {
+    if (el.closest(".g-xtitle, .g-ytitle, .xtitle, .ytitle")) return "axis title";
+    if (el.closest(".xtick, .ytick")) return "tick label";
+    if (el.closest(".legend")) return "legend";
+    if (el.closest(".annotation")) return "annotation";
+    if (el.closest(".bartext") || el.classList.contains("bartext")) return "bar label";
+    if (el.closest(".textpoint")) return "point label";
+    return "text";
+  }
+  function background() {
+    for (let e = fig; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor;
+      if (c && c !== "transparent" && !/rgba\(.*,\s*0\)$/.test(c)) return c;
+    }
+    return "rgb(255, 255, 255)";
+  }
+  const texts = [];
+  fig.querySelectorAll("svg text").forEach((el) => {
+    if (!el.textContent.trim()) return;
+    if (el.closest(".hoverlayer, .modebar")) return;  // hover labels appear on demand
+    const r = el.getBoundingClientRect();
+    if (r.width < 0.5 || r.height < 0.5) return;
+    const o = opacity(el);
+    if (o <= 0.01) return;
+    const cs = getComputedStyle(el);
+    const m = el.getScreenCTM();
+    // The text's own box, turned as it is drawn: tilted tick labels are not boxes on screen.
+    const bb = el.getBBox();
+    const corners = [[bb.x, bb.y], [bb.x + bb.width, bb.y],
+                     [bb.x + bb.width, bb.y + bb.height], [bb.x, bb.y + bb.height]];
+    const quad = corners.map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+    texts.push({
+      quad: quad,
+      px: parseFloat(cs.fontSize) * (m ? Math.hypot(m.a, m.b) : 1),
+      scale: m ? Math.hypot(m.a, m.b) / Math.hypot(svg.getScreenCTM().a, svg.getScreenCTM().b) : 1,
+      text: el.textContent.trim(), kind: kind(el), box: box(r), fill: cs.fill,
+      alpha: o * parseFloat(cs.fillOpacity || "1"), clips: clipOf(el),
+      inPlot: !!el.closest(".annotation, .barlayer, .scatterlayer"),
+    });
+  });
+  const bars = [];
+  fig.querySelectorAll(".barlayer .point path").forEach((p) => {
+    const r = p.getBoundingClientRect();
+    if (r.width < 0.5 || r.height < 0.5) return;
+    const cs = getComputedStyle(p);
+    bars.push({box: box(r), fill: cs.fill, alpha: parseFloat(cs.fillOpacity || "1") * opacity(p)});
+  });
+  const segments = [];
+  const marks = [];
+  fig.querySelectorAll(".scatterlayer .trace path.js-line").forEach((p) => {
+    if (opacity(p) <= 0.01) return;
+    const m = p.getScreenCTM();
+    const d = p.getAttribute("d") || "";
+    const pts = [];
+    const re = /([ML])\s*(-?[\d.eE+-]+)[ ,](-?[\d.eE+-]+)/g;
+    let g;
+    while ((g = re.exec(d))) {
+      const x = parseFloat(g[2]), y = parseFloat(g[3]);
+      const sx = m.a * x + m.c * y + m.e, sy = m.b * x + m.d * y + m.f;
+      pts.push([g[1], sx, sy]);
+    }
+    for (let i = 1; i < pts.length; i++) {
+      if (pts[i][0] === "L") segments.push([pts[i - 1][1], pts[i - 1][2], pts[i][1], pts[i][2]]);
+    }
+  });
+  fig.querySelectorAll(".scatterlayer .trace .points path.point, .errorbars path").forEach((p) => {
+    if (opacity(p) <= 0.01) return;
+    const r = p.getBoundingClientRect();
+    if (r.width > 0 || r.height > 0) marks.push(box(r));
+  });
+  return {
+    figure: fig.getAttribute("data-figure"), device: fig.getAttribute("data-device"),
+    figBox: box(fig.getBoundingClientRect()), svgBox: box(svg.getBoundingClientRect()),
+    viewport: document.documentElement.clientWidth, page: background(),
+    texts: texts, bars: bars, segments: segments, marks: marks,
+  };
+}
+"""
+
+
+# Every figure of the page drawn, and its fitting passes done (figures.js).
+FIGURES_DRAWN = (
+    "[...document.querySelectorAll('.book-figure')].every("
+    "f => f.querySelector('.main-svg') && f.getAttribute('data-fitted') !== 'false')"
+)
+# Two animation frames: the browser has laid out and painted what was drawn last.
+PAINTED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def settle(pg) -> None:
+    """Wait until every figure has finished drawing: figures.js marks data-fitted once its
+    last fitting pass is done, then the page is painted. (A fixed 150 ms pause used to
+    follow; on every figure page, device and palette, at both widths, what COLLECT read
+    right after this wait was the same as 400 ms later.)"""
+    pg.wait_for_function(FIGURES_DRAWN, timeout=15_000)
+    pg.evaluate(PAINTED)
+
+
+def collect_every_figure(pg, scheme: str) -> list[tuple[dict, str]]:
+    """Every figure of the open page drawn with each device's data: (COLLECT's output,
+    the scheme it was read in) for each."""
+    found = []
+    figures = pg.locator(".book-figure")
+    for i in range(figures.count()):
+        fig = figures.nth(i)
+        fig.scroll_into_view_if_needed()
+        fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
+        buttons = fig.locator(".book-figure__devices button")
+        for d in range(max(1, buttons.count())):
+            if buttons.count():
+                buttons.nth(d).click()
+                pg.wait_for_function(
+                    "([el, slug]) => el.getAttribute('data-device') === slug",
+                    arg=[fig.element_handle(), buttons.nth(d).get_attribute("data-slug")],
+                )
+            settle(pg)
+            found.append((fig.evaluate(COLLECT), scheme))
+    return found
+
+
+def toggle_palette(pg, to: str) -> None:
+    pg.locator("label.md-header__button[for^='__palette']:visible").first.click()
+    pg.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{to}'")
+    settle(pg)
+
+
+def read_in_both_palettes(pg) -> list[tuple[dict, str]]:
+    """Light first, then toggled to dark (the figures' redraw), then back to light."""
+    found = collect_every_figure(pg, "light")
+    toggle_palette(pg, "slate")
+    found += collect_every_figure(pg, "dark, after toggling")
+    toggle_palette(pg, "default")
+    found += collect_every_figure(pg, "light, after toggling back")
+    return found
+
+
+# How many times figures.js has drawn each figure (its draw token): a resize is over once
+# every figure has been drawn again at the new width.
+DRAWS = "[...document.querySelectorAll('.book-figure')].map(f => f.__book ? f.__book.token : 0)"
+
+
+def read_at_width(pg, width: int) -> list[tuple[dict, str]]:
+    """Resize the window to ``width`` (no reload) and read every figure as
+    read_in_both_palettes does, once figures.js has drawn each of them again."""
+    before = pg.evaluate(DRAWS)
+    pg.set_viewport_size({"width": width, "height": HEIGHT})
+    pg.wait_for_function(
+        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=15_000
+    )
+    assert pg.evaluate("document.documentElement.clientWidth") <= width
+    return read_in_both_palettes(pg)

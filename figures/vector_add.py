@@ -297,6 +297,26 @@ def loads(docs: Docs, divisible: bool) -> str:
     return ", ".join(f"`{op}` ×{k}" for op, k in sorted(row["ptx_loads"].items()))
 
 
+# ---- values: occupancy, limit by limit (added for lesson 02) --------------------------------
+
+Limit = Literal["threads", "blocks", "registers"]
+
+
+def resident_by(docs: Docs, block: int, warps: int, limit: Limit) -> int | None:
+    """Programs of the add compiled for (block, warps) that one SM could hold if only
+    ``limit`` counted: its 2048 threads (threads), its 32 program slots (blocks) or its
+    65,536 registers, handed out per warp (registers); None where the run's compute
+    capability is not in SM_LIMITS. ``resident`` is the least of the three."""
+    r = resident_per_sm(docs, block, warps)
+    return None if r is None else r[limit]
+
+
+def warp_registers(docs: Docs, block: int, warps: int) -> int:
+    """Registers one warp of the add at (block, warps) is given: registers per thread times
+    32, rounded up to the SM's unit of 256."""
+    return -(-sweep_row(docs, block, warps)["n_regs"] * 32 // REGISTER_UNIT) * REGISTER_UNIT
+
+
 VALUES = {
     "vector_add.largest_n": Value(largest_n, count),
     "vector_add.bytes": Value(moved, gb),
@@ -322,6 +342,9 @@ VALUES = {
     "vector_add.lifetime": Value(lifetime, nanos, missing="unknown for this GPU"),
     "vector_add.stream_bandwidth": Value(stream_bandwidth, tbps, missing="not measured"),
     "vector_add.stream_of_copy": Value(stream_of_copy, percent, missing="not measured"),
+    # added for lesson 02
+    "vector_add.resident_by": Value(resident_by, count, missing="unknown for this GPU"),
+    "vector_add.warp_registers": Value(warp_registers, count),
 }
 
 

@@ -1,9 +1,12 @@
-"""kernels/_hello.py, the orientation page's five-minute start: it prints what the page says.
+"""The first kernels a reader runs print what the pages say they print.
 
-The page (docs/index.md) shows the command and its output in one console block that
-starts with ``$ TRITON_INTERPRET=1 python kernels/_hello.py``; this test runs that command
-in a fresh process, the way a reader would, and compares the output line by line. The
-kernel itself is also checked against torch on ragged sizes, in this process.
+- kernels/_hello.py, the orientation page's five-minute start: the page (docs/index.md)
+  shows the command and its output in one console block that starts with
+  ``$ TRITON_INTERPRET=1 python kernels/_hello.py``; the test runs that command in a fresh
+  process, the way a reader would, and compares the output line by line. The kernel itself
+  is also checked against torch on ragged sizes, in this process.
+- Lesson 02's Python session (its ``pycon`` block), run as a doctest under the
+  interpreter from the repository's root, as the page tells the reader to.
 """
 
 import os
@@ -52,3 +55,21 @@ def test_hello_adds_every_element(n, block):
     hello.add_kernel[((n + block - 1) // block,)](x, y, out, n, BLOCK=block)
     assert torch.equal(out, x + y), f"seed={seed} n={n}"
     assert out.device.type == torch.device(DEVICE).type
+
+
+def test_lesson_02_session_prints_what_the_page_shows(tmp_path):
+    text = (ROOT / "docs" / "model" / "02-programs-and-tiles.md").read_text()
+    blocks = re.findall(r"^```pycon\n(.*?)^```", text, re.S | re.M)
+    assert len(blocks) == 1, "lesson 02 should hold exactly one Python session"
+    session = tmp_path / "session.txt"
+    session.write_text(blocks[0])
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-m", "doctest", str(session)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -398,10 +398,10 @@ def cublas_spread(docs: Docs, dtype: Dtype, n: int) -> float:
 
 def epilogue_compare(docs: Docs, of: Epi, to: Epi, n: int) -> str:
     """``of`` against ``to`` at n³, words for a sentence: "faster than", "slower than", or
-    "as fast as (within the run-to-run spread)". A difference counts only where the two
-    20th-80th percentile ranges do not overlap *and* the ratio is further from 1 than
-    ``cublas_spread`` for bf16 at that size: closer than that, another run could order
-    them the other way."""
+    "as fast as, within the run-to-run spread," (it sits mid-sentence). A difference counts
+    only where the two 20th-80th percentile ranges do not overlap *and* the ratio is further
+    from 1 than ``cublas_spread`` for bf16 at that size: closer than that, another run
+    could order them the other way."""
     a = one(docs, EPILOGUE, impl=of, m=n)["time_s"]
     b = one(docs, EPILOGUE, impl=to, m=n)["time_s"]
     beyond = abs(a["p50"] / b["p50"] - 1) > cublas_spread(docs, "bfloat16", n)
@@ -409,7 +409,7 @@ def epilogue_compare(docs: Docs, of: Epi, to: Epi, n: int) -> str:
         return "faster than"
     if beyond and b["p80"] < a["p20"]:
         return "slower than"
-    return "as fast as (within the run-to-run spread)"
+    return "as fast as, within the run-to-run spread,"
 
 
 def pass_time(docs: Docs, n: int, passes: int) -> float:

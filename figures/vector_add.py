@@ -311,6 +311,14 @@ def resident_by(docs: Docs, block: int, warps: int, limit: Limit) -> int | None:
     return None if r is None else r[limit]
 
 
+def occupancy(docs: Docs, block: int, warps: int) -> float | None:
+    """Resident warps of the add at (block, warps) over the most an SM can hold (its thread
+    limit / 32), a fraction; None where the run's compute capability is not in SM_LIMITS."""
+    r = resident_per_sm(docs, block, warps)
+    limits = SM_LIMITS.get(provenance(docs).get("compute_capability"))
+    return None if r is None else r["resident"] * warps / (limits["threads"] // 32)
+
+
 def warp_registers(docs: Docs, block: int, warps: int) -> int:
     """Registers one warp of the add at (block, warps) is given: registers per thread times
     32, rounded up to the SM's unit of 256."""
@@ -345,6 +353,7 @@ VALUES = {
     # added for lesson 02
     "vector_add.resident_by": Value(resident_by, count, missing="unknown for this GPU"),
     "vector_add.warp_registers": Value(warp_registers, count),
+    "vector_add.occupancy": Value(occupancy, percent, missing="unknown for this GPU"),
 }
 
 

@@ -1,21 +1,10 @@
 /* Widget "lanes" (lesson 02): which thread (warp, lane) holds which element of
- * tl.arange(0, BLOCK), in the blocked layout Triton gives a 1-D tile.
- *
- * The rule (TritonGPU's coalescing pass, as lesson 03's TTGIR shows it: sizePerThread = [4]
- * for fp32 at BLOCK = 1024 and 4 warps): when the compiler can prove the offsets contiguous
- * and the pointer 16-byte aligned, each thread takes
- *     sizePerThread = min(16 bytes / element size, max(1, BLOCK / threads))
- * neighbouring elements; lane 0 of warp 0 takes the first run, lane 1 the next, ... warp 1
- * follows warp 0, and once every thread has a run the pattern wraps round the tile again.
- * When it cannot prove that, sizePerThread is 1. A tile smaller than one pass of the layout
- * (BLOCK < threads) is replicated: threads t and t + BLOCK hold the same element.
- *
- * Element i, with footprint = sizePerThread * threads:
- *     pass r = i // footprint, thread t = (i % footprint) // sizePerThread,
- *     warp = t // 32, lane = t % 32, register = r * sizePerThread + i % sizePerThread.
- * One warp-wide load instruction covers 32 * sizePerThread neighbouring elements: 512 bytes
- * when each lane loads 16. Every number shown sits in an element with a data-out attribute,
- * which the browser tests compare with the same arithmetic in Python.
+ * tl.arange(0, BLOCK) in the blocked layout Triton gives a 1-D tile (TritonGPU's coalescing
+ * pass; lesson 03's TTGIR shows sizePerThread = [4] for fp32, BLOCK 1024, 4 warps):
+ *   sizePerThread = min(16 bytes / element size, max(1, BLOCK / threads)), 1 without a
+ *   proof of contiguity; lanes then warps take neighbouring runs; the pattern wraps round
+ *   the tile (a tile smaller than one pass is replicated: t and t + BLOCK hold the same).
+ * Outputs carry data-out attributes; tests/site/test_widgets.py redoes the arithmetic.
  */
 (function () {
   "use strict";
@@ -129,11 +118,9 @@
     el.appendChild(loadCaption);
     el.appendChild(strip);
     el.appendChild(h("p", { class: "book-widget__note" }, [
-      "The layout Triton gives a 1-D tile: each thread takes 16 bytes of neighbouring elements " +
-      "(fewer if the tile is small), lane 0 the first run, lane 1 the next, warp after warp, and " +
-      "the pattern wraps round the tile until every element has a thread. Lesson 03 reads it in the " +
-      "TTGIR of the vector add: sizePerThread = [4] for fp32. Untick the box to see what the compiler " +
-      "falls back to when it cannot prove your offsets are contiguous: one element per thread.",
+      "Each thread takes 16 bytes of neighbouring elements (fewer if the tile is small), lane " +
+      "after lane, warp after warp, wrapping round the tile; lesson 03 reads it in the TTGIR. " +
+      "Untick the box for what the compiler falls back to without a proof of contiguity.",
     ]));
 
     function render() {

@@ -330,6 +330,51 @@ def regs(docs: Docs, impl: Kernel, n: int, spilled: bool = False) -> int:
     return render.one(docs, EPILOGUE, impl=impl, m=n)["n_spills" if spilled else "n_regs"]
 
 
+# ---- values: how far the fused epilogue's comparisons can be trusted (added for lesson 01) -
+
+
+def cublas_spread(docs: Docs, dtype: Dtype, n: int) -> float:
+    """How far apart this device's timings of the same cuBLAS matmul land: over every
+    benchmark of the run with a row impl=cublas at n³ in ``dtype`` (the squares, the
+    epilogue, the TMA files), (slowest median - fastest median) / fastest, a fraction. The
+    GPUs run these matmuls at their power limit, below their top clock, so the same call
+    lands a few per cent apart from one benchmark to the next."""
+    times = [
+        r["time_s"]["p50"]
+        for d in docs.values()
+        for r in d["rows"]
+        if r.get("impl") == "cublas"
+        and r.get("dtype") == dtype
+        and (r.get("m"), r.get("n"), r.get("k")) == (n, n, n)
+    ]
+    if len(times) < 2:
+        raise render.RenderError(f"fewer than two timings of cuBLAS {dtype} at {n}³ on this device")
+    return max(times) / min(times) - 1
+
+
+def epilogue_compare(docs: Docs, of: Epi, to: Epi, n: int) -> str:
+    """``of`` against ``to`` at n³, words for a sentence: "faster than", "slower than", or
+    "as fast as, within the run-to-run spread," (it sits mid-sentence). A difference counts
+    only where the two 20th-80th percentile ranges do not overlap *and* the ratio is further
+    from 1 than ``cublas_spread`` for bf16 at that size: closer than that, another run
+    could order them the other way."""
+    a = render.one(docs, EPILOGUE, impl=of, m=n)["time_s"]
+    b = render.one(docs, EPILOGUE, impl=to, m=n)["time_s"]
+    beyond = abs(a["p50"] / b["p50"] - 1) > cublas_spread(docs, "bfloat16", n)
+    if beyond and a["p80"] < b["p20"]:
+        return "faster than"
+    if beyond and b["p80"] < a["p20"]:
+        return "slower than"
+    return "as fast as, within the run-to-run spread,"
+
+
+def pass_time(docs: Docs, n: int, passes: int) -> float:
+    """Time ``passes`` passes over an n x n bf16 matrix (each a read or a write of n * n * 2
+    bytes) take at the epilogue run's copy bandwidth, seconds: the least an elementwise
+    epilogue kernel that makes them can cost (arithmetic on the measured copy)."""
+    return passes * n * n * 2 / render.copy(docs, EPILOGUE)
+
+
 VALUES = {
     "matmul.tflops": Value(square_tflops, render.tflops),
     "matmul.ratio": Value(square_ratio, render.ratio),
@@ -366,6 +411,10 @@ VALUES = {
     "matmul.fusion_floor": Value(fusion_floor, render.ratio),
     "matmul.target_budget": Value(target_budget, render.percent),
     "matmul.regs": Value(regs, render.count),
+    # added for lesson 01
+    "matmul.cublas_spread": Value(cublas_spread, render.percent1),
+    "matmul.epilogue_compare": Value(epilogue_compare),
+    "matmul.pass_time": Value(pass_time, render.millis(2)),
 }
 
 

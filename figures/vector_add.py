@@ -310,6 +310,34 @@ def loads(docs: Docs, divisible: bool) -> str:
     return ", ".join(f"`{op}` ×{k}" for op, k in sorted(row["ptx_loads"].items()))
 
 
+# ---- values: occupancy, limit by limit (added for lesson 02) --------------------------------
+
+Limit = Literal["threads", "blocks", "registers"]
+
+
+def resident_by(docs: Docs, block: int, warps: int, limit: Limit) -> int | None:
+    """Programs of the add compiled for (block, warps) that one SM could hold if only
+    ``limit`` counted: its 2048 threads (threads), its 32 program slots (blocks) or its
+    65,536 registers, handed out per warp (registers); None where the run's compute
+    capability is not in SM_LIMITS. ``resident`` is the least of the three."""
+    r = resident_per_sm(docs, block, warps)
+    return None if r is None else r[limit]
+
+
+def occupancy(docs: Docs, block: int, warps: int) -> float | None:
+    """Resident warps of the add at (block, warps) over the most an SM can hold (its thread
+    limit / 32), a fraction; None where the run's compute capability is not in SM_LIMITS."""
+    r = resident_per_sm(docs, block, warps)
+    limits = SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
+    return None if r is None else r["resident"] * warps / (limits["threads"] // 32)
+
+
+def warp_registers(docs: Docs, block: int, warps: int) -> int:
+    """Registers one warp of the add at (block, warps) is given: registers per thread times
+    32, rounded up to the SM's unit of 256."""
+    return -(-sweep_row(docs, block, warps)["n_regs"] * 32 // REGISTER_UNIT) * REGISTER_UNIT
+
+
 VALUES = {
     "vector_add.largest_n": Value(largest_n, render.count),
     "vector_add.bytes": Value(moved, render.gb),
@@ -339,6 +367,10 @@ VALUES = {
     "vector_add.break_even_block": Value(break_even_block, render.whole),
     "vector_add.in_flight": Value(in_flight, kib, missing="unknown for this GPU"),
     "vector_add.in_flight_needed": Value(in_flight_needed, kib, missing="unknown for this GPU"),
+    # added for lesson 02
+    "vector_add.resident_by": Value(resident_by, render.count, missing="unknown for this GPU"),
+    "vector_add.warp_registers": Value(warp_registers, render.count),
+    "vector_add.occupancy": Value(occupancy, render.percent, missing="unknown for this GPU"),
 }
 
 

@@ -30,7 +30,7 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
     # int64: with more than 2**31 elements, pid * BLOCK would wrap in int32.
     tile_start = pid.to(tl.int64) * BLOCK
     offsets = tile_start + tl.arange(0, BLOCK)
-    # The last tile may stick out past the end; the mask switches those lanes off.
+    # The last tile may stick out past the end; the mask switches those elements off.
     mask = offsets < n_elements
     x = tl.load(x_ptr + offsets, mask=mask)
     y = tl.load(y_ptr + offsets, mask=mask)

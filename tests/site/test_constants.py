@@ -257,6 +257,56 @@ CASES = [
         "figures/vector_add.py SM_LIMITS['9.0']['registers']",
         module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["registers"],
     ),
+    # Lesson 02's occupancy limits and the glossary's: the same table, and the register unit.
+    *(
+        (
+            page,
+            typed,
+            number,
+            f"figures/vector_add.py SM_LIMITS['9.0'][{key!r}]",
+            module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"][key],
+        )
+        for page, typed, number, key in (
+            (
+                "model/02-programs-and-tiles.md",
+                "at most 2,048 resident at once",
+                "2,048",
+                "threads",
+            ),
+            (
+                "model/02-programs-and-tiles.md",
+                "at most 32 programs (thread blocks)",
+                "32",
+                "blocks",
+            ),
+            ("model/02-programs-and-tiles.md", "**registers**: 65,536,", "65,536", "registers"),
+            (
+                "appendix/glossary.md",
+                "its threads (2,048 on an H100), its program slots (32), its registers (65,536",
+                "2,048",
+                "threads",
+            ),
+            ("appendix/glossary.md", "its program slots (32)", "32", "blocks"),
+            (
+                "appendix/glossary.md",
+                "its registers (65,536, handed out per warp)",
+                "65,536",
+                "registers",
+            ),
+        )
+    ),
+    (
+        "model/02-programs-and-tiles.md",
+        "handed out per warp in units of 256",
+        "256",
+        "figures/vector_add.py REGISTER_UNIT",
+        module_constant("figures/vector_add.py", "REGISTER_UNIT"),
+    ),
+    # Hardware facts, not code: shared memory per SM and per thread block on Hopper
+    # (NVIDIA's Hopper tuning guide, "Occupancy"; the gpu-hierarchy diagram says the same).
+    ("appendix/glossary.md", "its shared memory (228 KiB)", "228", "Hopper", 228),
+    ("model/02-programs-and-tiles.md", "**shared memory**: 228 KiB", "228", "Hopper", 228),
+    ("model/02-programs-and-tiles.md", "at most 227 KiB of it", "227", "Hopper", 227),
     # A hardware fact, not code: 64K 32-bit registers per SM on Hopper (NVIDIA's Hopper
     # tuning guide); kernels/softmax.py's register arithmetic assumes the same.
     ("building/10-softmax.md", "An SM has 65,536 registers", "65,536", "Hopper", 65536),

@@ -188,7 +188,7 @@ def test_status_is_the_files(open_page):
     if compiled:
         assert label.inner_text().startswith("Compiled and checked")
     else:
-        assert label.inner_text().startswith("Not yet compiled")
+        assert label.inner_text().startswith("Unchecked")
         assert status in label.inner_text()
     assert not pg.errors, pg.errors
 

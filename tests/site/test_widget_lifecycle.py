@@ -3,7 +3,7 @@
 
 In a real headless Chromium: the widget's numbers are checked against the same arithmetic
 done here in Python (a worked example, fixed and seeded random cases, the first and the
-last program, the lanes it draws), the keyboard moves the slider and steps the stages, the
+last program, the elements it draws), the keyboard moves the slider and steps the stages, the
 widget follows the dark palette and fits a 390 px screen, and logs no console error.
 """
 
@@ -26,7 +26,7 @@ def lifecycle_expected(n: int, block: int, pid: int) -> dict[str, str]:
     valid = max(0, min(block, n - first))
     return {
         "programs": str(programs),
-        "lanes": str(programs * block),
+        "elements": str(programs * block),
         "masked": str(programs * block - n),
         "pid": str(pid),
         "first": str(first),
@@ -53,10 +53,10 @@ RANDOM_CASES = [(_rng.randint(1, 5000), _rng.choice(BLOCKS)) for _ in range(4)]
 def test_lifecycle_n1000_block256(open_page):
     pg = open_page()
     el = set_lifecycle(pg, 1000, 256)
-    got = outputs(el, "programs", "lanes", "masked", "pid", "first", "last", "valid")
+    got = outputs(el, "programs", "elements", "masked", "pid", "first", "last", "valid")
     assert got == {
         "programs": "4",
-        "lanes": "1024",
+        "elements": "1024",
         "masked": "24",
         "pid": "3",
         "first": "768",
@@ -77,7 +77,7 @@ def test_lifecycle_matches_python(open_page, n, block):
     # First program too: Home takes the slider back to program 0.
     pg.keyboard.press("Home")
     assert outputs(el, *names) == lifecycle_expected(n, block, 0)
-    # The drawn lanes: BLOCK cells, the valid ones marked as such once the mask is applied.
+    # The drawn tile: BLOCK cells, the valid ones marked as such once the mask is applied.
     el.locator('[data-action="step"]').click()
     assert el.locator(".book-widget__cells .book-widget__cell").count() == block
     valid = int(lifecycle_expected(n, block, 0)["valid"])
@@ -131,6 +131,6 @@ def test_fits_a_narrow_screen(open_page, scheme):
     pg = open_page(width=390, scheme=scheme, md=PAGE)
     el = widget(pg, "lifecycle")
     el.scroll_into_view_if_needed()
-    set_lifecycle(pg, 1000, 1024)  # the widest drawing: 1024 lanes
+    set_lifecycle(pg, 1000, 1024)  # the widest drawing: 1024 elements
     assert_fits_screen(pg, el)
     assert not pg.errors, pg.errors

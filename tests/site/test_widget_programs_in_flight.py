@@ -19,7 +19,6 @@ from figures import vector_add
 from scripts.book import render
 from tests.site.support import assert_controls_labelled, assert_fits_screen, outputs, widget
 
-
 PAGE = "dsl/04-loads-stores-masks.md"
 NAME = "programs-in-flight"
 BENCH = "vector_add_block_sweep"

@@ -1,4 +1,5 @@
-"""01 · Why Triton: the epilogue as four eager kernels against one fused kernel."""
+"""01 · Why Triton: y = gelu(F.linear(x, w, b)) * mask as three eager kernels against one
+fused kernel (the bias already inside cuBLAS's matmul, as addmm does it)."""
 
 from scripts.book.diagrams.svg import Drawing
 
@@ -23,21 +24,20 @@ def _write(d: Drawing, y: float, what: str) -> None:
 def draw() -> Drawing:
     d = Drawing(
         "eager-vs-fused",
-        544,
-        "Four eager kernels against one fused kernel: the bytes through HBM",
-        """Top: eager PyTorch runs the epilogue as four kernels. The matrix product reads x
-        and w and writes z to HBM (1 T, where T is the size of z in bytes); adding the
-        bias reads z and writes it back (2 T); GELU reads and writes z again (2 T); the
-        mask step reads z and the mask and writes y (3 T): 8 T through HBM after the
-        product, and four launches. Bottom: one fused kernel keeps each tile of z in
-        registers, applies the bias, GELU and the mask there, reads only the mask (1 T)
-        and writes only y (1 T): 2 T, one launch.""",
+        488,
+        "Three eager kernels against one fused kernel: the bytes through HBM",
+        """Top: eager PyTorch runs y = gelu(F.linear(x, w, b)) * mask as three kernels. The
+        matrix product (cuBLAS, with the bias added inside it) reads x, w and b and writes
+        z to HBM (1 T, where T is the size of z in bytes); GELU reads z and writes it back
+        (2 T); the mask step reads z and the mask and writes y (3 T): 6 T through HBM after
+        the product's inputs, and three launches. Bottom: one fused kernel keeps each tile
+        of z in registers, applies the bias, GELU and the mask there, reads only the mask
+        (1 T) and writes only y (1 T): 2 T, one launch.""",
     )
-    d.text(BOX_X, 18, "Eager PyTorch: four kernels, z through HBM", 13, "d-b")
-    _hbm(d, 30, 258)
+    d.text(BOX_X, 18, "Eager PyTorch: three kernels, z through HBM", 13, "d-b")
+    _hbm(d, 30, 202)
     kernels = [
-        ("z = x @ w", "x, w", "z · 1T"),
-        ("z = z + b", "z · 1T", "z · 1T"),
+        ("F.linear(x, w, b)", "x, w, b", "z · 1T"),
         ("z = gelu(z)", "z · 1T", "z · 1T"),
         ("y = z * mask", "z, mask · 2T", "y · 1T"),
     ]
@@ -47,17 +47,18 @@ def draw() -> Drawing:
         d.text(BOX_X + 12, y + 27, code, 13, "d-mono", room=BOX_W - 16)
         _read(d, y + 12, "read " + reads)
         _write(d, y + 32, "write " + writes)
-    d.text(BOX_X, 282, "after the product: 1 + 2 + 2 + 3 = 8 T through HBM", 12, "d-t2")
+    d.text(BOX_X, 226, "after the product's inputs: 1 + 2 + 3 = 6 T", 12, "d-t2")
 
-    d.text(BOX_X, 318, "Fused: one kernel, each tile of z stays in registers", 13, "d-b")
-    _hbm(d, 330, 490)
-    d.rect(BOX_X, 336, BOX_W, 148, "d-blue")
-    d.text(BOX_X + 12, 356, "one program, one tile:", 12, "d-t2")
-    for k, code in enumerate(["acc = x @ w", "acc = acc + b", "acc = gelu(acc)", "y = acc * mask"]):
-        d.text(BOX_X + 12, 382 + 24 * k, code, 13, "d-mono", room=BOX_W - 16)
-    _read(d, 362, "read x, w")
-    _read(d, 436, "read mask · 1T")
-    _write(d, 462, "write y · 1T")
-    d.text(BOX_X, 514, "after the product: 1 + 1 = 2 T through HBM, one launch", 12, "d-t2")
-    d.text(BOX_X, 536, "T: the size of z in bytes (M × N × 2 in bf16)", 12, "d-t2")
+    d.text(BOX_X, 262, "Fused: one kernel, each tile of z stays in registers", 13, "d-b")
+    _hbm(d, 274, 434)
+    d.rect(BOX_X, 280, BOX_W, 148, "d-blue")
+    d.text(BOX_X + 12, 300, "one program, one tile:", 12, "d-t2")
+    steps = ["acc = x @ w.T", "acc = acc + b", "acc = gelu(acc)", "y = acc * mask"]
+    for k, code in enumerate(steps):
+        d.text(BOX_X + 12, 326 + 24 * k, code, 13, "d-mono", room=BOX_W - 16)
+    _read(d, 306, "read x, w, b")
+    _read(d, 380, "read mask · 1T")
+    _write(d, 406, "write y · 1T")
+    d.text(BOX_X, 458, "after the product's inputs: 1 + 1 = 2 T, one launch", 12, "d-t2")
+    d.text(BOX_X, 480, "T: the size of z in bytes (M × N × 2 in bf16)", 12, "d-t2")
     return d

@@ -134,11 +134,11 @@
     }
 
     // The status line, as the file says it. "compiled ..." is a claim that a test backs
-    // (tests/kernels/test_softmax_cuda.py); anything else is shown as not yet compiled.
+    // (tests/kernels/test_softmax_cuda.py); anything else is shown as unchecked.
     const compiled = !!cuda.status && /^compiled\b/i.test(cuda.status);
     const statusText = compiled
       ? "Compiled and checked: " + cuda.status.replace(/^compiled\b[:,]?\s*/i, "")
-      : "Not yet compiled and tested on a GPU: read the CUDA below as a sketch until tests/kernels/test_softmax_cuda.py has built it with nvcc and checked it against torch.softmax (" + CUDA_FILE + " says: “" + (cuda.status || "no status") + "”).";
+      : "Unchecked: tests/kernels/test_softmax_cuda.py has not built this CUDA with nvcc and checked it against torch.softmax on a GPU (" + CUDA_FILE + " says: “" + (cuda.status || "no status") + "”).";
     const status = h("p", { class: "book-widget__cl-status", "data-out": "status", "data-compiled": String(compiled) }, [statusText]);
 
     let tTotal = 0;

@@ -2,9 +2,9 @@
  *
  * The reader picks N and BLOCK; the grid has ceil(N / BLOCK) programs. For the chosen
  * program it steps through pointers -> mask -> load -> compute -> store and draws the
- * program's BLOCK lanes, valid ones filled and masked ones hatched (and named in the
- * legend and the text, not told apart by colour alone). Every number shown sits in an
- * element with a data-out attribute, which the browser tests read.
+ * program's BLOCK elements (positions of its tile), valid ones filled and masked ones
+ * hatched (and named in the legend and the text, not told apart by colour alone). Every
+ * number shown sits in an element with a data-out attribute, which the browser tests read.
  */
 (function () {
   "use strict";
@@ -53,12 +53,12 @@
       return li;
     });
     const stepText = h("p", { class: "book-widget__explain", "data-out": "explain", "aria-live": "polite" });
-    const lanes = h("div", { class: "book-widget__cells", role: "img", "data-out": "lanes-drawn" });
+    const cellsEl = h("div", { class: "book-widget__cells", role: "img", "data-out": "elements-drawn" });
 
     const legend = h("ul", { class: "book-widget__legend" }, [
-      h("li", {}, [h("span", { class: "book-widget__swatch book-widget__cell--lane", "aria-hidden": "true" }), "lane (offset not yet checked)"]),
-      h("li", {}, [h("span", { class: "book-widget__swatch book-widget__cell--valid", "aria-hidden": "true" }), "valid lane: offset < N, it loads and stores"]),
-      h("li", {}, [h("span", { class: "book-widget__swatch book-widget__cell--masked", "aria-hidden": "true" }), "masked lane (hatched): offset ≥ N, no load, no store"]),
+      h("li", {}, [h("span", { class: "book-widget__swatch book-widget__cell--plain", "aria-hidden": "true" }), "element (offset not yet checked)"]),
+      h("li", {}, [h("span", { class: "book-widget__swatch book-widget__cell--valid", "aria-hidden": "true" }), "valid element: offset < N, loaded and stored"]),
+      h("li", {}, [h("span", { class: "book-widget__swatch book-widget__cell--masked", "aria-hidden": "true" }), "masked element (hatched): offset ≥ N, no load, no store"]),
     ]);
 
     el.appendChild(h("p", { class: "book-widget__title", text: "One program's life cycle" }));
@@ -69,16 +69,16 @@
       pidShown,
     ]));
     el.appendChild(h("p", { class: "book-widget__numbers" }, [
-      "Grid: ", o("programs"), " programs × BLOCK = ", o("lanes"), " lanes launched, of which ",
+      "Grid: ", o("programs"), " programs × BLOCK = ", o("elements"), " tile elements, of which ",
       o("masked"), " are masked (programs × BLOCK − N).",
     ]));
     el.appendChild(h("p", { class: "book-widget__numbers" }, [
       "Program ", o("pid"), " covers offsets ", o("first"), " … ", o("last"), ": ",
-      o("valid"), " valid lanes, ", o("program-masked"), " masked.",
+      o("valid"), " valid elements, ", o("program-masked"), " masked."
     ]));
     el.appendChild(h("div", { class: "book-widget__stepper" }, [backBtn, stepBtn, stepList]));
     el.appendChild(stepText);
-    el.appendChild(lanes);
+    el.appendChild(cellsEl);
     el.appendChild(legend);
 
     function compute() {
@@ -89,7 +89,7 @@
       const valid = Math.max(0, Math.min(state.block, state.n - first));
       return {
         programs: programs,
-        lanes: programs * state.block,
+        elements: programs * state.block,
         masked: programs * state.block - state.n,
         first: first,
         last: last,
@@ -104,40 +104,40 @@
       if (s === "pointers") {
         return "offsets = pid * BLOCK + tl.arange(0, BLOCK) = " + p + " × " + state.block + " + (0 … " +
           (state.block - 1) + ") = " + r.first + " … " + r.last + ". Adding them to x_ptr gives " +
-          state.block + " addresses, one per lane; nothing has been read yet.";
+          state.block + " addresses, one per element of the tile; nothing has been read yet.";
       }
       if (s === "mask") {
-        return "mask = offsets < N (N = " + state.n + "): " + r.valid + " lanes are true and " + r.pmasked +
-          " false" + (r.pmasked ? ", the lanes whose offsets run past the end of the data." : ": this tile is full.");
+        return "mask = offsets < N (N = " + state.n + "): " + r.valid + " elements are true and " + r.pmasked +
+          " false" + (r.pmasked ? ", the elements whose offsets run past the end of the data." : ": this tile is full.");
       }
       if (s === "load") {
         return "tl.load(x_ptr + offsets, mask=mask) reads " + r.valid + " elements. The " + r.pmasked +
-          " masked lanes touch no memory; their value is the `other` argument (undefined if none is given).";
+          " masked elements touch no memory; their value is the `other` argument (undefined if none is given).";
       }
       if (s === "compute") {
-        return "The arithmetic runs on all " + state.block + " lanes at once, masked ones included: their results are simply never stored.";
+        return "The arithmetic runs on all " + state.block + " elements at once, masked ones included: their results are simply never stored.";
       }
       return "tl.store(out_ptr + offsets, y, mask=mask) writes " + r.valid + " elements, offsets " + r.first + " … " +
-        Math.min(r.last, state.n - 1) + ". The " + r.pmasked + " masked lanes write nothing.";
+        Math.min(r.last, state.n - 1) + ". The " + r.pmasked + " masked elements write nothing.";
     }
 
     let drawnBlock = 0;
     function drawCells(r) {
       if (drawnBlock !== state.block) {
-        lanes.textContent = "";
-        for (let i = 0; i < state.block; i++) lanes.appendChild(h("span", { class: "book-widget__cell" }));
+        cellsEl.textContent = "";
+        for (let i = 0; i < state.block; i++) cellsEl.appendChild(h("span", { class: "book-widget__cell" }));
         drawnBlock = state.block;
       }
       const checked = state.step > 0;
-      const cells = lanes.children;
+      const cells = cellsEl.children;
       for (let i = 0; i < cells.length; i++) {
-        const kind = !checked ? "lane" : i < r.valid ? "valid" : "masked";
+        const kind = !checked ? "plain" : i < r.valid ? "valid" : "masked";
         cells[i].className = "book-widget__cell book-widget__cell--" + kind;
       }
-      lanes.setAttribute("data-valid", r.valid);
-      lanes.setAttribute("aria-label", checked
-        ? "Lanes of program " + state.pid + ": " + r.valid + " valid, " + r.pmasked + " masked"
-        : "Lanes of program " + state.pid + ": " + state.block + " lanes, not yet checked against N");
+      cellsEl.setAttribute("data-valid", r.valid);
+      cellsEl.setAttribute("aria-label", checked
+        ? "Elements of program " + state.pid + "'s tile: " + r.valid + " valid, " + r.pmasked + " masked"
+        : "Elements of program " + state.pid + "'s tile: " + state.block + ", not yet checked against N");
     }
 
     function render() {
@@ -147,7 +147,7 @@
       pidInput.setAttribute("aria-valuetext", "program " + state.pid + " of " + r.programs);
       pidShown.textContent = "pid " + state.pid + " (programs 0 … " + (r.programs - 1) + ")";
       out.programs.textContent = r.programs;
-      out.lanes.textContent = r.lanes;
+      out.elements.textContent = r.elements;
       out.masked.textContent = r.masked;
       out.pid.textContent = state.pid;
       out.first.textContent = r.first;

@@ -1329,6 +1329,15 @@ ROW = {row.name: row for row in ROWS}
 
 # Public callables of kernels/*.py that are not wrappers, and why.
 NOT_WRAPPERS = {
+    # Lessons 02-04's teaching fragments (private modules, printed by the pages and run by
+    # their tests): examples to read and run, not wrappers a reader calls with their data.
+    "_hello.main": "lesson 00's first kernel, run as a script",
+    "_look.on_gpu": "lesson 03's example: prints what one launch compiled",
+    "_look.for_gpu": "lesson 03's example: compiles for a named GPU; launches nothing",
+    "_look.memory_instructions": "lesson 03's example: counts opcodes; launches nothing",
+    "_tiles.tiles": "lesson 04's 2-D tile example on the page's 5 x 6 tensor",
+    "_tiles.show": "prints a tile; launches nothing",
+    "_tiles.main": "lesson 04's example, run as a script",
     "vector_add.launch": "the unchecked launch path a reader copies; vector_add checks first",
     "launch_lean.graphed": "captures a CUDA graph of a callable; takes no tensors",
     "launch_lean.LeanLaunch": "the launch section's lean launcher (no checks by design); "

@@ -12,6 +12,8 @@ what that visit recorded, so a failure still names its page and its check.
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 from tests.site.support import figure_pages, nav_pages
@@ -25,12 +27,22 @@ PAGES = nav_pages()
 TEXT_PAGE_BUDGET = 300 * 1024
 FIGURE_PAGE_BUDGET = 700 * 1024
 FIGURES = set(figure_pages())
+# The search index is one file for the whole site: the first page a reader opens fetches it
+# and every later page takes it from the browser's cache. It grows with the book, so it is
+# weighed once, against its own budget, not inside every page's.
+SEARCH_INDEX = "search/search_index.json"
+SEARCH_INDEX_BUDGET = 300 * 1024
+
+
+def test_search_index_weight(built_site):
+    size = len(gzip.compress((built_site / SEARCH_INDEX).read_bytes()))
+    assert size <= SEARCH_INDEX_BUDGET, f"{SEARCH_INDEX}: {size / 1024:.0f} KB compressed"
 
 
 @pytest.mark.parametrize("md", per_page(PAGES))
 def test_page_weight(visit, md):
     compressed = visit(md)["figures"]["compressed"]
-    total = sum(compressed.values())
+    total = sum(v for u, v in compressed.items() if not u.endswith(SEARCH_INDEX))
     plotting = [u for u in compressed if "plotly" in u]
     if md in FIGURES:
         assert total <= FIGURE_PAGE_BUDGET, f"{md}: {total / 1024:.0f} KB compressed"

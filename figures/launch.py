@@ -85,13 +85,17 @@ def log_crossing(xs: list[float], ys: list[float], level: float) -> float:
     raise render.RenderError("the line never rises through that level")
 
 
-def crossover_n(docs: Docs) -> float:
-    """Elements at which the plotted Triton device-time line crosses the plotted
-    empty-launch line (log-log interpolation between the measured sizes)."""
+def crossover_n(docs: Docs, against: Literal["launch", "wrapper"] = "launch") -> float:
+    """Elements at which the Triton add's device-time line rises through the host time of
+    a call: the plotted empty-launch line (against=launch), or the wrapper's own host-time
+    line, size by size (against=wrapper: where a loop of wrapper calls stops being paced
+    by the host). Log-log interpolation between the measured sizes."""
     rs = by_size(docs, "triton")
-    return log_crossing(
-        [r["n"] for r in rs], [r["time_s"]["p50"] for r in rs], time(docs, "triton")
-    )
+    ns = [r["n"] for r in rs]
+    if against == "launch":
+        return log_crossing(ns, [r["time_s"]["p50"] for r in rs], time(docs, "triton"))
+    # device / host rises through 1
+    return log_crossing(ns, [r["time_s"]["p50"] / r["host_s"]["p50"] for r in rs], 1.0)
 
 
 GAP_CANDIDATES = 4  # the gap is marked on one of the smallest sizes: near the left edge
@@ -114,6 +118,27 @@ def wrapper_gap(docs: Docs) -> float:
     return gap_point(docs)["host_s"]["p50"] - time(docs, "triton")
 
 
+# ---- values added for lesson 07 (the same kinds as lesson 03's rewrite: keep one copy) --
+
+GPU_BOUND = 2  # a size whose loop time per call is at least twice the small-size one
+
+
+def gpu_bound(docs: Docs, impl: str) -> list[dict]:
+    """The sizes where a loop of calls is paced by the GPU: host time per call at least
+    GPU_BOUND times the median over the small sizes."""
+    floor = small_host(docs, impl)
+    return [r for r in by_size(docs, impl) if r["host_s"]["p50"] >= GPU_BOUND * floor]
+
+
+def isolated_offset(docs: Docs, impl: Literal["triton", "torch"] = "triton") -> float:
+    """How much longer one call timed alone by CUDA events (do_bench: the L2 flushed, the
+    call bracketed by events) takes than a call in a back-to-back loop, at the sizes where
+    the loop is paced by the GPU: the median difference, seconds. What the GPU spends
+    starting a kernel it could not overlap with the one before."""
+    rs = gpu_bound(docs, impl)
+    return sorted(r["time_s"]["p50"] - r["host_s"]["p50"] for r in rs)[len(rs) // 2]
+
+
 def millions(v: float) -> str:
     """An element count to two significant figures, in words: '1.6 million'."""
     if v >= 1e6:
@@ -129,6 +154,8 @@ VALUES = {
     "launch.small_torch_add_speedup": Value(small_torch_add_speedup, render.ratio),
     "launch.crossover_n": Value(crossover_n, millions),
     "launch.wrapper_gap": Value(wrapper_gap, render.micros(1)),
+    # added for lesson 07
+    "launch.isolated_offset": Value(isolated_offset, render.micros(1)),
 }
 
 

@@ -239,8 +239,6 @@ TYPED_PENDING = {
     "model/03-what-jit-does.md",
     "dsl/04-loads-stores-masks.md",
     "dsl/05-dot-and-tensor-cores.md",
-    "building/07-vector-add.md",
-    "building/08-fused-activation.md",
     "building/09-tiled-matmul.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
@@ -377,7 +375,6 @@ def lane_text(item: str) -> str:
 LANE_PENDING = {
     "dsl/04-loads-stores-masks.md",
     "dsl/06-reductions.md",
-    "building/07-vector-add.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
     "appendix/glossary.md",

@@ -180,33 +180,9 @@ def fastest(docs: Docs, clock: Literal["device", "host"]) -> str | None:
     return None if None in times.values() else IN_WORDS[min(times, key=times.get)]
 
 
-def compile_clocks(docs: Docs) -> str | None:
-    """How torch.compile's two clocks compare at the smallest size, a sentence; None where
-    the run did not record host times."""
-    host = time(docs, "compile", "smallest", "host")
-    if host is None:
-        return None
-    if time(docs, "compile", "smallest") > host:
-        return (
-            "torch.compile's do_bench time is the longer of its two here; "
-            "the benchmark does not show why."
-        )
-    return "torch.compile's do_bench time is the shorter of its two as well."
-
-
 def kernels(docs: Docs, impl: Impl, case: Case = "bf16") -> int | str:
     """CUDA kernels one call of ``impl`` launches (torch.profiler), at the largest size."""
     return pick(docs, impl, case).get("kernels") or NOT_MEASURED
-
-
-def regs(docs: Docs, case: Case = "bf16") -> int:
-    """Registers per thread of the compiled Triton kernel."""
-    return pick(docs, "triton", case)["n_regs"]
-
-
-def max_spills(docs: Docs) -> int:
-    """The most register spills of any compiled Triton case at the largest size."""
-    return max(pick(docs, "triton", case)["n_spills"] for case in CASES)
 
 
 def widest_load(docs: Docs) -> str:
@@ -256,27 +232,6 @@ def dropout_time(
     if r is None:
         return None
     return r["time_s"]["p50"] if clock == "device" else r.get("host_s", {}).get("p50")
-
-
-def dropout_vs(
-    docs: Docs, of: DropImpl, to: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
-    dtype: DropDtype = "bfloat16",
-) -> float | None:  # fmt: skip
-    """``of``'s time over ``to``'s in the dropout comparison (above 1: ``to`` is faster);
-    of=triton_mask to=triton_seed: what making the mask in the kernel gains."""
-    a = dropout_time(docs, of, at, approximate, dtype)
-    b = dropout_time(docs, to, at, approximate, dtype)
-    return a / b if a and b else None
-
-
-def dropout_of_copy(
-    docs: Docs, impl: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
-    dtype: DropDtype = "bfloat16",
-) -> float | None:  # fmt: skip
-    """``impl``'s own least bytes (the mask counted only where it is read) over its time,
-    as a fraction of the run's copy bandwidth."""
-    r = dropout_row(docs, impl, at, approximate, dtype)
-    return None if r is None else render.bandwidth(r) / render.copy(docs, DROPOUT)
 
 
 def dropout_bytes(docs: Docs, keep: Literal["seed", "memory"]) -> int:
@@ -364,6 +319,125 @@ def issue_share(
     return issued / (prov["sm_count"] * ISSUE_PER_SM_CLOCK * mhz * 1e6)
 
 
+# ---- values added for lesson 08: comparisons in words, and bytes against instructions ----
+
+
+def compare(
+    docs: Docs, peer: Literal["eager", "compile"], case: Case = "bf16", impl: Impl = "triton"
+) -> str:
+    """``impl`` against ``peer`` at the largest size, in words by the tie rule (the spreads
+    of one run, widened by its tie margin): "faster than", "as fast as" or "slower than",
+    for "the Triton kernel is ... torch.compile"."""
+    ours, theirs = pick(docs, impl, case), pick(docs, peer, case)
+    margin = render.tie_margin(render.doc(docs, BENCH))
+    return render.compare(ours["time_s"], theirs["time_s"], margin=margin)
+
+
+def dropout_compare(
+    docs: Docs, of: DropImpl = "triton_seed", to: DropImpl = "triton_mask",
+    approximate: GeluForm = "none", dtype: DropDtype = "bfloat16",
+) -> str | None:  # fmt: skip
+    """``of`` against ``to`` in the dropout comparison at the largest size, in words by the
+    tie rule: "faster than", "as fast as" or "slower than" (of=triton_seed to=triton_mask:
+    the keep mask made in the kernel against the same kernel reading it). None where this
+    device has no such data."""
+    a = dropout_row(docs, of, "largest", approximate, dtype)
+    b = dropout_row(docs, to, "largest", approximate, dtype)
+    if a is None or b is None:
+        return None
+    margin = render.tie_margin(render.doc(docs, DROPOUT))
+    return render.compare(a["time_s"], b["time_s"], margin=margin)
+
+
+# What doubling the elements per thread (the bytes each thread has in flight) says about
+# the no-mask kernel, by the tie rule: (faster, as fast, slower) with 32 than with 16.
+IN_FLIGHT_WORDS = (
+    "More bytes in flight help, so part of the shortfall was memory latency left uncovered",
+    "More bytes in flight change nothing, so latency is not what holds the kernel back",
+    "More bytes in flight make it slower, so latency is not what holds the kernel back",
+)
+
+
+def in_flight(
+    docs: Docs, approximate: GeluForm = "none", keep: Keep = "none", per_thread: PerThread = 32
+) -> str | None:
+    """What the controls say about bytes in flight: the kernel with ``per_thread`` elements
+    per thread against plan()'s 16, a sentence by the tie rule (IN_FLIGHT_WORDS). None
+    where this device has not run the controls."""
+    more, planned = (control_row(docs, approximate, keep, t) for t in (per_thread, 16))
+    if more is None or planned is None:
+        return None
+    margin = render.tie_margin(render.doc(docs, CONTROLS))
+    return render.compare(more["time_s"], planned["time_s"], IN_FLIGHT_WORDS, margin)
+
+
+def issue_rate(docs: Docs) -> float:
+    """Thread instructions the GPU can issue per second: SMs x 128 per clock x the SM
+    clock read right after the fused_activation run (its maximum where none was read)."""
+    prov = render.doc(docs, BENCH)["provenance"]
+    clocks = prov.get("clocks_after") or prov.get("clocks_at_start") or {}
+    mhz = clocks.get("sm_mhz") or clocks.get("sm_max_mhz")
+    return prov["sm_count"] * ISSUE_PER_SM_CLOCK * mhz * 1e6
+
+
+def issue_budget(docs: Docs, bytes_per_element: Literal[4, 6, 12]) -> float:
+    """Instructions per element the GPU can issue while the memory moves data at copy
+    speed: the issue rate over the elements per second that copy bandwidth allows at
+    ``bytes_per_element`` (bf16 without a mask 4, with a mask 6; fp32 with a mask 12)."""
+    return issue_rate(docs) / (render.copy(docs, BENCH) / bytes_per_element)
+
+
+def least_time(
+    docs: Docs, keep: Keep, limit: Literal["bytes", "issue"], approximate: GeluForm = "none"
+) -> float | None:
+    """The least time of one call at the largest size (bf16, plan()'s tile) that one limit
+    allows, seconds: its least bytes (x read, out written, bias read, the mask where read
+    from memory) over the copy bandwidth, or its SASS instructions (per element, times the
+    elements) over the issue rate. None where the instructions are not measured."""
+    r = pick(docs, "triton")
+    if limit == "bytes":
+        passes = 3 if keep == "memory" else 2
+        return (passes * r["m"] + 1) * r["n"] * SIZES[r["dtype"]] / render.copy(docs, BENCH)
+    per_element = instructions(docs, approximate, keep)
+    return None if per_element is None else per_element * r["m"] * r["n"] / issue_rate(docs)
+
+
+# The bf16 variants both benchmarks measure: (GELU form, keep mask in the controls, case in
+# fused_activation).
+BUDGET_CASES = (("tanh", "memory", "tanh"), ("none", "memory", "bf16"), ("none", "none", "nomask"))
+
+
+def issue_need(docs: Docs, approximate: GeluForm, keep: Keep) -> float | None:
+    """The share of the issue budget (``issue_budget``) the kernel's SASS instructions per
+    element take, with plan()'s tile, bf16: above 1, the GPU cannot issue them as fast as
+    the memory delivers elements at copy speed. None where the controls are not measured."""
+    per_element = instructions(docs, approximate, keep)
+    bytes_per_element = 2 * (3 if keep == "memory" else 2)
+    return render.quotient(per_element, issue_budget(docs, bytes_per_element))
+
+
+def budget_reading(docs: Docs) -> str | None:
+    """Whether the three bf16 cases' shares of copy fall as their instructions take more
+    of the issue budget (``issue_need``), in words for a sentence; shares within 1% of
+    each other count as one. None where the controls are not measured."""
+    needs = [issue_need(docs, form, keep) for form, keep, _ in BUDGET_CASES]
+    if None in needs:
+        return None
+    in_order = sorted(zip(needs, BUDGET_CASES, strict=True), key=lambda pair: pair[0])
+    shares = [of_copy(docs, case=case) for _, (_, _, case) in in_order]
+    if all(later <= earlier + 0.01 for earlier, later in zip(shares, shares[1:], strict=False)):
+        return "the more of its budget a case needs, the lower its share of copy"
+    return (
+        "the shares of copy do not fall in the order of those needs, so the instruction "
+        "count is not the whole story"
+    )
+
+
+def per_second_e12(v: float) -> str:
+    """A rate per second in units of 10^12: '33.5 × 10¹² per second'."""
+    return f"{v / 1e12:.1f} × 10¹² per second"
+
+
 def one_decimal(v: float) -> str:
     return f"{v:.1f}"
 
@@ -381,17 +455,10 @@ VALUES = {
     "fused_activation.tanh_over_exact": Value(tanh_over_exact, render.ratio),
     "fused_activation.reaches": Value(reaches),
     "fused_activation.fastest": Value(fastest, missing=NOT_MEASURED),
-    "fused_activation.compile_clocks": Value(compile_clocks, missing=NOT_MEASURED),
     "fused_activation.kernels": Value(kernels, render.plain),
-    "fused_activation.regs": Value(regs, render.plain),
-    "fused_activation.max_spills": Value(max_spills, render.plain),
     "fused_activation.widest_load": Value(widest_load),
     # dropout made in the kernel, and the controls (instructions and bytes in flight)
     "fused_activation.dropout_time": Value(dropout_time, render.millis(3), missing=NOT_MEASURED),
-    "fused_activation.dropout_vs": Value(dropout_vs, render.ratio, missing=NOT_MEASURED),
-    "fused_activation.dropout_of_copy": Value(
-        dropout_of_copy, render.percent, missing=NOT_MEASURED
-    ),
     "fused_activation.dropout_bytes": Value(dropout_bytes, render.mb),
     "fused_activation.dropout_kernels": Value(dropout_kernels, render.plain, missing=NOT_MEASURED),
     "fused_activation.dropout_kept": Value(dropout_kept, render.percent1, missing=NOT_MEASURED),
@@ -401,6 +468,15 @@ VALUES = {
     "fused_activation.instructions": Value(instructions, one_decimal, missing=NOT_MEASURED),
     "fused_activation.control_regs": Value(control_regs, render.plain, missing=NOT_MEASURED),
     "fused_activation.issue_share": Value(issue_share, render.percent, missing=NOT_MEASURED),
+    # added for lesson 08
+    "fused_activation.compare": Value(compare),
+    "fused_activation.dropout_compare": Value(dropout_compare, missing=NOT_MEASURED),
+    "fused_activation.in_flight": Value(in_flight, missing=NOT_MEASURED),
+    "fused_activation.issue_rate": Value(issue_rate, per_second_e12),
+    "fused_activation.issue_budget": Value(issue_budget, render.whole),
+    "fused_activation.least_time": Value(least_time, render.millis(3), missing=NOT_MEASURED),
+    "fused_activation.issue_need": Value(issue_need, render.percent, missing=NOT_MEASURED),
+    "fused_activation.budget_reading": Value(budget_reading, missing=NOT_MEASURED),
 }
 
 

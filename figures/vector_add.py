@@ -96,17 +96,6 @@ def of_copy(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> floa
     return bandwidth_at(docs, impl, dtype) / render.copy(docs, BENCH)
 
 
-def worst_of_copy(docs: Docs) -> float:
-    """The lowest fraction of copy bandwidth of the Triton add over fp32, fp16 and bf16,
-    at the largest size."""
-    return min(of_copy(docs, "triton", t) for t in DTYPES)
-
-
-def vs_torch(docs: Docs, dtype: Dtype = "float32") -> float:
-    """Triton's bandwidth over torch.add's at the largest size."""
-    return bandwidth_at(docs, "triton", dtype) / bandwidth_at(docs, "torch", dtype)
-
-
 def reaches_copy(docs: Docs, fraction: float) -> int:
     """Smallest fp32 size at which the Triton add reaches ``fraction`` of copy bandwidth."""
     bw = render.copy(docs, BENCH)
@@ -303,11 +292,45 @@ def ragged_slowdown(docs: Docs) -> float:
     return ragged["time_s"]["p50"] / aligned["time_s"]["p50"]
 
 
-def loads(docs: Docs, divisible: bool) -> str:
-    """The global loads in the PTX compiled for n = 2^28 (divisible=true, a multiple of
-    16) or 2^28 - 1 (false), in words."""
-    row = render.one(docs, RAGGED, divisible_by_16=divisible)
-    return ", ".join(f"`{op}` ×{k}" for op, k in sorted(row["ptx_loads"].items()))
+# ---- values added for lesson 07: comparisons in words ------------------------------------
+
+
+def per_byte(row: dict) -> render.Spread:
+    """A row's time spread over its bytes: seconds per byte read or written, so that rows
+    moving different amounts compare by rate (the faster rate has the shorter time)."""
+    return {k: v / row["bytes"] if k != "reps" else v for k, v in row["time_s"].items()}
+
+
+def compare(docs: Docs, dtype: Dtype = "float32") -> str:
+    """The Triton add against torch.add at the largest size, by the book's tie rule (the
+    spreads of one run, widened by its tie margin): "faster than", "as fast as" or "slower
+    than", for "the Triton add is ... torch.add"."""
+    ours, peer = largest(docs, "triton", dtype), largest(docs, "torch", dtype)
+    margin = render.tie_margin(render.doc(docs, BENCH))
+    return render.compare(ours["time_s"], peer["time_s"], margin=margin)
+
+
+def copy_compare(docs: Docs, dtype: Dtype = "float32") -> str:
+    """The Triton add's bytes per second at the largest size against the run's copy, in
+    words by the tie rule (the spreads of one run, widened by its tie margin): "faster
+    than", "as fast as" or "slower than", for "it moves its bytes ... the copy does"."""
+    d = render.doc(docs, BENCH)
+    margin = render.tie_margin(d)
+    return render.compare(per_byte(largest(docs, "triton", dtype)), per_byte(d["ceilings"]["copy"]),
+                          margin=margin)  # fmt: skip
+
+
+def stream_compare(docs: Docs, stream: Stream, impl: Impl = "triton") -> str | None:
+    """Bytes per second of ``stream`` against the copy's, both from one run of
+    vector_add_streams, in words by the tie rule: "faster than", "as fast as" or "slower
+    than", for "a byte read alone moves ... a byte copied". None where this device has not
+    run it."""
+    this = render.maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
+    base = render.maybe_one(docs, STREAMS, absent_ok=True, stream="copy", impl="torch")
+    if this is None or base is None:
+        return None
+    margin = render.tie_margin(render.doc(docs, STREAMS))
+    return render.compare(per_byte(this), per_byte(base), margin=margin)
 
 
 # ---- values: occupancy, limit by limit (added for lesson 02) --------------------------------
@@ -344,8 +367,6 @@ VALUES = {
     "vector_add.bandwidth": Value(bandwidth_at, render.tbps),
     "vector_add.time": Value(device_time, render.millis(3)),
     "vector_add.of_copy": Value(of_copy, render.percent),
-    "vector_add.worst_of_copy": Value(worst_of_copy, render.percent),
-    "vector_add.vs_torch": Value(vs_torch, render.ratio),
     "vector_add.reaches_copy": Value(reaches_copy, render.count),
     "vector_add.small_time": Value(small_time, render.micros(1)),
     "vector_add.floor": Value(floor, render.millis(2)),
@@ -356,11 +377,9 @@ VALUES = {
     "vector_add.over_empty": Value(over_empty, render.ratio),
     "vector_add.regs": Value(regs, render.plain),
     "vector_add.ragged_slowdown": Value(ragged_slowdown, render.ratio),
-    "vector_add.loads": Value(loads),
     "vector_add.resident": Value(resident, render.count, missing="unknown for this GPU"),
     "vector_add.program_rate": Value(program_rate, per_ns),
     "vector_add.lifetime": Value(lifetime, nanos, missing="unknown for this GPU"),
-    "vector_add.stream_bandwidth": Value(stream_bandwidth, render.tbps, missing="not measured"),
     "vector_add.stream_of_copy": Value(stream_of_copy, render.percent, missing="not measured"),
     # added for lesson 04 (its widget)
     "vector_add.sm_limit": Value(sm_limit, render.count, missing="unknown for this GPU"),
@@ -371,6 +390,10 @@ VALUES = {
     "vector_add.resident_by": Value(resident_by, render.count, missing="unknown for this GPU"),
     "vector_add.warp_registers": Value(warp_registers, render.count),
     "vector_add.occupancy": Value(occupancy, render.percent, missing="unknown for this GPU"),
+    # added for lesson 07
+    "vector_add.compare": Value(compare),
+    "vector_add.copy_compare": Value(copy_compare),
+    "vector_add.stream_compare": Value(stream_compare, missing="not measured"),
 }
 
 

@@ -49,7 +49,7 @@ def bias_gelu_mask_kernel(
     # int64: row * stride_xm passes 2**31 once x holds more than 2**31 elements.
     rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n.to(tl.int64) * BLOCK_N + tl.arange(0, BLOCK_N)
-    # Edge tiles stick out past row M or column N; the mask switches those lanes off.
+    # Edge tiles stick out past row M or column N; the mask switches those elements off.
     in_cols = cols < N
     inside = (rows < M)[:, None] & in_cols[None, :]
 
@@ -61,8 +61,9 @@ def bias_gelu_mask_kernel(
     # (which the CPU interpreter does on raw bit patterns and gets wrong).
     v = x.to(tl.float32) + b.to(tl.float32)[None, :]
     if TANH:
-        # 0.5 * v * (1 + tanh(u)) = v * sigmoid(2u). tl has no tanh (only the vendors'
-        # libdevice does), and exp(+2|u|) overflows; exp(-2|u|) lies in (0, 1], never does.
+        # 0.5 * v * (1 + tanh(u)) = v * sigmoid(2u). tl has no tanh, and libdevice's
+        # (triton.language.extra) does not run under the CPU interpreter; exp(+2|u|)
+        # overflows, but exp(-2|u|) lies in (0, 1] and never does.
         u = 0.7978845608028654 * (v + 0.044715 * v * v * v)  # sqrt(2/pi) * (v + 0.044715 v^3)
         z = tl.exp(-2.0 * tl.abs(u))
         y = v * tl.where(u >= 0, 1.0, z) / (1.0 + z)

@@ -216,11 +216,11 @@ def test_the_value_kinds_read_the_rows_the_benchmarks_write(stubbed):
     assert fig.dropout_time(docs, "triton_seed") == FAKE_SPREAD["p50"]
     assert fig.dropout_time(docs, "eager", at="smallest", clock="host") == FAKE_SPREAD["p50"]
     assert fig.dropout_time(docs, "eager", clock="host") is None  # not timed at the largest
-    assert fig.dropout_vs(docs, "triton_mask", "triton_seed") == 1.0
+    assert fig.dropout_compare(docs) == "as fast as"  # the same stubbed times: a tie
     fp32 = fig.dropout_row(docs, "triton_seed", dtype="float32")
     assert fp32["dtype"] == "float32" and fp32["bytes"] == (2 * 33 * bench.N + bench.N) * 4
     assert fig.dropout_time(docs, "compile", dtype="float32") == FAKE_SPREAD["p50"]
-    assert fig.dropout_of_copy(docs, "triton_seed") == seed_row["bytes"] / 1.1e-3 / copy_bw
+    assert fig.dropout_compare(docs, "eager", "compile", dtype="float32") == "as fast as"
     main = {"rows": [{"impl": "triton", "dtype": "bfloat16", "approximate": "none",
                       "mask": True, "m": 33, "n": bench.N}]}  # fmt: skip
     assert fig.dropout_bytes({fig.BENCH: main}, "seed") == seed_row["bytes"]
@@ -243,6 +243,8 @@ def test_the_value_kinds_read_the_rows_the_benchmarks_write(stubbed):
     assert fig.dropout_time({}, "triton_seed") is None
     assert fig.instructions({}, "none", "none") is None
     assert fig.issue_share({}, "none", "none") is None
+    assert fig.dropout_compare({}) is None
+    assert fig.in_flight({}) is None
 
 
 def compile_for_sm90(approximate: str, keep: str):

@@ -307,6 +307,15 @@ CASES = [
     ("appendix/glossary.md", "its shared memory (228 KiB)", "228", "Hopper", 228),
     ("model/02-programs-and-tiles.md", "**shared memory**: 228 KiB", "228", "Hopper", 228),
     ("model/02-programs-and-tiles.md", "at most 227 KiB of it", "227", "Hopper", 227),
+    # Hardware facts the issue budget computes with (figures/fused_activation.py): an SM's
+    # four schedulers each issue one warp instruction (32 threads) per clock.
+    (
+        "building/08-fused-activation.md",
+        "SMs × 128 ×",
+        "128",
+        "figures/fused_activation.py ISSUE_PER_SM_CLOCK",
+        module_constant("figures/fused_activation.py", "ISSUE_PER_SM_CLOCK"),
+    ),
     # A hardware fact, not code: 64K 32-bit registers per SM on Hopper (NVIDIA's Hopper
     # tuning guide); kernels/softmax.py's register arithmetic assumes the same.
     ("building/10-softmax.md", "An SM has 65,536 registers", "65,536", "Hopper", 65536),

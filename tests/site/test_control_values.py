@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 
 import jsonschema
 import pytest
 
 from figures import compiler, dot, launch, reduction
+from figures import fused_activation as fa
 from figures import vector_add as va
 from scripts.book import render
 from tests.site.support import ROOT
@@ -177,7 +179,56 @@ def test_streams_against_the_copy_of_the_same_run():
     assert va.stream_bandwidth(docs, "fill") == pytest.approx(4 * n / 0.37e-3)
     assert va.stream_of_copy(docs, "read") == pytest.approx((4 * n + n // 256) / 0.33e-3 / copy_bw)
     assert text(docs, "vector_add.stream_of_copy stream=fill impl=torch") == "not measured"
-    assert text({}, "vector_add.stream_bandwidth stream=read") == "not measured"
+    # per byte, by the tie rule: the read moves 8% more bytes per second than the copy,
+    # the fill 3% fewer, both beyond the spreads (1% each way) and the 1% floor
+    assert text(docs, "vector_add.stream_compare stream=read") == "faster than"
+    assert text(docs, "vector_add.stream_compare stream=fill") == "slower than"
+    assert text(docs, "vector_add.stream_compare stream=add") == "as fast as"
+    assert text({}, "vector_add.stream_compare stream=read") == "not measured"
+
+
+# ---- lesson 07: the add against torch.add and the copy; the wrapper's crossover ---------------
+
+
+def size_rows(host_us: float = 23.0, offset_us: float = 2.5) -> list[dict]:
+    """fp32 rows of the size sweep: device time 5 us up to 2**16, then the bytes at 3 TB/s
+    plus ``offset_us``; host time per call ``host_us`` until the GPU is slower, then the
+    device time less the offset (back-to-back calls overlap the latency of each)."""
+    rows = []
+    for p in range(8, 29):
+        n = 1 << p
+        device = max(5e-6, 12 * n / 3e12 + offset_us * 1e-6)
+        host = max(host_us * 1e-6, device - offset_us * 1e-6)
+        for impl, scale in (("triton", 1.0), ("torch", 1.05)):
+            rows.append({"impl": impl, "dtype": "float32", "n": n, "bytes": 12 * n,
+                         "time_s": spread(device * scale), "host_s": spread(host)})  # fmt: skip
+    return rows
+
+
+def test_the_add_against_torch_and_the_copy_in_words():
+    docs = docs_with("vector_add", size_rows())
+    n = 1 << 28
+    largest = 12 * n / 3e12 + 2.5e-6
+    # torch.add takes 5% longer: beyond the spreads, so the Triton add is faster
+    assert text(docs, "vector_add.compare") == "faster than"
+    copy = {"bytes": 8 * n, "time_s": spread(8 * n / (12 * n / largest))}  # the add's rate
+    docs["vector_add"]["ceilings"]["copy"] = copy
+    assert text(docs, "vector_add.copy_compare") == "as fast as"
+    copy["time_s"] = spread(8 * n / (12 * n / largest) * 0.9)  # a copy 10% faster
+    assert text(docs, "vector_add.copy_compare") == "slower than"
+
+
+def test_the_wrapper_crossover_and_the_isolated_call_offset():
+    docs = docs_with("vector_add", size_rows(host_us=23.0, offset_us=2.5))
+    # device time over host time rises through 1 between 2**22 (19.3 / 23 us) and 2**23
+    # (36.05 / 33.55 us): interpolated on log-log axes, as the crossover figure draws it
+    below, above = 19.277e-6 / 23e-6, 36.054e-6 / 33.554e-6
+    t = -math.log(below) / (math.log(above) - math.log(below))
+    assert launch.crossover_n(docs, "wrapper") == pytest.approx(2**22 * 2**t, rel=1e-3)
+    assert text(docs, "launch.crossover_n against=wrapper") == "6.9 million"
+    # where the loop is paced by the GPU, do_bench is 2.5 us longer per call
+    assert launch.isolated_offset(docs) == pytest.approx(2.5e-6)
+    assert text(docs, "launch.isolated_offset") == "2.5 µs"
 
 
 # ---- lesson 05: what tf32 does to fp32 inputs --------------------------------------------------
@@ -308,3 +359,111 @@ def test_tile_control_words_follow_the_times(wide, default, torch_time, words, f
     assert text(docs, "reduction.tile_compare op=sum to=torch") == words[1]
     assert finding in text(docs, "reduction.tile_finding op=sum")
     assert text({}, "reduction.tile_finding op=sum") == "not measured"
+
+
+# ---- lesson 08: comparisons in words, and bytes against instructions --------------------------
+
+M, N = 32768, 4096
+COPY = {"bytes": 2 * 1024**3, "time_s": spread(2 * 1024**3 / 3e12)}  # 3 TB/s
+PROVENANCE = {"sm_count": 132, "clocks_after": {"sm_mhz": 1980.0}}
+TRITON_FIELDS = {"n_regs": 40, "n_spills": 0, "ptx_loads": {"ld.global.v4.b32": 2}}
+
+
+def fused_rows(times: dict) -> list[dict]:
+    """fused_activation rows at the largest size, bf16: ``times`` {(impl, case): s}."""
+    cases = {"bf16": ("none", True), "tanh": ("tanh", True), "nomask": ("none", False)}
+    rows = []
+    for (impl, case), t in times.items():
+        approximate, mask = cases[case]
+        extra = TRITON_FIELDS if impl == "triton" else {}
+        rows.append({"impl": impl, "dtype": "bfloat16", "approximate": approximate,
+                     "mask": mask, "m": M, "n": N, "bytes": ((3 if mask else 2) * M + 1) * N * 2,
+                     "time_s": spread(t), "kernels": 1, **extra})  # fmt: skip
+    return rows
+
+
+def control_rows(counts: dict, times: dict | None = None) -> list[dict]:
+    """Controls rows at 16 elements per thread (and 32 where ``times`` says): ``counts``
+    {(approximate, keep): SASS instructions per element}."""
+    rows = []
+    for (approximate, keep), per_element in counts.items():
+        for per_thread, block_m in ((16, 2), (32, 4)):
+            t = (times or {}).get((approximate, keep, per_thread), 3e-4)
+            rows.append({"dtype": "bfloat16", "approximate": approximate, "keep": keep, "m": M,
+                         "n": N, "block_m": block_m, "block_n": 1024, "num_warps": 4,
+                         "per_thread": per_thread, "planned": per_thread == 16,
+                         "bytes": ((3 if keep == "memory" else 2) * M + 1) * N * 2,
+                         "time_s": spread(t), "n_regs": 40, "n_spills": 0, "ptx_ops": {"ld": 1},
+                         "sass_ops": {"FFMA": round(per_element * per_thread)}})  # fmt: skip
+    return rows
+
+
+def fused_docs(times: dict, counts: dict | None = None, control_times: dict | None = None):
+    docs = docs_with(fa.BENCH, fused_rows(times))
+    docs[fa.BENCH].update(ceilings={"copy": COPY}, provenance=PROVENANCE)
+    if counts is not None:
+        docs = docs_with(fa.CONTROLS, control_rows(counts, control_times), docs)
+        docs[fa.CONTROLS].update(ceilings={"copy": COPY}, provenance=PROVENANCE)
+    return docs
+
+
+def test_the_fused_kernel_against_its_peers_in_words():
+    docs = fused_docs({("triton", "bf16"): 2.75e-4, ("compile", "bf16"): 2.60e-4,
+                       ("triton", "tanh"): 2.70e-4, ("compile", "tanh"): 2.70e-4,
+                       ("eager", "nomask"): 6e-4, ("triton", "nomask"): 2.4e-4})  # fmt: skip
+    assert text(docs, "fused_activation.compare peer=compile") == "slower than"
+    assert text(docs, "fused_activation.compare peer=compile case=tanh") == "as fast as"
+    assert text(docs, "fused_activation.compare peer=eager case=nomask") == "faster than"
+
+
+def test_the_issue_budget_and_the_least_times():
+    docs = fused_docs({("triton", "bf16"): 2.75e-4}, {("none", "seed"): 100.0})
+    issue = 132 * 128 * 1980e6
+    assert fa.issue_rate(docs) == pytest.approx(issue)
+    assert text(docs, "fused_activation.issue_rate") == "33.5 × 10¹² per second"
+    # 3 TB/s at 6 bytes per element: 5e11 elements per second
+    assert fa.issue_budget(docs, 6) == pytest.approx(issue / 5e11)
+    assert text(docs, "fused_activation.issue_budget bytes_per_element=4") == "45"
+    seed_bytes = (2 * M + 1) * N * 2
+    assert fa.least_time(docs, "seed", "bytes") == pytest.approx(seed_bytes / 3e12)
+    assert fa.least_time(docs, "seed", "issue") == pytest.approx(100.0 * M * N / issue)
+    assert fa.least_time(docs, "memory", "issue") is None  # not in these controls
+    assert text(docs, "fused_activation.least_time keep=memory limit=issue") == "not measured"
+    # 100 instructions against a budget of 45 at 4 bytes per element
+    assert fa.issue_need(docs, "none", "seed") == pytest.approx(100.0 / (issue / 7.5e11))
+
+
+def test_the_budget_reading_follows_the_data():
+    times = {("triton", "tanh"): 2.70e-4, ("triton", "bf16"): 2.77e-4,
+             ("triton", "nomask"): 2.2e-4}  # fmt: skip
+    counts = {("tanh", "memory"): 32.0, ("none", "memory"): 45.0, ("none", "none"): 42.0}
+    # shares of copy: tanh 99%, exact with mask 97%, no mask 81%; needs 48%, 67%, 93%
+    docs = fused_docs(times, counts)
+    assert text(docs, "fused_activation.budget_reading").startswith("the more of its budget")
+    # the case needing the least lands lowest: instructions do not order the shares
+    docs = fused_docs(times, {**counts, ("tanh", "memory"): 10.0, ("none", "none"): 20.0})
+    assert "not the whole story" in text(docs, "fused_activation.budget_reading")
+    assert text(fused_docs(times), "fused_activation.budget_reading") == "not measured"
+
+
+@pytest.mark.parametrize(
+    "t32, says",
+    [(2.0e-4, "help"), (2.4e-4, "change nothing"), (2.8e-4, "make it slower")],
+)
+def test_bytes_in_flight_in_words(t32, says):
+    control_times = {("none", "none", 16): 2.4e-4, ("none", "none", 32): t32}
+    docs = fused_docs({("triton", "bf16"): 2.75e-4}, {("none", "none"): 42.0}, control_times)
+    assert says in text(docs, "fused_activation.in_flight")
+
+
+def test_the_dropout_comparison_in_words():
+    rows = [
+        {"impl": impl, "dtype": "bfloat16", "approximate": "none", "p": 0.1, "m": M, "n": N,
+         "bytes": ((2 if impl == "triton_seed" else 3) * M + 1) * N * 2, "time_s": spread(t),
+         "kernels": 1, "keep_fraction": 0.9, **TRITON_FIELDS}
+        for impl, t in (("triton_seed", 4.3e-4), ("triton_mask", 2.8e-4))
+    ]  # fmt: skip
+    docs = docs_with(fa.DROPOUT, rows)
+    assert text(docs, "fused_activation.dropout_compare") == "slower than"
+    assert fa.dropout_compare(docs, "triton_mask", "triton_seed") == "faster than"
+    assert text({}, "fused_activation.dropout_compare") == "not measured"

@@ -142,7 +142,7 @@ def test_as_picks_a_format_and_defaults_apply():
         ("vector_add.bandwidth impl=triton colour=red", r"has no parameter 'colour'"),
         ("vector_add.bandwidth impl=cuda", r"impl=cuda is not one of triton\|torch"),
         ("vector_add.regs block=many warps=1", r"block=many is not a whole number"),
-        ("vector_add.loads divisible=yes", r"divisible=yes is not true or false"),
+        ("vector_add.regs block=4 warps=1 spilled=yes", r"spilled=yes is not true or false"),
         ("vector_add.reaches_copy fraction=half", r"fraction=half is not a number"),
         ("vector_add.bandwidth impl=triton impl=torch", r"parameter 'impl' given twice"),
         ("vector_add.bandwidth impl", r"'impl' is not NAME=VALUE"),

@@ -236,8 +236,6 @@ TYPED_ALLOWED: dict[str, list[tuple[str, str]]] = {}
 
 TYPED_PENDING = {
     "model/01-why-triton.md",
-    "building/07-vector-add.md",
-    "building/08-fused-activation.md",
     "building/09-tiled-matmul.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
@@ -372,7 +370,6 @@ def lane_text(item: str) -> str:
 
 
 LANE_PENDING = {
-    "building/07-vector-add.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
     "appendix/glossary.md",

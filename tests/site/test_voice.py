@@ -171,11 +171,9 @@ PROJECT_PENDING = {
     "dsl/06-reductions.md",
     "building/07-vector-add.md",
     "building/08-fused-activation.md",
-    "building/09-tiled-matmul.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
     "flagship/12-flash-attention.md",
-    "performance/13-autotuning.md",
     "performance/14-production.md",
 }
 
@@ -241,7 +239,6 @@ TYPED_PENDING = {
     "dsl/05-dot-and-tensor-cores.md",
     "building/07-vector-add.md",
     "building/08-fused-activation.md",
-    "building/09-tiled-matmul.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
     "performance/14-production.md",

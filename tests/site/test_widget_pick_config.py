@@ -342,7 +342,6 @@ def test_reads_the_sweep_when_it_lands(open_page, sweep_site):
 DEVICES_WITH_SWEEP = [p.parent.name for p in sorted(DATA.glob("*/matmul_configs.json"))]
 
 
-@pytest.mark.parametrize("slug", DEVICES_WITH_SWEEP)
 def per_sm(row: dict, capability: str) -> int:
     """Programs of a compiled config one SM holds (lesson 13): registers (65,536, given to a
     warp in blocks of 256), shared memory (228 KiB, 1 KiB more per program), threads (2,048)
@@ -354,6 +353,7 @@ def per_sm(row: dict, capability: str) -> int:
     return min(by_registers, by_shared, 2048 // (32 * row["num_warps"]), 32)
 
 
+@pytest.mark.parametrize("slug", DEVICES_WITH_SWEEP)
 def test_opens_on_the_committed_sweep(open_13, slug):
     """A device with lesson 13's sweep opens on the swept problem; every timed config shows
     its measured rate and the programs per SM its compiled kernel allows, the autotuner's

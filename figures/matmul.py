@@ -17,8 +17,6 @@ from scripts.book.render import Docs, Figure, Value
 DTYPES = (("float16", "fp16"), ("bfloat16", "bf16"))
 SQUARES, LLM, GROUPED, EPILOGUE = "matmul", "matmul_llm", "matmul_grouped", "matmul_epilogue"
 BENCHES = (SQUARES, LLM, GROUPED, EPILOGUE)
-TARGET_VS_CUBLAS, TARGET_SIZES = 0.95, (4096, 8192)  # >= 95% of cuBLAS at 4096³ and 8192³
-EPILOGUE_TARGET = 1.15  # /work/shared/TARGETS.md: fused >= 1.15x cuBLAS + eager epilogue
 GROUP_M = {"rowmajor": 1, "grouped": 8}
 
 Impl = Literal["triton", "cublas", "compile"]
@@ -112,43 +110,6 @@ def square_time(
     return r[field]["p50"] if field in r else None
 
 
-def square_span(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> render.Spread:
-    """The spread of ``impl``'s time at n³ (shown as its 20th to 80th percentile)."""
-    return square(docs, impl, dtype, n)["time_s"]
-
-
-def verdict(docs: Docs, dtype: Dtype, n: int) -> str:
-    """'met' if Triton reaches 95% of cuBLAS's FLOP/s at n³, else 'missed'."""
-    return (
-        "met" if square_ratio(docs, "triton", "cublas", dtype, n) >= TARGET_VS_CUBLAS else "missed"
-    )
-
-
-def target_ratios(docs: Docs) -> list[float]:
-    return [square_ratio(docs, "triton", "cublas", d, n) for d, _ in DTYPES for n in TARGET_SIZES]
-
-
-def targets_met(docs: Docs) -> str:
-    """How many of the four target cases (fp16/bf16 x 4096³/8192³) reach 95% of cuBLAS."""
-    return f"{sum(r >= TARGET_VS_CUBLAS for r in target_ratios(docs))} of the 4"
-
-
-def min_vs_cublas(docs: Docs) -> float:
-    """The lowest Triton / cuBLAS ratio over the four target cases."""
-    return min(target_ratios(docs))
-
-
-def run_cublas(docs: Docs, dtype: Dtype) -> float:
-    """cuBLAS FLOP/s at 8192³ as the same run measured it for its ceilings (a second,
-    separate timing of the same product, before the family's benchmarks)."""
-    return render.matmul_rate(render.doc(docs, SQUARES), dtype)
-
-
-def of_run_cublas(docs: Docs, dtype: Dtype) -> float:
-    """Triton's FLOP/s at 8192³ over the run's ceiling timing of cuBLAS at that size."""
-    return square_tflops(docs, "triton", dtype, 8192) / run_cublas(docs, dtype)
-
-
 def sm_clock(docs: Docs, which: Literal["after", "max"]) -> str:
     """The SM clock: lowest to highest read right after each of the family's benchmarks
     (after), or its maximum as the driver reports it (max), MHz."""
@@ -161,26 +122,25 @@ def sm_clock(docs: Docs, which: Literal["after", "max"]) -> str:
 # ---- values: LLM shapes (matmul_llm), M tokens x 4096 @ 4096 x 14336, bf16 ----------------
 
 
-def llm_vs_cublas(docs: Docs, tokens: int) -> float:
-    """Triton's FLOP/s over cuBLAS's at M = ``tokens``."""
-    return render.flop_rate(render.one(docs, LLM, impl="triton", m=tokens)) / render.flop_rate(
-        render.one(docs, LLM, impl="cublas", m=tokens)
-    )
+def llm_time(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> float | None:
+    """Median seconds per call of ``impl`` at M = ``tokens``: do_bench's device time, the
+    GPU's time inside a CUDA graph (no host cost) or the host's time per call in a loop of
+    back-to-back calls (as ``matmul.time``); None where the run lacks that clock."""
+    r = render.one(docs, LLM, impl=impl, m=tokens)
+    field = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}[clock]
+    return r[field]["p50"] if field in r else None
 
 
-def llm_span(docs: Docs, impl: Peer, tokens: int) -> render.Spread:
-    """The spread of ``impl``'s time at M = ``tokens``."""
-    return render.one(docs, LLM, impl=impl, m=tokens)["time_s"]
+def llm_bandwidth(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> float | None:
+    """``impl``'s achieved bandwidth at M = ``tokens`` (bytes of a, W and out over the
+    median time on ``clock``, see ``llm_time``)."""
+    t = llm_time(docs, impl, tokens, clock)
+    return None if t is None else render.one(docs, LLM, impl=impl, m=tokens)["bytes"] / t
 
 
-def llm_bandwidth(docs: Docs, impl: Peer, tokens: int) -> float:
-    """``impl``'s achieved bandwidth at M = ``tokens`` (bytes of a, W and out over time)."""
-    return render.bandwidth(render.one(docs, LLM, impl=impl, m=tokens))
-
-
-def llm_of_copy(docs: Docs, impl: Peer, tokens: int) -> float:
+def llm_of_copy(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> float | None:
     """``impl``'s bandwidth at M = ``tokens`` over the run's measured copy bandwidth."""
-    return llm_bandwidth(docs, impl, tokens) / render.copy(docs, LLM)
+    return render.quotient(llm_bandwidth(docs, impl, tokens, clock), render.copy(docs, LLM))
 
 
 def llm_weight(docs: Docs) -> int:
@@ -190,16 +150,6 @@ def llm_weight(docs: Docs) -> int:
 
 
 # ---- values: program order (matmul_grouped) and the tile-load model at 8192³ fp16 --------
-
-
-def order_tflops(docs: Docs, order: Order) -> float:
-    """FLOP/s in row-major (group_m = 1) or grouped (group_m = 8) order, same config."""
-    return render.flop_rate(ordered(docs, order))
-
-
-def order_speedup(docs: Docs) -> float:
-    """Grouped order's FLOP/s over row-major's, same config."""
-    return order_tflops(docs, "grouped") / order_tflops(docs, "rowmajor")
 
 
 def order_time(docs: Docs, order: Order) -> float:
@@ -287,12 +237,6 @@ def epilogue_added(docs: Docs, of: Epi, to: Epi, n: int) -> float:
     return epilogue_time(docs, of, n) - epilogue_time(docs, to, n)
 
 
-def epilogue_verdict(docs: Docs, n: int) -> str:
-    """'met' if the fused kernel is 1.15x faster than cuBLAS + eager epilogue at n³."""
-    speedup = epilogue_ratio(docs, "cublas_eager", "triton_fused", n)
-    return "met" if speedup >= EPILOGUE_TARGET else "missed"
-
-
 def epilogue_traffic(docs: Docs, n: int) -> int:
     """Bytes the eager epilogue adds at n³ bf16: the bias add reads C and writes C', GELU
     reads C' and writes the result, 4 passes over the n x n matrix (arithmetic)."""
@@ -312,12 +256,6 @@ def fusion_floor(docs: Docs, n: int) -> float:
     kernel is at least this (a floor, not a ceiling)."""
     cublas = epilogue_time(docs, "cublas", n)
     return (cublas + eager_floor(docs, n)) / cublas
-
-
-def target_budget(docs: Docs, n: int) -> float:
-    """How much longer than the cuBLAS matmul alone a fused kernel may take and still be
-    1.15x faster than cuBLAS + eager epilogue (as measured) at n³, a fraction."""
-    return epilogue_ratio(docs, "cublas_eager", "cublas", n) / EPILOGUE_TARGET - 1
 
 
 Kernel = Literal["triton_fused", "triton_plain"]
@@ -375,26 +313,97 @@ def pass_time(docs: Docs, n: int, passes: int) -> float:
     return passes * n * n * 2 / render.copy(docs, EPILOGUE)
 
 
+# ---- values added for lesson 09: comparison words by the tie rule, the LLM shapes' arithmetic
+
+
+def tie_words(docs: Docs, bench: str, ours: render.Spread, peer: render.Spread) -> str:
+    """``ours`` against ``peer`` (two time spreads of one run of ``bench``) in words, by the
+    book's tie rule (``render.compare`` widened by the run's ``render.tie_margin``): "faster
+    than", "as fast as" (the run cannot tell them apart) or "slower than"."""
+    return render.compare(ours, peer, margin=render.tie_margin(render.doc(docs, bench)))
+
+
+def square_compare(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> str:
+    """``of`` against ``to`` at n³ in words, by the tie rule (see ``tie_words``)."""
+    ours, peer = square(docs, of, dtype, n)["time_s"], square(docs, to, dtype, n)["time_s"]
+    return tie_words(docs, SQUARES, ours, peer)
+
+
+def order_compare(docs: Docs) -> str:
+    """Grouped order against row-major order at the program-order benchmark's size and
+    config, in words, by the tie rule."""
+    return tie_words(docs, GROUPED, order_span(docs, "grouped"), order_span(docs, "rowmajor"))
+
+
+def epilogue_vs(docs: Docs, of: Epi, to: Epi, n: int) -> str:
+    """``of`` against ``to`` at n³ in the epilogue benchmark, in words, by the tie rule."""
+    ours = render.one(docs, EPILOGUE, impl=of, m=n)["time_s"]
+    peer = render.one(docs, EPILOGUE, impl=to, m=n)["time_s"]
+    return tie_words(docs, EPILOGUE, ours, peer)
+
+
+def llm_compare(docs: Docs, of: Peer, to: Peer, tokens: int, clock: Clock = "device") -> str:
+    """``of`` against ``to`` at M = ``tokens``, on do_bench's device time or inside a CUDA
+    graph (``clock=graph``), in words, by the tie rule."""
+    field = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}[clock]
+    ours = render.one(docs, LLM, impl=of, m=tokens)[field]
+    peer = render.one(docs, LLM, impl=to, m=tokens)[field]
+    return tie_words(docs, LLM, ours, peer)
+
+
+def llm_floor(docs: Docs, tokens: int, part: Literal["memory", "mma"], block_m: int = 64) -> float:
+    """The least time the LLM product at M = ``tokens`` can take, seconds, by one resource:
+    ``memory``, its bytes (a, the weight, out) at the run's copy bandwidth; ``mma``, its
+    multiply-adds at the run's cuBLAS rate, counting the rows a ``block_m``-row tile pads M
+    up to (2 · ceil(M / block_m) · block_m · N · K FLOP). Arithmetic on measured ceilings."""
+    r = render.one(docs, LLM, impl="cublas", m=tokens)
+    if part == "memory":
+        return r["bytes"] / render.copy(docs, LLM)
+    padded = -(-tokens // block_m) * block_m
+    return 2 * padded * r["n"] * r["k"] / render.matmul_rate(render.doc(docs, LLM), r["dtype"])
+
+
+def llm_programs(docs: Docs, tokens: int, block_m: int, block_n: int) -> int:
+    """Programs (output tiles) of the LLM product at M = ``tokens`` with ``block_m`` x
+    ``block_n`` tiles: ceil(M / block_m) · ceil(N / block_n)."""
+    n = render.one(docs, LLM, impl="cublas", m=tokens)["n"]
+    return -(-tokens // block_m) * -(-n // block_n)
+
+
+def llm_vs_cublas(docs: Docs, tokens: int) -> float:
+    """Triton's FLOP/s over cuBLAS's at M = ``tokens`` (do_bench's device time)."""
+    ours = render.flop_rate(render.one(docs, LLM, impl="triton", m=tokens))
+    return ours / render.flop_rate(render.one(docs, LLM, impl="cublas", m=tokens))
+
+
+def llm_pace(docs: Docs, tokens: int) -> str | None:
+    """Who sets the pace of the Triton wrapper's calls at M = ``tokens``: "the host" where
+    its host time per call exceeds the kernel's time inside a CUDA graph beyond both
+    spreads (the scoreboard's host-bound rule), else "the GPU"; None without both."""
+    r = render.one(docs, LLM, impl="triton", m=tokens)
+    host, graph = r.get("host_s"), r.get("graph_time_s")
+    if not (host and graph):
+        return None
+    return "the host" if host["p20"] > graph["p80"] else "the GPU"
+
+
+def power(docs: Docs, which: Literal["after", "limit"]) -> str:
+    """The GPU's power draw: the highest read right after the family's benchmarks (after),
+    or the board's power limit (limit), in W."""
+    after = [render.doc(docs, b)["provenance"]["clocks_after"] for b in BENCHES]
+    if which == "limit":
+        return f"{max(a['power_limit_w'] for a in after):.0f} W"
+    return f"{max(a['power_draw_w'] for a in after):.0f} W"
+
+
 VALUES = {
     "matmul.tflops": Value(square_tflops, render.tflops),
     "matmul.ratio": Value(square_ratio, render.ratio),
     "matmul.time": Value(square_time, render.millis(3), missing="not measured"),
-    "matmul.span": Value(square_span, render.FORMATS["span_us1"]),
-    "matmul.verdict": Value(verdict),
-    "matmul.targets_met": Value(targets_met),
-    "matmul.min_vs_cublas": Value(min_vs_cublas, render.percent),
-    "matmul.run_cublas": Value(run_cublas, render.tflops),
-    "matmul.of_run_cublas": Value(of_run_cublas, render.percent1),
     "matmul.sm_clock": Value(sm_clock),
-    "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
-    "matmul.llm_span": Value(llm_span, render.FORMATS["span_us0"]),
-    "matmul.llm_bandwidth": Value(llm_bandwidth, render.tbps),
-    "matmul.llm_of_copy": Value(llm_of_copy, render.percent),
+    "matmul.llm_of_copy": Value(llm_of_copy, render.percent, missing="not measured"),
     "matmul.llm_weight": Value(llm_weight, render.mb),
-    "matmul.order_tflops": Value(order_tflops, render.tflops),
-    "matmul.order_speedup": Value(order_speedup, render.ratio),
     "matmul.order_time": Value(order_time, render.millis(2)),
-    "matmul.order_span": Value(order_span, render.FORMATS["span_ms2"]),
     "matmul.order_config": Value(order_config),
     "matmul.programs": Value(programs, render.count),
     "matmul.wave": Value(wave, render.count),
@@ -405,16 +414,25 @@ VALUES = {
     "matmul.epilogue_ratio": Value(epilogue_ratio, render.ratio),
     "matmul.epilogue_extra": Value(epilogue_extra, render.percent),
     "matmul.epilogue_added": Value(epilogue_added, render.millis(2)),
-    "matmul.epilogue_verdict": Value(epilogue_verdict),
     "matmul.epilogue_traffic": Value(epilogue_traffic, render.gb),
     "matmul.eager_floor": Value(eager_floor, render.millis(2)),
     "matmul.fusion_floor": Value(fusion_floor, render.ratio),
-    "matmul.target_budget": Value(target_budget, render.percent),
     "matmul.regs": Value(regs, render.count),
     # added for lesson 01
     "matmul.cublas_spread": Value(cublas_spread, render.percent1),
     "matmul.epilogue_compare": Value(epilogue_compare),
     "matmul.pass_time": Value(pass_time, render.millis(2)),
+    # added for lesson 09
+    "matmul.compare": Value(square_compare),
+    "matmul.order_compare": Value(order_compare),
+    "matmul.epilogue_vs": Value(epilogue_vs),
+    "matmul.llm_time": Value(llm_time, render.micros(1), missing="not measured"),
+    "matmul.llm_compare": Value(llm_compare),
+    "matmul.llm_floor": Value(llm_floor, render.micros(0)),
+    "matmul.llm_programs": Value(llm_programs, render.count),
+    "matmul.power": Value(power),
+    "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
+    "matmul.llm_pace": Value(llm_pace, missing="not measured"),
 }
 
 

@@ -14,6 +14,7 @@ import re
 from typing import Literal
 
 from figures.matmul import DTYPES, config_text
+from figures.vector_add import REGISTER_UNIT, SM_LIMITS
 from scripts.book import render
 from scripts.book.render import Docs, Figure, Value
 
@@ -294,6 +295,83 @@ def host(docs: Docs, pinned: bool = False) -> float | None:
     return None if r is None else r["pinned_host_s" if pinned else "host_s"]["p50"]
 
 
+# ---- values added for lesson 13: programs per SM, and the stage pairs in words ----------------
+
+# Shared memory one SM holds, by compute capability (CUDA C++ Programming Guide, "Technical
+# Specifications per Compute Capability"): 228 KiB on Hopper, of which one program may use
+# up to 227 KiB; every resident program also takes 1 KiB for the system. The thread,
+# program and register limits are lesson 04's (figures/vector_add.py).
+SM_SHARED = {"9.0": 233_472}
+SHARED_RESERVED = 1_024
+
+
+def sweep_row(docs: Docs, tile: str, warps: int, stages: int) -> dict | None:
+    """The sweep's row of one config that ran (has a time), or None."""
+    bm, bn, bk = parse_tile(tile)
+    found = render.rows(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
+                        num_stages=stages)  # fmt: skip
+    return found[0] if len(found) == 1 and "time_s" in found[0] else None
+
+
+def per_sm(
+    docs: Docs,
+    tile: str,
+    warps: int,
+    stages: int,
+    limit: Literal["all", "registers", "shared"] = "all",
+) -> int | None:
+    """How many programs of one config fit on an SM at once, from what its compiled kernel
+    uses (the sweep's ``n_regs`` and ``shared_bytes``) and the SM's limits: by its
+    registers (65,536 per SM, given to each warp in blocks of 256; ``SM_LIMITS``), by its
+    shared memory (228 KiB per SM, plus 1 KiB per program; ``SM_SHARED``), or by both and
+    the thread and program limits (``all``), as Triton's tutorial 02 sizes a persistent
+    grid. None where the config did not run or the run's compute capability is unknown."""
+    r = sweep_row(docs, tile, warps, stages)
+    capability = render.doc(docs, SWEEP)["provenance"].get("compute_capability", "")
+    sm, shared = SM_LIMITS.get(capability), SM_SHARED.get(capability)
+    if r is None or sm is None or shared is None or "n_regs" not in r or "shared_bytes" not in r:
+        return None
+    per_warp = -(-r["n_regs"] * 32 // REGISTER_UNIT) * REGISTER_UNIT
+    by_registers = sm["registers"] // per_warp // warps
+    by_shared = shared // (r["shared_bytes"] + SHARED_RESERVED)
+    if limit == "registers":
+        return by_registers
+    if limit == "shared":
+        return by_shared
+    return min(by_registers, by_shared, sm["threads"] // (32 * warps), sm["blocks"])
+
+
+def config_regs(docs: Docs, tile: str, warps: int, stages: int) -> int | None:
+    """Registers per thread of one config of the sweep (its compiled kernel's n_regs)."""
+    r = sweep_row(docs, tile, warps, stages)
+    return None if r is None else r.get("n_regs")
+
+
+def config_shared(docs: Docs, tile: str, warps: int, stages: int) -> int | None:
+    """Shared memory of one config of the sweep as its compiled kernel reports it
+    (metadata.shared), bytes."""
+    r = sweep_row(docs, tile, warps, stages)
+    return None if r is None else r.get("shared_bytes")
+
+
+def stages_compare(docs: Docs, tile: str, warps: int, of: int, to: int) -> str | None:
+    """One tile on ``warps`` warps with ``of`` stages against the same with ``to`` stages,
+    in words by the book's tie rule (``render.compare`` with the run's tie margin): "faster
+    than", "as fast as" (the sweep cannot tell them apart) or "slower than"."""
+    a, b = sweep_row(docs, tile, warps, of), sweep_row(docs, tile, warps, to)
+    if a is None or b is None:
+        return None
+    margin = render.tie_margin(render.doc(docs, SWEEP))
+    return render.compare(a["time_s"], b["time_s"], margin=margin)
+
+
+def cost_ratio(docs: Docs) -> float | None:
+    """The first call with the most configs over the first call with one: what the list's
+    length multiplies the start-up cost by."""
+    most, one = first_call(docs), first_call(docs, 1)
+    return render.quotient(most, one)
+
+
 VALUES = {
     "matmul_autotune.size": Value(size_text),
     "matmul_autotune.configs": Value(configs, render.count),
@@ -319,6 +397,12 @@ VALUES = {
     "matmul_autotune.most_configs": Value(most_configs, missing=NOT_MEASURED),
     "matmul_autotune.per_config": Value(per_config, render.seconds(2), missing=NOT_MEASURED),
     "matmul_autotune.host": Value(host, render.micros(1), missing=NOT_MEASURED),
+    # added for lesson 13
+    "matmul_autotune.per_sm": Value(per_sm, render.count, missing=NOT_MEASURED),
+    "matmul_autotune.config_regs": Value(config_regs, render.count, missing=NOT_MEASURED),
+    "matmul_autotune.config_shared": Value(config_shared, render.kib, missing=NOT_MEASURED),
+    "matmul_autotune.stages_compare": Value(stages_compare, missing=NOT_MEASURED),
+    "matmul_autotune.cost_ratio": Value(cost_ratio, render.ratio, missing=NOT_MEASURED),
 }
 
 

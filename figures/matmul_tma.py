@@ -6,8 +6,8 @@ on its pointer path (``pointers``), lesson 09's kernel (``lesson09``) and ``cubl
 ``matmul_tma_epilogue``, bf16, with lesson 09's bias + GELU epilogue (``tma_fused``,
 ``lesson09_fused``; ``tma_plain`` without it) against ``cublas`` and ``cublas_eager``
 (cuBLAS, then an eager bias add and GELU). No figure yet. Every value is None ("not
-measured") where the benchmark, or the row it needs, is missing or failed. "Wins" counts a
-shape only where one side's slowest (p80) time beats the other's fastest (p20).
+measured") where the benchmark, or the row it needs, is missing or failed. Comparison words
+follow the book's tie rule: ``render.compare`` widened by the run's ``render.tie_margin``.
 """
 
 from typing import Literal
@@ -18,8 +18,6 @@ from scripts.book.render import Docs, Value
 BENCH, EPI = "matmul_tma", "matmul_tma_epilogue"
 DTYPES = (("float16", "fp16"), ("bfloat16", "bf16"))
 SIZES = (4096, 8192)
-TARGET_SIZE = 4096  # the stretch target: >= 100% of cuBLAS at 4096³, fp16 and bf16
-EPI_TARGET = 1.15  # TARGETS.md: fused matmul + bias + GELU >= 1.15x cuBLAS + eager epilogue
 NOT_MEASURED = "not measured"
 
 Impl = Literal["tma", "tma_ws", "pointers", "lesson09", "cublas"]
@@ -62,38 +60,41 @@ def over(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> float | None:
     return render.flop_rate(a) / render.flop_rate(b) if a and b else None
 
 
-def config(docs: Docs, dtype: Dtype, n: int) -> str | None:
-    """The autotuner's pick for the TMA kernel at n³."""
-    r = row(docs, "tma", dtype, n)
-    if not r or "block_m" not in r:
-        return None
-    return (f"{r['block_m']}×{r['block_n']}×{r['block_k']}, {r['num_warps']} warps, "
-            f"{r['num_stages']} stages")  # fmt: skip
+def words(docs: Docs, bench: str, ours: dict, peer: dict) -> str:
+    """Our row against a peer's row of one run of ``bench``, by the tie rule: "faster
+    than", "as fast as" or "slower than"."""
+    margin = render.tie_margin(render.doc(docs, bench))
+    return render.compare(ours["time_s"], peer["time_s"], margin=margin)
 
 
-def verdict(docs: Docs) -> str | None:
-    """'met' if the TMA kernel reaches 100% of cuBLAS's FLOP/s at 4096³ in both fp16 and
-    bf16, else 'missed' with the ratios."""
-    ratios = {short: over(docs, "tma", "cublas", dtype, TARGET_SIZE) for dtype, short in DTYPES}
-    if None in ratios.values():
-        return None
-    if all(v >= 1.0 for v in ratios.values()):
-        return "met"
-    return "missed (" + ", ".join(f"{k} {render.percent1(v)}" for k, v in ratios.items()) + ")"
+def compare(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> str | None:
+    """``of`` against ``to`` at n³ in words, by the tie rule."""
+    a, b = row(docs, of, dtype, n), row(docs, to, dtype, n)
+    return words(docs, BENCH, a, b) if a and b else None
 
 
-def wins(docs: Docs) -> str | None:
-    """Where the TMA kernel beats cuBLAS, where cuBLAS beats it, and where they tie within
-    the spread, over every size and dtype measured; words, for prose."""
-    groups: dict[int, list[str]] = {1: [], -1: [], 0: []}
+def vs_cublas(docs: Docs, impl: Literal["tma", "tma_ws"]) -> str | None:
+    """``impl`` against cuBLAS at every size and dtype measured, by the tie rule, as a
+    phrase: "as fast as cuBLAS at all 4 shapes measured", or, where the words differ,
+    "faster than cuBLAS at fp16 8192³; as fast as cuBLAS at bf16 4096³, bf16 8192³"."""
+    groups: dict[str, list[str]] = {}
     for dtype, short in DTYPES:
         for n in SIZES:
-            r, c = row(docs, "tma", dtype, n), row(docs, "cublas", dtype, n)
+            r, c = row(docs, impl, dtype, n), row(docs, "cublas", dtype, n)
             if r and c:
-                groups[render.winner(r["time_s"], c["time_s"])].append(f"{short} {n}³")
-    labels = ((1, "Triton faster"), (-1, "cuBLAS faster"), (0, "tie within spread"))
-    parts = [f"{label}: {', '.join(groups[k])}" for k, label in labels if groups[k]]
+                groups.setdefault(words(docs, BENCH, r, c), []).append(f"{short} {n}³")
+    if len(groups) == 1:
+        word, shapes = next(iter(groups.items()))
+        if len(shapes) > 1:
+            return f"{word} cuBLAS at all {len(shapes)} shapes measured"
+    parts = [f"{w} cuBLAS at {', '.join(groups[w])}" for w in render.COMPARE_WORDS if w in groups]
     return "; ".join(parts) or None
+
+
+def regs(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> int | None:
+    """Registers per thread of ``impl``'s compiled kernel at n³ (the autotuner's pick)."""
+    r = row(docs, impl, dtype, n)
+    return None if r is None else r.get("n_regs")
 
 
 def ws_status(docs: Docs) -> str | None:
@@ -107,25 +108,8 @@ def ws_status(docs: Docs) -> str | None:
         return "not tried (the installed Triton has no warp_specialize)"
     if failed:
         return f"failed ({failed[0]['failure'][:120]})"
-    return "ran at " + ", ".join(f"{r['dtype']} {r['m']}³" for r in found)
-
-
-def status(docs: Docs) -> str:
-    """One sentence on where this section's numbers come from: the run that measured them,
-    or that they are not measured yet on this device."""
-    if BENCH not in docs:
-        return (
-            "Not yet measured on this GPU: the numbers below appear once the GPU build "
-            "(python3 scripts/bench/measure.py matmul_tma) has run."
-        )
-    p = docs[BENCH]["provenance"]
-    when = p["date"][:10]
-    return f"Measured on {p['gpu']} with Triton {p['triton']} and torch {p['torch']}, {when}."
-
-
-def triton(docs: Docs) -> str | None:
-    """The Triton version of the run that measured this benchmark."""
-    return docs[BENCH]["provenance"]["triton"] if BENCH in docs else None
+    short = dict(DTYPES)
+    return "ran at " + " and ".join(f"{short[r['dtype']]} {r['m']}³" for r in found)
 
 
 # ---- values: matmul_tma_epilogue, lesson 09's epilogue target with the TMA kernel, bf16 -----
@@ -157,54 +141,73 @@ def epilogue_config(
             f"{r['num_stages']} stages")  # fmt: skip
 
 
-def epilogue_budget(docs: Docs, n: int) -> float | None:
-    """How much longer than cuBLAS's plain matmul a fused call may take and still be 1.15x
-    faster than cuBLAS + eager at n³, same run, a fraction."""
-    q = epilogue_ratio(docs, "cublas_eager", "cublas", n)
-    return None if q is None else q / EPI_TARGET - 1
+def epilogue_added(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:
+    """``of``'s median time minus ``to``'s at n³, seconds."""
+    a, b = epi_time(docs, of, n), epi_time(docs, to, n)
+    return None if a is None or b is None else a - b
 
 
-def epilogue_verdict(docs: Docs) -> str | None:
-    """'met' if the TMA kernel's fused call is >= 1.15x cuBLAS + eager at every size
-    measured, else 'missed' with the ratios."""
-    ratios = {n: epilogue_ratio(docs, "cublas_eager", "tma_fused", n) for n in SIZES}
-    if None in ratios.values():
+def epilogue_vs(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> str | None:
+    """``of`` against ``to`` at n³ in the epilogue benchmark, in words, by the tie rule."""
+    a = render.maybe_one(docs, EPI, absent_ok=True, impl=of, m=n)
+    b = render.maybe_one(docs, EPI, absent_ok=True, impl=to, m=n)
+    return words(docs, EPI, a, b) if a and b else None
+
+
+def epilogue_cost(docs: Docs, n: int) -> str | None:
+    """A sentence on what the epilogue adds to the TMA kernel at n³, by the tie rule: the
+    time and the share it adds where the fused call is slower than the plain one, else that
+    the run cannot tell the two apart (with the plain call's spread). None without both."""
+    fused = render.maybe_one(docs, EPI, absent_ok=True, impl="tma_fused", m=n)
+    plain = render.maybe_one(docs, EPI, absent_ok=True, impl="tma_plain", m=n)
+    if not (fused and plain):
         return None
-    if all(v >= EPI_TARGET for v in ratios.values()):
-        return "met"
-    listed = ", ".join(f"{render.ratio(v)} at {n}³" for n, v in ratios.items())
-    return f"missed ({listed}; the target is {EPI_TARGET:.2f}×)"
+    word = words(docs, EPI, fused, plain)
+    if word == "slower than":
+        added = render.micros(0)(epilogue_added(docs, "tma_fused", "tma_plain", n))
+        extra = render.percent1(epilogue_extra(docs, "tma_fused", "tma_plain", n))
+        return f"At {n}³ the fused call takes {added} longer than the plain one ({extra})."
+    span = render.FORMATS["span_us0"](plain["time_s"])
+    drift = render.percent1(render.tie_margin(render.doc(docs, EPI)))
+    return (
+        f"At {n}³ the fused call is {word} the plain one by the tie rule: the plain call's "
+        f"own times spread over {span}, and the comparison is widened by {drift} for the "
+        "run's drift, so this run cannot say what the epilogue costs at that size; the "
+        "difference of the two medians is not a result."
+    )
 
 
-def epilogue_compare(docs: Docs) -> str | None:
-    """Which fused call was the faster at each size, the TMA kernel's or lesson 09's."""
-    names = {}
-    for n in SIZES:
-        tma, l09 = epi_time(docs, "tma_fused", n), epi_time(docs, "lesson09_fused", n)
-        if not (tma and l09):
-            return None
-        names[n] = "the TMA kernel's" if tma < l09 else "lesson 09's"
-    if len(set(names.values())) == 1:
-        return f"{names[SIZES[0]]} was the faster at both sizes"
-    (n1, w1), (n2, w2) = names.items()
-    return f"{w1} was the faster at {n1}³ and {w2} at {n2}³"
+def epilogue_configs(docs: Docs, n: int) -> str | None:
+    """A sentence on the configs the autotuner ran for the TMA kernel's fused and plain
+    calls at n³ (one autotuner serves both, but the epilogue's flags are part of its key, so
+    each call is tuned on its own): the two configs, or, for a run that did not record
+    them, what they would settle. None without the epilogue benchmark."""
+    if EPI not in docs:
+        return None
+    fused, plain = epilogue_config(docs, "tma_fused", n), epilogue_config(docs, "tma_plain", n)
+    if fused is None or plain is None:
+        return (
+            "The autotuner tunes the fused and the plain call separately (the epilogue's "
+            "flags are part of its key), so the two may not run the same tiles; the configs "
+            "it chose for each would settle how much of the difference is the epilogue's."
+        )
+    if fused == plain:
+        return f"At {n}³ the autotuner ran the same config for both calls, {fused}."
+    return f"At {n}³ the autotuner ran {fused} for the fused call and {plain} for the plain one."
 
 
 VALUES = {
     "matmul_tma.cell": Value(cell, missing=NOT_MEASURED),
     "matmul_tma.ratio": Value(over, render.ratio, missing=NOT_MEASURED),
-    "matmul_tma.config": Value(config, missing=NOT_MEASURED),
-    "matmul_tma.verdict": Value(verdict, missing=NOT_MEASURED),
-    "matmul_tma.wins": Value(wins, missing=NOT_MEASURED),
+    "matmul_tma.compare": Value(compare, missing=NOT_MEASURED),
+    "matmul_tma.vs_cublas": Value(vs_cublas, missing=NOT_MEASURED),
+    "matmul_tma.regs": Value(regs, render.count, missing=NOT_MEASURED),
     "matmul_tma.ws_status": Value(ws_status, missing=NOT_MEASURED),
-    "matmul_tma.status": Value(status),
-    "matmul_tma.triton": Value(triton, missing=NOT_MEASURED),
     "matmul_tma.epilogue_ratio": Value(epilogue_ratio, render.ratio, missing=NOT_MEASURED),
     "matmul_tma.epilogue_extra": Value(epilogue_extra, render.percent1, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_budget": Value(epilogue_budget, render.percent1, missing=NOT_MEASURED),
-    # the autotuner's pick for each Triton call of the epilogue comparison
-    "matmul_tma.epilogue_config": Value(epilogue_config, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_verdict": Value(epilogue_verdict, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_compare": Value(epilogue_compare, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_vs": Value(epilogue_vs, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_cost": Value(epilogue_cost, missing=NOT_MEASURED),
+    # the autotuner's pick for the fused and the plain call (a sentence either way)
+    "matmul_tma.epilogue_configs": Value(epilogue_configs, missing=NOT_MEASURED),
 }
 FIGURES: dict = {}

@@ -89,13 +89,19 @@ split_k_autotuned = triton.autotune(
 
 
 # --8<-- [start:heuristics]
+# Split until the grid has about one program per SM: 128, a round number just under the
+# 132 SMs of an H100 or H200. (For another GPU, torch.cuda.get_device_properties(device)
+# .multi_processor_count gives its SMs.)
+MIN_PROGRAMS = 128
+
+
 def split_k_for(args: dict) -> int:
-    """SPLIT_K from the shape: double it while the grid has fewer than 128 programs (about
-    one per SM of an H100) and each program still gets at least 4 K steps."""
+    """SPLIT_K from the shape: double it while the grid has fewer than MIN_PROGRAMS programs
+    and each program still gets at least 4 K steps."""
     tiles = triton.cdiv(args["M"], args["BLOCK_M"]) * triton.cdiv(args["N"], args["BLOCK_N"])
     k_steps = triton.cdiv(args["K"], args["BLOCK_K"])
     split = 1
-    while split < MAX_SPLIT_K and tiles * split < 128 and k_steps >= 2 * split * 4:
+    while split < MAX_SPLIT_K and tiles * split < MIN_PROGRAMS and k_steps >= 2 * split * 4:
         split *= 2
     return split
 

@@ -316,6 +316,60 @@ CASES = [
         "figures/fused_activation.py ISSUE_PER_SM_CLOCK",
         module_constant("figures/fused_activation.py", "ISSUE_PER_SM_CLOCK"),
     ),
+    # Lesson 13 counts programs per SM with the same limits, and shared memory per SM
+    # (figures/matmul_autotune.py SM_SHARED, SHARED_RESERVED).
+    (
+        "performance/13-autotuning.md",
+        "has 65,536 registers, handed to each warp in blocks of 256",
+        "65,536",
+        "figures/vector_add.py SM_LIMITS['9.0']['registers']",
+        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["registers"],
+    ),
+    (
+        "performance/13-autotuning.md",
+        "handed to each warp in blocks of 256",
+        "256",
+        "figures/vector_add.py REGISTER_UNIT",
+        module_constant("figures/vector_add.py", "REGISTER_UNIT"),
+    ),
+    (
+        "performance/13-autotuning.md",
+        "blocks of 256, and 228 KiB of shared memory",
+        "228",
+        "figures/matmul_autotune.py SM_SHARED['9.0'] / 1024",
+        module_constant("figures/matmul_autotune.py", "SM_SHARED")["9.0"] / 1024,
+    ),
+    (
+        "performance/13-autotuning.md",
+        "also takes 1 KiB for the system",
+        "1",
+        "figures/matmul_autotune.py SHARED_RESERVED / 1024",
+        module_constant("figures/matmul_autotune.py", "SHARED_RESERVED") / 1024,
+    ),
+    (
+        "performance/13-autotuning.md",
+        "the SM's limits of 2,048 threads",
+        "2,048",
+        "figures/vector_add.py SM_LIMITS['9.0']['threads']",
+        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["threads"],
+    ),
+    (
+        "performance/13-autotuning.md",
+        "2,048 threads and 32 programs are far off",
+        "32",
+        "figures/vector_add.py SM_LIMITS['9.0']['blocks']",
+        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["blocks"],
+    ),
+    (
+        "performance/13-autotuning.md",
+        "(128 programs suit the 132 SMs",
+        "128",
+        "kernels/_tuning.py MIN_PROGRAMS",
+        module_constant("kernels/_tuning.py", "MIN_PROGRAMS"),
+    ),
+    # The shared memory one program may use on Hopper, as Triton reads it from the driver
+    # (max_shared_mem; the sweep's refusals quote it).
+    ("building/09-tiled-matmul.md", "227 KiB on Hopper (232,448", "232,448", "Hopper", 232448),
     # A hardware fact, not code: 64K 32-bit registers per SM on Hopper (NVIDIA's Hopper
     # tuning guide); kernels/softmax.py's register arithmetic assumes the same.
     ("building/10-softmax.md", "An SM has 65,536 registers", "65,536", "Hopper", 65536),

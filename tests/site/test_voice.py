@@ -171,11 +171,9 @@ PROJECT_PENDING = {
     "dsl/06-reductions.md",
     "building/07-vector-add.md",
     "building/08-fused-activation.md",
-    "building/09-tiled-matmul.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
     "flagship/12-flash-attention.md",
-    "performance/13-autotuning.md",
     "performance/14-production.md",
 }
 
@@ -236,7 +234,6 @@ TYPED_ALLOWED: dict[str, list[tuple[str, str]]] = {}
 
 TYPED_PENDING = {
     "model/01-why-triton.md",
-    "building/09-tiled-matmul.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
     "performance/14-production.md",

@@ -2,8 +2,9 @@
 
 The widget's numbers are checked against the committed data read here in Python: the
 TFLOP/s of the autotuner's pick recorded by matmul_grouped, its share of the device's
-cuBLAS ceiling, the shared memory formula of kernels/matmul.py, and "not measured" for
-every configuration without a row and for a device without matmul data. A second build,
+cuBLAS ceiling, the shared memory formula of kernels/matmul.py, the programs per SM of the
+sweep's compiled configs, and "no measurement" for every configuration without a row and
+for a device without matmul data. A second build,
 with a synthetic lesson-13 sweep (matmul_configs, valid against its schema) added to a copy
 of the data, checks that the widget reads the sweep when it lands: every row, the ranking,
 a failed configuration, the pick. Also: the widget's copy of the autotuner's list is
@@ -146,7 +147,10 @@ def test_shows_the_recorded_pick(open_old, older_site, slug):
     }
     assert value(el, "smem") == smem(cfg, row["dtype"])
     assert el.get_attribute("data-measured") == "true"
-    assert "has not run on this device" in el.locator('[data-out="source"]').inner_text()
+    assert (
+        "no data from lesson 13's configuration sweep"
+        in el.locator('[data-out="source"]').inner_text()
+    )
     assert not pg.errors, pg.errors
 
 
@@ -165,7 +169,8 @@ def test_every_other_config_is_not_measured(open_old, older_site, slug):
         if tup == picked:
             assert got["tflops"].endswith("TFLOP/s") and got["is-pick"] == "this is it"
         else:
-            assert got == {"tflops": "not measured", "in-list": "yes", "is-pick": "not this one"}
+            assert got == {"tflops": "no measurement", "in-list": "yes", "is-pick": "not this one"}
+            assert outputs(el, "per-sm") == {"per-sm": "no measurement"}
             assert el.get_attribute("data-measured") == "false"
         assert value(el, "smem") == smem(cfg, row["dtype"])
     assert outputs(el, "measured-count", "list-count") == {
@@ -181,7 +186,7 @@ def test_a_device_without_matmul_data(open_old):
     el.locator('[data-in="device"]').select_option(NO_MATMUL)
     assert el.locator('[data-in="problem"]').is_disabled()
     assert outputs(el, "tflops", "pick", "is-pick") == {
-        "tflops": "not measured",
+        "tflops": "no measurement",
         "pick": "not recorded",
         "is-pick": "unknown",
     }
@@ -198,7 +203,10 @@ def test_keyboard(open_old, slug):
     before = outputs(el, "tflops")["tflops"]
     el.locator('[data-in="block_n"]').focus()
     pg.keyboard.press("ArrowUp")
-    assert outputs(el, "tflops", "is-pick") == {"tflops": "not measured", "is-pick": "not this one"}
+    assert outputs(el, "tflops", "is-pick") == {
+        "tflops": "no measurement",
+        "is-pick": "not this one",
+    }
     el.locator('[data-action="pick"]').focus()
     pg.keyboard.press("Enter")
     assert outputs(el, "tflops", "is-pick") == {"tflops": before, "is-pick": "this is it"}
@@ -335,10 +343,22 @@ def test_reads_the_sweep_when_it_lands(open_page, sweep_site):
 DEVICES_WITH_SWEEP = [p.parent.name for p in sorted(DATA.glob("*/matmul_configs.json"))]
 
 
+def per_sm(row: dict, capability: str) -> int:
+    """Programs of a compiled config one SM holds (lesson 13): registers (65,536, given to a
+    warp in blocks of 256), shared memory (228 KiB, 1 KiB more per program), threads (2,048)
+    and programs (32) per SM on compute capability 9.0, the only one the data has."""
+    assert capability == "9.0", capability
+    per_warp = -(-row["n_regs"] * 32 // 256) * 256
+    by_registers = 65536 // per_warp // row["num_warps"]
+    by_shared = 233472 // (row["shared_bytes"] + 1024)
+    return min(by_registers, by_shared, 2048 // (32 * row["num_warps"]), 32)
+
+
 @pytest.mark.parametrize("slug", DEVICES_WITH_SWEEP)
 def test_opens_on_the_committed_sweep(open_13, slug):
     """A device with lesson 13's sweep opens on the swept problem; every timed config shows
-    its measured rate, the autotuner's pick is marked, and the note names the sweep."""
+    its measured rate and the programs per SM its compiled kernel allows, the autotuner's
+    pick is marked, and the note names the sweep."""
     pg = open_13()
     el = widget(pg, "pick-config")
     el.locator('[data-in="device"]').select_option(slug)
@@ -348,12 +368,22 @@ def test_opens_on_the_committed_sweep(open_13, slug):
     assert el.locator('[data-in="problem"]').input_value() == problem
     timed = [r for r in rows if "time_s" in r]
     assert timed, "the committed sweep has no timed config"
+    capability = load(slug, "matmul_configs")["provenance"]["compute_capability"]
     for r in timed[:: max(1, len(timed) // 6)]:  # a spread of them: each is a page update
         set_config(el, r)
         rate = r["flops"] / r["time_s"]["p50"]
         assert value(el, "tflops") == pytest.approx(rate, rel=1e-12)
+        assert value(el, "per-sm") == per_sm(r, capability)
         is_pick = "this is it" if r["autotuner_pick"] else "not this one"
         assert outputs(el, "is-pick")["is-pick"] == is_pick
+    # Lesson 13's stage pair: the fourth stage of 128 x 128 x 64 on 4 warps halves the
+    # programs per SM (its shared memory passes half the SM's).
+    pair = [r for r in timed if (r["block_m"], r["block_n"], r["block_k"], r["num_warps"])
+            == (128, 128, 64, 4) and r["num_stages"] in (3, 4)]  # fmt: skip
+    for r in pair:
+        set_config(el, r)
+        assert value(el, "per-sm") == per_sm(r, capability)
+    assert sorted(per_sm(r, capability) for r in pair) == [1, 2]
     (pick,) = [r for r in rows if r["autotuner_pick"]]
     set_config(el, pick)
     assert outputs(el, "is-pick")["is-pick"] == "this is it"

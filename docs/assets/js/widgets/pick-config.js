@@ -4,15 +4,17 @@
  * BLOCK_N, BLOCK_K, num_warps, num_stages. The widget shows the rate that configuration
  * measured on that problem (TFLOP/s from the median time, with the 20th-80th percentile
  * range, and as a share of the device's cuBLAS ceiling), whether it is in the autotuner's
- * list, whether it is the autotuner's pick, and the shared memory its pipeline stages
- * need. Every measured number comes from the committed data the build embeds
- * (data-needs on the element; see widgets.js):
+ * list, whether it is the autotuner's pick, the shared memory its pipeline stages need,
+ * and, where the sweep recorded the compiled kernel's registers and shared memory, how
+ * many of its programs fit on one SM (lesson 13, "How many programs fit on an SM"). Every
+ * measured number comes from the data the build embeds (data-needs on the element; see
+ * widgets.js):
  *   - matmul_configs: lesson 13's sweep, one row per (problem, config), with
  *     autotuner_pick on the config the autotuner chose (figures/schemas/matmul_configs.json);
  *   - matmul_grouped: lesson 09's program-order run, which records only the autotuner's
  *     pick at one size (its group_m = 8 row is the kernel's default order);
  *   - ceilings: the device's cuBLAS rate.
- * A configuration with no row is said to be not measured; nothing is estimated.
+ * A configuration with no row says so ("no measurement"); nothing is estimated.
  * CONFIGS mirrors kernels/matmul.py (tests/site/test_widget_pick_config.py checks it).
  */
 (function () {
@@ -35,6 +37,25 @@
   const LABELS = { block_m: "BLOCK_M", block_n: "BLOCK_N", block_k: "BLOCK_K", num_warps: "num_warps", num_stages: "num_stages" };
   const ELEMENT_BYTES = { float16: 2, bfloat16: 2, float32: 4 };
   const DEFAULT_GROUP_M = 8; // kernels/matmul.py's matmul(group_m=8)
+  // What one SM holds, by compute capability (figures/vector_add.py SM_LIMITS and
+  // figures/matmul_autotune.py SM_SHARED): registers (given to a warp in blocks of 256),
+  // shared memory (each resident program also takes 1 KiB), threads, programs.
+  const SM_LIMITS = {
+    "9.0": { registers: 65536, shared: 233472, threads: 2048, programs: 32 },
+  };
+  const REGISTER_UNIT = 256;
+  const SHARED_RESERVED = 1024;
+
+  // Programs of one compiled config that fit on an SM: { all, registers, shared }, or null.
+  function perSM(row, capability) {
+    const sm = SM_LIMITS[capability];
+    if (!sm || !row.n_regs || !row.shared_bytes) return null;
+    const perWarp = Math.ceil(row.n_regs * 32 / REGISTER_UNIT) * REGISTER_UNIT;
+    const registers = Math.floor(Math.floor(sm.registers / perWarp) / row.num_warps);
+    const shared = Math.floor(sm.shared / (row.shared_bytes + SHARED_RESERVED));
+    const all = Math.min(registers, shared, Math.floor(sm.threads / (32 * row.num_warps)), sm.programs);
+    return { all: all, registers: registers, shared: shared };
+  }
 
   function cfgKey(c) {
     return KNOBS.map(function (k) { return c[k]; }).join("/");
@@ -63,6 +84,7 @@
     }
     const sweep = (d.benchmarks.matmul_configs || {})[slug];
     if (sweep) sweep.rows.forEach(function (r) { add(r, !!r.autotuner_pick, "matmul_configs"); });
+    const capability = sweep && sweep.provenance ? sweep.provenance.compute_capability : null;
     const grouped = (d.benchmarks.matmul_grouped || {})[slug];
     if (grouped) {
       grouped.rows.forEach(function (r) {
@@ -70,7 +92,7 @@
         if (r.group_m === DEFAULT_GROUP_M) add(r, true, "matmul_grouped");
       });
     }
-    return { list: out, swept: !!sweep };
+    return { list: out, swept: !!sweep, capability: capability };
   }
 
   function ceilingRate(d, slug, dtype) {
@@ -136,6 +158,9 @@
       " bytes; an estimate, as kernels/matmul.py's shared_memory_bytes). Measured on this problem: ", o("measured-count"),
       " of the autotuner's ", o("list-count"), " configurations.",
     ]));
+    el.appendChild(h("p", { class: "book-widget__numbers" }, [
+      "Programs per SM at once: ", o("per-sm"), ".",
+    ]));
     el.appendChild(table);
     el.appendChild(sourceNote);
 
@@ -149,7 +174,7 @@
     }
 
     function deviceRecords() {
-      return state.slug ? records(d, state.slug) : { list: [], swept: false };
+      return state.slug ? records(d, state.slug) : { list: [], swept: false, capability: null };
     }
 
     function problems(recs) {
@@ -200,15 +225,15 @@
       const ceiling = state.slug ? ceilingRate(d, state.slug, dtype) : null;
 
       if (!state.slug) {
-        set("tflops", "not measured on any device yet");
+        set("tflops", "no measurement on any device");
         set("range", "");
         set("of-cublas", "");
       } else if (!hit) {
-        set("tflops", "not measured");
+        set("tflops", "no measurement");
         set("range", "");
         set("of-cublas", prob
-          ? "This configuration has no measurement on " + d.devices[state.slug] + " for this problem" + (recs.swept ? "." : ": lesson 13's configuration sweep has not run on this device yet.")
-          : "Nothing has been measured on " + d.devices[state.slug] + " yet.");
+          ? "This configuration has no measurement on " + d.devices[state.slug] + " for this problem" + (recs.swept ? "." : ": this device has no data from lesson 13's configuration sweep.")
+          : "This device has no matmul measurements.");
       } else if (hit.row.failure) {
         set("tflops", "did not run");
         set("range", "");
@@ -230,6 +255,11 @@
         return mine.some(function (x) { return cfgKey(x.row) === cfgKey(fromTuple(t)) && !x.row.failure; });
       }).length));
       set("list-count", String(CONFIGS.length));
+      const fit = hit && !hit.row.failure ? perSM(hit.row, recs.capability) : null;
+      if (fit) set("per-sm", fit.all + " (registers allow " + fit.registers + ", shared memory " + fit.shared + ")", fit.all);
+      else if (!hit) set("per-sm", "no measurement");
+      else if (hit.row.failure) set("per-sm", "none: it did not run");
+      else set("per-sm", "the run did not record this configuration's registers and shared memory");
       pickBtn.disabled = !pick;
       el.setAttribute("data-measured", hit && !hit.row.failure ? "true" : "false");
 
@@ -256,11 +286,11 @@
 
       const sources = {};
       mine.forEach(function (x) { sources[x.source] = true; });
-      if (!state.slug) sourceNote.textContent = "No device in figures/data has matmul measurements yet.";
+      if (!state.slug) sourceNote.textContent = "No device in figures/data has matmul measurements.";
       else if (sources.matmul_configs) sourceNote.textContent = "From lesson 13's configuration sweep (figures/data/" + state.slug + "/matmul_configs.json); the pick is the config the autotuner chose in the same run.";
-      else sourceNote.textContent = (recs.swept ? "Lesson 13's configuration sweep did not run this problem" : "Lesson 13's configuration sweep has not run on this device yet") + ", so only the autotuner's pick has a measurement, " +
+      else sourceNote.textContent = (recs.swept ? "Lesson 13's configuration sweep did not run this problem" : "This device has no data from lesson 13's configuration sweep") + ", so only the autotuner's pick has a measurement, " +
         (sources.matmul_grouped ? "from lesson 09's program-order run (figures/data/" + state.slug + "/matmul_grouped.json, grouped order)." : "and none is recorded here.") +
-        " Every other configuration says \"not measured\" until the sweep fills it in.";
+        " Every other configuration has none.";
     }
 
     deviceSelect.addEventListener("change", function () {

@@ -239,7 +239,6 @@ TYPED_PENDING = {
     "building/07-vector-add.md",
     "building/08-fused-activation.md",
     "building/09-tiled-matmul.md",
-    "building/10-softmax.md",
     "building/11-rmsnorm.md",
     "performance/14-production.md",
 }
@@ -373,7 +372,6 @@ def lane_text(item: str) -> str:
 
 LANE_PENDING = {
     "building/07-vector-add.md",
-    "building/10-softmax.md",
     "building/11-rmsnorm.md",
     "appendix/glossary.md",
 }

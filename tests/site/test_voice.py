@@ -173,7 +173,6 @@ PROJECT_PENDING = {
     "building/08-fused-activation.md",
     "building/09-tiled-matmul.md",
     "building/10-softmax.md",
-    "building/11-rmsnorm.md",
     "flagship/12-flash-attention.md",
     "performance/13-autotuning.md",
     "performance/14-production.md",
@@ -239,7 +238,6 @@ TYPED_PENDING = {
     "building/07-vector-add.md",
     "building/08-fused-activation.md",
     "building/09-tiled-matmul.md",
-    "building/11-rmsnorm.md",
     "performance/14-production.md",
 }
 
@@ -372,7 +370,6 @@ def lane_text(item: str) -> str:
 
 LANE_PENDING = {
     "building/07-vector-add.md",
-    "building/11-rmsnorm.md",
     "appendix/glossary.md",
 }
 

@@ -29,9 +29,6 @@ IMPLS = (  # key, legend label, colour role
     ("rms_norm", "F.rms_norm", "series-4"),
     ("liger", "Liger-Kernel", "series-3"),
 )
-LABEL = {key: label for key, label, _ in IMPLS}
-PEERS = ("compile", "rms_norm", "liger")  # the ones the target says to match or beat
-TARGET_FRACTION = {"forward": 0.90, "backward": 0.80}  # of copy bandwidth (TARGETS.md)
 NOT_MEASURED = "not measured"  # a peer that did not run, or a run older than a field
 
 Direction = Literal["forward", "backward"]
@@ -42,7 +39,7 @@ Dtype = Literal["bfloat16", "float32"]
 Step = Literal["forward", "backward", "training"]  # training: one forward plus one backward
 Timed = Literal["autograd", "kernels"]  # through autograd, or the kernels launched directly
 Part = Literal["autograd", "kernels", "stage2"]  # stage2: the backward's second kernel alone
-Bytes = Literal["tensor", "forward", "backward", "rstd", "partials"]
+Bytes = Literal["tensor", "forward", "backward", "rstd", "partials", "dw_rows"]
 KernelField = Literal["programs", "regs", "regs_per_program", "spills"]
 HostPart = Literal["autograd", "kernels", "host", "host_kernels", "host_noop", "host_rest"]
 
@@ -122,30 +119,25 @@ def vs(docs: Docs, peer: Peer, direction: Step, hidden: Hidden) -> float | None:
     return None if theirs is None else theirs[1]["p50"] / mine[1]["p50"]
 
 
-def verdict(docs: Docs, direction: Direction, hidden: Hidden) -> str:
-    """'met', or what is missed against the targets: the share of copy below 90%
-    (forward) or 80% (backward), or each peer with a shorter median time, and whether the
-    gap is within the spread (the book's p20 not longer than the peer's p80)."""
-    mine = row(docs, direction, hidden)
-    fraction, target = render.bandwidth(mine) / render.copy(docs, BENCH), TARGET_FRACTION[direction]
-    behind = []
-    t = mine["time_s"]
-    for peer in PEERS:
-        theirs = peer_row(docs, peer, direction, hidden)
-        if theirs is not None and theirs["time_s"]["p50"] < t["p50"]:
-            tie = "" if render.winner(theirs["time_s"], t) == 1 else ", within the spread"
-            behind.append(f"{LABEL[peer]} {theirs['time_s']['p50'] / t['p50']:.2f}×{tie}")
-    if fraction < target:
-        return f"missed ({fraction:.0%} of copy, target {target:.0%})"
-    return "bandwidth met; behind " + "; ".join(behind) if behind else "met"
+def compare(docs: Docs, peer: Peer, direction: Direction, hidden: Hidden) -> str | None:
+    """The book's step against ``peer``'s in words, by the tie rule: "faster than", "as fast
+    as" or "slower than"; None where the peer did not run."""
+    theirs = peer_row(docs, peer, direction, hidden)
+    if theirs is None:
+        return None
+    margin = render.tie_margin(render.doc(docs, BENCH))
+    return render.compare(row(docs, direction, hidden)["time_s"], theirs["time_s"], margin=margin)
 
 
 def bytes_of(docs: Docs, of: Bytes, hidden: Hidden) -> int:
     """Bytes at bf16: one M x H tensor (x, y, dy or dx), the least the forward or the
-    backward moves, the rstd the forward saves (4 per row), or the backward's partial rows
-    of dweight (programs x H x 4)."""
+    backward moves, the rstd the forward saves (4 per row), the backward's partial rows
+    of dweight (programs x H x 4), or the minimal backward's, one float32 row per row of x
+    (M x H x 4)."""
     if of in ("forward", "backward"):
         return row(docs, of, hidden)["bytes"]
+    if of == "dw_rows":
+        return row(docs, "forward", hidden)["rows"] * hidden * 4
     if of == "partials":
         return row(docs, "backward", hidden)["programs"] * hidden * 4
     return row(docs, "forward", hidden)["rows"] * (hidden * 2 if of == "tensor" else 4)
@@ -247,7 +239,7 @@ VALUES = {
     "rmsnorm.floor": Value(floor, render.micros(0)),
     "rmsnorm.of_copy": Value(of_copy, render.percent),
     "rmsnorm.vs": Value(vs, render.ratio, missing=NOT_MEASURED),
-    "rmsnorm.verdict": Value(verdict),
+    "rmsnorm.compare": Value(compare, missing=NOT_MEASURED),
     "rmsnorm.bytes": Value(bytes_of, render.kb_mb),
     "rmsnorm.share": Value(share, render.percent),
     "rmsnorm.kernel": Value(kernel, render.count),

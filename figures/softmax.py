@@ -32,13 +32,10 @@ IMPLS = (
     ("liger", "Liger-Kernel", "series-3"),
     ("naive", "five torch ops (max, sub, exp, sum, div)", "series-4"),
 )
-NAMES = {impl: name for impl, name, _ in IMPLS}
-WHOLE_ROW_MAX = 16384  # the widths the target "rows ≤ 16k columns" covers
-LONG = 65536  # the width the long-row target names
-SHORT_TARGET, LONG_TARGET = 0.95, 0.85  # fractions of copy bandwidth (shared/TARGETS.md)
+WHOLE_ROW_MAX = 16384  # "short rows": the widths both whole-row kernels keep whole
+LONG = 65536  # the long rows the sweep is drawn at
 ELEMENT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 NOT_MEASURED = "not measured"
-SHORT = {"float32": "fp32", "bfloat16": "bf16"}
 KERNELS = {"online": "online", "control": "whole_row"}  # the sweep's kernel field
 Impl = Literal["triton", "torch", "compile", "liger", "naive"]
 Peer = Literal["torch", "compile", "liger", "naive"]
@@ -93,16 +90,6 @@ def field(row: dict | None, name: str):
     """A compiler field of a row; None without the row, 'not reported' without the field."""
     v = None if row is None else row.get(name)
     return "not reported" if row is not None and v is None else v
-
-
-def wide(docs: Docs, dtype: str) -> list[int]:
-    """The widths past 65,536 columns the sweep ran in ``dtype``."""
-    return sorted({r["cols"] for r in sweep(docs, dtype=dtype) if r["cols"] > LONG})
-
-
-def tile_sweep_measured(docs: Docs) -> bool:
-    """Whether the committed sweep is the tile sweep (its rows record bytes_per_tile)."""
-    return any("bytes_per_tile" in r for r in render.doc(docs, ONLINE)["rows"])
 
 
 # ---- values: the peers, one width or the lowest over widths -------------------------------
@@ -164,52 +151,18 @@ def vs(
     return min(ratios) if ratios else None
 
 
-def behind(docs: Docs, direction: Direction) -> str:
-    """Where, at ≤ 16,384 columns, a peer is faster than Triton by more than the spread:
-    Triton's fastest (p20) time is slower than the peer's slowest (p80). Words."""
-    found = []
-    for peer in ("torch", "compile", "liger"):
-        for r in compared(docs, peer, direction, None, None):
-            mine = row_of(docs, "triton", r["cols"], direction, r["dtype"])
-            if render.winner(r["time_s"], mine["time_s"]) == 1:
-                found.append(
-                    f"{NAMES[peer]} ({r['dtype']}, {r['cols']:,} columns: "
-                    f"{render.ratio3(render.bandwidth(mine) / render.bandwidth(r))})"
-                )
-    return "; ".join(found) or "nowhere"
-
-
-def dtypes(docs: Docs, impl: Impl) -> str:
-    """The dtypes in which ``impl``'s forward ran and passed its check, in words."""
-    found = {r["dtype"] for r in render.rows(docs, BENCH, impl=impl, direction="forward")}
-    return " and ".join(d for d in DTYPES if d in found) or "none"
-
-
-def verdict(
-    docs: Docs, target: Literal["short_copy", "torch", "compile", "liger", "long_copy", "wide_copy"]
+def compare(
+    docs: Docs, peer: Peer, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
 ) -> str | None:
-    """A target of the lesson, judged: 'met' when every measured part reaches it, else
-    'missed' with each part that does not, as a multiple of the target; None when no part
-    was measured. short_copy: ≤ 16,384 columns, forward and backward, 95% of copy; a peer:
-    ≤ 16,384 columns, ratio ≥ 1; long_copy: 65,536 columns, 85% of copy (forward per
-    dtype, backward's lower); wide_copy: past 65,536, the sweep's best, 85% of copy."""
-    directions = ("forward", "backward")
-    if target == "short_copy":
-        parts, bar = [(d, of_copy(docs, d)) for d in directions], SHORT_TARGET
-    elif target == "long_copy":
-        parts = [(f"forward {SHORT[d]}", of_copy(docs, "forward", LONG, d)) for d in DTYPES]
-        parts, bar = parts + [("backward", of_copy(docs, "backward", LONG))], LONG_TARGET
-    elif target == "wide_copy":
-        parts, bar = [(SHORT[d], wide_of_copy(docs, d)) for d in DTYPES], LONG_TARGET
-    else:
-        parts, bar = [(d, vs(docs, target, d)) for d in directions], 1.0
-    measured = [(name, v) for name, v in parts if v is not None]
-    if not measured:
+    """The book's kernel against ``peer`` at ``cols`` columns, in words by the tie rule:
+    "faster than", "as fast as" or "slower than"; None where the peer did not run."""
+    match = {"direction": direction, "dtype": dtype, "cols": cols}
+    theirs = render.maybe_one(docs, BENCH, absent_ok=True, impl=peer, **match)
+    if theirs is None:
         return None
-    short = [f"{name} {v / bar:.3f}× the target" for name, v in measured if v < bar]
-    unmeasured = [name for name, v in parts if v is None]
-    tail = f" ({', '.join(unmeasured)} not measured)" if unmeasured else ""
-    return ("missed: " + "; ".join(short) if short else "met") + tail
+    ours = row_of(docs, "triton", cols, direction, dtype)
+    margin = render.tie_margin(render.doc(docs, BENCH))
+    return render.compare(ours["time_s"], theirs["time_s"], margin=margin)
 
 
 # ---- values: the compiled kernels -------------------------------------------------------
@@ -342,49 +295,11 @@ def best_where(docs: Docs, dtype: Dtype) -> str | None:
     )
 
 
-def wide_of_copy(docs: Docs, dtype: Dtype) -> float | None:
-    """Rows wider than 65,536 columns: the sweep's best over tiles and grids as a fraction
-    of copy bandwidth, at the width where it is lowest."""
-    if not wide(docs, dtype):
-        return None
-    return min(sweep_bandwidth(docs, "online", dtype, c) for c in wide(docs, dtype)) / render.copy(
-        docs, ONLINE
-    )
-
-
-def wide_widths(docs: Docs) -> str:
-    """The widths past 65,536 columns the sweep ran, per dtype, in words."""
-    parts = [
-        f"{' and '.join(f'{c:,}' for c in wide(docs, d))} {d} columns"
-        for d in DTYPES
-        if wide(docs, d)
-    ]
-    return "; ".join(parts) or "none"
-
-
-def sweep_status(docs: Docs) -> str:
-    """A sentence: whether the committed data holds the tile sweep, or predates it."""
-    if tile_sweep_measured(docs):
-        return f"The committed sweep has {len(render.doc(docs, ONLINE)['rows'])} points."
-    return (
-        "The committed data predates this sweep: it holds fp32 rows with tiles of 8,192 "
-        "only, so the numbers below that need the rest read “not measured” until it is run."
-    )
-
-
-def defaults_when(docs: Docs) -> str:
-    """With which defaults the committed softmax benchmark ran: this page's, when it comes
-    from the same run as a tile sweep (one run stamps both with one date), else the earlier."""
-    runs = {
-        (render.doc(docs, b)["provenance"]["commit"], render.doc(docs, b)["provenance"]["date"])
-        for b in (BENCH, ONLINE)
-    }
-    if len(runs) == 1 and tile_sweep_measured(docs):
-        return "with the defaults this page describes"
-    return (
-        "with the earlier defaults (whole rows up to 16,384 columns, tiles of 8,192), "
-        "before the tile sweep, and not yet measured again"
-    )
+def sweep_share(docs: Docs, cols: int, dtype: Dtype = "float32") -> float | None:
+    """The online kernel's best over the sweep's tiles and grids at ``cols`` columns, as a
+    fraction of copy bandwidth."""
+    best = sweep_bandwidth(docs, "online", dtype, cols)
+    return None if best is None else best / render.copy(docs, ONLINE)
 
 
 def two_thirds_copy(docs: Docs) -> float:
@@ -407,9 +322,10 @@ def second_read(docs: Docs) -> str:
     )
 
 
-def in_flight(docs: Docs, cols: int) -> int:
-    """Bytes of the rows in flight with one program per SM at ``cols`` fp32 columns."""
-    return render.provenance(docs)["sm_count"] * cols * 4
+def in_flight(docs: Docs, cols: int, dtype: Dtype = "float32", tensors: int = 1) -> int:
+    """Bytes of the rows in flight with one program per SM at ``cols`` columns of
+    ``dtype``, for ``tensors`` tensors per row (the backward reads two, y and dy)."""
+    return render.provenance(docs)["sm_count"] * cols * ELEMENT_BYTES[dtype] * tensors
 
 
 # ---- values: the online backward's tile (softmax_online_backward) -------------------------
@@ -438,9 +354,7 @@ VALUES = {
     "softmax.floor": Value(floor, render.millis(3)),
     "softmax.of_copy": Value(of_copy, render.percent),
     "softmax.vs": Value(vs, render.ratio3, missing=NOT_MEASURED),
-    "softmax.behind": Value(behind),
-    "softmax.dtypes": Value(dtypes),
-    "softmax.verdict": Value(verdict, missing=NOT_MEASURED),
+    "softmax.compare": Value(compare, missing=NOT_MEASURED),
     "softmax.regs": Value(regs, render.plain, missing=NOT_MEASURED),
     "softmax.resources": Value(resources, missing=NOT_MEASURED),
     "softmax.sweep": Value(sweep_bandwidth, render.tbps, missing=NOT_MEASURED),
@@ -450,11 +364,8 @@ VALUES = {
     "softmax.tile_hypothesis": Value(tile_hypothesis, missing=NOT_MEASURED),
     "softmax.two_per_sm": Value(two_per_sm, missing=NOT_MEASURED),
     "softmax.best_where": Value(best_where, missing=NOT_MEASURED),
-    "softmax.wide_of_copy": Value(wide_of_copy, render.percent, missing=NOT_MEASURED),
-    "softmax.wide_widths": Value(wide_widths),
-    "softmax.sweep_status": Value(sweep_status),
-    "softmax.defaults_when": Value(defaults_when),
     "softmax.two_thirds_copy": Value(two_thirds_copy, render.tbps),
+    "softmax.sweep_share": Value(sweep_share, render.percent, missing=NOT_MEASURED),
     "softmax.second_read": Value(second_read),
     "softmax.in_flight": Value(in_flight, render.mib),
     "softmax.backward_tile": Value(backward_tile, render.tbps, missing=NOT_MEASURED),
@@ -489,7 +400,8 @@ def sweep_line(rs: list[dict], name: str, role: str, **extra) -> dict:
 
 def fig_online(docs: Docs) -> dict:
     """65,536 columns: bandwidth against bytes per tile, one line per dtype and grid size
-    (bf16 dashed), the whole-row control as a lone point, and the copy ceiling and target."""
+    (bf16 dashed), the whole-row control as a lone point, the copy ceiling and two thirds
+    of it (three passes through HBM where the bandwidth counts two)."""
     traces = []
     online = sweep(docs, cols=LONG)
     grids = sorted({r["programs_per_sm"] for r in online})
@@ -533,11 +445,11 @@ def fig_online(docs: Docs) -> dict:
     ticks = [2**k for k in range(int(math.log2(min(xs))), int(math.log2(max(xs))) + 1)]
     lo, hi, bw = min(xs) / 1.3, max(xs) * 1.3, render.copy(docs, ONLINE) / 1e12
     ceiling = render.copy_ceiling(docs, ONLINE, (lo, hi))
-    target = render.hline(
-        LONG_TARGET * bw, lo, hi, f"target: {LONG_TARGET:.0%} of copy", "ceiling-2"
-    )
+    # The most a kernel counted as two passes reaches if it moves three: every second read
+    # from HBM.
+    third = render.hline(2 / 3 * bw, lo, hi, "⅔ of copy: second read from HBM", "ceiling-2")
     return render.plot(
-        [ceiling, target, *traces],
+        [ceiling, third, *traces],
         xaxis=render.axis("bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks),
         yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
     )
@@ -568,7 +480,8 @@ FIGURES = {
         "Bandwidth of the online softmax kernel on rows of 65,536 columns against the bytes "
         "of one tile (tile elements × element size), fp32 solid and bf16 dashed, one line "
         "per number of programs per SM, with the whole-row kernel forced onto the same rows "
-        "as a lone point, the copy ceiling and the 85% target.",
+        "as a lone point, the copy ceiling, and two thirds of it: the most the kernel could "
+        "reach if its second read of each row came from HBM.",
     ),
 }
 

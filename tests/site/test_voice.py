@@ -172,7 +172,6 @@ PROJECT_PENDING = {
     "building/07-vector-add.md",
     "building/08-fused-activation.md",
     "building/10-softmax.md",
-    "building/11-rmsnorm.md",
     "flagship/12-flash-attention.md",
     "performance/14-production.md",
 }
@@ -234,8 +233,6 @@ TYPED_ALLOWED: dict[str, list[tuple[str, str]]] = {}
 
 TYPED_PENDING = {
     "model/01-why-triton.md",
-    "building/10-softmax.md",
-    "building/11-rmsnorm.md",
     "performance/14-production.md",
 }
 
@@ -367,8 +364,6 @@ def lane_text(item: str) -> str:
 
 
 LANE_PENDING = {
-    "building/10-softmax.md",
-    "building/11-rmsnorm.md",
     "appendix/glossary.md",
 }
 

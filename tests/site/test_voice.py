@@ -174,7 +174,6 @@ PROJECT_PENDING = {
     "building/09-tiled-matmul.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
-    "flagship/12-flash-attention.md",
     "performance/13-autotuning.md",
     "performance/14-production.md",
 }

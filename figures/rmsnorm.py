@@ -262,6 +262,22 @@ VALUES = {
 }
 
 
+# added for lesson 14
+def compare_peer(docs: Docs, peer: Peer, direction: Direction, hidden: Hidden) -> str | None:
+    """The book's kernel against ``peer`` (bf16, through autograd) in words, by the tie rule
+    (``render.compare``, widened by the run's drift): "faster than", "as fast as" or
+    "slower than"; None where the peer did not run."""
+    mine = peer_row(docs, "triton", direction, hidden)
+    theirs = peer_row(docs, peer, direction, hidden)
+    if mine is None or theirs is None:
+        return None
+    margin = render.tie_margin(render.doc(docs, BENCH))
+    return render.compare(mine["time_s"], theirs["time_s"], margin=margin)
+
+
+VALUES["rmsnorm.compare"] = Value(compare_peer, missing=NOT_MEASURED)  # added for lesson 14
+
+
 # ---- figures ------------------------------------------------------------------------------
 
 

@@ -175,7 +175,6 @@ PROJECT_PENDING = {
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
     "performance/13-autotuning.md",
-    "performance/14-production.md",
 }
 
 
@@ -240,7 +239,6 @@ TYPED_PENDING = {
     "building/09-tiled-matmul.md",
     "building/10-softmax.md",
     "building/11-rmsnorm.md",
-    "performance/14-production.md",
 }
 
 

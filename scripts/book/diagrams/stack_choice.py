@@ -15,7 +15,7 @@ STEPS = [
      ["NCCL: outside", "Triton's model"], "d-box"),
 ]  # fmt: skip
 
-Q_X, Q_W = 8, 236  # question boxes
+Q_X, Q_W = 8, 226  # question boxes
 A_X, A_W = 270, 122  # answer boxes
 LINE = 17
 

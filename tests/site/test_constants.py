@@ -136,7 +136,7 @@ CASES = [
     ),
     (
         "flagship/12-flash-attention.md",
-        "The book's backward runs 7",
+        "runs 7 tile matmuls where the convention counts 5",
         "7",
         "kernels/attention.py BACKWARD_TILE_MATMULS",
         module_constant("kernels/attention.py", "BACKWARD_TILE_MATMULS"),

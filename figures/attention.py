@@ -33,14 +33,8 @@ IMPLS = (  # key, legend label, colour role
     ("naive", "naive (N×N scores stored)", "series-5"),
 )
 LABEL = {key: label for key, label, _ in IMPLS}
-N_TARGET = 4096  # the length the targets and the shared notes' peer table name
+N_AT = 4096  # the length at which every peer runs, and the values are read
 NOT_MEASURED = "not measured"  # a peer that did not run, or a device without the data
-# The targets (TARGETS.md), a peer's time over the book's: forward >= FlexAttention and
-# >= 85% of cuDNN; backward >= FlexAttention and >= 1.3x SDPA's flash backend.
-TARGETS = {
-    "forward": (("flex", 1.0), ("sdpa_cudnn", 0.85)),
-    "backward": (("flex", 1.0), ("sdpa_flash", 1.3)),
-}
 
 Impl = Literal["triton", "sdpa_cudnn", "sdpa_flash", "sdpa_efficient", "flex", "naive"]
 Peer = Literal["sdpa_cudnn", "sdpa_flash", "sdpa_efficient", "flex"]
@@ -56,10 +50,10 @@ MemoryN = Literal[1024, 2048, 4096, 8192, 16384]
 
 
 def at(docs: Docs, impl: str, direction: str, d: int, mask: str) -> dict | None:
-    """The row at N = N_TARGET, or None where it was not measured (peer skipped, or no
+    """The row at N = N_AT, or None where it was not measured (peer skipped, or no
     data yet)."""
     match = dict(impl=impl, direction=direction, head_dim=d, causal=mask == "causal")
-    return render.maybe_one(docs, BENCH, absent_ok=True, n=N_TARGET, **match)
+    return render.maybe_one(docs, BENCH, absent_ok=True, n=N_AT, **match)
 
 
 # ---- values: at N = 4096, B * N = 16384, H * d = 4096, bf16 --------------------------------
@@ -80,17 +74,14 @@ def vs(docs: Docs, peer: Peer, direction: Direction, d: HeadDim, mask: Mask) -> 
     return theirs["time_s"]["p50"] / mine["time_s"]["p50"]
 
 
-def verdict(docs: Docs, direction: Direction, d: HeadDim, mask: Mask) -> str | None:
-    """'met', or each target missed (TARGETS: forward >= FlexAttention and >= 0.85x
-    cuDNN; backward >= FlexAttention and >= 1.3x SDPA flash), with the ratio it needs."""
-    misses = []
-    for peer, need in TARGETS[direction]:
-        r = vs(docs, peer, direction, d, mask)
-        if r is None:
-            return None
-        if r < need:
-            misses.append(f"{LABEL[peer]} {r:.2f}× (needs {need:.2f}×)")
-    return "met" if not misses else "missed: " + "; ".join(misses)
+def compare(docs: Docs, peer: Peer, direction: Direction, d: HeadDim, mask: Mask) -> str | None:
+    """The book's kernel against ``peer`` in words, by the tie rule (``render.compare``,
+    widened by the run's drift): "faster than", "as fast as" or "slower than"."""
+    mine, theirs = at(docs, "triton", direction, d, mask), at(docs, peer, direction, d, mask)
+    if mine is None or theirs is None:
+        return None
+    margin = render.tie_margin(render.doc(docs, BENCH))
+    return render.compare(mine["time_s"], theirs["time_s"], margin=margin)
 
 
 def tiles(docs: Docs, d: HeadDim) -> str | None:
@@ -116,7 +107,7 @@ def memory_ratio(docs: Docs, direction: Step, n: MemoryN) -> float | None:
 VALUES = {
     "attention.tflops": Value(tflops_of, render.tflops, missing=NOT_MEASURED),
     "attention.vs": Value(vs, render.ratio, missing=NOT_MEASURED),
-    "attention.verdict": Value(verdict, missing=NOT_MEASURED),
+    "attention.compare": Value(compare, missing=NOT_MEASURED),
     "attention.tiles": Value(tiles, missing=NOT_MEASURED),
     "attention.memory": Value(memory, render.mib_gib, missing=NOT_MEASURED),
     "attention.memory_ratio": Value(memory_ratio, render.ratio, missing=NOT_MEASURED),

@@ -67,6 +67,18 @@ def ratio_of(docs: Docs, of: Call, to: Call) -> float:
     return time(docs, of) / time(docs, to)
 
 
+def clock_compare(docs: Docs, call: Call, of: Clock, to: Clock) -> str | None:
+    """One call's time on clock ``of`` against clock ``to`` (same row, same run), in words by
+    the tie rule: "faster than", "as fast as" or "slower than", e.g. the first call after a
+    wait (enqueue_first) against the calls that follow (enqueue). None where the run did not
+    measure both."""
+    r = row(docs, call)
+    a, b = r.get(CLOCKS[of]), r.get(CLOCKS[to])
+    if a is None or b is None:
+        return None
+    return render.compare(a, b, margin=render.tie_margin(render.doc(docs, "launch_overhead")))
+
+
 def small_torch_add_speedup(docs: Docs) -> float:
     """At small sizes (n <= 65,536, the size sweep's medians): the Triton wrapper's host
     time per call over torch.add's, i.e. how many times faster torch.add's host path is."""
@@ -190,6 +202,7 @@ def millions(v: float) -> str:
 VALUES = {
     "launch.time": Value(time, render.micros(1), missing="not measured"),
     "launch.ratio": Value(ratio_of, render.ratio),
+    "launch.clock_compare": Value(clock_compare, missing="not measured"),
     "launch.small_torch_add_speedup": Value(small_torch_add_speedup, render.ratio),
     "launch.crossover_n": Value(crossover_n, millions),
     "launch.wrapper_gap": Value(wrapper_gap, render.micros(1)),

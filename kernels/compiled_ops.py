@@ -9,8 +9,9 @@ two pieces that make a hand-written kernel a first-class citizen of a compiled m
   launch lets torch.compile see the kernel itself instead of an opaque call, so a model
   that uses it compiles with ``fullgraph=True``.
 - ``register_autograd`` gives the operator its backward: the forward saves ``a`` and
-  ``b`` (the inputs, which the caller keeps alive anyway) and the backward recomputes
-  ``sigmoid(a)`` instead of storing it.
+  ``b`` and the backward recomputes ``sigmoid(a)`` instead of storing it. In SwiGLU, ``a``
+  and ``b`` are the two projections of ``x``, which nothing else keeps: saving them is the
+  op's main memory cost (recomputing them from ``x`` would cost two matmuls instead).
 
 Runs on a CUDA GPU, or on the CPU under the Triton interpreter (``TRITON_INTERPRET=1``
 set before this module is imported).

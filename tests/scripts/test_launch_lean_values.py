@@ -1,5 +1,5 @@
-"""The launch_lean values: the verdict follows the data, and reads "not measured" without
-it (runs on a CPU, on made-up rows)."""
+"""The launch_lean values: the comparison word follows the data by the tie rule, and every
+value reads "not measured" without it (runs on a CPU, on made-up rows)."""
 
 from __future__ import annotations
 
@@ -17,22 +17,24 @@ def docs_with(lean_s: float, torch_add_s: float) -> dict:
         return {"key": key, "what": key, "host_s": spread, "enqueue_s": spread}
 
     rows = [row("lean", lean_s), row("torch_add", torch_add_s), row("launcher", lean_s / 2)]
-    return {"launch_lean": {"rows": rows}}
+    return {"launch_lean": {"rows": rows, "ceilings": {}}}
 
 
-def test_verdict_met_when_lean_is_not_slower():
-    assert fig.verdict(docs_with(4e-6, 5e-6)).startswith("met: 4.0 µs")
-    assert fig.verdict(docs_with(5e-6, 5e-6)).startswith("met")
+def test_compare_says_faster_only_beyond_the_tie_margin():
+    assert fig.compare(docs_with(4e-6, 5e-6), "lean", "torch_add") == "faster than"
+    assert fig.compare(docs_with(5e-6, 5e-6), "lean", "torch_add") == "as fast as"
+    # 0.5% apart: inside the tie rule's floor of 1%, so a tie
+    assert fig.compare(docs_with(5.025e-6, 5e-6), "lean", "torch_add") == "as fast as"
 
 
-def test_verdict_not_met_when_lean_is_slower():
-    assert fig.verdict(docs_with(6e-6, 5e-6)).startswith("not met: 6.0 µs")
+def test_compare_says_slower_when_lean_is_slower():
+    assert fig.compare(docs_with(6e-6, 5e-6), "lean", "torch_add") == "slower than"
 
 
 def test_values_without_data():
     """Every launch_lean value a page shows reads "not measured" on a device without the
     data (and every kind is shown somewhere)."""
-    assert fig.verdict({}) == "not measured yet on this GPU"
+    assert fig.compare({}, "lean", "torch_add") is None
     reg = render.discover()
     uses = [
         use

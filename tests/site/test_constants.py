@@ -126,9 +126,17 @@ CASES = [
         "kernels/attention.py FORWARD_TILE_MATMULS",
         module_constant("kernels/attention.py", "FORWARD_TILE_MATMULS"),
     ),
+    # The decoding paragraph's query block: the d = 128 forward's BLOCK_M.
     (
         "flagship/12-flash-attention.md",
-        "The book's backward runs 7",
+        "a query block of `BLOCK_M = 128` rows",
+        "128",
+        "kernels/attention.py FORWARD_CONFIG[128]",
+        module_constant("kernels/attention.py", "FORWARD_CONFIG")[128][0],
+    ),
+    (
+        "flagship/12-flash-attention.md",
+        "runs 7 tile matmuls where the convention counts 5",
         "7",
         "kernels/attention.py BACKWARD_TILE_MATMULS",
         module_constant("kernels/attention.py", "BACKWARD_TILE_MATMULS"),

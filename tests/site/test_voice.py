@@ -162,19 +162,7 @@ PROJECT_ALLOWED = [
 
 # Pages whose rewrite is under way (issues 18, 19): the rewriter of a page removes it from
 # each list below once it reads clean (a listed page that passes fails the suite).
-PROJECT_PENDING = {
-    # Rewritten; its compile-time, first-call and host-speed placeholders render "not
-    # measured" until the GPU run that measures them (compiler_time, launch_overhead's
-    # enqueue_first_s, vector_add's empty_host_s) lands.
-    "model/03-what-jit-does.md",
-    "dsl/05-dot-and-tensor-cores.md",
-    "dsl/06-reductions.md",
-    "building/07-vector-add.md",
-    "building/08-fused-activation.md",
-    "building/10-softmax.md",
-    "flagship/12-flash-attention.md",
-    "performance/14-production.md",
-}
+PROJECT_PENDING: set[str] = set()
 
 
 @pytest.mark.parametrize(
@@ -233,7 +221,6 @@ TYPED_ALLOWED: dict[str, list[tuple[str, str]]] = {}
 
 TYPED_PENDING = {
     "model/01-why-triton.md",
-    "performance/14-production.md",
 }
 
 

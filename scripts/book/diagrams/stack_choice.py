@@ -10,7 +10,7 @@ STEPS = [
     (["Does torch.compile fuse it", "well? Try it, then measure."],
      ["torch.compile", "lessons 08, 11"], "d-green"),
     (["A fusion or a variant that no", "library has? (an epilogue, a", "deterministic backward)"],
-     ["write a Triton", "kernel: 08-12"], "d-orange"),
+     ["a Triton kernel", "lessons 08-12"], "d-orange"),
     (["Traffic between GPUs?"],
      ["NCCL: outside", "Triton's model"], "d-box"),
 ]  # fmt: skip

@@ -21,7 +21,7 @@ row a device has not measured is left out of its column ("—" on the page).
 
 from collections.abc import Callable
 
-from figures import fused_activation, matmul, softmax, variation, vector_add
+from figures import dot, fused_activation, matmul, reduction, softmax, variation, vector_add
 from scripts.book import render
 from scripts.book.render import Docs, Table, Value
 
@@ -142,6 +142,41 @@ class Cells(dict):
     def put(self, case: str, what: str, text: str | None) -> None:
         if text is not None:
             self[(case, what)] = text
+
+
+# ---- lesson 05: one tile kernel per precision ------------------------------------------------
+
+DOT_SIZES = (4096, 8192)  # the squares the lesson reads; 2048³ is over in tens of µs
+DOT_PRECISION = {"ieee": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}
+
+
+def dot_cells(docs: Docs) -> Cells:
+    cells = Cells()
+    for precision, short in DOT_PRECISION.items():
+        for n in DOT_SIZES:
+            ours = dot.best(docs, "triton", precision, n)  # the fastest of its block configs
+            cublas = dot.best(docs, "cublas", precision, n)
+            cells.put(f"{short}, {n}³", "cuBLAS", against(docs, dot.BENCH, ours, cublas))
+    return cells
+
+
+# ---- lesson 06: row sum and row max ---------------------------------------------------------
+
+REDUCTION_WIDTHS = (4096, 65536)  # a row one tile holds, and the widest, walked in tiles
+
+
+def reduction_cells(docs: Docs) -> Cells:
+    cells, bench = Cells(), reduction.BENCH
+    for op, _, _ in reduction.OPS:
+        for dtype in reduction.DTYPES:
+            for cols in REDUCTION_WIDTHS:
+                ours = find(docs, bench, impl="triton", op=op, dtype=dtype, cols=cols)
+                theirs = find(docs, bench, impl="torch", op=op, dtype=dtype, cols=cols)
+                case = f"{op}, {SHORT[dtype]}, {cols:,} columns"
+                cells.put(case, "copy", of_copy(docs, bench, ours))
+                cells.put(case, f"torch.{'amax' if op == 'max' else op}",
+                          against(docs, bench, ours, theirs))  # fmt: skip
+    return cells
 
 
 # ---- lesson 07: vector add ------------------------------------------------------------------
@@ -349,6 +384,10 @@ def host_cost_cells(docs: Docs) -> Cells:
 
 
 TABLES = {
+    "scoreboard-05": Table(
+        (dot.BENCH,), dot_cells, ("precision, square", "against"), drift_note(dot.BENCH)
+    ),  # fmt: skip
+    "scoreboard-06": Table((reduction.BENCH,), reduction_cells, ("op, dtype, width", "against")),
     "scoreboard-07": Table((vector_add.BENCH,), vector_add_cells, ("vector add", "against")),
     "scoreboard-08": Table((fused_activation.BENCH,), fused_activation_cells, ("case", "against")),
     "scoreboard-09-squares": Table(

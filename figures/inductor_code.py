@@ -101,10 +101,22 @@ def seconds(v: float) -> str:
 
 
 NOT_MEASURED = "not measured"
+
+
+def counted(noun: str):
+    """A count with its noun, singular or plural: "1 kernel", "3 kernels"."""
+    return lambda v: f"{v:,} {noun}" + ("" if v == 1 else "s")
+
+
+def times(v: int) -> str:
+    """How often, in words: "once", "twice", "3 times"."""
+    return {1: "once", 2: "twice"}.get(v, f"{v:,} times")
+
+
 VALUES = {
     "inductor_code.kernel": Value(kernel, missing=NOT_CAPTURED),
-    "inductor_code.kernels": Value(kernels, render.count, missing=NOT_MEASURED),
-    "inductor_code.launches": Value(launches, render.count, missing=NOT_MEASURED),
+    "inductor_code.kernels": Value(kernels, counted("kernel"), missing=NOT_MEASURED),
+    "inductor_code.launches": Value(launches, times, missing=NOT_MEASURED),
     "inductor_code.name": Value(name, missing=NOT_MEASURED),
     "inductor_code.time": Value(time, seconds, missing=NOT_MEASURED),
     "inductor_code.graphs": Value(graphs, render.count, missing=NOT_MEASURED),

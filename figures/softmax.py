@@ -6,9 +6,9 @@ backward against row width, the book's kernels and their peers, fp32 and bf16),
 bf16 rows, with the whole-row kernel forced onto the same rows as a ``control``) and
 ``softmax_online_backward`` (the online backward's tile). Values pick rows by parameter,
 e.g. ``{{ value h100 softmax.vs peer=torch direction=forward cols=65536 }}`` or
-``{{ value h100 softmax.sweep dtype=bfloat16 tile=32768 per_sm=1 }}``. Data measured
-before the tile sweep has only fp32 rows with tiles of 8,192: values that need the rest
-say "not measured" until it is run again.
+``{{ value h100 softmax.sweep dtype=bfloat16 tile=32768 per_sm=1 }}``. A value a
+device's run lacks (a peer that did not run there, such as Liger-Kernel where it was not
+installed) says "not measured".
 
 Bytes: each row's ``bytes`` is the least any softmax must move (forward: read x, write y;
 backward: read y and dy, write dx), so every impl's "bandwidth" is that count over its

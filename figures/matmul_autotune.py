@@ -14,7 +14,7 @@ import re
 from typing import Literal
 
 from figures.matmul import DTYPES, config_text
-from figures.vector_add import REGISTER_UNIT, SM_LIMITS
+from figures.vector_add import limits_by
 from scripts.book import render
 from scripts.book.render import Docs, Figure, Value
 
@@ -328,17 +328,18 @@ def per_sm(
     grid. None where the config did not run or the run's compute capability is unknown."""
     r = sweep_row(docs, tile, warps, stages)
     capability = render.doc(docs, SWEEP)["provenance"].get("compute_capability", "")
-    sm, shared = SM_LIMITS.get(capability), SM_SHARED.get(capability)
-    if r is None or sm is None or shared is None or "n_regs" not in r or "shared_bytes" not in r:
+    shared = SM_SHARED.get(capability)
+    if r is None or shared is None or "n_regs" not in r or "shared_bytes" not in r:
         return None
-    per_warp = -(-r["n_regs"] * 32 // REGISTER_UNIT) * REGISTER_UNIT
-    by_registers = sm["registers"] // per_warp // warps
+    by = limits_by(capability, r["n_regs"], warps)
+    if by is None:
+        return None
     by_shared = shared // (r["shared_bytes"] + SHARED_RESERVED)
     if limit == "registers":
-        return by_registers
+        return by["registers"]
     if limit == "shared":
         return by_shared
-    return min(by_registers, by_shared, sm["threads"] // (32 * warps), sm["blocks"])
+    return min(*by.values(), by_shared)
 
 
 def config_regs(docs: Docs, tile: str, warps: int, stages: int) -> int | None:

@@ -16,7 +16,7 @@ value reads "not measured".
 
 from typing import Literal
 
-from figures.vector_add import REGISTER_UNIT, SM_LIMITS
+from figures.vector_add import limits_by
 from scripts.book import render
 from scripts.book.render import Docs, Figure, Value
 
@@ -163,17 +163,13 @@ def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
     least of them. None where the capability or the register count is unknown."""
     if not measured(docs):
         return None
-    limits = SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
     r = at_width(docs, "triton", "sum", dtype, at)
-    if limits is None or r.get("n_regs") is None:
+    if r.get("n_regs") is None:
         return None
-    warps = r["num_warps"]
-    per_warp = -(-r["n_regs"] * 32 // REGISTER_UNIT) * REGISTER_UNIT
-    by = {
-        "threads": limits["threads"] // (32 * warps),
-        "blocks": limits["blocks"],
-        "registers": limits["registers"] // per_warp // warps,
-    }
+    capability = render.provenance(docs).get("compute_capability")
+    by = limits_by(capability, r["n_regs"], r["num_warps"])
+    if by is None:
+        return None
     return {**by, "programs": min(by.values()), "registers_each": r["n_regs"]}
 
 
@@ -198,10 +194,6 @@ def in_flight(docs: Docs, dtype: Dtype = "float32", at: At = "widest") -> int | 
         return None
     row = at_width(docs, "triton", "sum", dtype, at)
     return r["programs"] * row["block_m"] * row["block_n"] * ITEMSIZE[dtype]
-
-
-def kib(v: int) -> str:
-    return f"{v / 1024:,.0f} KiB"
 
 
 # ---- values: the tile control at the widest rows (reduction_tile) --------------------------
@@ -300,7 +292,7 @@ VALUES = {
     "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
     "reduction.widest": Value(widest_row, missing=NOT_MEASURED),
     "reduction.resident": Value(resident, render.count, missing="unknown for this GPU"),
-    "reduction.in_flight": Value(in_flight, kib, missing="unknown for this GPU"),
+    "reduction.in_flight": Value(in_flight, render.kib, missing="unknown for this GPU"),
     "reduction.tile_of_copy": Value(tile_of_copy, render.percent, missing=NOT_MEASURED),
     "reduction.tile_best_warps": Value(tile_best_warps, render.count, missing=NOT_MEASURED),
     "reduction.tile_torch_of_copy": Value(tile_torch_of_copy, render.percent, missing=NOT_MEASURED),

@@ -160,21 +160,34 @@ def regs(docs: Docs, block: int, warps: int, spilled: bool = False) -> int:
 # ---- values: occupancy and Little's law on the block sweep ---------------------------------
 
 
+def warp_share(n_regs: int) -> int:
+    """Registers one warp is given for a kernel of ``n_regs`` registers per thread: times 32,
+    rounded up to the SM's unit (REGISTER_UNIT)."""
+    return -(-n_regs * 32 // REGISTER_UNIT) * REGISTER_UNIT
+
+
+def limits_by(capability: str | None, n_regs: int, warps: int) -> dict | None:
+    """How many programs of a kernel with ``n_regs`` registers per thread and ``warps``
+    warps one SM holds if only its threads, only its program slots ("blocks") or only its
+    registers counted (SM_LIMITS of that compute capability); None where it is not in
+    SM_LIMITS. Lessons 02, 06 and 13 share this arithmetic (13 adds shared memory)."""
+    limits = SM_LIMITS.get(capability)
+    if limits is None:
+        return None
+    return {
+        "threads": limits["threads"] // (32 * warps),
+        "blocks": limits["blocks"],
+        "registers": limits["registers"] // warp_share(n_regs) // warps,
+    }
+
+
 def resident_per_sm(docs: Docs, block: int, warps: int) -> dict | None:
     """How many programs of the add compiled for (block, warps) one SM holds at once, by
     each limit (threads, programs, registers) and overall; None where the device's compute
     capability is not in SM_LIMITS. The add uses no shared memory."""
-    limits = SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
-    if limits is None:
-        return None
-    threads = 32 * warps
-    per_warp = -(-sweep_row(docs, block, warps)["n_regs"] * 32 // REGISTER_UNIT) * REGISTER_UNIT
-    by = {
-        "threads": limits["threads"] // threads,
-        "blocks": limits["blocks"],
-        "registers": limits["registers"] // per_warp // warps,
-    }
-    return {**by, "resident": min(by.values())}
+    capability = render.provenance(docs).get("compute_capability")
+    by = limits_by(capability, sweep_row(docs, block, warps)["n_regs"], warps)
+    return None if by is None else {**by, "resident": min(by.values())}
 
 
 def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gpu") -> int | None:
@@ -358,7 +371,7 @@ def occupancy(docs: Docs, block: int, warps: int) -> float | None:
 def warp_registers(docs: Docs, block: int, warps: int) -> int:
     """Registers one warp of the add at (block, warps) is given: registers per thread times
     32, rounded up to the SM's unit of 256."""
-    return -(-sweep_row(docs, block, warps)["n_regs"] * 32 // REGISTER_UNIT) * REGISTER_UNIT
+    return warp_share(sweep_row(docs, block, warps)["n_regs"])
 
 
 VALUES = {

@@ -5,10 +5,15 @@ uses is visible in its imports. TRITON_INTERPRET is set for GPU-less machines in
 tests/conftest.py, before any kernel module is imported.
 """
 
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
+import triton
 
 ON_GPU = torch.cuda.is_available()
 DEVICE = "cuda" if ON_GPU else "cpu"
@@ -130,3 +135,43 @@ class LaunchSpy:
             return self.kernel[grid](*args, **kwargs)
 
         return launch
+
+
+def counting_autotuner(module, name, configs):
+    """An autotuner like ``module.name`` (its key and pruning) over ``configs``, whose
+    do_bench runs the config once and counts the timings it was asked for."""
+    src = getattr(module, name)
+    timings = []
+
+    def do_bench(kernel_call, quantiles=None):
+        timings.append(1)
+        kernel_call()
+        return [1.0, 1.0, 1.0] if quantiles else 1.0
+
+    tuner = triton.autotune(
+        configs=configs,
+        key=src.keys,
+        prune_configs_by={"early_config_prune": src.early_config_prune},
+        do_bench=do_bench,
+    )(src.fn)
+    return tuner, timings
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def compiled_python(script: str, what: str) -> str:
+    """stdout of ``script`` run in a fresh Python at the repository's root with
+    TRITON_INTERPRET unset, so Triton really compiles (the interpreter compiles nothing;
+    compiling for sm_90 needs no GPU). Fails, naming ``what``, if it errors or takes more
+    than 10 minutes."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(ROOT)
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    try:
+        done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"compiling {what} took over 10 minutes")
+    assert done.returncode == 0, f"compiling {what}: {done.stderr[-2000:]}"
+    return done.stdout

@@ -23,9 +23,6 @@ and fails at every precision.
 
 import json
 import math
-import os
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -35,6 +32,7 @@ from tests.support import (
     DEVICE,
     ON_GPU,
     assert_within,
+    compiled_python,
     fresh_seed,
     output_unit,
     poisoned_like,
@@ -279,17 +277,7 @@ json.dump(found, sys.stdout)
 
 @pytest.fixture(scope="module")
 def ptx_counts():
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.getcwd()
-    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", PTX_COUNTS], env=env, capture_output=True, text=True, timeout=600
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("compiling the dot kernel for sm_90 took over 10 minutes")
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
+    return json.loads(compiled_python(PTX_COUNTS, "the dot kernel for sm_90"))
 
 
 def test_ptx_counts_are_the_worked_example(ptx_counts):

@@ -2,37 +2,15 @@
 without a GPU, the vector add prints the memory instructions the page shows; on a GPU, the
 launch returns the compiled kernel with every stage."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from tests.support import requires_gpu
+from tests.support import ROOT, compiled_python, requires_gpu
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "model" / "03-what-jit-does.md"
 COMMAND = (
     '$ python -c "from kernels import _look, vector_add; '
     '_look.memory_instructions(vector_add.add_kernel, {n})"'
 )
-
-
-def compiled_python(script: str) -> str:
-    """stdout of ``script`` in a fresh Python at the repository's root, compiling for real
-    (no TRITON_INTERPRET: the interpreter compiles nothing)."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", script],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
 
 
 def printed_on_the_page(command: str) -> str:
@@ -45,13 +23,15 @@ def printed_on_the_page(command: str) -> str:
 @pytest.mark.parametrize("n", [4096])
 def test_the_offline_compile_prints_what_the_page_says(n):
     script = COMMAND.format(n=n).removeprefix('$ python -c "').removesuffix('"')
-    assert compiled_python(script).rstrip("\n") == printed_on_the_page(COMMAND.format(n=n))
+    assert compiled_python(script, "lesson 03's example").rstrip("\n") == printed_on_the_page(
+        COMMAND.format(n=n)
+    )
 
 
 def test_a_ragged_n_gets_scalar_loads():
     """Exercise 1's answer: n = 4100 is a multiple of 4 but not of 16."""
     script = COMMAND.format(n=4100).removeprefix('$ python -c "').removesuffix('"')
-    out = compiled_python(script)
+    out = compiled_python(script, "lesson 03's example")
     assert "ld.global.b32 x16" in out and "LDG.E x16" in out and "v4" not in out
 
 
@@ -63,7 +43,7 @@ def test_the_launch_returns_the_compiled_kernel():
         "print(sorted(k for k in asm if k != 'source'))\n"
         "print('ld.global.v4.b32' in asm['ptx'], 'LDG.E.128' in asm['sass'])\n"
     )
-    lines = compiled_python(script).splitlines()
+    lines = compiled_python(script, "lesson 03's example").splitlines()
     assert (
         lines[-2] == str(sorted(["cubin", "llir", "ptx", "ttgir", "ttir"])) or "sass" in lines[-2]
     )

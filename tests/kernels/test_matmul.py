@@ -27,6 +27,7 @@ from tests.support import (
     LaunchSpy,
     assert_within,
     big_gpu_memory,
+    counting_autotuner,
     fresh_seed,
     matmul_allowed,
     poisoned_like,
@@ -371,26 +372,6 @@ def test_the_autotuner_prunes_by_shared_memory_before_compiling(monkeypatch):
 )
 def test_m_bucket_is_the_next_power_of_two_from_16(m, bucket):
     assert mm.m_bucket(m) == bucket
-
-
-def counting_autotuner(module, name, configs):
-    """An autotuner like ``module.name`` (its key and pruning) over ``configs``, whose
-    do_bench runs the config once and counts the timings it was asked for."""
-    src = getattr(module, name)
-    timings = []
-
-    def do_bench(kernel_call, quantiles=None):
-        timings.append(1)
-        kernel_call()
-        return [1.0, 1.0, 1.0] if quantiles else 1.0
-
-    tuner = triton.autotune(
-        configs=configs,
-        key=src.keys,
-        prune_configs_by={"early_config_prune": src.early_config_prune},
-        do_bench=do_bench,
-    )(src.fn)
-    return tuner, timings
 
 
 def test_a_new_m_in_the_same_bucket_does_not_retune(monkeypatch):

@@ -19,7 +19,6 @@ the size of the values and fails.
 
 import pytest
 import torch
-import triton
 
 from kernels import matmul_tma as mt
 from tests.support import (
@@ -27,6 +26,7 @@ from tests.support import (
     ON_GPU,
     LaunchSpy,
     assert_within,
+    counting_autotuner,
     fresh_seed,
     matmul_allowed,
     poisoned_like,
@@ -683,20 +683,9 @@ def test_a_new_m_in_the_same_bucket_does_not_retune(path, monkeypatch):
     name = PATH_KERNEL[path]
     src = getattr(mt, name)
     assert "M" not in src.keys and "M_BUCKET" in src.keys
-    timings = []
-
-    def do_bench(kernel_call, quantiles=None):
-        timings.append(1)
-        kernel_call()
-        return [1.0, 1.0, 1.0] if quantiles else 1.0
-
     small = [mt.INTERPRETER_CONFIG, mt.make_config(16, 32, 16, 4, 1)]
-    tuner = triton.autotune(
-        configs=small if not ON_GPU else [mt.FALLBACK_CONFIG, mt.make_config(64, 64, 32, 4, 3)],
-        key=src.keys,
-        prune_configs_by={"early_config_prune": src.early_config_prune},
-        do_bench=do_bench,
-    )(src.fn)
+    configs = small if not ON_GPU else [mt.FALLBACK_CONFIG, mt.make_config(64, 64, 32, 4, 3)]
+    tuner, timings = counting_autotuner(mt, name, configs)
     monkeypatch.setattr(mt, name, tuner)
     seed = fresh_seed()
     runs = []

@@ -4,9 +4,6 @@ compiler makes of the final reduction."""
 
 import json
 import math
-import os
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -15,6 +12,7 @@ from kernels import reduction as red
 from tests.support import (
     DEVICE,
     big_gpu_memory,
+    compiled_python,
     fresh_seed,
     rand,
     requires_gpu,
@@ -258,17 +256,7 @@ json.dump(found, sys.stdout)
 
 @pytest.fixture(scope="module")
 def lowering():
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.getcwd()
-    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", LOWERING], env=env, capture_output=True, text=True, timeout=600
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("compiling the reduction kernel for sm_90 took over 10 minutes")
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
+    return json.loads(compiled_python(LOWERING, "the reduction kernel for sm_90"))
 
 
 @pytest.mark.xdist_group("reduction-lowering")  # one worker compiles the PTX once

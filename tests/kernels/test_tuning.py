@@ -58,6 +58,22 @@ def twin(reset: bool):
     )(tu.split_k_kernel)
 
 
+def spied_twin(monkeypatch):
+    """``twin(reset=True)`` in place of split_k_autotuned, and the list its do_bench calls
+    append to: one entry per config timed."""
+    calls = []
+    tuner = twin(reset=True)
+    real = tuner.do_bench
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    tuner.__dict__["do_bench"] = spy  # cached_property: the instance's own value wins
+    monkeypatch.setattr(tu, "split_k_autotuned", tuner)
+    return tuner, calls
+
+
 # ---- the heuristic --------------------------------------------------------------------------
 
 
@@ -137,16 +153,7 @@ def test_without_reset_to_zero_the_timed_runs_add_up(monkeypatch):
 
 
 def test_a_second_call_with_the_same_shape_does_not_retune(monkeypatch):
-    calls = []
-    tuner = twin(reset=True)
-    real = tuner.do_bench
-
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    tuner.__dict__["do_bench"] = spy  # cached_property: the instance's own value wins
-    monkeypatch.setattr(tu, "split_k_autotuned", tuner)
+    tuner, calls = spied_twin(monkeypatch)
     a, b = rand((20, 300), torch.float16), rand((300, 30), torch.float16)
     tu.split_k_matmul(a, b, tuning="autotune")
     first = len(calls)
@@ -171,16 +178,7 @@ def test_a_new_m_in_the_same_bucket_does_not_retune(monkeypatch):
     """The key holds M's bucket (the next power of two), not M: a batch of 20 rows tunes,
     one of 25 reuses the winner, one of 40 (bucket 64) tunes again."""
     assert "M" not in tu.split_k_autotuned.keys and "M_BUCKET" in tu.split_k_autotuned.keys
-    calls = []
-    tuner = twin(reset=True)
-    real = tuner.do_bench
-
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    tuner.__dict__["do_bench"] = spy  # cached_property: the instance's own value wins
-    monkeypatch.setattr(tu, "split_k_autotuned", tuner)
+    tuner, calls = spied_twin(monkeypatch)
     b = rand((300, 30), torch.float16)
     counts = []
     for m in (20, 25, 32, 40):

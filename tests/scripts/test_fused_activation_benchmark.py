@@ -8,9 +8,6 @@ SASS as the compiler writes them; and the value kinds read the rows.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +17,7 @@ import triton
 from kernels import fused_activation as fa
 from scripts.bench import benchlib
 from scripts.bench.benchmarks import fused_activation as bench
-from tests.support import DEVICE, fresh_seed
+from tests.support import DEVICE, compiled_python, fresh_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -296,16 +293,12 @@ def test_instruction_counts_of_the_kernel_compiled_for_sm90():
     128-bit vectors, and the random numbers of the in-kernel mask cost tens of
     instructions per element. (Triton on this machine, not the GPU's: the benchmark
     records the GPU's own.)"""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     code = (
         "import json; from tests.scripts.test_fused_activation_benchmark import sm90_counts; "
         "print(json.dumps(sm90_counts()))"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
-    if done.returncode:
-        pytest.skip(f"cannot compile for sm_90 here: {done.stderr.strip()[-300:]}")
-    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    out = compiled_python(code, "the fused activation kernel for sm_90")
+    counts = json.loads(out.strip().splitlines()[-1])
     per_thread = 2 * 1024 // 128
     for ptx, sass in counts.values():
         assert ptx.get("ld.global.v4.b32", 0) >= 2 and ptx.get("st.global.v4.b32", 0) >= 1

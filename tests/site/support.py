@@ -93,6 +93,20 @@ def toggle_dark(pg) -> None:
     pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
 
 
+def assert_follows_dark(pg, el) -> None:
+    """Switch the page from light to dark: the widget's text colour changes, and its first
+    select takes the widget's colour (a form control does not keep the browser's)."""
+
+    def colour():
+        return el.evaluate("e => getComputedStyle(e).color")
+
+    light = colour()
+    assert pg.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
+    toggle_dark(pg)
+    assert colour() != light, "the widget did not follow the dark palette"
+    assert el.locator("select").first.evaluate("e => getComputedStyle(e).color") == colour()
+
+
 def assert_fits_screen(pg, el, width: int = 390) -> None:
     """A widget on a screen ``width`` px wide: nothing scrolls sideways inside it or on the
     page, and the widget and each of its controls lie within the screen."""
@@ -154,3 +168,42 @@ def widget_values() -> list[tuple[str, str]]:
         for match in DATA_VALUES.finditer(md.read_text()):
             found += [(str(md.relative_to(DOCS)), word) for word in match.group(1).split()]
     return found
+
+
+# ---- colour (WCAG contrast), for the figure and diagram checks ---------------------------
+
+
+def rgba(css: str) -> tuple[float, float, float, float]:
+    """A computed CSS colour ('rgb(…)', 'rgba(…)' or '#rrggbb') as 0–255 channels + alpha."""
+    css = css.strip()
+    if css.startswith("#"):
+        h = css[1:]
+        if len(h) == 3:
+            h = "".join(c * 2 for c in h)
+        return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16), 1.0
+    m = re.match(r"rgba?\(([^)]*)\)", css)
+    if not m:
+        raise ValueError(f"unreadable colour {css!r}")
+    parts = [float(p) for p in re.split(r"[,\s/]+", m.group(1).strip()) if p]
+    return parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0
+
+
+def over(top: tuple, alpha: float, under: tuple) -> tuple[float, float, float]:
+    """``top`` painted with ``alpha`` over the opaque colour ``under``."""
+    return tuple(alpha * t + (1 - alpha) * u for t, u in zip(top[:3], under[:3], strict=True))
+
+
+def luminance(c: tuple) -> float:
+    """WCAG 2.x relative luminance of an sRGB colour (0–255 channels)."""
+
+    def lin(v: float) -> float:
+        v /= 255
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(v) for v in c[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: tuple, b: tuple) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)

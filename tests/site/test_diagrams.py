@@ -24,7 +24,7 @@ from mkdocs.exceptions import PluginError
 
 from scripts.book import diagrams
 from scripts.book.hook import expand_diagrams
-from tests.site.support import DOCS, ROOT, html_for, nav_pages
+from tests.site.support import DOCS, ROOT, contrast, html_for, nav_pages, over, rgba
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 FOLDER = ROOT / "docs" / "assets" / "diagrams"
@@ -175,31 +175,6 @@ COLLECT = r"""
   };
 }
 """
-
-
-def rgba(css: str) -> tuple[float, float, float, float]:
-    m = re.match(r"rgba?\(([^)]*)\)", css.strip())
-    if not m:
-        raise ValueError(f"unreadable colour {css!r}")
-    parts = [float(p) for p in re.split(r"[,\s/]+", m.group(1).strip()) if p]
-    return parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0
-
-
-def over(top: tuple, alpha: float, under: tuple) -> tuple[float, float, float]:
-    return tuple(alpha * t + (1 - alpha) * u for t, u in zip(top[:3], under[:3], strict=True))
-
-
-def contrast(a: tuple, b: tuple) -> float:
-    def lum(c):
-        def lin(v):
-            v /= 255
-            return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-
-        r, g, b_ = (lin(v) for v in c[:3])
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b_
-
-    hi, lo = sorted((lum(a), lum(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 def overlap(a: dict, b: dict) -> bool:

@@ -26,11 +26,9 @@ of each page; ``problems`` below judges what it read.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from tests.site.support import figure_pages
+from tests.site.support import contrast, figure_pages, over, rgba
 from tests.site.visits import DESKTOP, PHONE, per_page
 
 MIN_CONTRAST = 3.0  # WCAG 2.x non-text / large-text threshold: the least for figure text
@@ -43,42 +41,6 @@ MIN_FONT_PX = 9.5
 MIN_SCALE = 0.9  # nor a label scaled down to squeeze into a bar
 
 # ---- colour ------------------------------------------------------------------------------
-
-
-def rgba(css: str) -> tuple[float, float, float, float]:
-    """A computed CSS colour ('rgb(…)', 'rgba(…)' or '#rrggbb') as 0–255 channels + alpha."""
-    css = css.strip()
-    if css.startswith("#"):
-        h = css[1:]
-        if len(h) == 3:
-            h = "".join(c * 2 for c in h)
-        return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16), 1.0
-    m = re.match(r"rgba?\(([^)]*)\)", css)
-    if not m:
-        raise ValueError(f"unreadable colour {css!r}")
-    parts = [float(p) for p in re.split(r"[,\s/]+", m.group(1).strip()) if p]
-    return parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0
-
-
-def over(top: tuple, alpha: float, under: tuple) -> tuple[float, float, float]:
-    """``top`` painted with ``alpha`` over the opaque colour ``under``."""
-    return tuple(alpha * t + (1 - alpha) * u for t, u in zip(top[:3], under[:3], strict=True))
-
-
-def luminance(c: tuple) -> float:
-    """WCAG 2.x relative luminance of an sRGB colour (0–255 channels)."""
-
-    def lin(v: float) -> float:
-        v /= 255
-        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (lin(v) for v in c[:3])
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: tuple, b: tuple) -> float:
-    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 def test_contrast_matches_wcag_examples():

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from tests.site.support import assert_fits_screen, outputs, toggle_dark, widget
+from tests.site.support import assert_fits_screen, assert_follows_dark, outputs, widget
 
 PAGE = "model/02-programs-and-tiles.md"  # open_page's default page
 
@@ -172,16 +172,7 @@ def test_lanes_with_the_keyboard(open_page):
 def test_follows_dark_palette(open_page):
     pg = open_page(md=PAGE)
     el = widget(pg, "lanes")
-
-    def colour():
-        return el.evaluate("e => getComputedStyle(e).color")
-
-    light = colour()
-    assert pg.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
-    toggle_dark(pg)
-    assert colour() != light, "lanes did not follow the dark palette"
-    control = el.locator("select").first
-    assert control.evaluate("e => getComputedStyle(e).color") == colour()
+    assert_follows_dark(pg, el)
     assert not pg.errors, pg.errors
 
 

@@ -29,6 +29,7 @@ from tests.site.support import (
     DOCS,
     ROOT,
     assert_fits_screen,
+    assert_follows_dark,
     mkdocs_build,
     outputs,
     serve,
@@ -220,15 +221,7 @@ def test_keyboard(open_old, slug):
 def test_follows_dark_palette(open_13):
     pg = open_13()
     el = widget(pg, "pick-config")
-
-    def colour():
-        return el.evaluate("e => getComputedStyle(e).color")
-
-    light = colour()
-    pg.locator("label.md-header__button[for^='__palette']").first.click()
-    pg.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
-    assert colour() != light
-    assert el.locator("select").first.evaluate("e => getComputedStyle(e).color") == colour()
+    assert_follows_dark(pg, el)
     assert not pg.errors, pg.errors
 
 

@@ -87,19 +87,10 @@ def min_bytes(m: int, dtype: torch.dtype, with_mask: bool) -> int:
 
 
 def kernels_per_call(fn) -> int | None:
-    """CUDA kernels one call of ``fn`` launches, from torch.profiler's activity records
-    (CUPTI tracing, which needs no hardware counters). None if the profiler cannot run."""
-    try:
-        activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-        with torch.profiler.profile(activities=activities) as prof:
-            fn()
-            torch.cuda.synchronize()
-        cuda = torch.autograd.DeviceType.CUDA
-        names = [e.name for e in prof.events() if e.device_type == cuda]
-        return sum(1 for name in names if not name.startswith(("Memcpy", "Memset"))) or None
-    except Exception as exc:  # noqa: BLE001 - a profiler that cannot run is reported, not fatal
-        print(f"    kernel count skipped: {exc!r}")
-        return None
+    """CUDA kernels one call of ``fn`` launches (``benchlib.cuda_kernels``: memory copies
+    and memsets left out). None if the profiler cannot run."""
+    names = benchlib.cuda_kernels(fn)
+    return len(names) if names else None
 
 
 def compiled_kernel(x, bias, mask, out, approximate: str, **launch_kw):

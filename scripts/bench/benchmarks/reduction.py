@@ -95,18 +95,9 @@ def run_widths(ceilings: dict) -> list[dict]:
                 }
                 for impl, fn in impls.items():
                     what = f"{impl} {op} {dname} {n_rows}x{n_cols}"
-                    timing = benchlib.check_then_time(fn, expected, what, out=out, **tol, **TIMING)
                     size = (n_rows * n_cols + n_rows) * dtype.itemsize  # read x, write out
-                    row = {
-                        "impl": impl,
-                        "op": op,
-                        "dtype": dname,
-                        "rows": n_rows,
-                        "cols": n_cols,
-                        "bytes": size,
-                        **timing,
-                        "copy_fraction": size / timing["time_s"]["p50"] / copy,
-                    }
+                    row = timed_row(fn, expected, what, out, tol, copy, size, impl=impl, op=op,
+                                    dtype=dname, rows=n_rows, cols=n_cols)  # fmt: skip
                     if impl == "triton":
                         kernel = compiled(fn)
                         row["block_m"], row["block_n"], row["num_warps"] = plan
@@ -123,6 +114,19 @@ def run_widths(ceilings: dict) -> list[dict]:
                 + " of copy"
             )
     return rows
+
+
+def timed_row(fn, expected, what, out, tol, copy, size, **fields) -> dict:
+    """Check ``fn`` against ``expected``, time it, and return its row: ``fields`` (impl, op,
+    dtype, rows, cols), its ``bytes`` (``size``), the timing and its share of copy bandwidth
+    (``copy``, bytes per second)."""
+    timing = benchlib.check_then_time(fn, expected, what, out=out, **tol, **TIMING)
+    return {
+        **fields,
+        "bytes": size,
+        **timing,
+        "copy_fraction": size / timing["time_s"]["p50"] / copy,
+    }
 
 
 def run_tiles(ceilings: dict) -> list[dict]:
@@ -147,17 +151,8 @@ def run_tiles(ceilings: dict) -> list[dict]:
                     timed.append(("triton", block_n, num_warps, fn))
             for impl, block_n, num_warps, fn in timed:
                 what = f"tile {impl} {op} {dname} {n_rows}x{n_cols} {block_n} {num_warps}"
-                timing = benchlib.check_then_time(fn, expected, what, out=out, **tol, **TIMING)
-                row = {
-                    "impl": impl,
-                    "op": op,
-                    "dtype": dname,
-                    "rows": n_rows,
-                    "cols": n_cols,
-                    "bytes": size,
-                    **timing,
-                    "copy_fraction": size / timing["time_s"]["p50"] / copy,
-                }
+                row = timed_row(fn, expected, what, out, tol, copy, size, impl=impl, op=op,
+                                dtype=dname, rows=n_rows, cols=n_cols)  # fmt: skip
                 if impl == "triton":
                     block_m, _, _ = red.plan(n_rows, n_cols, block_n=block_n, num_warps=num_warps)
                     row.update(

@@ -23,8 +23,8 @@ benchmarks run). The metrics are a small fixed set:
   instruction (``long_scoreboard`` = waiting for global memory, ``barrier``, ``math_pipe_
   throttle``, ...).
 
-Metrics this ``ncu`` does not know are dropped (and listed in the file). Without ``ncu``
-the script says so and writes nothing: the site builds without the file, and no page
+Metrics this ``ncu`` does not list are left out (launch statistics are always there).
+Without ``ncu`` the script says so and writes nothing: the site builds without the file, and no page
 requires it. The probes run one process each, so one failing probe costs only its rows.
 Needs a CUDA GPU, torch + triton + numpy, and Nsight Compute.
 """
@@ -79,7 +79,6 @@ METRICS = [
     "smsp__issue_active.avg.pct_of_peak_sustained_active",
     "smsp__inst_executed.sum",
     "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
     "launch__registers_per_thread",
     "launch__shared_mem_per_block_static",
     "launch__shared_mem_per_block_dynamic",
@@ -290,6 +289,12 @@ PROBES = [
         _softmax("forward", "float32", 65536),
     ),
     Probe(
+        "softmax-fwd-fp32-262144",
+        "10",
+        "softmax forward, 262,144 fp32 columns (rows in flight beyond the L2)",
+        _softmax("forward", "float32", 262144),
+    ),
+    Probe(
         "softmax-bwd-fp32-65536",
         "10",
         "softmax backward, 65,536 fp32 columns",
@@ -329,7 +334,9 @@ def run_probe(name: str) -> None:
 
 
 def known_metrics(ncu: str) -> set[str] | None:
-    """Base names of the metrics this ncu knows for GPU 0, or None if it will not say."""
+    """Base names of the metrics this ncu lists for GPU 0, or None if it will not say. Its
+    list leaves out the launch statistics (``launch__*``) and the theoretical occupancy,
+    which every version reports."""
     try:
         out = subprocess.run(
             [ncu, "--devices", "0", "--query-metrics"], capture_output=True, text=True, timeout=120
@@ -338,6 +345,18 @@ def known_metrics(ncu: str) -> set[str] | None:
         return None
     names = {line.split()[0] for line in out.splitlines() if line[:1].isalpha() and "__" in line}
     return names or None
+
+
+def usable(metric: str, known: set[str] | None) -> bool:
+    base = metric.split(".")[0]
+    always = base.startswith("launch__") or base == "sm__maximum_warps_per_active_cycle_pct"
+    return known is None or always or base in known
+
+
+def ncu_version(ncu: str) -> str:
+    """``Version 2025.3.1.0 (build ...)``: the last line of ``ncu --version``."""
+    out = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip()
+    return out.splitlines()[-1] if out else "unknown"
 
 
 def number(text: str) -> float | str:
@@ -360,7 +379,7 @@ def parse_raw_csv(text: str) -> list[dict]:
         metrics = {
             key: number(value)
             for key, value in record.items()
-            if "__" in key and value not in ("", "n/a")
+            if key in METRICS and value not in ("", "n/a")
         }
         kernels.append(
             {
@@ -429,9 +448,9 @@ def main(argv=None) -> int:
         return 2
     started = time.perf_counter()
     prov = {**benchlib.provenance(), "quick": False}
+    ceilings = benchlib.measure_ceilings()  # the envelope every data file shares
     known = known_metrics(ncu)
-    metrics = [m for m in METRICS if known is None or m.split(".")[0] in known]
-    dropped = [m for m in METRICS if m not in metrics]
+    metrics = [m for m in METRICS if usable(m, known)]
     chosen = [BY_NAME[n] for n in args.names] if args.names else PROBES
     rows = []
     for p in chosen:
@@ -452,14 +471,11 @@ def main(argv=None) -> int:
     bench = benchlib.Benchmark("counters", DESCRIPTION, run=lambda ceilings: [])
     stamped = {
         **prov,
-        "ncu": subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip()[
-            -80:
-        ],
-        "metrics_dropped": dropped,
+        "ncu": ncu_version(ncu),
         "clocks_after": benchlib.read_clocks(torch.cuda.current_device()),
         "wall_s": round(time.perf_counter() - started, 2),
     }
-    written = benchlib.write(bench, stamped, {}, rows)
+    written = benchlib.write(bench, stamped, ceilings, rows)
     print(f"wrote {os.path.relpath(written, benchlib.ROOT)} ({len(rows)} rows)")
     return 0
 

@@ -40,6 +40,7 @@ STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 METRICS = {
     "time": "gpu__time_duration.sum",
     "dram": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram_read": "dram__bytes_read.sum",
     "sm": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active",
     "occupancy_max": "sm__maximum_warps_per_active_cycle_pct",
@@ -60,14 +61,15 @@ Metric = Literal[(*METRICS, "programs_per_sm")]  # type: ignore[valid-type]
 def counter(docs: Docs, probe: Probe, of: Metric, kernel: int = 0) -> float:
     """One counter of the ``kernel``-th kernel a probe launched: ``time`` (ns); ``dram``
     and ``sm``, how busy the memory and the SMs were (% of their peak over the kernel's
-    time); ``occupancy``, the warps resident on average, and ``occupancy_max``, the most
-    the launch allows (% of an SM's 64); ``issue``, the share of cycles a scheduler issued
-    an instruction; ``tensor``, the share of cycles the tensor cores worked; ``l2_hit``
-    (%); ``registers`` per thread; ``shared``, shared memory per program (bytes);
-    ``warps`` per program; ``programs_per_sm``, how many programs fit on an SM at once
-    (the tightest of the register, shared-memory, warp and block limits); ``wait_memory``,
-    ``wait_barrier``, ``wait_math``: cycles a warp spent, per instruction it issued,
-    waiting for global memory, at a barrier, or for a busy math pipe."""
+    time); ``dram_read``, bytes read from DRAM (HBM); ``occupancy``, the warps resident on
+    average, and ``occupancy_max``, the most the launch allows (% of an SM's 64);
+    ``issue``, the share of cycles a scheduler issued an instruction; ``tensor``, the
+    share of cycles the tensor cores worked; ``l2_hit`` (%); ``registers`` per thread;
+    ``shared``, shared memory per program (bytes); ``warps`` per program;
+    ``programs_per_sm``, how many programs fit on an SM at once (the tightest of the
+    register, shared-memory, warp and block limits); ``wait_memory``, ``wait_barrier``,
+    ``wait_math``: cycles a warp spent, per instruction it issued, waiting for global
+    memory, at a barrier, or for a busy math pipe."""
     metrics = render.one(docs, BENCH, probe=probe, index=kernel)["metrics"]
     if of == "programs_per_sm":
         return min(metrics[limit] for limit in LIMITS)
@@ -91,23 +93,19 @@ def fmt(of: str):
         return cycles
     if of == "shared":
         return render.kib
+    if of == "dram_read":
+        return render.mib
     if of in ("registers", "warps", "programs_per_sm"):
         return render.whole
     return share
 
 
 def counter_text(docs: Docs, probe: Probe, of: Metric, kernel: int = 0) -> str:
-    """``counter``, written in its unit ("92%", "104 cycles", "2245 µs", "128 KiB", "160")."""
+    """``counter`` in its unit: "92%", "104 cycles", "2245 µs", "128 KiB", "541 MiB", "160"."""
     value = counter(docs, probe, of, kernel)
     return fmt(of)(value / 1e9 if of == "time" else value)
 
 
-def ratio(docs: Docs, of: Probe, to: Probe, metric: Metric) -> float:
-    """One counter of probe ``of`` over the same counter of probe ``to`` (first kernels)."""
-    return counter(docs, of, metric) / counter(docs, to, metric)
-
-
 VALUES = {
     "counters.metric": Value(counter_text),
-    "counters.ratio": Value(ratio, render.ratio),
 }

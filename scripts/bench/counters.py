@@ -459,11 +459,9 @@ def main(argv=None) -> int:
         print(f"{p.name}: {len(kernels)} kernel(s) in {time.perf_counter() - t0:.0f} s")
         if not kernels:
             print(log, file=sys.stderr)
-            rows.append(
-                {"probe": p.name, "lesson": p.lesson, "what": p.what, "failure": log[-800:]}
-            )
+            rows.append({"probe": p.name, "what": p.what, "failure": log[-800:]})
         for i, k in enumerate(kernels):
-            rows.append({"probe": p.name, "lesson": p.lesson, "what": p.what, "index": i, **k})
+            rows.append({"probe": p.name, "what": p.what, "index": i, **k})
     path = benchlib.DATA_DIR / prov["device_slug"] / "counters.json"
     if args.names and path.exists():  # a subset replaces its own probes only
         names = {p.name for p in chosen}

@@ -157,7 +157,6 @@ def example(docs: Docs, of: Quantity) -> float:
 
 TF32 = "dot_tf32"
 Fp32Precision = Literal["ieee", "tf32", "tf32x3"]
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def tf32_row(docs: Docs, precision: str) -> dict | None:
@@ -242,7 +241,7 @@ def sci(v: float) -> str:
     if v == 0:
         return "0"
     mantissa, exponent = f"{v:.1e}".split("e")
-    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(render.SUPERSCRIPT)}"
 
 
 VALUES = {

@@ -34,7 +34,6 @@ IMPLS = (
 )
 WHOLE_ROW_MAX = 16384  # "short rows": the widths both whole-row kernels keep whole
 LONG = 65536  # the long rows the sweep is drawn at
-ELEMENT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 NOT_MEASURED = "not measured"
 KERNELS = {"online": "online", "control": "whole_row"}  # the sweep's kernel field
 Impl = Literal["triton", "torch", "compile", "liger", "naive"]
@@ -83,7 +82,7 @@ def fastest(docs: Docs, kernel="online", dtype=None, cols=None, tile=None, per_s
 def tile_bytes(row: dict) -> int:
     """Bytes of one tile of a sweep row: block_n elements of its dtype (data measured
     before the tile sweep lacks the field)."""
-    return row.get("bytes_per_tile") or row["block_n"] * ELEMENT_BYTES[row["dtype"]]
+    return row.get("bytes_per_tile") or row["block_n"] * render.ELEMENT_BYTES[row["dtype"]]
 
 
 def field(row: dict | None, name: str):
@@ -325,7 +324,7 @@ def second_read(docs: Docs) -> str:
 def in_flight(docs: Docs, cols: int, dtype: Dtype = "float32", tensors: int = 1) -> int:
     """Bytes of the rows in flight with one program per SM at ``cols`` columns of
     ``dtype``, for ``tensors`` tensors per row (the backward reads two, y and dy)."""
-    return render.provenance(docs)["sm_count"] * cols * ELEMENT_BYTES[dtype] * tensors
+    return render.provenance(docs)["sm_count"] * cols * render.ELEMENT_BYTES[dtype] * tensors
 
 
 # ---- values: the online backward's tile (softmax_online_backward) -------------------------

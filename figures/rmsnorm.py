@@ -123,10 +123,7 @@ def compare(docs: Docs, peer: Peer, direction: Direction, hidden: Hidden) -> str
     """The book's step against ``peer``'s in words, by the tie rule: "faster than", "as fast
     as" or "slower than"; None where the peer did not run."""
     theirs = peer_row(docs, peer, direction, hidden)
-    if theirs is None:
-        return None
-    margin = render.tie_margin(render.doc(docs, BENCH))
-    return render.compare(row(docs, direction, hidden)["time_s"], theirs["time_s"], margin=margin)
+    return render.tie_words(docs, BENCH, theirs and row(docs, direction, hidden), theirs)
 
 
 def bytes_of(docs: Docs, of: Bytes, hidden: Hidden) -> int:

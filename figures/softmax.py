@@ -157,11 +157,8 @@ def compare(
     "faster than", "as fast as" or "slower than"; None where the peer did not run."""
     match = {"direction": direction, "dtype": dtype, "cols": cols}
     theirs = render.maybe_one(docs, BENCH, absent_ok=True, impl=peer, **match)
-    if theirs is None:
-        return None
-    ours = row_of(docs, "triton", cols, direction, dtype)
-    margin = render.tie_margin(render.doc(docs, BENCH))
-    return render.compare(ours["time_s"], theirs["time_s"], margin=margin)
+    ours = theirs and row_of(docs, "triton", cols, direction, dtype)
+    return render.tie_words(docs, BENCH, ours, theirs)
 
 
 # ---- values: the compiled kernels -------------------------------------------------------
@@ -520,8 +517,7 @@ def kernels(
 ) -> int | None:
     """How many CUDA kernels one call of ``impl`` launches at ``cols`` columns (forward,
     or the backward alone), counted by torch.profiler."""
-    r = launched_row(docs, impl, cols, direction, dtype)
-    return None if r is None else r["kernels"]
+    return render.field(launched_row(docs, impl, cols, direction, dtype), "kernels")
 
 
 def short_kernel_name(name: str) -> str:

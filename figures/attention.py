@@ -199,23 +199,22 @@ FIGURES["attention-memory"] = Figure(
 # ---- lesson 01's roofline -----------------------------------------------------------------
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """The book's forward and backward, bf16, d = 128, N = 4096, not causal. Bytes: the
-    least any attention moves (forward: read q, k, v, write o; backward: read q, k, v, o,
-    dO, write dq, dk, dv), so the point sits where a flash kernel's intensity is."""
-    tensors = {"forward": 4, "backward": 8}
-    return [
-        render.roofline_point(
-            r,
-            f"flash attention {r['direction']} (bf16, d=128)",
-            moved=tensors[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2,
-        )
-        for r in rows
-        if r["impl"] == "triton" and r["head_dim"] == 128 and r["n"] == 4096 and not r["causal"]
-    ]
-
-
-ROOFLINE = {BENCH: roofline_points}
+# The book's forward and backward, bf16, d = 128, N = 4096, not causal. Bytes: the least
+# any attention moves (forward: read q, k, v, write o; backward: read q, k, v, o, dO, write
+# dq, dk, dv), so the point sits where a flash kernel's intensity is.
+TENSORS_MOVED = {"forward": 4, "backward": 8}
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "flash attention {direction} (bf16, d=128)",
+        moved=lambda r: (
+            TENSORS_MOVED[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2
+        ),
+        impl="triton",
+        head_dim=128,
+        n=4096,
+        causal=False,
+    )
+}
 
 
 # ---- the backward's tensor-core work as executed (lesson 12) ----------------------------------

@@ -608,14 +608,14 @@ FIGURES = {
 GELU_FLOPS = 7  # per element, nominal: x+b, v/sqrt2, erf (as one), 1+, 0.5*v, *, *mask
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """The Triton kernel at the largest size, exact GELU with a mask, per dtype."""
-    largest = max(r["m"] for r in rows)
-    return [
-        render.roofline_point(r, f"bias + GELU + mask ({r['dtype']})", GELU_FLOPS * r["m"] * r["n"])
-        for r in rows
-        if r["impl"] == "triton" and r["m"] == largest and r["approximate"] == "none" and r["mask"]
-    ]
-
-
-ROOFLINE = {BENCH: roofline_points}
+# The Triton kernel at the largest size, exact GELU with a mask, per dtype.
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "bias + GELU + mask ({dtype})",
+        largest="m",
+        flops=lambda r: GELU_FLOPS * r["m"] * r["n"],
+        impl="triton",
+        approximate="none",
+        mask=True,
+    )
+}

@@ -556,13 +556,6 @@ FIGURES = {
 # ---- lesson 01's roofline -----------------------------------------------------------------
 
 
-def roofline_squares(rows: list[dict]) -> list[dict]:
-    """One point per dtype: the Triton kernel at the largest square size."""
-    largest = max(r["m"] for r in rows)
-    return [render.roofline_point(r, f"tiled matmul ({r['dtype']})") for r in rows
-            if r["impl"] == "triton" and r["m"] == largest]  # fmt: skip
-
-
 def roofline_llm(rows: list[dict]) -> list[dict]:
     """The Triton kernel at the fewest and the most tokens: one point near each roof."""
     ms = [min(r["m"] for r in rows), max(r["m"] for r in rows)]
@@ -570,4 +563,7 @@ def roofline_llm(rows: list[dict]) -> list[dict]:
             if r["impl"] == "triton" and r["m"] in ms]  # fmt: skip
 
 
-ROOFLINE = {SQUARES: roofline_squares, LLM: roofline_llm}
+ROOFLINE = {  # squares: one point per dtype, the Triton kernel at the largest size
+    SQUARES: render.roofline_rows("tiled matmul ({dtype})", largest="m", impl="triton"),
+    LLM: roofline_llm,
+}

@@ -346,17 +346,13 @@ FIGURES = {
 FLOPS_PER_ELEMENT = {"forward": 4, "backward": 10}
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """The book's forward and backward, bf16, H = 8192."""
-    return [
-        render.roofline_point(
-            r,
-            f"RMSNorm {r['direction']} (bf16)",
-            FLOPS_PER_ELEMENT[r["direction"]] * r["rows"] * r["hidden"],
-        )
-        for r in rows
-        if r["impl"] == "triton" and r["dtype"] == "bfloat16" and r["hidden"] == 8192
-    ]
-
-
-ROOFLINE = {BENCH: roofline_points}
+# The book's forward and backward, bf16, H = 8192.
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "RMSNorm {direction} (bf16)",
+        flops=lambda r: FLOPS_PER_ELEMENT[r["direction"]] * r["rows"] * r["hidden"],
+        impl="triton",
+        dtype="bfloat16",
+        hidden=8192,
+    )
+}

@@ -487,18 +487,16 @@ FIGURES = {
 FLOPS_PER_ELEMENT = 5  # max, subtract, exp, sum, divide
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """The forward kernel at 4096 columns, one point per dtype."""
-    return [
-        render.roofline_point(
-            r, f"softmax ({r['dtype']})", FLOPS_PER_ELEMENT * r["rows"] * r["cols"]
-        )
-        for r in rows
-        if (r["impl"], r["direction"], r["cols"]) == ("triton", "forward", 4096)
-    ]
-
-
-ROOFLINE = {"softmax": roofline_points}
+# The forward kernel at 4096 columns, one point per dtype.
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "softmax ({dtype})",
+        flops=lambda r: FLOPS_PER_ELEMENT * r["rows"] * r["cols"],
+        impl="triton",
+        direction="forward",
+        cols=4096,
+    )
+}
 
 
 # ---- kernels per call: what each impl launched (lesson 10's peers) -------------------------

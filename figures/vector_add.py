@@ -467,14 +467,9 @@ FIGURES = {
 # ---- lesson 01's roofline -----------------------------------------------------------------
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """One point per dtype: the Triton kernel at the largest size (1 FLOP per element)."""
-    largest = max(r["n"] for r in rows)
-    return [
-        render.roofline_point(r, f"vector add ({r['dtype']})", flops=r["n"])
-        for r in rows
-        if r["impl"] == "triton" and r["n"] == largest
-    ]
-
-
-ROOFLINE = {"vector_add": roofline_points}
+# One point per dtype: the Triton kernel at the largest size (1 FLOP per element).
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "vector add ({dtype})", largest="n", flops=lambda r: r["n"], impl="triton"
+    )
+}

@@ -1241,3 +1241,20 @@ def limits_by(capability: str | None, n_regs: int, warps: int) -> dict | None:
         "blocks": limits["blocks"],
         "registers": limits["registers"] // warp_share(n_regs) // warps,
     }
+
+
+def roofline_rows(label: str, largest: str | None = None, flops=None, moved=None, **where):
+    """A ``ROOFLINE`` entry: one point per row whose fields equal ``where`` (with
+    ``largest``, also whose field of that name is the largest over all rows), labelled
+    ``label.format(**row)``, with ``flops(row)`` and ``moved(row)`` where given, else the
+    row's own ``flops`` and ``bytes``."""
+
+    def points(rows: list[dict]) -> list[dict]:
+        top = max(r[largest] for r in rows) if largest else None
+        return [
+            roofline_point(r, label.format(**r), flops and flops(r), moved and moved(r))
+            for r in rows
+            if all(r[k] == v for k, v in where.items()) and (not largest or r[largest] == top)
+        ]
+
+    return points

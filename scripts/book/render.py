@@ -1170,20 +1170,6 @@ def time_ratio(of: dict | None, to: dict | None) -> float | None:
     return None if of is None or to is None else of["time_s"]["p50"] / to["time_s"]["p50"]
 
 
-def reads(name: str, docstring: str, lookup: Callable, read: Callable[[dict], object]):
-    """A value kind made from a row lookup: ``read(lookup(docs, ...))``, None where the
-    lookup finds no row. It takes the lookup's parameters (annotated there), so that several
-    kinds that read one row (its registers, its time, its config) are one line each."""
-
-    def compute(docs: Docs, *args, **params):
-        row = lookup(docs, *args, **params)
-        return None if row is None else read(row)
-
-    compute.__signature__ = inspect.signature(lookup)
-    compute.__annotations__ = typing.get_type_hints(lookup)
-    return named(name, docstring, compute)
-
-
 def per_byte(row: dict) -> Spread:
     """A row's time spread over its bytes: seconds per byte read or written, so that rows
     moving different amounts compare by rate (the faster rate has the shorter time)."""

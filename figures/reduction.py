@@ -153,11 +153,8 @@ def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
     r = at_width(docs, "triton", "sum", dtype, at)
     if r.get("n_regs") is None:
         return None
-    capability = render.provenance(docs).get("compute_capability")
-    by = render.limits_by(capability, r["n_regs"], r["num_warps"])
-    if by is None:
-        return None
-    return {**by, "programs": min(by.values()), "registers_each": r["n_regs"]}
+    by = render.resident_on_sm(docs, r["n_regs"], r["num_warps"])
+    return by and {**by, "programs": by["resident"], "registers_each": r["n_regs"]}
 
 
 def resident(

@@ -154,9 +154,7 @@ def resident_per_sm(docs: Docs, block: int, warps: int) -> dict | None:
     """How many programs of the add compiled for (block, warps) one SM holds at once, by
     each limit (threads, programs, registers) and overall; None where the device's compute
     capability is not in SM_LIMITS. The add uses no shared memory."""
-    capability = render.provenance(docs).get("compute_capability")
-    by = render.limits_by(capability, sweep_row(docs, block, warps)["n_regs"], warps)
-    return None if by is None else {**by, "resident": min(by.values())}
+    return render.resident_on_sm(docs, sweep_row(docs, block, warps)["n_regs"], warps)
 
 
 def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gpu") -> int | None:

@@ -1244,3 +1244,11 @@ def roofline_rows(label: str, largest: str | None = None, flops=None, moved=None
         ]
 
     return points
+
+
+def resident_on_sm(docs: Docs, n_regs: int, warps: int) -> dict | None:
+    """How many programs of a kernel with ``n_regs`` registers per thread and ``warps``
+    warps one SM of this device holds, by each limit (``limits_by``) and overall
+    (``resident``); None where the run's compute capability is not in SM_LIMITS."""
+    by = limits_by(provenance(docs).get("compute_capability"), n_regs, warps)
+    return None if by is None else {**by, "resident": min(by.values())}

@@ -301,7 +301,7 @@ def host(docs: Docs, pinned: bool = False) -> float | None:
 # Shared memory one SM holds, by compute capability (CUDA C++ Programming Guide, "Technical
 # Specifications per Compute Capability"): 228 KiB on Hopper, of which one program may use
 # up to 227 KiB; every resident program also takes 1 KiB for the system. The thread,
-# program and register limits are lesson 04's (figures/vector_add.py).
+# program and register limits are lesson 04's (render.SM_LIMITS).
 SM_SHARED = {"9.0": 233_472}
 SHARED_RESERVED = 1_024
 

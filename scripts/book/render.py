@@ -54,7 +54,8 @@ nowhere else may define it; one used twice belongs here.
 **Roofline points** are presentation, chosen here, not in the data: a module whose family
 appears on lesson 01's roofline holds ``ROOFLINE = {benchmark: points(rows)}``, each point
 ``{"kernel", "flops", "bytes", "seconds"}`` (``roofline_point(row, kernel)`` makes
-one); ``roofline_points(docs)`` gathers them.
+one, ``roofline_rows(label, **fields)`` one per matching row); ``roofline_points(docs)``
+gathers them.
 
 **Widgets** name values in ``data-values="..."`` with no spaces inside a name:
 ``KIND:NAME=VALUE,NAME=VALUE`` (``vector_add.bandwidth:impl=torch,dtype=float16``), or

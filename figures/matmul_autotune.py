@@ -446,37 +446,23 @@ def fig_configs(docs: Docs) -> dict:
         ("registers", "refused: registers", "triangle-left",
          "ceiling-2"),
     )  # fmt: skip
+
+    def marks(rs: list[dict], xs: list[float], name: str, role: str, symbol: str, size: int, say):
+        """Markers beside the bars of ``rs``, at ``xs``, hovering ``say(row)``."""
+        return render.line(xs, [ypos(r) for r in rs], name, role, mode="markers",
+                           marker={"symbol": symbol, "size": size},
+                           hovertext=[say(r) for r in rs],
+                           hovertemplate="%{hovertext}<extra></extra>")  # fmt: skip
+
     for kind, label, symbol, role in refused:
-        rs = [r for r in all_rows if failure_kind(r) == kind]
-        if not rs:
-            continue
-        traces.append(
-            render.line(
-                [top * 0.015] * len(rs),
-                [ypos(r) for r in rs],
-                label,
-                role,
-                mode="markers",
-                marker={"symbol": symbol, "size": 9},
-                hovertext=[f"{render.config_text(r)}<br>{r['failure'][:120]}" for r in rs],
-                hovertemplate="%{hovertext}<extra></extra>",
-            )
-        )
+        if rs := [r for r in all_rows if failure_kind(r) == kind]:
+            why = lambda r: f"{render.config_text(r)}<br>{r['failure'][:120]}"  # noqa: E731
+            traces.append(marks(rs, [top * 0.015] * len(rs), label, role, symbol, 9, why))
     picked = pick(docs)
     if "time_s" in picked:
-        hi = render.tflops_points([picked])[0][2]
-        traces.append(
-            render.line(
-                [hi + top * 0.03],
-                [ypos(picked)],
-                "the autotuner's pick",
-                "ceiling",
-                mode="markers",
-                marker={"symbol": "star", "size": 14},
-                hovertext=[f"picked by the autotuner<br>{render.config_text(picked)}"],
-                hovertemplate="%{hovertext}<extra></extra>",
-            )
-        )
+        x = render.tflops_points([picked])[0][2] + top * 0.03
+        say = lambda r: f"picked by the autotuner<br>{render.config_text(r)}"  # noqa: E731
+        traces.append(marks([picked], [x], "the autotuner's pick", "ceiling", "star", 14, say))
     cublas = sweep_cublas(docs)
     if cublas is not None:
         x = render.flop_rate(cublas) / 1e12

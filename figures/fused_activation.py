@@ -216,14 +216,9 @@ def dropout_row(
     sweep is bf16 with the exact GELU; tanh and float32 are measured at the largest), or
     None where this device has no such data (a run before the benchmark, or a peer that
     could not run)."""
-    found = sorted(
-        (r for r in docs.get(DROPOUT, {}).get("rows", [])
-         if (r["impl"], r["approximate"], r["dtype"]) == (impl, approximate, dtype)),
-        key=lambda r: r["m"],
-    )  # fmt: skip
-    if not found:
-        return None
-    return found[-1] if at == "largest" else found[0]
+    match = {"impl": impl, "approximate": approximate, "dtype": dtype}
+    found = render.rows_by(docs, DROPOUT, "m", **match) if DROPOUT in docs else []
+    return (found[-1] if at == "largest" else found[0]) if found else None
 
 
 def dropout_time(
@@ -266,10 +261,9 @@ ISSUE_PER_SM_CLOCK = 128
 
 def control_row(docs: Docs, approximate: str, keep: str, per_thread: int) -> dict | None:
     """The controls row of one GELU form, keep mask and elements per thread, or None."""
-    for r in docs.get(CONTROLS, {}).get("rows", []):
-        if (r["approximate"], r["keep"], r["per_thread"]) == (approximate, keep, per_thread):
-            return r
-    return None
+    match = {"approximate": approximate, "keep": keep, "per_thread": per_thread}
+    found = render.rows(docs, CONTROLS, **match) if CONTROLS in docs else []
+    return found[0] if found else None
 
 
 def control_of_copy(

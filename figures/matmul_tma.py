@@ -129,10 +129,12 @@ def epilogue_config(
 ) -> str | None:
     """The config the autotuner ran for ``impl`` at n³ in the epilogue benchmark, or None
     for a run that did not record it."""
-    found = [r for r in docs.get(EPI, {}).get("rows", []) if r["impl"] == impl and r["m"] == n]
-    if not found or "block_m" not in found[0]:
-        return None
-    return render.config_text(found[0]).replace(" × ", "×")
+    found = render.rows(docs, EPI, impl=impl, m=n) if EPI in docs else []
+    return (
+        render.config_text(found[0]).replace(" × ", "×")
+        if found and "block_m" in found[0]
+        else None
+    )
 
 
 def epilogue_added(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:

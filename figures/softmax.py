@@ -49,6 +49,13 @@ def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict
     return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
 
 
+def ran(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:
+    """``row_of``, or None where ``impl`` did not run (a peer that did not import, compile
+    or pass its check)."""
+    match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
+    return render.maybe_one(docs, BENCH, absent_ok=True, **match)
+
+
 def forward(docs: Docs, cols: int, dtype: str = "float32") -> dict:
     """The Triton forward's row at ``cols`` columns (the kernel the wrapper picks there)."""
     return row_of(docs, "triton", cols, "forward", dtype)
@@ -97,10 +104,8 @@ def field(row: dict | None, name: str):
 def bandwidth_of(
     docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
 ) -> float | None:
-    """``impl``'s bandwidth at ``cols`` columns; None where it did not run (a peer that did
-    not import, compile or pass its check)."""
-    match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
-    r = render.maybe_one(docs, BENCH, absent_ok=True, **match)
+    """``impl``'s bandwidth at ``cols`` columns; None where it did not run."""
+    r = ran(docs, impl, cols, direction, dtype)
     return render.bandwidth(r) if r else None
 
 
@@ -155,8 +160,7 @@ def compare(
 ) -> str | None:
     """The book's kernel against ``peer`` at ``cols`` columns, in words by the tie rule:
     "faster than", "as fast as" or "slower than"; None where the peer did not run."""
-    match = {"direction": direction, "dtype": dtype, "cols": cols}
-    theirs = render.maybe_one(docs, BENCH, absent_ok=True, impl=peer, **match)
+    theirs = ran(docs, peer, cols, direction, dtype)
     ours = theirs and row_of(docs, "triton", cols, direction, dtype)
     return render.tie_words(docs, BENCH, ours, theirs)
 
@@ -505,8 +509,7 @@ ROOFLINE = {
 def launched_row(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:
     """The row, where it was measured and carries the profiler's count (runs before the
     count was recorded, or where the profiler could not run, have none)."""
-    match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
-    r = render.maybe_one(docs, BENCH, absent_ok=True, **match)
+    r = ran(docs, impl, cols, direction, dtype)
     return r if r is not None and "kernels" in r else None
 
 

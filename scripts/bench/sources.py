@@ -7,14 +7,21 @@ was measured with an earlier version of that code and the site says so (scripts/
 render.py, "stale data").
 
 **Which files.** Found, not listed: the benchmark's module (the family module
-``scripts/bench/benchmarks/F.py`` whose name the benchmark carries, or the runner that
-writes it: ``ceilings`` and ``quick_run`` come from scripts/bench/measure.py, ``variation``
-from scripts/bench/variation.py), the runner scripts/bench/measure.py, and every file of
-the repository they import, followed through imports (``from kernels import rmsnorm``,
-``from scripts.bench import benchlib``, an import inside a function, and the imports of
-code a module runs in a fresh interpreter, kept in a string). The harness is a source of
-every file: a change to how benchlib times makes every measurement older than the code.
-Package ``__init__.py`` files are not sources (they hold docstrings).
+``scripts/bench/benchmarks/F.py`` whose name the benchmark carries, or the script that
+writes it: ``ceilings`` and ``quick_run`` come from the runner scripts/bench/measure.py,
+``variation`` from scripts/bench/variation.py) and every file of the repository it imports,
+followed through imports (``from kernels import rmsnorm``, ``from scripts.bench import
+benchlib``, an import inside a function, and the imports of code a module runs in a fresh
+interpreter, kept in a string). Package ``__init__.py`` files are not sources (they hold
+docstrings), nor is this file (it records, it does not measure).
+
+**The harness counts.** Every benchmark imports scripts/bench/benchlib.py, so a change to
+how it checks or times makes every data file older than the code. What the harness
+writes *about* a run is not part of the measurement, though: its bookkeeping definitions
+(``BOOKKEEPING``: provenance, clocks, the file it writes) and its import lines are left out
+of its hash, the same way for every version of the file, so that recording one more fact
+about a run does not disown every number measured before. The runner, measure.py, is a
+source of its own files only: it orders the benchmarks and records what they cost.
 
 **What is hashed.** The code, not its commentary: the text with comments, docstrings,
 blank lines, trailing spaces and line endings taken out (``normalise``). A reworded
@@ -42,6 +49,26 @@ WRITERS = {
     "variation": "scripts/bench/variation.py",
 }
 PACKAGES = ("kernels", "scripts")  # imports of these resolve to files of this repository
+NOT_SOURCES = {"scripts/bench/sources.py"}
+HARNESS = "scripts/bench/benchlib.py"
+# The harness's definitions that record what a run was rather than time or check anything:
+# left out of its fingerprint (with its imports), in every version of the file.
+BOOKKEEPING = frozenset(
+    {
+        "device_slug",
+        "_run",
+        "git_commit",
+        "CLOCK_FIELDS",
+        "parse_clocks",
+        "read_clocks",
+        "provenance",
+        "IN_REPOSITORY",
+        "IN_PACKAGES",
+        "relative_paths",
+        "defined_in",
+        "write",
+    }
+)
 
 
 # ---- the hash ---------------------------------------------------------------------------
@@ -98,9 +125,38 @@ def normalise(text: str) -> str:
     return "\n".join(kept) + "\n"
 
 
+def _defines(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return {t.id for t in targets if isinstance(t, ast.Name)}
+    return set()
+
+
+def measuring_part(text: str, leave_out: frozenset[str] = BOOKKEEPING) -> str:
+    """``text`` without its top-level import lines and the top-level definitions named in
+    ``leave_out`` (their decorators and the comments just above them included): what
+    the harness measures with, not what it records."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    drop: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or _defines(node) & leave_out:
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            drop.update(range(first - 1, node.end_lineno))
+    return "\n".join(line for i, line in enumerate(lines) if i not in drop)
+
+
 @functools.lru_cache(maxsize=512)
-def fingerprint(text: str) -> str:
-    """sha256 (hex) of ``normalise(text)``."""
+def fingerprint(text: str, path: str = "") -> str:
+    """sha256 (hex) of ``normalise(text)``; for the harness (``path`` HARNESS), of its
+    measuring part only (``measuring_part``)."""
+    if path == HARNESS:
+        text = measuring_part(text)
     return hashlib.sha256(normalise(text).encode()).hexdigest()
 
 
@@ -161,8 +217,8 @@ def dependencies(start: str, tree: Tree) -> list[str]:
             if name.split(".")[0] not in PACKAGES:
                 continue
             dep = tree.canonical(name.replace(".", "/") + ".py")
-            if dep is not None and dep not in found:
-                todo.append(dep)
+            if dep is not None and dep not in found and dep not in {*NOT_SOURCES, RUNNER}:
+                todo.append(dep)  # the runner counts only for its own files (see above)
     return sorted(found)
 
 
@@ -189,16 +245,14 @@ def source_paths(benchmark: str, tree: Tree | None = None, module: str | None = 
     except KeyError:
         if module is None:
             raise
-    paths = set(dependencies(module, tree))
-    paths |= set(dependencies(RUNNER, tree))
-    return sorted(paths)
+    return dependencies(module, tree)
 
 
 def sources(benchmark: str, tree: Tree | None = None, module: str | None = None) -> dict[str, str]:
     """``{path: fingerprint}`` of ``benchmark``'s sources in ``tree`` (the working tree by
     default): what a data file records at the time it is written."""
     tree = tree or Tree()
-    return {p: fingerprint(tree.read(p)) for p in source_paths(benchmark, tree, module)}
+    return {p: fingerprint(tree.read(p), p) for p in source_paths(benchmark, tree, module)}
 
 
 def changed(recorded: dict[str, str], tree: Tree | None = None) -> list[str]:
@@ -208,7 +262,7 @@ def changed(recorded: dict[str, str], tree: Tree | None = None) -> list[str]:
     out = []
     for path, digest in recorded.items():
         here = tree.canonical(path)
-        if here is None or fingerprint(tree.read(here)) != digest:
+        if here is None or fingerprint(tree.read(here), here) != digest:
             out.append(path)
     return sorted(out)
 
@@ -341,14 +395,21 @@ def main(argv=None) -> int:
         action="store_true",
         help="record sources (hashed at each file's commit) in data files that lack them",
     )
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="with --backfill: recompute from each file's commit where it already has them",
+    )
     parser.add_argument("--data", type=Path, default=None, help="data folder (figures/data)")
     args = parser.parse_args(argv)
     if args.backfill:
         for path in data_files(args.data):
             doc = json.loads(path.read_text())
             prov = doc["provenance"]
-            if "sources" in prov or "sources_unknown" in prov:
+            if ("sources" in prov or "sources_unknown" in prov) and not args.again:
                 continue
+            prov.pop("sources", None)
+            prov.pop("sources_unknown", None)
             prov.update(recorded_sources(prov, doc["benchmark"]))
             path.write_text(json.dumps(doc, indent=1) + "\n")
             print(f"backfilled {path.relative_to(ROOT)}")

@@ -63,6 +63,22 @@ def test_a_string_that_is_not_a_docstring_counts():
     assert sources.fingerprint(code) != sources.fingerprint(code.replace("torch", "numpy"))
 
 
+HARNESS_TEXT = (ROOT / sources.HARNESS).read_text()
+
+
+def test_the_harness_counts_but_not_its_bookkeeping():
+    """Recording one more fact about a run (provenance, the file written, an import) keeps
+    every data file fresh; a change to how the harness times makes all of them stale."""
+    h = sources.HARNESS
+    base = sources.fingerprint(HARNESS_TEXT, h)
+    assert base != sources.fingerprint(HARNESS_TEXT)  # the bookkeeping is left out
+    booked = HARNESS_TEXT.replace('"date": datetime', '"host": "x",\n        "date": datetime')
+    booked = booked.replace("import functools\n", "import functools\nimport socket\n")
+    assert booked != HARNESS_TEXT and sources.fingerprint(booked, h) == base
+    timed = HARNESS_TEXT.replace("warmup_ms: int = 25", "warmup_ms: int = 50")
+    assert timed != HARNESS_TEXT and sources.fingerprint(timed, h) != base
+
+
 # ---- which files ------------------------------------------------------------------------
 
 
@@ -93,10 +109,11 @@ def test_sources_hold_what_the_benchmark_module_imports(module: Path):
     for name in names:
         paths = set(sources.source_paths(name))
         assert rel in paths
-        assert {"scripts/bench/benchlib.py", "scripts/bench/measure.py"} <= paths
+        assert "scripts/bench/benchlib.py" in paths and "scripts/bench/measure.py" not in paths
         assert repository_imports(module) <= paths, name
         for dep in repository_imports(module):
-            assert repository_imports(ROOT / dep) <= paths, (name, dep)
+            wanted = repository_imports(ROOT / dep) - {*sources.NOT_SOURCES, sources.RUNNER}
+            assert wanted <= paths, (name, dep)
 
 
 def test_code_a_benchmark_runs_in_a_fresh_interpreter_counts():
@@ -157,7 +174,6 @@ def test_backfill_hashes_the_files_at_the_data_files_commit():
         "kernels/ceilings.py": "kernels/ceilings.py",
         "scripts/bench/benchmarks/rmsnorm.py": "scripts/benchmarks/rmsnorm.py",
         "scripts/bench/benchlib.py": "scripts/benchlib.py",
-        "scripts/bench/measure.py": "scripts/measure.py",
     }
     assert set(prov["sources"]) == set(then)
     for now, old in then.items():
@@ -168,7 +184,7 @@ def test_backfill_hashes_the_files_at_the_data_files_commit():
             text=True,
             check=True,
         ).stdout
-        assert prov["sources"][now] == sources.fingerprint(text), now
+        assert prov["sources"][now] == sources.fingerprint(text, now), now
     assert sources.recorded_sources(prov, "rmsnorm") == {"sources": prov["sources"]}
 
 
@@ -206,7 +222,10 @@ def test_editing_a_kernel_makes_its_data_stale(copy_of_tree: Path):
     assert sources.staleness(other, tree) is None  # softmax does not run rmsnorm.py
     harness = copy_of_tree / "scripts/bench/benchlib.py"
     harness.write_text(harness.read_text() + "\nEXTRA = 1\n")
-    assert "scripts/bench/benchlib.py" in sources.staleness(other, tree)["changed"]
+    assert sources.staleness(other, tree) == {
+        "changed": ["scripts/bench/benchlib.py"],
+        "commit": "abc1234",
+    }
 
 
 def test_the_stale_list_runs_without_failing(capsys):
@@ -249,3 +268,23 @@ def test_benchlib_writes_paths_relative():
         }
     ]
     assert not ABSOLUTE.search(json.dumps(benchlib.relative_paths([text])))
+
+
+def test_measure_lists_the_stale_benchmarks_without_a_gpu(tmp_path, monkeypatch, capsys):
+    """``measure.py --stale --list``: per device, the benchmarks --stale would run."""
+    measure = pytest.importorskip("scripts.bench.measure")
+    data = tmp_path / "data" / "some-gpu"
+    data.mkdir(parents=True)
+    fresh = {"commit": "abc1234", "sources": sources.sources("softmax")}
+    old = {
+        "commit": "abc1234",
+        "sources": {**sources.sources("rmsnorm"), "kernels/rmsnorm.py": "0" * 64},
+    }
+    for name, prov in (("softmax", fresh), ("rmsnorm", old), ("variation", {"commit": "x" * 7})):
+        (data / f"{name}.json").write_text(json.dumps({"benchmark": name, "provenance": prov}))
+    monkeypatch.setattr(measure.benchlib, "DATA_DIR", tmp_path / "data")
+    assert measure.main(["--stale", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "some-gpu: measure.py --stale would run rmsnorm\n" in out
+    assert "some-gpu: also stale, from their own scripts: variation" in out
+    assert "stale some-gpu/rmsnorm.json: changed since abc1234: kernels/rmsnorm.py" in out

@@ -269,6 +269,7 @@ STALE_MARK = "†"
 NEUTRAL = "measured against"  # the neutral form of COMPARE_WORDS
 STALE_WORDS = "(left open here: measured with an earlier version of the code)"
 _STALE: dict[tuple, dict | None] = {}
+SOURCES_ROOT = ROOT  # the tree whose code the data is compared with (a copy, in tests)
 
 
 def stale(d: dict) -> dict | None:
@@ -284,7 +285,7 @@ def stale(d: dict) -> dict | None:
         tuple(sorted(prov.get("sources", {}).items())),
     )
     if key not in _STALE:
-        _STALE[key] = sources.staleness(d)
+        _STALE[key] = sources.staleness(d, sources.Tree(SOURCES_ROOT))
     return _STALE[key]
 
 

@@ -297,8 +297,10 @@ def stale_words(d: dict) -> str | None:
     commit = why["commit"][:7]
     if "unknown" in why:
         return f"Measured with code that may differ from this version ({why['unknown']})"
-    kernels = [p for p in why["changed"] if p.startswith("kernels/")]
-    named = kernels or why["changed"]
+    # the family's own kernel file first (kernels/rmsnorm.py for rmsnorm_small_m)
+    own = sorted(why["changed"], key=lambda p: not d["benchmark"].startswith(Path(p).stem))
+    kernels = [p for p in own if p.startswith("kernels/")]
+    named = kernels or own
     files = ", ".join(named[:2]) + (f" and {len(named) - 2} more" if len(named) > 2 else "")
     what = "this kernel" if kernels else "the benchmark code"
     return f"Measured with an earlier version of {what}, commit {commit} ({files} changed since)"
@@ -1152,6 +1154,16 @@ def caption(docs: Docs, needs: tuple[str, ...]) -> str:
     return " · ".join(parts + [f"{STALE_MARK} {w}" for w in warnings])
 
 
+def caption_html(entry: dict) -> str:
+    """A figure entry's caption as HTML: where and when, then, for stale data, why it is
+    older than the code on a line of its own (as docs/assets/js/figures.js draws it)."""
+    if not entry.get("stale"):
+        return html.escape(entry["caption"])
+    base = entry["caption"].split(f" · {STALE_MARK} ")[0]
+    why = html.escape(f"{STALE_MARK} {entry['stale']}")
+    return f'{html.escape(base)}<span class="book-figure__stale">{why}</span>'
+
+
 def _note_stale(seen: dict | None, slug: str, docs: Docs, benches) -> list[str]:
     """The stale ones of ``benches`` (sorted), recorded in ``seen`` as (slug, bench)."""
     found = [b for b in sorted(set(benches)) if b in docs and stale(docs[b])]
@@ -1205,7 +1217,7 @@ def figure_html(
         # No role="img" here: Plotly puts focusable controls inside the plot.
         f'<div class="book-figure__plot"></div>'
         f'<div class="book-figure__caption{" book-figure__caption--stale" * stale_first}">'
-        f"{html.escape(entries[0]['caption'])}</div>"
+        f"{caption_html(entries[0])}</div>"
         f'<script type="application/json" class="book-figure__data">{blob}</script>'
         f"</div>"
     )

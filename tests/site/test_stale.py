@@ -85,6 +85,7 @@ def test_editing_a_kernel_marks_its_figures_and_refuses_its_words(tree, devices)
     assert entry["caption"].startswith("Measured on ")  # where and when, as before
     assert entry["caption"].endswith(f" · {render.STALE_MARK} {words}")
     assert "book-figure__caption--stale" in html
+    assert f'<span class="book-figure__stale">{render.STALE_MARK} {words}</span>' in html
     assert (H100, "vector_add") in seen
 
     # The comparison words computed from that file claim nothing ...

@@ -307,9 +307,17 @@
       return fitPasses(el, plotDiv, fig, token, 0);
     });
     const caption = el.querySelector(".book-figure__caption");
-    caption.textContent = entry.caption;
-    // Data measured with code that has changed since: the caption says so, set off.
+    // Data measured with code that has changed since: the caption says why on a line of
+    // its own, set off (render.py's caption_html draws the first device the same way).
+    const cut = entry.stale ? entry.caption.indexOf(" · † ") : -1;
+    caption.textContent = cut >= 0 ? entry.caption.slice(0, cut) : entry.caption;
     caption.classList.toggle("book-figure__caption--stale", Boolean(entry.stale));
+    if (entry.stale) {
+      const why = document.createElement("span");
+      why.className = "book-figure__stale";
+      why.textContent = "† " + entry.stale;
+      caption.appendChild(why);
+    }
     el.setAttribute("data-device", entry.slug);
     el.querySelectorAll(".book-figure__devices button").forEach(function (b, i) {
       b.setAttribute("aria-pressed", i === state.index ? "true" : "false");

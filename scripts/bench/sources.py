@@ -42,9 +42,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS_DIR = "scripts/bench/benchmarks"
 RUNNER = "scripts/bench/measure.py"
-# Data files a family module does not write: the runner's own, and the variation script's.
+# Data files a family module does not write: the runner's own, the variation script's and
+# the counters script's.
 WRITERS = {
     "ceilings": RUNNER,
+    "counters": "scripts/bench/counters.py",
     "quick_run": RUNNER,
     "variation": "scripts/bench/variation.py",
 }

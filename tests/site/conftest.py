@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import re
 from pathlib import Path
 
@@ -30,9 +33,23 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    dest = tmp_path_factory.mktemp("site")
-    result = mkdocs_build(ROOT / "mkdocs.yml", dest)
-    assert result.returncode == 0, f"strict build failed:\n{result.stdout}\n{result.stderr}"
+    """One strict build of the site per run: under xdist the first worker that asks builds
+    it in the run's shared temporary folder while the others wait, then every worker reads
+    that build (and its outcome: a failed build fails each worker's tests alike)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        dest = tmp_path_factory.mktemp("site")
+        result = mkdocs_build(ROOT / "mkdocs.yml", dest)
+        assert result.returncode == 0, f"strict build failed:\n{result.stdout}\n{result.stderr}"
+        return dest
+    shared = tmp_path_factory.getbasetemp().parent  # this run's, above each worker's own
+    dest, outcome = shared / "site", shared / "site-build.json"
+    with open(shared / "site-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not outcome.exists():
+            result = mkdocs_build(ROOT / "mkdocs.yml", dest)
+            outcome.write_text(json.dumps([result.returncode, result.stdout, result.stderr]))
+    returncode, stdout, stderr = json.loads(outcome.read_text())
+    assert returncode == 0, f"strict build failed:\n{stdout}\n{stderr}"
     return dest
 
 

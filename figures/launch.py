@@ -258,9 +258,16 @@ def fig_crossover(docs: Docs) -> dict:
         ):
             points = render.us_points(rs, field)
             hover = f"n = %{{x:,}}<br>%{{y:.1f}} µs {per}"
+            marked = {"rows": rs} if field == "time_s" else {}  # host-bound device times
             traces.append(
                 render.line(
-                    [r["n"] for r in rs], points, f"{label}: {what}", impl, dash=dash, hover=hover
+                    [r["n"] for r in rs],
+                    points,
+                    f"{label}: {what}",
+                    impl,
+                    dash=dash,
+                    hover=hover,
+                    **marked,
                 )
             )
     ns = [r["n"] for r in by_size(docs, "triton")]

@@ -104,7 +104,7 @@ def stubbed(monkeypatch):
     monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
     monkeypatch.setattr(benchlib, "warm_up", lambda: None)
     monkeypatch.setattr(benchlib, "device_time", lambda fn, **kw: dict(FAKE_SPREAD))
-    monkeypatch.setattr(benchlib, "host_time", lambda fn, calls: dict(FAKE_SPREAD))
+    monkeypatch.setattr(benchlib, "host_time", lambda fn, calls, **kw: dict(FAKE_SPREAD))
     monkeypatch.setattr(bench, "kernels_per_call", lambda fn: 1)
     monkeypatch.setattr(bench, "compiled_kernel", lambda *a, **kw: FakeCompiled())
     monkeypatch.setattr(bench, "sass_text", lambda kernel: SASS)

@@ -62,21 +62,24 @@ def run_sizes(ceilings: dict) -> list[dict]:
                 "triton": functools.partial(va.vector_add, x, y, out),
                 "torch": functools.partial(torch.add, x, y, out=out),
             }
-            for impl, fn in impls.items():
-                # NaN-fill out, run once, compare with the reference, then time:
-                # device time per call (spread over repetitions) and host time per call.
-                timing = benchlib.check_then_time(
-                    fn, expected, f"vector_add {impl} n={n} {dname}", out=out, host=True
-                )
-                rows.append(
-                    {
-                        "impl": impl,
-                        "dtype": dname,
-                        "n": n,
-                        "bytes": 3 * n * x.element_size(),  # read x, read y, write out
-                        **timing,
-                    }
-                )
+            with benchlib.head_to_head():  # timed in turn when the block ends: A B A B ...
+                for impl, fn in impls.items():
+                    # NaN-fill out, run once, compare with the reference; then the timing:
+                    # device time per call (spread over repetitions), host time per call,
+                    # and per round the ratio to the other impl's time.
+                    timing = benchlib.check_then_time(
+                        fn, expected, f"vector_add {impl} n={n} {dname}", out=out, host=True,
+                        name=impl,
+                    )  # fmt: skip
+                    rows.append(
+                        {
+                            "impl": impl,
+                            "dtype": dname,
+                            "n": n,
+                            "bytes": 3 * n * x.element_size(),  # read x, read y, write out
+                            **timing,
+                        }
+                    )
             # --8<-- [end:sizes]
             if dtype == torch.float32:  # the host's speed now: an empty launch, same loop
                 rows[-2]["empty_host_s"] = benchlib.host_time(
@@ -201,22 +204,26 @@ def run_streams(ceilings: dict) -> list[dict]:
          va.reference_fill(out, FILL_VALUE), 0, n * e),
     ]  # fmt: skip
     rows = []
-    for stream, impl, fn, result, expected, reads, writes in streams:
-        timing = benchlib.check_then_time(fn, expected, f"{stream} {impl} n={n}", out=result)
-        rows.append(
-            {
-                "stream": stream,
-                "impl": impl,
-                "dtype": "float32",
-                "n": n,
-                "reads": reads,
-                "writes": writes,
-                "bytes": reads + writes,
-                **timing,
-            }
-        )
+    with benchlib.head_to_head():  # the impls of each stream timed in turn
+        for stream, impl, fn, result, expected, reads, writes in streams:
+            timing = benchlib.check_then_time(
+                fn, expected, f"{stream} {impl} n={n}", out=result, name=impl, among=stream
+            )
+            rows.append(
+                {
+                    "stream": stream,
+                    "impl": impl,
+                    "dtype": "float32",
+                    "n": n,
+                    "reads": reads,
+                    "writes": writes,
+                    "bytes": reads + writes,
+                    **timing,
+                }
+            )
+    for r in rows:
         print(
-            f"  {stream:>4} {impl:>6}: {(reads + writes) / timing['time_s']['p50'] / 1e12:.2f} TB/s"
+            f"  {r['stream']:>4} {r['impl']:>6}: {r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s"
         )
     del x, y, out, tile_max, whole_max
     torch.cuda.empty_cache()

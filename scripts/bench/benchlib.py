@@ -539,7 +539,7 @@ def interleaved(
     fns: dict[str, Callable[[], object]],
     warmup_ms: float = 25,
     rep_ms: float = 100,
-    min_rounds: int = MIN_ROUNDS,
+    min_rounds: int | None = None,
     clock=None,
 ) -> dict[str, Spread]:
     """Device time of each of ``fns`` (name -> call), timed in turn: in every round each
@@ -566,7 +566,7 @@ def interleaved(
     for _ in range(max(1, int(warmup_ms * share))):
         for fn in fns.values():
             fn()
-    rounds = max(min_rounds, int(rep_ms * share))
+    rounds = max(MIN_ROUNDS if min_rounds is None else min_rounds, int(rep_ms * share))
     marks: dict[str, list] = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
@@ -582,7 +582,7 @@ def interleaved(
 def interleaved_host(
     fns: dict[str, Callable[[], object]],
     calls: int,
-    rounds: int = HOST_ROUNDS,
+    rounds: int | None = None,
     clock=None,
 ) -> dict[str, Spread]:
     """Host wall time per call of each of ``fns``, timed in turn: in every round, a loop
@@ -595,7 +595,7 @@ def interleaved_host(
             fn()
     clock.sync()
     times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(rounds):
+    for _ in range(HOST_ROUNDS if rounds is None else rounds):
         for name, fn in fns.items():
             start = clock.mark()
             for _ in range(calls):
@@ -631,18 +631,39 @@ class HeadToHead:
 
     def run(self) -> None:
         for entries in _by_among(self.device).values():
-            found = interleaved(
-                {e.name: e.fn for e in entries},
-                warmup_ms=max(e.warmup_ms for e in entries),
-                rep_ms=max(e.rep_ms for e in entries),
+            fns = {e.name: e.fn for e in entries}
+            warmup_ms, rep_ms = max(e.warmup_ms for e in entries), max(e.rep_ms for e in entries)
+            found = _or_apart(
+                lambda fns=fns, w=warmup_ms, r=rep_ms: interleaved(fns, warmup_ms=w, rep_ms=r),
+                {
+                    e.name: functools.partial(device_time, e.fn, e.warmup_ms, e.rep_ms)
+                    for e in entries
+                },
             )
             for e in entries:
                 e.spread.update(found[e.name])
         for entries in _by_among(self.host).values():
             calls = min(e.calls for e in entries)
-            found = interleaved_host({e.name: e.fn for e in entries}, calls)
+            fns = {e.name: e.fn for e in entries}
+            found = _or_apart(
+                lambda fns=fns, c=calls: interleaved_host(fns, c),
+                {e.name: functools.partial(host_time, e.fn, calls) for e in entries},
+            )
             for e in entries:
                 e.spread.update(found[e.name])
+
+
+def _or_apart(together: Callable[[], dict], apart: dict[str, Callable[[], Spread]]) -> dict:
+    """``together()``; where it runs out of GPU memory (every implementation's buffers and
+    graphs are alive at once), each timed apart instead, as before head-to-head timing,
+    so the run keeps its rows (their spreads then carry no ratio)."""
+    try:
+        return together()
+    except torch.cuda.OutOfMemoryError as exc:
+        print(f"    head to head ran out of memory, timing {sorted(apart)} apart: {exc}"[:300])
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        return {name: time_one() for name, time_one in apart.items()}
 
 
 def _by_among(entries: list[_Pending]) -> dict[str, list[_Pending]]:

@@ -390,26 +390,31 @@ def run_controls(ceilings: dict) -> list[dict]:
                 expected, _ = seeded_expected(x, bias, p, SEED, approximate)
             else:
                 expected = fa.reference(x, bias, mask, approximate)
-            for block_m, block_n, warps in CONTROL_TILES:
-                tile = {"block_m": block_m, "block_n": block_n, "num_warps": warps}
-                fn = functools.partial(fa.bias_gelu_mask, x, bias, mask, approximate=approximate,
-                                       out=out, **drop, **tile)  # fmt: skip
-                what = (f"fused_activation_controls {approximate} keep={keep} "
-                        f"{block_m}x{block_n}/{warps} warps")  # fmt: skip
-                timing = benchlib.check_then_time(fn, expected, what, out=out, exact=False,
-                                                  rtol=rtol, atol=atol)  # fmt: skip
-                kernel = compiled_kernel(x, bias, mask, out, approximate, **drop, **tile)
-                sass = sass_text(kernel)
-                rows.append({
-                    "dtype": DTYPES[dtype], "approximate": approximate, "keep": keep, "m": m,
-                    "n": N, **tile, "per_thread": block_m * block_n // (32 * warps),
-                    "planned": (block_m, block_n) == fa.plan(m, N) and warps == 4,
-                    "bytes": dropout_min_bytes(m, dtype, keep), **timing,
-                    **benchlib.kernel_resources(kernel),
-                    "ptx_ops": instruction_counts(kernel.asm["ptx"], "ptx"),
-                    "sass_ops": None if sass is None else instruction_counts(sass, "sass"),
-                })  # fmt: skip
-                r = rows[-1]
+            found = []
+            with benchlib.head_to_head():  # the tiles checked, then timed in turn
+                for block_m, block_n, warps in CONTROL_TILES:
+                    tile = {"block_m": block_m, "block_n": block_n, "num_warps": warps}
+                    fn = functools.partial(fa.bias_gelu_mask, x, bias, mask,
+                                           approximate=approximate, out=out, **drop,
+                                           **tile)  # fmt: skip
+                    what = (f"fused_activation_controls {approximate} keep={keep} "
+                            f"{block_m}x{block_n}/{warps} warps")  # fmt: skip
+                    name = f"{block_m}x{block_n}w{warps}"
+                    timing = benchlib.check_then_time(fn, expected, what, out=out, exact=False,
+                                                      rtol=rtol, atol=atol, name=name)  # fmt: skip
+                    kernel = compiled_kernel(x, bias, mask, out, approximate, **drop, **tile)
+                    sass = sass_text(kernel)
+                    found.append({
+                        "dtype": DTYPES[dtype], "approximate": approximate, "keep": keep,
+                        "m": m, "n": N, **tile, "per_thread": block_m * block_n // (32 * warps),
+                        "planned": (block_m, block_n) == fa.plan(m, N) and warps == 4,
+                        "bytes": dropout_min_bytes(m, dtype, keep), **timing,
+                        **benchlib.kernel_resources(kernel),
+                        "ptx_ops": instruction_counts(kernel.asm["ptx"], "ptx"),
+                        "sass_ops": None if sass is None else instruction_counts(sass, "sass"),
+                    })  # fmt: skip
+            rows += found
+            for r in found:
                 issued = sum((r["sass_ops"] or r["ptx_ops"]).values()) / r["per_thread"]
                 print(f"  {approximate:<4} keep={keep:<6} {r['per_thread']:>2}/thread: "
                       f"{r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s, {r['n_regs']} regs, "

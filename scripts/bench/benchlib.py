@@ -474,8 +474,12 @@ class DeviceClock:
 
     def __init__(self):
         driver = triton.runtime.driver.active
-        self._cache = driver.get_empty_cache_for_benchmark()
-        self._clear = driver.clear_cache
+        if hasattr(driver, "get_empty_cache_for_benchmark") and hasattr(driver, "clear_cache"):
+            self._cache = driver.get_empty_cache_for_benchmark()
+            self._clear = driver.clear_cache
+        else:  # an older triton: do_bench's own buffer then, 256 MB zeroed before each call
+            self._cache = torch.empty(2**26, dtype=torch.int32, device="cuda")
+            self._clear = torch.Tensor.zero_
 
     def flush(self) -> None:
         self._clear(self._cache)

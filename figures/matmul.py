@@ -295,9 +295,14 @@ def epilogue_compare(docs: Docs, of: Epi, to: Epi, n: int) -> str:
     "as fast as, within the run-to-run spread," (it sits mid-sentence). A difference counts
     only where the two 20th-80th percentile ranges do not overlap *and* the ratio is further
     from 1 than ``cublas_spread`` for bf16 at that size: closer than that, another run
-    could order them the other way."""
+    could order them the other way. Where the two were timed head to head (in turn, a
+    ratio per round), the ratio's own interval decides instead (``render.compare``): the
+    rounds cancel the drift that ``cublas_spread`` stands for."""
     a = render.one(docs, EPILOGUE, impl=of, m=n)["time_s"]
     b = render.one(docs, EPILOGUE, impl=to, m=n)["time_s"]
+    if render.paired(a, b) is not None:
+        words = ("faster than", "as fast as, within the run-to-run spread,", "slower than")
+        return render.compare(a, b, words)
     beyond = abs(a["p50"] / b["p50"] - 1) > cublas_spread(docs, "bfloat16", n)
     if beyond and a["p80"] < b["p20"]:
         return "faster than"

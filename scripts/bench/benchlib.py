@@ -464,6 +464,7 @@ MIN_ROUNDS = 10  # the fewest rounds a comparison takes, however slow its calls
 HOST_ROUNDS = 41  # host-time loops per implementation in a head-to-head host comparison
 HOST_LOOP_S = 0.02  # about how long one such loop runs
 ESTIMATE_CALLS = 5  # calls per implementation that size the rounds, as in do_bench
+TINY_S = 1e-9  # a time the events report as 0 (below their resolution) counts as this
 _GROUP_TAG = secrets.token_hex(3)  # group ids of this process: never equal to another run's
 _groups = itertools.count(1)
 
@@ -527,7 +528,12 @@ def ratios(times: dict[str, list[float]], group: str) -> dict[str, Spread]:
         s = spread(times[name])
         s["ab"] = {"group": group, "name": name}
         s["vs"] = {
-            other: spread([b / a for a, b in zip(times[name], times[other], strict=True)])
+            other: spread(
+                [
+                    max(b, TINY_S) / max(a, TINY_S)
+                    for a, b in zip(times[name], times[other], strict=True)
+                ]
+            )
             for other in names
             if other != name
         }

@@ -265,3 +265,20 @@ def test_the_sampler_polls_until_the_block_ends():
     summary = sampler.summary()
     assert summary["samples"] == count and summary["interval_ms"] == 1
     assert benchlib.PowerSampler(None).__enter__().summary() is None  # nothing to read with
+
+
+def test_a_comparison_out_of_memory_together_is_timed_apart(monkeypatch, capsys):
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+
+    def together():
+        raise torch.cuda.OutOfMemoryError("every graph alive at once")
+
+    apart = {"a": lambda: {"p20": 1, "p50": 1, "p80": 1, "reps": 3}}
+    assert benchlib._or_apart(together, apart) == {"a": apart["a"]()}
+    assert "timing ['a'] apart" in capsys.readouterr().out
+
+
+def test_a_time_under_the_events_resolution_does_not_divide_by_zero():
+    found = benchlib.ratios({"a": [0.0, 1e-6], "b": [1e-6, 1e-6]}, "g")
+    assert found["a"]["vs"]["b"]["reps"] == 2 and found["b"]["vs"]["a"]["p20"] > 0

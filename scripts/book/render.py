@@ -493,6 +493,46 @@ def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> d
     return trace
 
 
+def panels(panes, xaxis: dict, yaxis: dict, *, columns: int = 2, same_y: bool = True) -> dict:
+    """Small multiples: one panel per ``(title, traces)`` of ``panes`` (one per dtype, per
+    direction, ...) instead of one crowded plot, side by side in ``columns`` on a desk and
+    one under the other on a phone (figures.js). Every panel gets a copy of ``xaxis`` and
+    ``yaxis`` (with ``same_y``, one y range for all, so heights compare across panels); a
+    trace name that recurs in several panels is listed once in the legend, and clicking it
+    there hides it in every panel."""
+    data, layout, annotations, seen = [], {}, [], set()
+    rows = -(-len(panes) // columns)
+    for i, (title, traces) in enumerate(panes, start=1):
+        suffix = "" if i == 1 else str(i)
+        for t in traces:
+            t = {**t, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "legendgroup": t["name"]}
+            if t["name"] in seen or t.get("showlegend") is False:
+                t["showlegend"] = False
+            seen.add(t["name"])
+            data.append(t)
+        layout[f"xaxis{suffix}"] = json.loads(json.dumps(xaxis))
+        layout[f"yaxis{suffix}"] = {
+            **json.loads(json.dumps(yaxis)),
+            **({"matches": "y"} if same_y and i > 1 else {}),
+        }
+        annotations.append(
+            {
+                "text": f"<b>{title}</b>",
+                "xref": f"x{suffix} domain",
+                "yref": f"y{suffix} domain",
+                "x": 0,
+                "y": 1,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "yshift": 4,
+                "showarrow": False,
+                "meta": "panel-title",
+            }
+        )
+    grid = {"rows": rows, "columns": columns, "pattern": "independent", "roworder": "top to bottom"}
+    return {"data": data, "layout": {**layout, "grid": grid, "annotations": annotations}}
+
+
 def label_axis(title: str | None = None) -> dict:
     """The label axis of horizontal bars: the first label on top, room for long labels."""
     ax = {"automargin": True, "autorange": "reversed"}
@@ -672,10 +712,18 @@ FORMATS: dict[str, Callable[[object], str]] = {
 
 @dataclass(frozen=True)
 class Figure:
+    """A figure: ``build(docs)`` draws it from one device's documents. A figure whose
+    numbers are counted from shapes rather than measured (bytes a kernel must move, the
+    memory a tensor takes) gives ``counted``, what was counted and how ("bytes each version
+    reads and writes, from the tensor shapes"): it is drawn once, captioned "Counted: ..."
+    instead of "Measured on ...", with no device switch, and the build fails if two
+    devices' data would draw it differently."""
+
     title: str
     needs: tuple[str, ...]  # benchmarks whose data it draws (their provenance is the caption)
     build: Callable[[Docs], dict]
     alt: str
+    counted: str | None = None
 
 
 def named(name: str, docstring: str, compute: Callable) -> Callable:
@@ -1025,13 +1073,24 @@ def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None
     if not entries:
         raise RenderError(f"figure {name!r} needs {fig.needs}; no device in figures/data has them")
     payload = {"id": name, "title": fig.title, "devices": entries}
+    if fig.counted:
+        differ = [e["slug"] for e in entries[1:] if e["plot"] != entries[0]["plot"]]
+        if differ:
+            raise RenderError(
+                f"figure {name!r} is counted, not measured, yet {differ} draw it differently "
+                f"from {entries[0]['slug']!r}"
+            )
+        caption_text = f"Counted: {fig.counted}"
+        payload.update(devices=[dict(entries[0], label="", caption=caption_text)], counted=True)
+        entries = payload["devices"]
+    group = "counted" if fig.counted else "measured on"
     # JSON inside <script>: escape '<' so that no '</script>' can end the element early.
     blob = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
     return (
         f'<div class="book-figure" id="fig-{name}" data-figure="{name}" role="figure" '
         f'aria-label="{html.escape(fig.alt)}">'
         f'<div class="book-figure__title">{html.escape(fig.title)}</div>'
-        f'<div class="book-figure__devices" role="group" aria-label="measured on"></div>'
+        f'<div class="book-figure__devices" role="group" aria-label="{group}"></div>'
         # No role="img" here: Plotly puts focusable controls inside the plot.
         f'<div class="book-figure__plot"></div>'
         f'<div class="book-figure__caption">{html.escape(entries[0]["caption"])}</div>'

@@ -256,7 +256,7 @@
   // height). A figure that asks for a height gets at least that.
   const PHONE_PX = 600;
   const PLOT_MIN = { desktop: 320, phone: 240 };
-  const BAR_PX = 30;
+  const BAR_PX = 32;
 
   function fitHeight(gd, fig) {
     const areas = Array.from(gd.querySelectorAll(".draglayer .nsewdrag")).map(function (a) {
@@ -272,7 +272,11 @@
       const grouped = fig.layout.barmode === "group" ? bars.length : 1;
       const labels = new Set();
       bars.forEach(function (t) { t.y.forEach(function (y) { labels.add(y); }); });
-      want = Math.max(4 * BAR_PX, labels.size * grouped * BAR_PX);
+      // A label of two lines beside a bar needs the room of two lines.
+      const tall = bars.some(function (t) {
+        return (t.text || []).some(function (x) { return String(x).indexOf("<br>") >= 0; });
+      });
+      want = Math.max(4 * BAR_PX, labels.size * grouped * (tall ? 1.6 : 1) * BAR_PX);
     }
     const height = Math.max(Math.round(full + (want - least) * rows), fig.asked || 0);
     if (Math.abs(height - full) < 2) return false;

@@ -68,40 +68,33 @@ def tflops_of(docs: Docs, impl: Impl, direction: Direction, d: HeadDim, mask: Ma
 
 def vs(docs: Docs, peer: Peer, direction: Direction, d: HeadDim, mask: Mask) -> float | None:
     """``peer``'s median time over the book's (> 1: the book's kernel is faster)."""
-    mine, theirs = at(docs, "triton", direction, d, mask), at(docs, peer, direction, d, mask)
-    if mine is None or theirs is None:
-        return None
-    return theirs["time_s"]["p50"] / mine["time_s"]["p50"]
+    return render.time_ratio(
+        at(docs, peer, direction, d, mask), at(docs, "triton", direction, d, mask)
+    )
 
 
 def compare(docs: Docs, peer: Peer, direction: Direction, d: HeadDim, mask: Mask) -> str | None:
     """The book's kernel against ``peer`` in words, by the tie rule (``render.compare``,
     widened by the run's drift): "faster than", "as fast as" or "slower than"."""
     mine, theirs = at(docs, "triton", direction, d, mask), at(docs, peer, direction, d, mask)
-    if mine is None or theirs is None:
-        return None
-    margin = render.tie_margin(render.doc(docs, BENCH))
-    return render.compare(mine["time_s"], theirs["time_s"], margin=margin)
+    return render.tie_words(docs, BENCH, mine, theirs)
 
 
 def tiles(docs: Docs, d: HeadDim) -> str | None:
     """The tiles the book's kernels ran with at head dim ``d`` (forward, full mask)."""
-    row = at(docs, "triton", "forward", d, "full")
-    return None if row is None else row.get("tiles")
+    return render.field(at(docs, "triton", "forward", d, "full"), "tiles")
 
 
 def memory(docs: Docs, impl: MemoryImpl, direction: Step, n: MemoryN) -> float | None:
     """Peak working memory (beyond the inputs) of one causal step of ``impl``, bytes; B =
     1, H = 16, d = 128."""
     found = render.maybe_one(docs, MEMORY, absent_ok=True, impl=impl, direction=direction, n=n)
-    return None if found is None else found["peak_bytes"]
+    return render.field(found, "peak_bytes")
 
 
 def memory_ratio(docs: Docs, direction: Step, n: MemoryN) -> float | None:
     """Naive attention's peak working memory over the book's, one causal step."""
-    return render.quotient(
-        memory(docs, "naive", direction, n), memory(docs, "triton", direction, n)
-    )
+    return render.quotient(*(memory(docs, impl, direction, n) for impl in ("naive", "triton")))
 
 
 VALUES = {
@@ -206,23 +199,22 @@ FIGURES["attention-memory"] = Figure(
 # ---- lesson 01's roofline -----------------------------------------------------------------
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """The book's forward and backward, bf16, d = 128, N = 4096, not causal. Bytes: the
-    least any attention moves (forward: read q, k, v, write o; backward: read q, k, v, o,
-    dO, write dq, dk, dv), so the point sits where a flash kernel's intensity is."""
-    tensors = {"forward": 4, "backward": 8}
-    return [
-        render.roofline_point(
-            r,
-            f"flash attention {r['direction']} (bf16, d=128)",
-            moved=tensors[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2,
-        )
-        for r in rows
-        if r["impl"] == "triton" and r["head_dim"] == 128 and r["n"] == 4096 and not r["causal"]
-    ]
-
-
-ROOFLINE = {BENCH: roofline_points}
+# The book's forward and backward, bf16, d = 128, N = 4096, not causal. Bytes: the least
+# any attention moves (forward: read q, k, v, write o; backward: read q, k, v, o, dO, write
+# dq, dk, dv), so the point sits where a flash kernel's intensity is.
+TENSORS_MOVED = {"forward": 4, "backward": 8}
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "flash attention {direction} (bf16, d=128)",
+        moved=lambda r: (
+            TENSORS_MOVED[r["direction"]] * r["batch"] * r["heads"] * r["n"] * r["head_dim"] * 2
+        ),
+        impl="triton",
+        head_dim=128,
+        n=4096,
+        causal=False,
+    )
+}
 
 
 # ---- the backward's tensor-core work as executed (lesson 12) ----------------------------------

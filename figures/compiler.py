@@ -204,8 +204,7 @@ def call_time(
     GPU synchronised on both sides: the process's first call (first), a call after it
     (later) or the first with a new specialisation (new_key), with Triton's cache folder
     empty (cold: the call compiles) or filled by an earlier process (warm: it loads)."""
-    row = render.maybe_one(docs, TIME, cache=cache, call=call)
-    return None if row is None else row["time_s"]["p50"]
+    return render.field(render.maybe_one(docs, TIME, cache=cache, call=call), "time_s", "p50")
 
 
 def cache_files(docs: Docs) -> str | None:

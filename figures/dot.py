@@ -157,7 +157,6 @@ def example(docs: Docs, of: Quantity) -> float:
 
 TF32 = "dot_tf32"
 Fp32Precision = Literal["ieee", "tf32", "tf32x3"]
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def tf32_row(docs: Docs, precision: str) -> dict | None:
@@ -172,8 +171,7 @@ def ptx_count(
     """How many ``op`` instructions the PTX of the dot kernel compiled for fp32 inputs with
     ``precision`` holds: cvt.rna.tf32.f32 (an fp32 value rounded to TF32, to nearest),
     wgmma.mma_async or mma.sync (tensor-core products), fma.rn.f32 (CUDA-core FMAs)."""
-    r = tf32_row(docs, precision)
-    return None if r is None else r["ptx"][op]
+    return render.field(tf32_row(docs, precision), "ptx", op)
 
 
 def tf32_error(
@@ -183,15 +181,13 @@ def tf32_error(
     (float64) product of the same positive inputs, over every element: its mean, signed
     (a bias: negative when the inputs lose value one way, as truncation does), or its
     root mean square."""
-    r = tf32_row(docs, precision)
-    return None if r is None else r[f"{stat}_rel_error"]
+    return render.field(tf32_row(docs, precision), f"{stat}_rel_error")
 
 
 def tf32_ratio(docs: Docs, of: Fp32Precision, to: Fp32Precision) -> float | None:
     """Device time of the dot kernel with precision ``of`` over that with ``to``: same
     size, same block config, same run."""
-    f, t = tf32_row(docs, of), tf32_row(docs, to)
-    return None if f is None or t is None else f["time_s"]["p50"] / t["time_s"]["p50"]
+    return render.time_ratio(tf32_row(docs, of), tf32_row(docs, to))
 
 
 def tf32_bias(docs: Docs, precision: Fp32Precision) -> str | None:
@@ -242,7 +238,7 @@ def sci(v: float) -> str:
     if v == 0:
         return "0"
     mantissa, exponent = f"{v:.1e}".split("e")
-    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(render.SUPERSCRIPT)}"
 
 
 VALUES = {

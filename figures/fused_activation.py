@@ -33,7 +33,6 @@ IMPLS = (
 )
 ROLE = {"triton": "triton", "compile": "compile", "eager": "torch"}  # colours in figures.js
 IN_WORDS = {"triton": "the Triton kernel", "compile": "torch.compile", "eager": "eager"}
-SIZES = {"float32": 4, "float16": 2, "bfloat16": 2}  # bytes per element
 # The cases measured at the largest size: (dtype, approximate, mask) and a short label.
 CASES = {
     "bf16": (("bfloat16", "none", True), "bf16, exact GELU, mask"),
@@ -86,7 +85,14 @@ def moved(row: dict, chain: str) -> int:
     Eager: x + bias reads x and writes t (2 passes), gelu reads t and writes g (2), and
     g * mask reads g and mask and writes out (3): 7 passes over M x N, 4 without the mask."""
     passes = (7 if row["mask"] else 4) if chain == "eager" else (3 if row["mask"] else 2)
-    return (passes * row["m"] + 1) * row["n"] * SIZES[row["dtype"]]
+    return (passes * row["m"] + 1) * row["n"] * render.ELEMENT_BYTES[row["dtype"]]
+
+
+def clocked(r: dict | None, clock: str) -> float | None:
+    """A row's median time on the device, or on the host (None where not recorded)."""
+    if r is None:
+        return None
+    return r["time_s"]["p50"] if clock == "device" else r.get("host_s", {}).get("p50")
 
 
 def worst(metric, case: str, *args) -> float:
@@ -129,8 +135,7 @@ def time(
 ) -> float | None:  # fmt: skip
     """``impl``'s median time per call, seconds: on the device (do_bench), or on the host
     (loops of back-to-back calls; None where the run did not record it, as at large sizes)."""
-    r = pick(docs, impl, case, at)
-    return r["time_s"]["p50"] if clock == "device" else r.get("host_s", {}).get("p50")
+    return clocked(pick(docs, impl, case, at), clock)
 
 
 def floor(docs: Docs, chain: Chain, at: At = "largest") -> float:
@@ -211,14 +216,9 @@ def dropout_row(
     sweep is bf16 with the exact GELU; tanh and float32 are measured at the largest), or
     None where this device has no such data (a run before the benchmark, or a peer that
     could not run)."""
-    found = sorted(
-        (r for r in docs.get(DROPOUT, {}).get("rows", [])
-         if (r["impl"], r["approximate"], r["dtype"]) == (impl, approximate, dtype)),
-        key=lambda r: r["m"],
-    )  # fmt: skip
-    if not found:
-        return None
-    return found[-1] if at == "largest" else found[0]
+    match = {"impl": impl, "approximate": approximate, "dtype": dtype}
+    found = render.rows_by(docs, DROPOUT, "m", **match) if DROPOUT in docs else []
+    return (found[-1] if at == "largest" else found[0]) if found else None
 
 
 def dropout_time(
@@ -228,10 +228,7 @@ def dropout_time(
     """Median seconds per call of dropout(gelu(x + bias), p = 0.1) by ``impl``: triton_seed
     (the keep mask made in the kernel), triton_mask (read from memory), eager or compile
     (F.dropout(F.gelu(x + bias), p)); on the device, or on the host (smallest size only)."""
-    r = dropout_row(docs, impl, at, approximate, dtype)
-    if r is None:
-        return None
-    return r["time_s"]["p50"] if clock == "device" else r.get("host_s", {}).get("p50")
+    return clocked(dropout_row(docs, impl, at, approximate, dtype), clock)
 
 
 def dropout_bytes(docs: Docs, keep: Literal["seed", "memory"]) -> int:
@@ -239,19 +236,17 @@ def dropout_bytes(docs: Docs, keep: Literal["seed", "memory"]) -> int:
     keep mask made from a seed, x read and out written (2 M N s + N s); read from memory,
     the mask too (3 M N s + N s)."""
     r = pick(docs, "triton")
-    return ((2 if keep == "seed" else 3) * r["m"] + 1) * r["n"] * SIZES[r["dtype"]]
+    return ((2 if keep == "seed" else 3) * r["m"] + 1) * r["n"] * render.ELEMENT_BYTES[r["dtype"]]
 
 
 def dropout_kernels(docs: Docs, impl: DropImpl) -> int | None:
     """CUDA kernels one call of ``impl`` launches at the largest size (torch.profiler)."""
-    r = dropout_row(docs, impl)
-    return None if r is None else r.get("kernels")
+    return render.field(dropout_row(docs, impl), "kernels")
 
 
 def dropout_kept(docs: Docs, impl: DropImpl) -> float | None:
     """The fraction of elements ``impl``'s checked call kept at the largest size (p = 0.1)."""
-    r = dropout_row(docs, impl)
-    return None if r is None else r["keep_fraction"]
+    return render.field(dropout_row(docs, impl), "keep_fraction")
 
 
 # ---- values: what limits the kernel (fused_activation_controls) ---------------------------
@@ -266,10 +261,9 @@ ISSUE_PER_SM_CLOCK = 128
 
 def control_row(docs: Docs, approximate: str, keep: str, per_thread: int) -> dict | None:
     """The controls row of one GELU form, keep mask and elements per thread, or None."""
-    for r in docs.get(CONTROLS, {}).get("rows", []):
-        if (r["approximate"], r["keep"], r["per_thread"]) == (approximate, keep, per_thread):
-            return r
-    return None
+    match = {"approximate": approximate, "keep": keep, "per_thread": per_thread}
+    found = render.rows(docs, CONTROLS, **match) if CONTROLS in docs else []
+    return found[0] if found else None
 
 
 def control_of_copy(
@@ -296,8 +290,7 @@ def control_regs(
     docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
 ) -> int | None:
     """Registers per thread of the compiled kernel."""
-    r = control_row(docs, approximate, keep, per_thread)
-    return None if r is None else r["n_regs"]
+    return render.field(control_row(docs, approximate, keep, per_thread), "n_regs")
 
 
 def issue_share(
@@ -310,13 +303,8 @@ def issue_share(
     per_element = instructions(docs, approximate, keep, per_thread)
     if r is None or per_element is None:
         return None
-    prov = render.doc(docs, CONTROLS)["provenance"]
-    clocks = prov.get("clocks_after") or prov.get("clocks_at_start") or {}
-    mhz = clocks.get("sm_mhz") or clocks.get("sm_max_mhz")
-    if not mhz:
-        return None
     issued = per_element * r["m"] * r["n"] / r["time_s"]["p50"]
-    return issued / (prov["sm_count"] * ISSUE_PER_SM_CLOCK * mhz * 1e6)
+    return render.quotient(issued, issue_rate_of(docs, CONTROLS))
 
 
 # ---- values added for lesson 08: comparisons in words, and bytes against instructions ----
@@ -328,9 +316,7 @@ def compare(
     """``impl`` against ``peer`` at the largest size, in words by the tie rule (the spreads
     of one run, widened by its tie margin): "faster than", "as fast as" or "slower than",
     for "the Triton kernel is ... torch.compile"."""
-    ours, theirs = pick(docs, impl, case), pick(docs, peer, case)
-    margin = render.tie_margin(render.doc(docs, BENCH))
-    return render.compare(ours["time_s"], theirs["time_s"], margin=margin)
+    return render.tie_words(docs, BENCH, pick(docs, impl, case), pick(docs, peer, case))
 
 
 def dropout_compare(
@@ -341,12 +327,8 @@ def dropout_compare(
     tie rule: "faster than", "as fast as" or "slower than" (of=triton_seed to=triton_mask:
     the keep mask made in the kernel against the same kernel reading it). None where this
     device has no such data."""
-    a = dropout_row(docs, of, "largest", approximate, dtype)
-    b = dropout_row(docs, to, "largest", approximate, dtype)
-    if a is None or b is None:
-        return None
-    margin = render.tie_margin(render.doc(docs, DROPOUT))
-    return render.compare(a["time_s"], b["time_s"], margin=margin)
+    a, b = (dropout_row(docs, impl, "largest", approximate, dtype) for impl in (of, to))
+    return render.tie_words(docs, DROPOUT, a, b)
 
 
 # What doubling the elements per thread (the bytes each thread has in flight) says about
@@ -365,19 +347,21 @@ def in_flight(
     per thread against plan()'s 16, a sentence by the tie rule (IN_FLIGHT_WORDS). None
     where this device has not run the controls."""
     more, planned = (control_row(docs, approximate, keep, t) for t in (per_thread, 16))
-    if more is None or planned is None:
-        return None
-    margin = render.tie_margin(render.doc(docs, CONTROLS))
-    return render.compare(more["time_s"], planned["time_s"], IN_FLIGHT_WORDS, margin)
+    return render.tie_words(docs, CONTROLS, more, planned, IN_FLIGHT_WORDS)
+
+
+def issue_rate_of(docs: Docs, bench: str) -> float | None:
+    """Thread instructions the GPU can issue per second in the run of ``bench``: SMs x 128
+    per clock x the SM clock read right after it (its maximum where none was read)."""
+    prov = render.doc(docs, bench)["provenance"]
+    clocks = prov.get("clocks_after") or prov.get("clocks_at_start") or {}
+    mhz = clocks.get("sm_mhz") or clocks.get("sm_max_mhz")
+    return prov["sm_count"] * ISSUE_PER_SM_CLOCK * mhz * 1e6 if mhz else None
 
 
 def issue_rate(docs: Docs) -> float:
-    """Thread instructions the GPU can issue per second: SMs x 128 per clock x the SM
-    clock read right after the fused_activation run (its maximum where none was read)."""
-    prov = render.doc(docs, BENCH)["provenance"]
-    clocks = prov.get("clocks_after") or prov.get("clocks_at_start") or {}
-    mhz = clocks.get("sm_mhz") or clocks.get("sm_max_mhz")
-    return prov["sm_count"] * ISSUE_PER_SM_CLOCK * mhz * 1e6
+    """Thread instructions the GPU can issue per second in the fused_activation run."""
+    return issue_rate_of(docs, BENCH)
 
 
 def issue_budget(docs: Docs, bytes_per_element: Literal[4, 6, 12]) -> float:
@@ -394,11 +378,11 @@ def least_time(
     allows, seconds: its least bytes (x read, out written, bias read, the mask where read
     from memory) over the copy bandwidth, or its SASS instructions (per element, times the
     elements) over the issue rate. None where the instructions are not measured."""
-    r = pick(docs, "triton")
     if limit == "bytes":
-        passes = 3 if keep == "memory" else 2
-        return (passes * r["m"] + 1) * r["n"] * SIZES[r["dtype"]] / render.copy(docs, BENCH)
-    per_element = instructions(docs, approximate, keep)
+        return dropout_bytes(docs, "memory" if keep == "memory" else "seed") / render.copy(
+            docs, BENCH
+        )
+    r, per_element = pick(docs, "triton"), instructions(docs, approximate, keep)
     return None if per_element is None else per_element * r["m"] * r["n"] / issue_rate(docs)
 
 
@@ -618,14 +602,14 @@ FIGURES = {
 GELU_FLOPS = 7  # per element, nominal: x+b, v/sqrt2, erf (as one), 1+, 0.5*v, *, *mask
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """The Triton kernel at the largest size, exact GELU with a mask, per dtype."""
-    largest = max(r["m"] for r in rows)
-    return [
-        render.roofline_point(r, f"bias + GELU + mask ({r['dtype']})", GELU_FLOPS * r["m"] * r["n"])
-        for r in rows
-        if r["impl"] == "triton" and r["m"] == largest and r["approximate"] == "none" and r["mask"]
-    ]
-
-
-ROOFLINE = {BENCH: roofline_points}
+# The Triton kernel at the largest size, exact GELU with a mask, per dtype.
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "bias + GELU + mask ({dtype})",
+        largest="m",
+        flops=lambda r: GELU_FLOPS * r["m"] * r["n"],
+        impl="triton",
+        approximate="none",
+        mask=True,
+    )
+}

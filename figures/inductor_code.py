@@ -81,14 +81,12 @@ def time(docs: Docs, case: Case) -> float | None:
     call (cached_call); and host time per call of ``clipped`` run eagerly (eager),
     compiled with one graph break (graph_break), and of ``clipped_whole`` compiled as one
     graph (whole)."""
-    row = cost(docs, case)
-    return row["time_s"]["p50"] if row else None
+    return render.field(cost(docs, case), "time_s", "p50")
 
 
 def graphs(docs: Docs, case: Case) -> int | None:
     """How many graphs Dynamo made of one cost case's function."""
-    row = cost(docs, case)
-    return row["graphs"] if row else None
+    return render.field(cost(docs, case), "graphs")
 
 
 def break_over_whole(docs: Docs) -> float | None:

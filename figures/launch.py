@@ -73,10 +73,7 @@ def clock_compare(docs: Docs, call: Call, of: Clock, to: Clock) -> str | None:
     wait (enqueue_first) against the calls that follow (enqueue). None where the run did not
     measure both."""
     r = row(docs, call)
-    a, b = r.get(CLOCKS[of]), r.get(CLOCKS[to])
-    if a is None or b is None:
-        return None
-    return render.compare(a, b, margin=render.tie_margin(render.doc(docs, "launch_overhead")))
+    return render.tie_words(docs, "launch_overhead", r.get(CLOCKS[of]), r.get(CLOCKS[to]))
 
 
 def small_torch_add_speedup(docs: Docs) -> float:

@@ -18,8 +18,7 @@ Call = Literal["torch_add", "wrapper", "lean", "launcher", "graph", "empty"]
 
 def p50(docs: Docs, key: str, field: str = "host_s") -> float | None:
     """Median of ``field`` of the row ``key``, seconds; None before the first GPU run."""
-    row = render.maybe_one(docs, BENCH, key=key, absent_ok=True)
-    return None if row is None else row[field]["p50"]
+    return render.field(render.maybe_one(docs, BENCH, key=key, absent_ok=True), field, "p50")
 
 
 def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue"] = "wall") -> float | None:
@@ -46,12 +45,8 @@ def compare(docs: Docs, of: Call, to: Call) -> str | None:
     """Host time per call of ``of`` against ``to`` (wall, 128 floats) in words, by the tie
     rule (``render.compare``, widened by the run's drift): "faster than", "as fast as" or
     "slower than"."""
-    ours = render.maybe_one(docs, BENCH, key=of, absent_ok=True)
-    peer = render.maybe_one(docs, BENCH, key=to, absent_ok=True)
-    if ours is None or peer is None:
-        return None
-    margin = render.tie_margin(render.doc(docs, BENCH))
-    return render.compare(ours["host_s"], peer["host_s"], margin=margin)
+    ours, peer = (render.maybe_one(docs, BENCH, key=k, absent_ok=True) for k in (of, to))
+    return render.tie_words(docs, BENCH, *(render.field(r, "host_s") for r in (ours, peer)))
 
 
 VALUES = {

@@ -25,6 +25,7 @@ Peer = Literal["triton", "cublas"]
 Order = Literal["rowmajor", "grouped"]
 Epi = Literal["triton_fused", "triton_plain", "cublas", "cublas_eager", "cublas_addmm"]
 Clock = Literal["device", "graph", "host"]
+CLOCKS = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}
 
 # ---- the tile-load model of program order -------------------------------------------------
 
@@ -85,6 +86,10 @@ def ordered(docs: Docs, order: str) -> dict:
     return render.one(docs, GROUPED, group_m=GROUP_M[order])
 
 
+def epilogue_row(docs: Docs, impl: str, n: int) -> dict:
+    return render.one(docs, EPILOGUE, impl=impl, m=n)
+
+
 # ---- values: squares (benchmark matmul) ----------------------------------------------------
 
 
@@ -105,9 +110,7 @@ def square_time(
     """Median seconds per call of ``impl`` at n³: do_bench's device time (CUDA events
     around each call), the GPU's time inside a CUDA graph (no host cost), or the host's
     wall time per call in a loop of back-to-back calls; None where the run lacks it."""
-    r = square(docs, impl, dtype, n)
-    field = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}[clock]
-    return r[field]["p50"] if field in r else None
+    return render.field(square(docs, impl, dtype, n).get(CLOCKS[clock]), "p50")
 
 
 def sm_clock(docs: Docs, which: Literal["after", "max"]) -> str:
@@ -126,9 +129,7 @@ def llm_time(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> fl
     """Median seconds per call of ``impl`` at M = ``tokens``: do_bench's device time, the
     GPU's time inside a CUDA graph (no host cost) or the host's time per call in a loop of
     back-to-back calls (as ``matmul.time``); None where the run lacks that clock."""
-    r = render.one(docs, LLM, impl=impl, m=tokens)
-    field = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}[clock]
-    return r[field]["p50"] if field in r else None
+    return render.field(render.one(docs, LLM, impl=impl, m=tokens).get(CLOCKS[clock]), "p50")
 
 
 def llm_bandwidth(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> float | None:
@@ -157,22 +158,9 @@ def order_time(docs: Docs, order: Order) -> float:
     return ordered(docs, order)["time_s"]["p50"]
 
 
-def order_span(docs: Docs, order: Order) -> render.Spread:
-    """The spread of the time in ``order``."""
-    return ordered(docs, order)["time_s"]
-
-
-def config_text(r: dict) -> str:
-    """A row's config: '128 × 256 × 64, 8 warps, 3 stages'."""
-    return (
-        f"{r['block_m']} × {r['block_n']} × {r['block_k']}, {r['num_warps']} warps, "
-        f"{r['num_stages']} stages"
-    )
-
-
 def order_config(docs: Docs) -> str:
     """The config both orders ran with: BLOCK_M x BLOCK_N x BLOCK_K, warps, stages."""
-    return config_text(ordered(docs, "grouped"))
+    return render.config_text(ordered(docs, "grouped"))
 
 
 def programs(docs: Docs) -> int:
@@ -217,7 +205,7 @@ def epilogue_time(docs: Docs, impl: Epi, n: int) -> float:
     """Median seconds at n³ of ``impl``: triton_fused (matmul + bias + GELU in one kernel),
     triton_plain (the same matmul alone), cublas (torch.matmul alone), cublas_eager
     (torch.matmul, then + bias, then GELU) or cublas_addmm (addmm, then GELU)."""
-    return render.one(docs, EPILOGUE, impl=impl, m=n)["time_s"]["p50"]
+    return epilogue_row(docs, impl, n)["time_s"]["p50"]
 
 
 def epilogue_ratio(docs: Docs, of: Epi, to: Epi, n: int) -> float:
@@ -265,7 +253,7 @@ def regs(docs: Docs, impl: Kernel, n: int, spilled: bool = False) -> int:
     """Registers per thread of the kernel the autotuner chose at n³, with the epilogue
     (triton_fused) or without (triton_plain); with ``spilled``, those it spills to local
     memory."""
-    return render.one(docs, EPILOGUE, impl=impl, m=n)["n_spills" if spilled else "n_regs"]
+    return epilogue_row(docs, impl, n)["n_spills" if spilled else "n_regs"]
 
 
 # ---- values: how far the fused epilogue's comparisons can be trusted (added for lesson 01) -
@@ -296,8 +284,7 @@ def epilogue_compare(docs: Docs, of: Epi, to: Epi, n: int) -> str:
     only where the two 20th-80th percentile ranges do not overlap *and* the ratio is further
     from 1 than ``cublas_spread`` for bf16 at that size: closer than that, another run
     could order them the other way."""
-    a = render.one(docs, EPILOGUE, impl=of, m=n)["time_s"]
-    b = render.one(docs, EPILOGUE, impl=to, m=n)["time_s"]
+    a, b = (epilogue_row(docs, impl, n)["time_s"] for impl in (of, to))
     beyond = abs(a["p50"] / b["p50"] - 1) > cublas_spread(docs, "bfloat16", n)
     if beyond and a["p80"] < b["p20"]:
         return "faster than"
@@ -316,39 +303,27 @@ def pass_time(docs: Docs, n: int, passes: int) -> float:
 # ---- values added for lesson 09: comparison words by the tie rule, the LLM shapes' arithmetic
 
 
-def tie_words(docs: Docs, bench: str, ours: render.Spread, peer: render.Spread) -> str:
-    """``ours`` against ``peer`` (two time spreads of one run of ``bench``) in words, by the
-    book's tie rule (``render.compare`` widened by the run's ``render.tie_margin``): "faster
-    than", "as fast as" (the run cannot tell them apart) or "slower than"."""
-    return render.compare(ours, peer, margin=render.tie_margin(render.doc(docs, bench)))
-
-
 def square_compare(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> str:
     """``of`` against ``to`` at n³ in words, by the tie rule (see ``tie_words``)."""
-    ours, peer = square(docs, of, dtype, n)["time_s"], square(docs, to, dtype, n)["time_s"]
-    return tie_words(docs, SQUARES, ours, peer)
+    return render.tie_words(docs, SQUARES, square(docs, of, dtype, n), square(docs, to, dtype, n))
 
 
 def order_compare(docs: Docs) -> str:
     """Grouped order against row-major order at the program-order benchmark's size and
     config, in words, by the tie rule."""
-    return tie_words(docs, GROUPED, order_span(docs, "grouped"), order_span(docs, "rowmajor"))
+    return render.tie_words(docs, GROUPED, ordered(docs, "grouped"), ordered(docs, "rowmajor"))
 
 
 def epilogue_vs(docs: Docs, of: Epi, to: Epi, n: int) -> str:
     """``of`` against ``to`` at n³ in the epilogue benchmark, in words, by the tie rule."""
-    ours = render.one(docs, EPILOGUE, impl=of, m=n)["time_s"]
-    peer = render.one(docs, EPILOGUE, impl=to, m=n)["time_s"]
-    return tie_words(docs, EPILOGUE, ours, peer)
+    return render.tie_words(docs, EPILOGUE, epilogue_row(docs, of, n), epilogue_row(docs, to, n))
 
 
 def llm_compare(docs: Docs, of: Peer, to: Peer, tokens: int, clock: Clock = "device") -> str:
     """``of`` against ``to`` at M = ``tokens``, on do_bench's device time or inside a CUDA
     graph (``clock=graph``), in words, by the tie rule."""
-    field = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}[clock]
-    ours = render.one(docs, LLM, impl=of, m=tokens)[field]
-    peer = render.one(docs, LLM, impl=to, m=tokens)[field]
-    return tie_words(docs, LLM, ours, peer)
+    ours, peer = (render.one(docs, LLM, impl=i, m=tokens)[CLOCKS[clock]] for i in (of, to))
+    return render.tie_words(docs, LLM, ours, peer)
 
 
 def llm_floor(docs: Docs, tokens: int, part: Literal["memory", "mma"], block_m: int = 64) -> float:
@@ -381,10 +356,9 @@ def llm_pace(docs: Docs, tokens: int) -> str | None:
     its host time per call exceeds the kernel's time inside a CUDA graph beyond both
     spreads (the scoreboard's host-bound rule), else "the GPU"; None without both."""
     r = render.one(docs, LLM, impl="triton", m=tokens)
-    host, graph = r.get("host_s"), r.get("graph_time_s")
-    if not (host and graph):
+    if not (r.get("host_s") and r.get("graph_time_s")):
         return None
-    return "the host" if host["p20"] > graph["p80"] else "the GPU"
+    return "the host" if render.host_bound(r) else "the GPU"
 
 
 def power(docs: Docs, which: Literal["after", "limit"]) -> str:
@@ -582,13 +556,6 @@ FIGURES = {
 # ---- lesson 01's roofline -----------------------------------------------------------------
 
 
-def roofline_squares(rows: list[dict]) -> list[dict]:
-    """One point per dtype: the Triton kernel at the largest square size."""
-    largest = max(r["m"] for r in rows)
-    return [render.roofline_point(r, f"tiled matmul ({r['dtype']})") for r in rows
-            if r["impl"] == "triton" and r["m"] == largest]  # fmt: skip
-
-
 def roofline_llm(rows: list[dict]) -> list[dict]:
     """The Triton kernel at the fewest and the most tokens: one point near each roof."""
     ms = [min(r["m"] for r in rows), max(r["m"] for r in rows)]
@@ -596,4 +563,7 @@ def roofline_llm(rows: list[dict]) -> list[dict]:
             if r["impl"] == "triton" and r["m"] in ms]  # fmt: skip
 
 
-ROOFLINE = {SQUARES: roofline_squares, LLM: roofline_llm}
+ROOFLINE = {  # squares: one point per dtype, the Triton kernel at the largest size
+    SQUARES: render.roofline_rows("tiled matmul ({dtype})", largest="m", impl="triton"),
+    LLM: roofline_llm,
+}

@@ -13,14 +13,12 @@ The sweep's cuBLAS line comes from lesson 09's ``matmul`` data (figures/matmul.p
 import re
 from typing import Literal
 
-from figures.matmul import DTYPES, config_text
-from figures.vector_add import limits_by
+from figures.matmul import DTYPES
 from scripts.book import render
 from scripts.book.render import Docs, Figure, Value
 
 SWEEP = "matmul_configs"
 AUTOTUNE_COST = "matmul_autotune_cost"
-ELEMENT_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
 NOT_MEASURED = "not measured"
 Which = Literal["best", "worst", "pick"]
 
@@ -92,6 +90,14 @@ def parse_tile(text: str) -> tuple[int, int, int]:
     return bm, bn, bk
 
 
+def sweep_row(docs: Docs, tile: str, warps: int, stages: int) -> dict | None:
+    """The sweep's row of one config that ran (has a time), or None."""
+    bm, bn, bk = parse_tile(tile)
+    found = render.rows(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
+                        num_stages=stages)  # fmt: skip
+    return found[0] if len(found) == 1 and "time_s" in found[0] else None
+
+
 # ---- values: the sweep ----------------------------------------------------------------------
 
 
@@ -135,13 +141,13 @@ def smem_refused(docs: Docs, of: Literal["limit", "smallest"]) -> int | None:
 def smem_smallest_refused_config(docs: Docs) -> str | None:
     """The config behind smem_refused of=smallest (the first if several tie)."""
     found = smem_refusals(docs)
-    return config_text(min(found, key=lambda x: x[0])[2]) if found else None
+    return render.config_text(min(found, key=lambda x: x[0])[2]) if found else None
 
 
 def config(docs: Docs, which: Which) -> str:
     """The fastest or the slowest config of the sweep, or the one the autotuner picked for
     the same problem in the same run."""
-    return config_text(chosen(docs, which))
+    return render.config_text(chosen(docs, which))
 
 
 Rated = Literal["best", "worst", "pick", "cublas", "small_tile"]
@@ -198,7 +204,7 @@ def pick_shared(docs: Docs, source: Literal["estimate", "compiled"]) -> int | No
     if source == "compiled":
         return r.get("shared_bytes")
     return stage_bytes(r["block_m"], r["block_n"], r["block_k"], r["num_stages"],
-                       ELEMENT_BYTES[r["dtype"]])  # fmt: skip
+                       render.ELEMENT_BYTES[r["dtype"]])  # fmt: skip
 
 
 def pick_note(docs: Docs) -> str:
@@ -240,10 +246,8 @@ def within_tile_max(docs: Docs) -> float | None:
 def config_tflops(docs: Docs, tile: str, warps: int, stages: int) -> float | None:
     """FLOP/s of one config of the sweep, tile BLOCK_MxBLOCK_NxBLOCK_K (128x256x64); None
     if this sweep did not have it, or the wrapper refused it."""
-    bm, bn, bk = parse_tile(tile)
-    found = render.rows(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
-                 num_stages=stages)  # fmt: skip
-    return render.flop_rate(found[0]) if len(found) == 1 and "time_s" in found[0] else None
+    r = sweep_row(docs, tile, warps, stages)
+    return None if r is None else render.flop_rate(r)
 
 
 def smem(docs: Docs, tile: str, stages: int) -> int:
@@ -268,14 +272,12 @@ def first_call(docs: Docs, configs: int | None = None, compiled: bool = False) -
     """Seconds of the first call of a new autotuner over ``configs`` configs (left out: the
     most measured): compile and benchmark each (one config: a compile and a run); with
     ``compiled``, over kernels already compiled: the benchmarking alone."""
-    r = cost_row(docs, configs)
-    return None if r is None else r["tune_only_s" if compiled else "first_call_s"]
+    return render.field(cost_row(docs, configs), "tune_only_s" if compiled else "first_call_s")
 
 
 def most_configs(docs: Docs) -> int | None:
     """The largest number of configs the cost benchmark tried."""
-    r = cost_row(docs, None)
-    return None if r is None else r["configs"]
+    return render.field(cost_row(docs, None), "configs")
 
 
 def per_config(docs: Docs, part: Literal["compile", "bench"]) -> float | None:
@@ -291,8 +293,7 @@ def per_config(docs: Docs, part: Literal["compile", "bench"]) -> float | None:
 def host(docs: Docs, pinned: bool = False) -> float | None:
     """Host time of a later call through the autotuner (most configs), or of the same call
     with the picked config passed explicitly (pinned), seconds (median)."""
-    r = cost_row(docs, None)
-    return None if r is None else r["pinned_host_s" if pinned else "host_s"]["p50"]
+    return render.field(cost_row(docs, None), "pinned_host_s" if pinned else "host_s", "p50")
 
 
 # ---- values added for lesson 13: programs per SM, and the stage pairs in words ----------------
@@ -300,17 +301,9 @@ def host(docs: Docs, pinned: bool = False) -> float | None:
 # Shared memory one SM holds, by compute capability (CUDA C++ Programming Guide, "Technical
 # Specifications per Compute Capability"): 228 KiB on Hopper, of which one program may use
 # up to 227 KiB; every resident program also takes 1 KiB for the system. The thread,
-# program and register limits are lesson 04's (figures/vector_add.py).
+# program and register limits are lesson 04's (render.SM_LIMITS).
 SM_SHARED = {"9.0": 233_472}
 SHARED_RESERVED = 1_024
-
-
-def sweep_row(docs: Docs, tile: str, warps: int, stages: int) -> dict | None:
-    """The sweep's row of one config that ran (has a time), or None."""
-    bm, bn, bk = parse_tile(tile)
-    found = render.rows(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
-                        num_stages=stages)  # fmt: skip
-    return found[0] if len(found) == 1 and "time_s" in found[0] else None
 
 
 def per_sm(
@@ -331,7 +324,7 @@ def per_sm(
     shared = SM_SHARED.get(capability)
     if r is None or shared is None or "n_regs" not in r or "shared_bytes" not in r:
         return None
-    by = limits_by(capability, r["n_regs"], warps)
+    by = render.limits_by(capability, r["n_regs"], warps)
     if by is None:
         return None
     by_shared = shared // (r["shared_bytes"] + SHARED_RESERVED)
@@ -344,33 +337,26 @@ def per_sm(
 
 def config_regs(docs: Docs, tile: str, warps: int, stages: int) -> int | None:
     """Registers per thread of one config of the sweep (its compiled kernel's n_regs)."""
-    r = sweep_row(docs, tile, warps, stages)
-    return None if r is None else r.get("n_regs")
+    return render.field(sweep_row(docs, tile, warps, stages), "n_regs")
 
 
 def config_shared(docs: Docs, tile: str, warps: int, stages: int) -> int | None:
     """Shared memory of one config of the sweep as its compiled kernel reports it
     (metadata.shared), bytes."""
-    r = sweep_row(docs, tile, warps, stages)
-    return None if r is None else r.get("shared_bytes")
+    return render.field(sweep_row(docs, tile, warps, stages), "shared_bytes")
 
 
 def stages_compare(docs: Docs, tile: str, warps: int, of: int, to: int) -> str | None:
     """One tile on ``warps`` warps with ``of`` stages against the same with ``to`` stages,
     in words by the book's tie rule (``render.compare`` with the run's tie margin): "faster
     than", "as fast as" (the sweep cannot tell them apart) or "slower than"."""
-    a, b = sweep_row(docs, tile, warps, of), sweep_row(docs, tile, warps, to)
-    if a is None or b is None:
-        return None
-    margin = render.tie_margin(render.doc(docs, SWEEP))
-    return render.compare(a["time_s"], b["time_s"], margin=margin)
+    return render.tie_words(docs, SWEEP, *(sweep_row(docs, tile, warps, s) for s in (of, to)))
 
 
 def cost_ratio(docs: Docs) -> float | None:
     """The first call with the most configs over the first call with one: what the list's
     length multiplies the start-up cost by."""
-    most, one = first_call(docs), first_call(docs, 1)
-    return render.quotient(most, one)
+    return render.quotient(first_call(docs), first_call(docs, 1))
 
 
 VALUES = {
@@ -435,7 +421,7 @@ def fig_configs(docs: Docs) -> dict:
         res = ""
         if "n_regs" in r:
             res = f"<br>{r['n_regs']} registers a thread, {r.get('n_spills', 0)} spilled"
-        return f"{config_text(r)}{res}"
+        return f"{render.config_text(r)}{res}"
 
     traces = []
     for j, (warps, stages) in enumerate(settings):
@@ -460,37 +446,23 @@ def fig_configs(docs: Docs) -> dict:
         ("registers", "refused: registers", "triangle-left",
          "ceiling-2"),
     )  # fmt: skip
+
+    def marks(rs: list[dict], xs: list[float], name: str, role: str, symbol: str, size: int, say):
+        """Markers beside the bars of ``rs``, at ``xs``, hovering ``say(row)``."""
+        return render.line(xs, [ypos(r) for r in rs], name, role, mode="markers",
+                           marker={"symbol": symbol, "size": size},
+                           hovertext=[say(r) for r in rs],
+                           hovertemplate="%{hovertext}<extra></extra>")  # fmt: skip
+
     for kind, label, symbol, role in refused:
-        rs = [r for r in all_rows if failure_kind(r) == kind]
-        if not rs:
-            continue
-        traces.append(
-            render.line(
-                [top * 0.015] * len(rs),
-                [ypos(r) for r in rs],
-                label,
-                role,
-                mode="markers",
-                marker={"symbol": symbol, "size": 9},
-                hovertext=[f"{config_text(r)}<br>{r['failure'][:120]}" for r in rs],
-                hovertemplate="%{hovertext}<extra></extra>",
-            )
-        )
+        if rs := [r for r in all_rows if failure_kind(r) == kind]:
+            why = lambda r: f"{render.config_text(r)}<br>{r['failure'][:120]}"  # noqa: E731
+            traces.append(marks(rs, [top * 0.015] * len(rs), label, role, symbol, 9, why))
     picked = pick(docs)
     if "time_s" in picked:
-        hi = render.tflops_points([picked])[0][2]
-        traces.append(
-            render.line(
-                [hi + top * 0.03],
-                [ypos(picked)],
-                "the autotuner's pick",
-                "ceiling",
-                mode="markers",
-                marker={"symbol": "star", "size": 14},
-                hovertext=[f"picked by the autotuner<br>{config_text(picked)}"],
-                hovertemplate="%{hovertext}<extra></extra>",
-            )
-        )
+        x = render.tflops_points([picked])[0][2] + top * 0.03
+        say = lambda r: f"picked by the autotuner<br>{render.config_text(r)}"  # noqa: E731
+        traces.append(marks([picked], [x], "the autotuner's pick", "ceiling", "star", 14, say))
     cublas = sweep_cublas(docs)
     if cublas is not None:
         x = render.flop_rate(cublas) / 1e12

@@ -32,10 +32,14 @@ def row(docs: Docs, impl: str, dtype: str, n: int) -> dict | None:
     return r if r and "time_s" in r else None
 
 
+def epi_row(docs: Docs, impl: str, n: int) -> dict | None:
+    """The row of ``impl`` at n³ in the epilogue benchmark, or None without it."""
+    return render.maybe_one(docs, EPI, absent_ok=True, impl=impl, m=n)
+
+
 def epi_time(docs: Docs, impl: str, n: int) -> float | None:
     """Median seconds of ``impl`` at n³ in the epilogue benchmark, or None without it."""
-    r = render.maybe_one(docs, EPI, absent_ok=True, impl=impl, m=n)
-    return None if r is None else r["time_s"]["p50"]
+    return render.field(epi_row(docs, impl, n), "time_s", "p50")
 
 
 # ---- values: the squares -------------------------------------------------------------------
@@ -60,17 +64,9 @@ def over(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> float | None:
     return render.flop_rate(a) / render.flop_rate(b) if a and b else None
 
 
-def words(docs: Docs, bench: str, ours: dict, peer: dict) -> str:
-    """Our row against a peer's row of one run of ``bench``, by the tie rule: "faster
-    than", "as fast as" or "slower than"."""
-    margin = render.tie_margin(render.doc(docs, bench))
-    return render.compare(ours["time_s"], peer["time_s"], margin=margin)
-
-
 def compare(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> str | None:
     """``of`` against ``to`` at n³ in words, by the tie rule."""
-    a, b = row(docs, of, dtype, n), row(docs, to, dtype, n)
-    return words(docs, BENCH, a, b) if a and b else None
+    return render.tie_words(docs, BENCH, row(docs, of, dtype, n), row(docs, to, dtype, n))
 
 
 def vs_cublas(docs: Docs, impl: Literal["tma", "tma_ws"]) -> str | None:
@@ -80,9 +76,10 @@ def vs_cublas(docs: Docs, impl: Literal["tma", "tma_ws"]) -> str | None:
     groups: dict[str, list[str]] = {}
     for dtype, short in DTYPES:
         for n in SIZES:
-            r, c = row(docs, impl, dtype, n), row(docs, "cublas", dtype, n)
-            if r and c:
-                groups.setdefault(words(docs, BENCH, r, c), []).append(f"{short} {n}³")
+            if said := render.tie_words(
+                docs, BENCH, row(docs, impl, dtype, n), row(docs, "cublas", dtype, n)
+            ):
+                groups.setdefault(said, []).append(f"{short} {n}³")
     if len(groups) == 1:
         word, shapes = next(iter(groups.items()))
         if len(shapes) > 1:
@@ -93,8 +90,7 @@ def vs_cublas(docs: Docs, impl: Literal["tma", "tma_ws"]) -> str | None:
 
 def regs(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> int | None:
     """Registers per thread of ``impl``'s compiled kernel at n³ (the autotuner's pick)."""
-    r = row(docs, impl, dtype, n)
-    return None if r is None else r.get("n_regs")
+    return render.field(row(docs, impl, dtype, n), "n_regs")
 
 
 def ws_status(docs: Docs) -> str | None:
@@ -133,12 +129,12 @@ def epilogue_config(
 ) -> str | None:
     """The config the autotuner ran for ``impl`` at n³ in the epilogue benchmark, or None
     for a run that did not record it."""
-    found = [r for r in docs.get(EPI, {}).get("rows", []) if r["impl"] == impl and r["m"] == n]
-    if not found or "block_m" not in found[0]:
-        return None
-    r = found[0]
-    return (f"{r['block_m']}×{r['block_n']}×{r['block_k']}, {r['num_warps']} warps, "
-            f"{r['num_stages']} stages")  # fmt: skip
+    found = render.rows(docs, EPI, impl=impl, m=n) if EPI in docs else []
+    return (
+        render.config_text(found[0]).replace(" × ", "×")
+        if found and "block_m" in found[0]
+        else None
+    )
 
 
 def epilogue_added(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:
@@ -149,20 +145,16 @@ def epilogue_added(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None
 
 def epilogue_vs(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> str | None:
     """``of`` against ``to`` at n³ in the epilogue benchmark, in words, by the tie rule."""
-    a = render.maybe_one(docs, EPI, absent_ok=True, impl=of, m=n)
-    b = render.maybe_one(docs, EPI, absent_ok=True, impl=to, m=n)
-    return words(docs, EPI, a, b) if a and b else None
+    return render.tie_words(docs, EPI, epi_row(docs, of, n), epi_row(docs, to, n))
 
 
 def epilogue_cost(docs: Docs, n: int) -> str | None:
     """A sentence on what the epilogue adds to the TMA kernel at n³, by the tie rule: the
     time and the share it adds where the fused call is slower than the plain one, else that
     the run cannot tell the two apart (with the plain call's spread). None without both."""
-    fused = render.maybe_one(docs, EPI, absent_ok=True, impl="tma_fused", m=n)
-    plain = render.maybe_one(docs, EPI, absent_ok=True, impl="tma_plain", m=n)
-    if not (fused and plain):
+    fused, plain = epi_row(docs, "tma_fused", n), epi_row(docs, "tma_plain", n)
+    if not (word := render.tie_words(docs, EPI, fused, plain)):
         return None
-    word = words(docs, EPI, fused, plain)
     if word == "slower than":
         added = render.micros(0)(epilogue_added(docs, "tma_fused", "tma_plain", n))
         extra = render.percent1(epilogue_extra(docs, "tma_fused", "tma_plain", n))

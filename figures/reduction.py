@@ -16,7 +16,6 @@ value reads "not measured".
 
 from typing import Literal
 
-from figures.vector_add import limits_by
 from scripts.book import render
 from scripts.book.render import Docs, Figure, Value
 
@@ -56,7 +55,6 @@ def narrowest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:
 
 Op = Literal["sum", "max"]
 At = Literal["widest", "narrowest"]
-ITEMSIZE = {"float32": 4, "bfloat16": 2}
 
 
 def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict:
@@ -91,8 +89,7 @@ def vs_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> float | No
     (above 1, Triton takes less time)."""
     if not measured(docs):
         return None
-    ours, peer = at_width(docs, "triton", op, dtype, at), at_width(docs, "torch", op, dtype, at)
-    return peer["time_s"]["p50"] / ours["time_s"]["p50"]
+    return render.time_ratio(*(at_width(docs, i, op, dtype, at) for i in ("torch", "triton")))
 
 
 def compare_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> str | None:
@@ -101,15 +98,7 @@ def compare_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> str |
     if not measured(docs):
         return None
     ours, peer = at_width(docs, "triton", op, dtype, at), at_width(docs, "torch", op, dtype, at)
-    return render.compare(
-        ours["time_s"], peer["time_s"], margin=render.tie_margin(render.doc(docs, BENCH))
-    )
-
-
-def per_byte(row: dict) -> dict:
-    """A row's time spread per byte moved, so that rows of different widths compare."""
-    t = row["time_s"]
-    return {**t, **{k: t[k] / row["bytes"] for k in ("p20", "p50", "p80")}}
+    return render.tie_words(docs, BENCH, ours, peer)
 
 
 def width_compare(docs: Docs, op: Op, cols: int, dtype: Dtype = "float32") -> str | None:
@@ -118,9 +107,7 @@ def width_compare(docs: Docs, op: Op, cols: int, dtype: Dtype = "float32") -> st
     if not measured(docs):
         return None
     here, widest_row = (at_width(docs, "triton", op, dtype, at) for at in (cols, "widest"))
-    return render.compare(
-        per_byte(here), per_byte(widest_row), margin=render.tie_margin(render.doc(docs, BENCH))
-    )
+    return render.tie_words(docs, BENCH, render.per_byte(here), render.per_byte(widest_row))
 
 
 def triton_copy_range(docs: Docs) -> str | None:
@@ -166,11 +153,8 @@ def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
     r = at_width(docs, "triton", "sum", dtype, at)
     if r.get("n_regs") is None:
         return None
-    capability = render.provenance(docs).get("compute_capability")
-    by = limits_by(capability, r["n_regs"], r["num_warps"])
-    if by is None:
-        return None
-    return {**by, "programs": min(by.values()), "registers_each": r["n_regs"]}
+    by = render.resident_on_sm(docs, r["n_regs"], r["num_warps"])
+    return by and {**by, "programs": by["resident"], "registers_each": r["n_regs"]}
 
 
 def resident(
@@ -193,7 +177,7 @@ def in_flight(docs: Docs, dtype: Dtype = "float32", at: At = "widest") -> int | 
     if r is None:
         return None
     row = at_width(docs, "triton", "sum", dtype, at)
-    return r["programs"] * row["block_m"] * row["block_n"] * ITEMSIZE[dtype]
+    return r["programs"] * row["block_m"] * row["block_n"] * render.ELEMENT_BYTES[dtype]
 
 
 # ---- values: the tile control at the widest rows (reduction_tile) --------------------------
@@ -221,21 +205,19 @@ def tile_of_copy(
     """At the widest rows, the book's kernel with its tile set by hand to 1 x ``block_n``
     and ``warps`` warps (none: the best of the warp sweep): its fraction of the run's copy
     bandwidth. None where this device has not run the control."""
-    r = best_tile(docs, op, dtype, block_n, warps)
-    return None if r is None else r["copy_fraction"]
+    return render.field(best_tile(docs, op, dtype, block_n, warps), "copy_fraction")
 
 
 def tile_best_warps(docs: Docs, op: Op, dtype: Dtype, block_n: int) -> int | None:
     """The num_warps of the warp sweep's fastest row at 1 x ``block_n``, widest rows."""
-    r = best_tile(docs, op, dtype, block_n, None)
-    return None if r is None else r["num_warps"]
+    return render.field(best_tile(docs, op, dtype, block_n, None), "num_warps")
 
 
 def tile_torch_of_copy(docs: Docs, op: Op, dtype: Dtype) -> float | None:
     """torch.sum or torch.amax at the widest rows, measured in the tile control's run: its
     fraction of copy bandwidth."""
     r = render.maybe_one(docs, TILE, absent_ok=True, impl="torch", op=op, dtype=dtype)
-    return None if r is None else r["copy_fraction"]
+    return render.field(r, "copy_fraction")
 
 
 # The control's question: does reading 16 KiB per loop step in bf16 (a 1 x 8,192 tile, the
@@ -260,10 +242,7 @@ def tile_compare(
     if found is None:
         return None
     wide, default, peer = found
-    other = default if to == "default" else peer
-    return render.compare(
-        wide["time_s"], other["time_s"], margin=render.tie_margin(render.doc(docs, TILE))
-    )
+    return render.tie_words(docs, TILE, wide, default if to == "default" else peer)
 
 
 def tile_finding(docs: Docs, op: Op, dtype: Dtype = "bfloat16") -> str | None:
@@ -273,9 +252,8 @@ def tile_finding(docs: Docs, op: Op, dtype: Dtype = "bfloat16") -> str | None:
     if found is None:
         return None
     wide, default, peer = found
-    margin = render.tie_margin(render.doc(docs, TILE))
-    gained = render.compare(wide["time_s"], default["time_s"], margin=margin) == "faster than"
-    behind = render.compare(wide["time_s"], peer["time_s"], margin=margin) == "slower than"
+    gained = render.tie_words(docs, TILE, wide, default) == "faster than"
+    behind = render.tie_words(docs, TILE, wide, peer) == "slower than"
     if gained and not behind:
         return "the bytes a program reads per step account for the gap"
     if gained:

@@ -123,10 +123,7 @@ def compare(docs: Docs, peer: Peer, direction: Direction, hidden: Hidden) -> str
     """The book's step against ``peer``'s in words, by the tie rule: "faster than", "as fast
     as" or "slower than"; None where the peer did not run."""
     theirs = peer_row(docs, peer, direction, hidden)
-    if theirs is None:
-        return None
-    margin = render.tie_margin(render.doc(docs, BENCH))
-    return render.compare(row(docs, direction, hidden)["time_s"], theirs["time_s"], margin=margin)
+    return render.tie_words(docs, BENCH, theirs and row(docs, direction, hidden), theirs)
 
 
 def bytes_of(docs: Docs, of: Bytes, hidden: Hidden) -> int:
@@ -349,17 +346,13 @@ FIGURES = {
 FLOPS_PER_ELEMENT = {"forward": 4, "backward": 10}
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """The book's forward and backward, bf16, H = 8192."""
-    return [
-        render.roofline_point(
-            r,
-            f"RMSNorm {r['direction']} (bf16)",
-            FLOPS_PER_ELEMENT[r["direction"]] * r["rows"] * r["hidden"],
-        )
-        for r in rows
-        if r["impl"] == "triton" and r["dtype"] == "bfloat16" and r["hidden"] == 8192
-    ]
-
-
-ROOFLINE = {BENCH: roofline_points}
+# The book's forward and backward, bf16, H = 8192.
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "RMSNorm {direction} (bf16)",
+        flops=lambda r: FLOPS_PER_ELEMENT[r["direction"]] * r["rows"] * r["hidden"],
+        impl="triton",
+        dtype="bfloat16",
+        hidden=8192,
+    )
+}

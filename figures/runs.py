@@ -13,7 +13,7 @@ from typing import Literal
 from scripts.book import render
 from scripts.book.render import Docs, Value
 
-NOT_FULL_DATA = {"quick_run", "variation"}  # not part of what `make figures` writes
+NOT_FULL_DATA = {"counters", "quick_run", "variation"}  # not what `make figures` writes
 NOT_YET = "not yet measured"
 
 

@@ -26,19 +26,10 @@ from scripts.book import render
 from scripts.book.render import Docs, Table, Value
 
 Label = tuple[str, str]  # (case, what it is compared against)
-SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
-SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+SHORT = render.SHORT_DTYPE
 
 
 # ---- cells: a ratio with its interval, in words ---------------------------------------------
-
-
-def host_bound(row: dict) -> bool:
-    """Whether the host, not the GPU, set the row's pace: its host time per call (a loop of
-    back-to-back calls) exceeds its CUDA-graph replay time (the GPU's work alone) beyond
-    both spreads. Only rows that record both controls can say so."""
-    host, graph = row.get("host_s"), row.get("graph_time_s")
-    return bool(host and graph) and host["p20"] > graph["p80"]
 
 
 def span(mid: float, low: float, high: float, percent: bool, tie: bool) -> str:
@@ -69,7 +60,7 @@ def against(
     host-bound row by ``launch_drift`` too); None without both rows."""
     if ours is None or peer is None:
         return None
-    bound = host_bound(ours) or host_bound(peer)
+    bound = render.host_bound(ours) or render.host_bound(peer)
     margin = render.tie_margin(render.doc(docs, bench))
     if bound or field == "host_s":
         margin = max(margin, launch_drift(docs))
@@ -117,7 +108,11 @@ def drift_note(*benches: str) -> Callable[[Docs], str]:
 
 def power_of_two(n: int) -> str:
     """2²⁸ for a power of two, else the number with thousands separators."""
-    return f"2{str(n.bit_length() - 1).translate(SUPERSCRIPT)}" if n & (n - 1) == 0 else f"{n:,}"
+    return (
+        f"2{str(n.bit_length() - 1).translate(render.SUPERSCRIPT)}"
+        if n & (n - 1) == 0
+        else f"{n:,}"
+    )
 
 
 def get(lookup: Callable[..., dict], *args) -> dict | None:
@@ -143,6 +138,32 @@ class Cells(dict):
         if text is not None:
             self[(case, what)] = text
 
+    def versus(self, docs: Docs, bench: str, case: str, ours, peers, copy=False, field="time_s"):
+        """The case's cells: with ``copy``, ``ours`` against the copy ceiling, then against
+        each ``(name, row)`` of ``peers``."""
+        if copy:
+            self.put(case, "copy", of_copy(docs, bench, ours))
+        for name, peer in peers:
+            self.put(case, name, against(docs, bench, ours, peer, field))
+
+
+def paired(bench: str, mine: dict, order, label, same, peers, copy=False):
+    """A table's cells whose cases are the timed rows of ``bench`` matching ``mine``, in the
+    order of ``order(row)``, each labelled ``label(row)`` and set against the row of each
+    peer ``(impl, name)`` that equals it in the fields ``same`` (and first against the copy
+    ceiling with ``copy``)."""
+
+    def cells_of(docs: Docs) -> Cells:
+        cells = Cells()
+        for r in sorted(render.rows(docs, bench, **mine), key=order):
+            if "time_s" in r:
+                match = {k: r[k] for k in same}
+                found = [(name, find(docs, bench, impl=p, **match)) for p, name in peers]
+                cells.versus(docs, bench, label(r), r, found, copy)
+        return cells
+
+    return cells_of
+
 
 # ---- lesson 05: one tile kernel per precision ------------------------------------------------
 
@@ -153,10 +174,11 @@ DOT_PRECISION = {"ieee": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16",
 def dot_cells(docs: Docs) -> Cells:
     cells = Cells()
     for precision, short in DOT_PRECISION.items():
-        for n in DOT_SIZES:
-            ours = dot.best(docs, "triton", precision, n)  # the fastest of its block configs
-            cublas = dot.best(docs, "cublas", precision, n)
-            cells.put(f"{short}, {n}³", "cuBLAS", against(docs, dot.BENCH, ours, cublas))
+        for n in DOT_SIZES:  # the kernel's row is the fastest of its block configs
+            peers = [("cuBLAS", dot.best(docs, "cublas", precision, n))]
+            cells.versus(
+                docs, dot.BENCH, f"{short}, {n}³", dot.best(docs, "triton", precision, n), peers
+            )
     return cells
 
 
@@ -170,12 +192,12 @@ def reduction_cells(docs: Docs) -> Cells:
     for op, _, _ in reduction.OPS:
         for dtype in reduction.DTYPES:
             for cols in REDUCTION_WIDTHS:
-                ours = find(docs, bench, impl="triton", op=op, dtype=dtype, cols=cols)
-                theirs = find(docs, bench, impl="torch", op=op, dtype=dtype, cols=cols)
-                case = f"{op}, {SHORT[dtype]}, {cols:,} columns"
-                cells.put(case, "copy", of_copy(docs, bench, ours))
-                cells.put(case, f"torch.{'amax' if op == 'max' else op}",
-                          against(docs, bench, ours, theirs))  # fmt: skip
+                ours, torch = (find(docs, bench, impl=i, op=op, dtype=dtype, cols=cols)
+                               for i in ("triton", "torch"))  # fmt: skip
+                peers = [(f"torch.{'amax' if op == 'max' else op}", torch)]
+                cells.versus(
+                    docs, bench, f"{op}, {SHORT[dtype]}, {cols:,} columns", ours, peers, True
+                )
     return cells
 
 
@@ -187,9 +209,8 @@ def vector_add_cells(docs: Docs) -> Cells:
     for dtype in vector_add.DTYPES:
         ours = vector_add.largest(docs, "triton", dtype)
         case = f"{SHORT[dtype]}, {power_of_two(ours['n'])} elements"
-        cells.put(case, "copy", of_copy(docs, bench, ours))
-        torch_add = get(vector_add.largest, docs, "torch", dtype)
-        cells.put(case, "torch.add", against(docs, bench, ours, torch_add))
+        peers = [("torch.add", get(vector_add.largest, docs, "torch", dtype))]
+        cells.versus(docs, bench, case, ours, peers, copy=True)
     return cells
 
 
@@ -202,10 +223,8 @@ def fused_activation_cells(docs: Docs) -> Cells:
     cells, bench = Cells(), fused_activation.BENCH
     for case, (_, words) in fused_activation.CASES.items():
         ours = get(fused_activation.pick, docs, "triton", case)
-        cells.put(words, "copy", of_copy(docs, bench, ours))
-        for peer, name in FUSED_PEERS:
-            theirs = get(fused_activation.pick, docs, peer, case)
-            cells.put(words, name, against(docs, bench, ours, theirs))
+        peers = [(name, get(fused_activation.pick, docs, p, case)) for p, name in FUSED_PEERS]
+        cells.versus(docs, bench, words, ours, peers, copy=True)
     return cells
 
 
@@ -224,54 +243,23 @@ def matmul_square_cells(docs: Docs) -> Cells:
     for dtype, short in matmul.DTYPES:
         for n in SQUARE_SIZES:
             ours = get(matmul.square, docs, "triton", dtype, n)
-            for peer, name in SQUARE_PEERS:
-                theirs = get(matmul.square, docs, peer, dtype, n)
-                cells.put(f"{short}, {n}³", name, against(docs, bench, ours, theirs))
-    return cells
-
-
-def matmul_llm_cells(docs: Docs) -> Cells:
-    cells, bench = Cells(), matmul.LLM
-    mine = [r for r in render.doc(docs, bench)["rows"] if r["impl"] == "triton" and "time_s" in r]
-    for r in sorted(mine, key=lambda r: r["m"]):
-        case = f"{SHORT[r['dtype']]}, M = {r['m']:,} (N = {r['n']:,}, K = {r['k']:,})"
-        cublas = find(docs, bench, impl="cublas", dtype=r["dtype"], m=r["m"], n=r["n"], k=r["k"])
-        cells.put(case, "cuBLAS", against(docs, bench, r, cublas))
+            peers = [(name, get(matmul.square, docs, p, dtype, n)) for p, name in SQUARE_PEERS]
+            cells.versus(docs, bench, f"{short}, {n}³", ours, peers)
     return cells
 
 
 def matmul_epilogue_cells(docs: Docs) -> Cells:
     cells, bench = Cells(), matmul.EPILOGUE
     for n in SQUARE_SIZES:
-        ours = find(docs, bench, impl="triton_fused", m=n)
-        for peer, name in EPILOGUE_PEERS:
-            theirs = find(docs, bench, impl=peer, m=n)
-            cells.put(f"bf16, {n}³", name, against(docs, bench, ours, theirs))
+        peers = [(name, find(docs, bench, impl=p, m=n)) for p, name in EPILOGUE_PEERS]
+        cells.versus(docs, bench, f"bf16, {n}³", find(docs, bench, impl="triton_fused", m=n), peers)
     return cells
 
 
-# ---- lesson 10: softmax ---------------------------------------------------------------------
+# ---- lessons 10 to 12: softmax, RMSNorm, attention (rows found by field) -------------------
 
 SOFTMAX_PEERS = (("torch", "torch.softmax"), ("compile", "torch.compile"), ("liger", "Liger"))
 
-
-def softmax_cells(direction: str, dtype: str) -> Callable[[Docs], Cells]:
-    def cells_of(docs: Docs) -> Cells:
-        cells, bench = Cells(), softmax.BENCH
-        mine = dict(impl="triton", direction=direction, dtype=dtype)
-        for ours in render.rows_by(docs, bench, "cols", **mine):
-            case = f"{ours['cols']:,} columns"
-            cells.put(case, "copy", of_copy(docs, bench, ours))
-            for peer, name in SOFTMAX_PEERS:
-                theirs = get(softmax.row_of, docs, peer, ours["cols"], direction, dtype)
-                cells.put(case, name, against(docs, bench, ours, theirs))
-        return cells
-
-    return cells_of
-
-
-# ---- lesson 11: RMSNorm ---------------------------------------------------------------------
-# (rows found by field: figures/rmsnorm.py's helpers are being converted to kinds)
 
 RMSNORM = "rmsnorm"
 RMSNORM_PEERS = (
@@ -281,29 +269,6 @@ RMSNORM_PEERS = (
     ("eager", "eager formula"),
 )
 
-
-def rmsnorm_cells(direction: str) -> Callable[[Docs], Cells]:
-    def cells_of(docs: Docs) -> Cells:
-        cells = Cells()
-        mine = [
-            r
-            for r in render.doc(docs, RMSNORM)["rows"]
-            if r["impl"] == "triton" and r["direction"] == direction and "time_s" in r
-        ]
-        for r in sorted(mine, key=lambda r: (r["dtype"] != "bfloat16", r["hidden"])):
-            case = f"{SHORT[r['dtype']]}, H = {r['hidden']:,}"
-            cells.put(case, "copy", of_copy(docs, RMSNORM, r))
-            same = {k: r[k] for k in ("direction", "dtype", "hidden", "rows")}
-            for peer, name in RMSNORM_PEERS:
-                theirs = find(docs, RMSNORM, impl=peer, **same)
-                cells.put(case, name, against(docs, RMSNORM, r, theirs))
-        return cells
-
-    return cells_of
-
-
-# ---- lesson 12: attention -------------------------------------------------------------------
-# (rows found by field: figures/attention.py's helpers are being converted to kinds)
 
 ATTENTION = "attention"
 ATTENTION_N = 4096  # the sequence length at which every peer runs
@@ -315,26 +280,9 @@ ATTENTION_PEERS = (
 SAME_SHAPE = ("direction", "dtype", "batch", "heads", "n", "head_dim", "causal")
 
 
-def attention_cells(direction: str) -> Callable[[Docs], Cells]:
-    def cells_of(docs: Docs) -> Cells:
-        cells = Cells()
-        mine = [
-            r
-            for r in render.doc(docs, ATTENTION)["rows"]
-            if r["impl"] == "triton" and r["direction"] == direction and r["n"] == ATTENTION_N
-        ]
-        for r in sorted(mine, key=lambda r: (r["head_dim"], r["causal"])):
-            case = (
-                f"d = {r['head_dim']}, {'causal' if r['causal'] else 'full'} "
-                f"({SHORT[r['dtype']]}, {r['batch']} × {r['heads']} heads × {r['n']:,})"
-            )
-            same = {k: r[k] for k in SAME_SHAPE}
-            for peer, name in ATTENTION_PEERS:
-                theirs = find(docs, ATTENTION, impl=peer, **same)
-                cells.put(case, name, against(docs, ATTENTION, r, theirs))
-        return cells
-
-    return cells_of
+def attention_case(r: dict) -> str:
+    shape = f"{SHORT[r['dtype']]}, {r['batch']} × {r['heads']} heads × {r['n']:,}"
+    return f"d = {r['head_dim']}, {'causal' if r['causal'] else 'full'} ({shape})"
 
 
 # ---- lesson 13: the persistent TMA matmul ---------------------------------------------------
@@ -348,20 +296,15 @@ def matmul_tma_cells(docs: Docs) -> Cells:
     for impl, name in TMA_KERNELS:
         for dtype, short in matmul.DTYPES:
             for n in SQUARE_SIZES:
-                shape = {"dtype": dtype, "m": n, "n": n, "k": n}
-                ours, cublas = (
-                    find(docs, TMA, impl=impl, **shape),
-                    find(docs, TMA, impl="cublas", **shape),
-                )
-                cells.put(f"{name}, {short}, {n}³", "cuBLAS", against(docs, TMA, ours, cublas))
+                ours, cublas = (find(docs, TMA, impl=i, dtype=dtype, m=n, n=n, k=n)
+                                for i in (impl, "cublas"))  # fmt: skip
+                cells.versus(docs, TMA, f"{name}, {short}, {n}³", ours, [("cuBLAS", cublas)])
     for n in SQUARE_SIZES:
-        ours = find(docs, TMA_EPILOGUE, impl="tma_fused", m=n)
-        theirs = find(docs, TMA_EPILOGUE, impl="cublas_eager", m=n)
-        cells.put(
-            f"TMA + bias + GELU, bf16, {n}³",
-            "cuBLAS, then bias add and GELU",
-            against(docs, TMA_EPILOGUE, ours, theirs),
+        fused, eager = (
+            find(docs, TMA_EPILOGUE, impl=i, m=n) for i in ("tma_fused", "cublas_eager")
         )
+        peers = [("cuBLAS, then bias add and GELU", eager)]
+        cells.versus(docs, TMA_EPILOGUE, f"TMA + bias + GELU, bf16, {n}³", fused, peers)
     return cells
 
 
@@ -379,7 +322,9 @@ def host_cost_cells(docs: Docs) -> Cells:
     cells, torch_add = Cells(), render.one(docs, LAUNCH_LEAN, key="torch_add")
     for key, name in HOST_CALLS:
         ours = render.maybe_one(docs, LAUNCH_LEAN, absent_ok=True, key=key)
-        cells.put(name, "torch.add(out=)", against(docs, LAUNCH_LEAN, ours, torch_add, "host_s"))
+        cells.versus(
+            docs, LAUNCH_LEAN, name, ours, [("torch.add(out=)", torch_add)], field="host_s"
+        )
     return cells
 
 
@@ -393,7 +338,19 @@ TABLES = {
     "scoreboard-09-squares": Table(
         (matmul.SQUARES,), matmul_square_cells, ("square", "against"), drift_note(matmul.SQUARES)
     ),
-    "scoreboard-09-llm": Table((matmul.LLM,), matmul_llm_cells, ("shape", "against"), launch_note),
+    "scoreboard-09-llm": Table(
+        (matmul.LLM,),
+        paired(
+            matmul.LLM,
+            {"impl": "triton"},
+            lambda r: r["m"],
+            lambda r: f"{SHORT[r['dtype']]}, M = {r['m']:,} (N = {r['n']:,}, K = {r['k']:,})",
+            ("dtype", "m", "n", "k"),
+            (("cublas", "cuBLAS"),),
+        ),
+        ("shape", "against"),
+        launch_note,
+    ),
     "scoreboard-09-epilogue": Table(
         (matmul.EPILOGUE,),
         matmul_epilogue_cells,
@@ -402,20 +359,49 @@ TABLES = {
     ),
     **{
         f"scoreboard-10-{direction}-{SHORT[dtype]}": Table(
-            (softmax.BENCH,), softmax_cells(direction, dtype), ("row width", "against")
+            (softmax.BENCH,),
+            paired(
+                softmax.BENCH,
+                {"impl": "triton", "direction": direction, "dtype": dtype},
+                lambda r: r["cols"],
+                lambda r: f"{r['cols']:,} columns",
+                ("direction", "dtype", "cols"),
+                SOFTMAX_PEERS,
+                copy=True,
+            ),
+            ("row width", "against"),
         )
         for direction in ("forward", "backward")
         for dtype in softmax.DTYPES
     },
     **{
         f"scoreboard-11-{direction}": Table(
-            (RMSNORM,), rmsnorm_cells(direction), ("hidden size", "against")
+            (RMSNORM,),
+            paired(
+                RMSNORM,
+                {"impl": "triton", "direction": direction},
+                lambda r: (r["dtype"] != "bfloat16", r["hidden"]),
+                lambda r: f"{SHORT[r['dtype']]}, H = {r['hidden']:,}",
+                ("direction", "dtype", "hidden", "rows"),
+                RMSNORM_PEERS,
+                copy=True,
+            ),
+            ("hidden size", "against"),
         )
         for direction in ("forward", "backward")
     },
     **{
         f"scoreboard-12-{direction}": Table(
-            (ATTENTION,), attention_cells(direction), ("head size, mask", "against")
+            (ATTENTION,),
+            paired(
+                ATTENTION,
+                {"impl": "triton", "direction": direction, "n": ATTENTION_N},
+                lambda r: (r["head_dim"], r["causal"]),
+                attention_case,
+                SAME_SHAPE,
+                ATTENTION_PEERS,
+            ),
+            ("head size, mask", "against"),
         )
         for direction in ("forward", "backward")
     },

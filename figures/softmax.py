@@ -34,7 +34,6 @@ IMPLS = (
 )
 WHOLE_ROW_MAX = 16384  # "short rows": the widths both whole-row kernels keep whole
 LONG = 65536  # the long rows the sweep is drawn at
-ELEMENT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 NOT_MEASURED = "not measured"
 KERNELS = {"online": "online", "control": "whole_row"}  # the sweep's kernel field
 Impl = Literal["triton", "torch", "compile", "liger", "naive"]
@@ -48,6 +47,13 @@ Dtype = Literal["float32", "bfloat16"]
 
 def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict:
     return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
+
+
+def ran(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:
+    """``row_of``, or None where ``impl`` did not run (a peer that did not import, compile
+    or pass its check)."""
+    match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
+    return render.maybe_one(docs, BENCH, absent_ok=True, **match)
 
 
 def forward(docs: Docs, cols: int, dtype: str = "float32") -> dict:
@@ -83,7 +89,7 @@ def fastest(docs: Docs, kernel="online", dtype=None, cols=None, tile=None, per_s
 def tile_bytes(row: dict) -> int:
     """Bytes of one tile of a sweep row: block_n elements of its dtype (data measured
     before the tile sweep lacks the field)."""
-    return row.get("bytes_per_tile") or row["block_n"] * ELEMENT_BYTES[row["dtype"]]
+    return row.get("bytes_per_tile") or row["block_n"] * render.ELEMENT_BYTES[row["dtype"]]
 
 
 def field(row: dict | None, name: str):
@@ -98,10 +104,8 @@ def field(row: dict | None, name: str):
 def bandwidth_of(
     docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
 ) -> float | None:
-    """``impl``'s bandwidth at ``cols`` columns; None where it did not run (a peer that did
-    not import, compile or pass its check)."""
-    match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
-    r = render.maybe_one(docs, BENCH, absent_ok=True, **match)
+    """``impl``'s bandwidth at ``cols`` columns; None where it did not run."""
+    r = ran(docs, impl, cols, direction, dtype)
     return render.bandwidth(r) if r else None
 
 
@@ -156,13 +160,9 @@ def compare(
 ) -> str | None:
     """The book's kernel against ``peer`` at ``cols`` columns, in words by the tie rule:
     "faster than", "as fast as" or "slower than"; None where the peer did not run."""
-    match = {"direction": direction, "dtype": dtype, "cols": cols}
-    theirs = render.maybe_one(docs, BENCH, absent_ok=True, impl=peer, **match)
-    if theirs is None:
-        return None
-    ours = row_of(docs, "triton", cols, direction, dtype)
-    margin = render.tie_margin(render.doc(docs, BENCH))
-    return render.compare(ours["time_s"], theirs["time_s"], margin=margin)
+    theirs = ran(docs, peer, cols, direction, dtype)
+    ours = theirs and row_of(docs, "triton", cols, direction, dtype)
+    return render.tie_words(docs, BENCH, ours, theirs)
 
 
 # ---- values: the compiled kernels -------------------------------------------------------
@@ -325,7 +325,7 @@ def second_read(docs: Docs) -> str:
 def in_flight(docs: Docs, cols: int, dtype: Dtype = "float32", tensors: int = 1) -> int:
     """Bytes of the rows in flight with one program per SM at ``cols`` columns of
     ``dtype``, for ``tensors`` tensors per row (the backward reads two, y and dy)."""
-    return render.provenance(docs)["sm_count"] * cols * ELEMENT_BYTES[dtype] * tensors
+    return render.provenance(docs)["sm_count"] * cols * render.ELEMENT_BYTES[dtype] * tensors
 
 
 # ---- values: the online backward's tile (softmax_online_backward) -------------------------
@@ -491,18 +491,16 @@ FIGURES = {
 FLOPS_PER_ELEMENT = 5  # max, subtract, exp, sum, divide
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """The forward kernel at 4096 columns, one point per dtype."""
-    return [
-        render.roofline_point(
-            r, f"softmax ({r['dtype']})", FLOPS_PER_ELEMENT * r["rows"] * r["cols"]
-        )
-        for r in rows
-        if (r["impl"], r["direction"], r["cols"]) == ("triton", "forward", 4096)
-    ]
-
-
-ROOFLINE = {"softmax": roofline_points}
+# The forward kernel at 4096 columns, one point per dtype.
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "softmax ({dtype})",
+        flops=lambda r: FLOPS_PER_ELEMENT * r["rows"] * r["cols"],
+        impl="triton",
+        direction="forward",
+        cols=4096,
+    )
+}
 
 
 # ---- kernels per call: what each impl launched (lesson 10's peers) -------------------------
@@ -511,8 +509,7 @@ ROOFLINE = {"softmax": roofline_points}
 def launched_row(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:
     """The row, where it was measured and carries the profiler's count (runs before the
     count was recorded, or where the profiler could not run, have none)."""
-    match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
-    r = render.maybe_one(docs, BENCH, absent_ok=True, **match)
+    r = ran(docs, impl, cols, direction, dtype)
     return r if r is not None and "kernels" in r else None
 
 
@@ -521,8 +518,7 @@ def kernels(
 ) -> int | None:
     """How many CUDA kernels one call of ``impl`` launches at ``cols`` columns (forward,
     or the backward alone), counted by torch.profiler."""
-    r = launched_row(docs, impl, cols, direction, dtype)
-    return None if r is None else r["kernels"]
+    return render.field(launched_row(docs, impl, cols, direction, dtype), "kernels")
 
 
 def short_kernel_name(name: str) -> str:

@@ -24,16 +24,6 @@ FLOOR_FACTOR = 1.5  # "within 1.5x of the small-size floor": lesson 07's latency
 CONTROL_WARPS = 4  # the num_warps whose empty-kernel control the block-sweep figure draws
 BENCH, SWEEP, RAGGED = "vector_add", "vector_add_block_sweep", "vector_add_ragged"
 STREAMS = "vector_add_streams"
-# What one SM can hold at once, by compute capability (CUDA C Programming Guide, "Technical
-# Specifications per Compute Capability"): threads, thread blocks (programs) and 32-bit
-# registers. Registers go to each warp in units of 256.
-SM_LIMITS = {
-    "8.0": {"threads": 2048, "blocks": 32, "registers": 65536},
-    "8.6": {"threads": 1536, "blocks": 16, "registers": 65536},
-    "8.9": {"threads": 1536, "blocks": 24, "registers": 65536},
-    "9.0": {"threads": 2048, "blocks": 32, "registers": 65536},
-}
-REGISTER_UNIT = 256
 Impl = Literal["triton", "torch"]
 Dtype = Literal["float32", "float16", "bfloat16"]
 
@@ -160,34 +150,11 @@ def regs(docs: Docs, block: int, warps: int, spilled: bool = False) -> int:
 # ---- values: occupancy and Little's law on the block sweep ---------------------------------
 
 
-def warp_share(n_regs: int) -> int:
-    """Registers one warp is given for a kernel of ``n_regs`` registers per thread: times 32,
-    rounded up to the SM's unit (REGISTER_UNIT)."""
-    return -(-n_regs * 32 // REGISTER_UNIT) * REGISTER_UNIT
-
-
-def limits_by(capability: str | None, n_regs: int, warps: int) -> dict | None:
-    """How many programs of a kernel with ``n_regs`` registers per thread and ``warps``
-    warps one SM holds if only its threads, only its program slots ("blocks") or only its
-    registers counted (SM_LIMITS of that compute capability); None where it is not in
-    SM_LIMITS. Lessons 02, 06 and 13 share this arithmetic (13 adds shared memory)."""
-    limits = SM_LIMITS.get(capability)
-    if limits is None:
-        return None
-    return {
-        "threads": limits["threads"] // (32 * warps),
-        "blocks": limits["blocks"],
-        "registers": limits["registers"] // warp_share(n_regs) // warps,
-    }
-
-
 def resident_per_sm(docs: Docs, block: int, warps: int) -> dict | None:
     """How many programs of the add compiled for (block, warps) one SM holds at once, by
     each limit (threads, programs, registers) and overall; None where the device's compute
     capability is not in SM_LIMITS. The add uses no shared memory."""
-    capability = render.provenance(docs).get("compute_capability")
-    by = limits_by(capability, sweep_row(docs, block, warps)["n_regs"], warps)
-    return None if by is None else {**by, "resident": min(by.values())}
+    return render.resident_on_sm(docs, sweep_row(docs, block, warps)["n_regs"], warps)
 
 
 def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gpu") -> int | None:
@@ -204,7 +171,7 @@ def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gp
 def sm_limit(docs: Docs, of: Literal["threads", "blocks", "registers"]) -> int | None:
     """What one SM of this device can hold at once, by its compute capability: threads,
     thread blocks (programs) or 32-bit registers; None where SM_LIMITS lacks it."""
-    limits = SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
+    limits = render.SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
     return None if limits is None else limits[of]
 
 
@@ -292,8 +259,9 @@ def stream_bandwidth(docs: Docs, stream: Stream, impl: Impl = "triton") -> float
 
 def stream_of_copy(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
     """``stream``'s bytes per second over the copy's, both from the same run."""
-    this, base = stream_bandwidth(docs, stream, impl), stream_bandwidth(docs, "copy", "torch")
-    return None if this is None or base is None else this / base
+    return render.quotient(
+        stream_bandwidth(docs, stream, impl), stream_bandwidth(docs, "copy", "torch")
+    )
 
 
 # ---- values: n = 2^28 against 2^28 - 1 (vector_add_ragged) --------------------------------
@@ -308,29 +276,21 @@ def ragged_slowdown(docs: Docs) -> float:
 # ---- values added for lesson 07: comparisons in words ------------------------------------
 
 
-def per_byte(row: dict) -> render.Spread:
-    """A row's time spread over its bytes: seconds per byte read or written, so that rows
-    moving different amounts compare by rate (the faster rate has the shorter time)."""
-    return {k: v / row["bytes"] if k != "reps" else v for k, v in row["time_s"].items()}
-
-
 def compare(docs: Docs, dtype: Dtype = "float32") -> str:
     """The Triton add against torch.add at the largest size, by the book's tie rule (the
     spreads of one run, widened by its tie margin): "faster than", "as fast as" or "slower
     than", for "the Triton add is ... torch.add"."""
-    ours, peer = largest(docs, "triton", dtype), largest(docs, "torch", dtype)
-    margin = render.tie_margin(render.doc(docs, BENCH))
-    return render.compare(ours["time_s"], peer["time_s"], margin=margin)
+    return render.tie_words(
+        docs, BENCH, largest(docs, "triton", dtype), largest(docs, "torch", dtype)
+    )
 
 
 def copy_compare(docs: Docs, dtype: Dtype = "float32") -> str:
     """The Triton add's bytes per second at the largest size against the run's copy, in
     words by the tie rule (the spreads of one run, widened by its tie margin): "faster
     than", "as fast as" or "slower than", for "it moves its bytes ... the copy does"."""
-    d = render.doc(docs, BENCH)
-    margin = render.tie_margin(d)
-    return render.compare(per_byte(largest(docs, "triton", dtype)), per_byte(d["ceilings"]["copy"]),
-                          margin=margin)  # fmt: skip
+    ours, copy = largest(docs, "triton", dtype), render.doc(docs, BENCH)["ceilings"]["copy"]
+    return render.tie_words(docs, BENCH, render.per_byte(ours), render.per_byte(copy))
 
 
 def stream_compare(docs: Docs, stream: Stream, impl: Impl = "triton") -> str | None:
@@ -338,12 +298,10 @@ def stream_compare(docs: Docs, stream: Stream, impl: Impl = "triton") -> str | N
     vector_add_streams, in words by the tie rule: "faster than", "as fast as" or "slower
     than", for "a byte read alone moves ... a byte copied". None where this device has not
     run it."""
-    this = render.maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
-    base = render.maybe_one(docs, STREAMS, absent_ok=True, stream="copy", impl="torch")
-    if this is None or base is None:
-        return None
-    margin = render.tie_margin(render.doc(docs, STREAMS))
-    return render.compare(per_byte(this), per_byte(base), margin=margin)
+    this, base = (render.maybe_one(docs, STREAMS, absent_ok=True, stream=s, impl=i)
+                  for s, i in ((stream, impl), ("copy", "torch")))  # fmt: skip
+    this, base = (None if r is None else render.per_byte(r) for r in (this, base))
+    return render.tie_words(docs, STREAMS, this, base)
 
 
 # ---- values: occupancy, limit by limit (added for lesson 02) --------------------------------
@@ -356,22 +314,21 @@ def resident_by(docs: Docs, block: int, warps: int, limit: Limit) -> int | None:
     ``limit`` counted: its 2048 threads (threads), its 32 program slots (blocks) or its
     65,536 registers, handed out per warp (registers); None where the run's compute
     capability is not in SM_LIMITS. ``resident`` is the least of the three."""
-    r = resident_per_sm(docs, block, warps)
-    return None if r is None else r[limit]
+    return render.field(resident_per_sm(docs, block, warps), limit)
 
 
 def occupancy(docs: Docs, block: int, warps: int) -> float | None:
     """Resident warps of the add at (block, warps) over the most an SM can hold (its thread
     limit / 32), a fraction; None where the run's compute capability is not in SM_LIMITS."""
     r = resident_per_sm(docs, block, warps)
-    limits = SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
+    limits = render.SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
     return None if r is None else r["resident"] * warps / (limits["threads"] // 32)
 
 
 def warp_registers(docs: Docs, block: int, warps: int) -> int:
     """Registers one warp of the add at (block, warps) is given: registers per thread times
     32, rounded up to the SM's unit of 256."""
-    return warp_share(sweep_row(docs, block, warps)["n_regs"])
+    return render.warp_share(sweep_row(docs, block, warps)["n_regs"])
 
 
 VALUES = {
@@ -508,14 +465,9 @@ FIGURES = {
 # ---- lesson 01's roofline -----------------------------------------------------------------
 
 
-def roofline_points(rows: list[dict]) -> list[dict]:
-    """One point per dtype: the Triton kernel at the largest size (1 FLOP per element)."""
-    largest = max(r["n"] for r in rows)
-    return [
-        render.roofline_point(r, f"vector add ({r['dtype']})", flops=r["n"])
-        for r in rows
-        if r["impl"] == "triton" and r["n"] == largest
-    ]
-
-
-ROOFLINE = {"vector_add": roofline_points}
+# One point per dtype: the Triton kernel at the largest size (1 FLOP per element).
+ROOFLINE = {
+    BENCH: render.roofline_rows(
+        "vector add ({dtype})", largest="n", flops=lambda r: r["n"], impl="triton"
+    )
+}

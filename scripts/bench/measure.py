@@ -55,8 +55,9 @@ except ImportError as exc:  # before anything else can fail on it, say what is m
 from scripts.bench import benchlib  # noqa: E402
 from scripts.bench import benchmarks as benchmarks_pkg  # noqa: E402
 
-# Written by this runner (ceilings, quick_run) or by scripts/bench/variation.py, not by a family.
-RESERVED = {"ceilings", "quick_run", "variation"}
+# Written by this runner (ceilings, quick_run), by scripts/bench/variation.py or by
+# scripts/bench/counters.py (Nsight Compute), not by a family.
+RESERVED = {"ceilings", "counters", "quick_run", "variation"}
 QUICK_DIR = benchlib.ROOT / "figures" / "data-quick"
 
 

@@ -54,7 +54,8 @@ nowhere else may define it; one used twice belongs here.
 **Roofline points** are presentation, chosen here, not in the data: a module whose family
 appears on lesson 01's roofline holds ``ROOFLINE = {benchmark: points(rows)}``, each point
 ``{"kernel", "flops", "bytes", "seconds"}`` (``roofline_point(row, kernel)`` makes
-one); ``roofline_points(docs)`` gathers them.
+one, ``roofline_rows(label, **fields)`` one per matching row); ``roofline_points(docs)``
+gathers them.
 
 **Widgets** name values in ``data-values="..."`` with no spaces inside a name:
 ``KIND:NAME=VALUE,NAME=VALUE`` (``vector_add.bandwidth:impl=torch,dtype=float16``), or
@@ -1197,3 +1198,117 @@ def placeholders(markdown: str) -> list[tuple[str, Use]]:
         if len(words) >= 3 and words[0] == "value":
             found.append((words[1], parse_use(words[2:])))
     return found
+
+
+# ---- kinds and figures shared by modules --------------------------------------------------
+
+
+def tie_words(
+    docs: Docs, bench: str, ours: dict | None, peer: dict | None, words=COMPARE_WORDS
+) -> str | None:
+    """``ours`` against ``peer``, two rows of one run of ``bench`` (or their time spreads),
+    in words by the tie rule (``compare``, widened by the run's ``tie_margin``): "faster
+    than", "as fast as" or "slower than"; None where either is missing (not measured)."""
+    if ours is None or peer is None:
+        return None
+    a, b = (s.get("time_s", s) for s in (ours, peer))
+    return compare(a, b, words, tie_margin(doc(docs, bench)))
+
+
+def field(row: dict | None, *keys: str):
+    """``row[key][key]...``, or None where there is no row (not measured)."""
+    for key in keys:
+        if row is None:
+            return None
+        row = row[key]
+    return row
+
+
+def time_ratio(of: dict | None, to: dict | None) -> float | None:
+    """Median time of row ``of`` over row ``to`` (above 1: ``to`` is faster); None without
+    both."""
+    return None if of is None or to is None else of["time_s"]["p50"] / to["time_s"]["p50"]
+
+
+def per_byte(row: dict) -> Spread:
+    """A row's time spread over its bytes: seconds per byte read or written, so that rows
+    moving different amounts compare by rate (the faster rate has the shorter time)."""
+    return {k: v / row["bytes"] if k != "reps" else v for k, v in row["time_s"].items()}
+
+
+def host_bound(row: dict) -> bool:
+    """Whether the host, not the GPU, set the row's pace: its host time per call (a loop of
+    back-to-back calls) exceeds its CUDA-graph replay time (the GPU's work alone) beyond
+    both spreads. Only rows that record both controls can say so."""
+    host, graph = row.get("host_s"), row.get("graph_time_s")
+    return bool(host and graph) and host["p20"] > graph["p80"]
+
+
+def config_text(r: dict) -> str:
+    """A row's matmul config: '128 × 256 × 64, 8 warps, 3 stages'."""
+    return (
+        f"{r['block_m']} × {r['block_n']} × {r['block_k']}, {r['num_warps']} warps, "
+        f"{r['num_stages']} stages"
+    )
+
+
+ELEMENT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
+SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+# What one SM can hold at once, by compute capability (CUDA C Programming Guide, "Technical
+# Specifications per Compute Capability"): threads, thread blocks (programs) and 32-bit
+# registers. Registers go to each warp in units of 256.
+SM_LIMITS = {
+    "8.0": {"threads": 2048, "blocks": 32, "registers": 65536},
+    "8.6": {"threads": 1536, "blocks": 16, "registers": 65536},
+    "8.9": {"threads": 1536, "blocks": 24, "registers": 65536},
+    "9.0": {"threads": 2048, "blocks": 32, "registers": 65536},
+}
+REGISTER_UNIT = 256
+
+
+def warp_share(n_regs: int) -> int:
+    """Registers one warp is given for a kernel of ``n_regs`` registers per thread: times 32,
+    rounded up to the SM's unit (REGISTER_UNIT)."""
+    return -(-n_regs * 32 // REGISTER_UNIT) * REGISTER_UNIT
+
+
+def limits_by(capability: str | None, n_regs: int, warps: int) -> dict | None:
+    """How many programs of a kernel with ``n_regs`` registers per thread and ``warps``
+    warps one SM holds if only its threads, only its program slots ("blocks") or only its
+    registers counted (SM_LIMITS of that compute capability); None where it is not in
+    SM_LIMITS. Lessons 02, 06 and 13 share this arithmetic (13 adds shared memory)."""
+    limits = SM_LIMITS.get(capability)
+    if limits is None:
+        return None
+    return {
+        "threads": limits["threads"] // (32 * warps),
+        "blocks": limits["blocks"],
+        "registers": limits["registers"] // warp_share(n_regs) // warps,
+    }
+
+
+def roofline_rows(label: str, largest: str | None = None, flops=None, moved=None, **where):
+    """A ``ROOFLINE`` entry: one point per row whose fields equal ``where`` (with
+    ``largest``, also whose field of that name is the largest over all rows), labelled
+    ``label.format(**row)``, with ``flops(row)`` and ``moved(row)`` where given, else the
+    row's own ``flops`` and ``bytes``."""
+
+    def points(rows: list[dict]) -> list[dict]:
+        top = max(r[largest] for r in rows) if largest else None
+        return [
+            roofline_point(r, label.format(**r), flops and flops(r), moved and moved(r))
+            for r in rows
+            if all(r[k] == v for k, v in where.items()) and (not largest or r[largest] == top)
+        ]
+
+    return points
+
+
+def resident_on_sm(docs: Docs, n_regs: int, warps: int) -> dict | None:
+    """How many programs of a kernel with ``n_regs`` registers per thread and ``warps``
+    warps one SM of this device holds, by each limit (``limits_by``) and overall
+    (``resident``); None where the run's compute capability is not in SM_LIMITS."""
+    by = limits_by(provenance(docs).get("compute_capability"), n_regs, warps)
+    return None if by is None else {**by, "resident": min(by.values())}

@@ -141,21 +141,21 @@ CASES = [
         "kernels/attention.py BACKWARD_TILE_MATMULS",
         module_constant("kernels/attention.py", "BACKWARD_TILE_MATMULS"),
     ),
-    # Hardware facts the occupancy values compute with (figures/vector_add.py SM_LIMITS,
+    # Hardware facts the occupancy values compute with (scripts/book/render.py SM_LIMITS,
     # compute capability 9.0: the CUDA C Programming Guide's per-capability table).
     (
         "dsl/04-loads-stores-masks.md",
         "holds at most 2,048 threads",
         "2,048",
-        "figures/vector_add.py SM_LIMITS['9.0']['threads']",
-        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["threads"],
+        "scripts/book/render.py SM_LIMITS['9.0']['threads']",
+        module_constant("scripts/book/render.py", "SM_LIMITS")["9.0"]["threads"],
     ),
     (
         "dsl/04-loads-stores-masks.md",
         "2,048 threads and 32 programs",
         "32",
-        "figures/vector_add.py SM_LIMITS['9.0']['blocks']",
-        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["blocks"],
+        "scripts/book/render.py SM_LIMITS['9.0']['blocks']",
+        module_constant("scripts/book/render.py", "SM_LIMITS")["9.0"]["blocks"],
     ),
     # Lesson 05: the worked example is the dot_tf32 benchmark's tile and size; the sizes
     # and datasheet peaks the measurement section names.
@@ -248,22 +248,22 @@ CASES = [
         "dsl/06-reductions.md",
         "its 2,048 threads",
         "2,048",
-        "figures/vector_add.py SM_LIMITS['9.0']['threads']",
-        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["threads"],
+        "scripts/book/render.py SM_LIMITS['9.0']['threads']",
+        module_constant("scripts/book/render.py", "SM_LIMITS")["9.0"]["threads"],
     ),
     (
         "dsl/06-reductions.md",
         "handed to a warp in blocks of 256",
         "256",
-        "figures/vector_add.py REGISTER_UNIT",
-        module_constant("figures/vector_add.py", "REGISTER_UNIT"),
+        "scripts/book/render.py REGISTER_UNIT",
+        module_constant("scripts/book/render.py", "REGISTER_UNIT"),
     ),
     (
         "dsl/06-reductions.md",
         "has 65,536 registers, handed to a warp",
         "65,536",
-        "figures/vector_add.py SM_LIMITS['9.0']['registers']",
-        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["registers"],
+        "scripts/book/render.py SM_LIMITS['9.0']['registers']",
+        module_constant("scripts/book/render.py", "SM_LIMITS")["9.0"]["registers"],
     ),
     # Lesson 02's occupancy limits and the glossary's: the same table, and the register unit.
     *(
@@ -271,8 +271,8 @@ CASES = [
             page,
             typed,
             number,
-            f"figures/vector_add.py SM_LIMITS['9.0'][{key!r}]",
-            module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"][key],
+            f"scripts/book/render.py SM_LIMITS['9.0'][{key!r}]",
+            module_constant("scripts/book/render.py", "SM_LIMITS")["9.0"][key],
         )
         for page, typed, number, key in (
             (
@@ -307,8 +307,8 @@ CASES = [
         "model/02-programs-and-tiles.md",
         "handed out per warp in units of 256",
         "256",
-        "figures/vector_add.py REGISTER_UNIT",
-        module_constant("figures/vector_add.py", "REGISTER_UNIT"),
+        "scripts/book/render.py REGISTER_UNIT",
+        module_constant("scripts/book/render.py", "REGISTER_UNIT"),
     ),
     # Hardware facts, not code: shared memory per SM and per thread block on Hopper
     # (NVIDIA's Hopper tuning guide, "Occupancy"; the gpu-hierarchy diagram says the same).
@@ -330,15 +330,15 @@ CASES = [
         "performance/13-autotuning.md",
         "has 65,536 registers, handed to each warp in blocks of 256",
         "65,536",
-        "figures/vector_add.py SM_LIMITS['9.0']['registers']",
-        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["registers"],
+        "scripts/book/render.py SM_LIMITS['9.0']['registers']",
+        module_constant("scripts/book/render.py", "SM_LIMITS")["9.0"]["registers"],
     ),
     (
         "performance/13-autotuning.md",
         "handed to each warp in blocks of 256",
         "256",
-        "figures/vector_add.py REGISTER_UNIT",
-        module_constant("figures/vector_add.py", "REGISTER_UNIT"),
+        "scripts/book/render.py REGISTER_UNIT",
+        module_constant("scripts/book/render.py", "REGISTER_UNIT"),
     ),
     (
         "performance/13-autotuning.md",
@@ -358,15 +358,15 @@ CASES = [
         "performance/13-autotuning.md",
         "the SM's limits of 2,048 threads",
         "2,048",
-        "figures/vector_add.py SM_LIMITS['9.0']['threads']",
-        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["threads"],
+        "scripts/book/render.py SM_LIMITS['9.0']['threads']",
+        module_constant("scripts/book/render.py", "SM_LIMITS")["9.0"]["threads"],
     ),
     (
         "performance/13-autotuning.md",
         "2,048 threads and 32 programs are far off",
         "32",
-        "figures/vector_add.py SM_LIMITS['9.0']['blocks']",
-        module_constant("figures/vector_add.py", "SM_LIMITS")["9.0"]["blocks"],
+        "scripts/book/render.py SM_LIMITS['9.0']['blocks']",
+        module_constant("scripts/book/render.py", "SM_LIMITS")["9.0"]["blocks"],
     ),
     (
         "performance/13-autotuning.md",

@@ -541,7 +541,7 @@ def fig_bytes(docs: Docs) -> dict:
                 labels, gbs, ROLE[impl], name=name, hover=hover, text=texts, textposition="auto"
             )
         )
-    xaxis = render.axis("HBM GB per call (counted)", rangemode="tozero")
+    xaxis = render.axis("HBM GB per call", rangemode="tozero")
     return render.plot(traces, barmode="group", xaxis=xaxis, yaxis=render.label_axis())
 
 
@@ -579,12 +579,17 @@ FIGURES = {
         "counted bytes, each divided by the measured copy bandwidth.",
     ),
     "fused-activation-bytes": Figure(
-        "HBM bytes per call: eager chain against one fused kernel (counted)",
+        "HBM bytes per call: eager chain against one fused kernel",
         (BENCH,),
         fig_bytes,
         "Bar chart of HBM bytes per call, counted from the kernels each version runs, at the "
         "largest size (M = 32,768, N = 4,096, bf16), with and without the mask; labels give "
         "the kernels per call measured with torch.profiler.",
+        counted=(
+            "bytes each version must read and write, from the tensor shapes and the "
+            "kernels each runs (torch.profiler lists them), at M = 32,768, N = 4,096, bf16; "
+            "the same on every GPU"
+        ),
     ),
     "fused-activation-variants": Figure(
         "Bias + GELU + mask at the largest size: every variant",

@@ -453,21 +453,41 @@ def curves(docs: Docs, bench: str, x: str, impls, field: str, styles, **match):
                 yield impl, label, role, style, found
 
 
-def width_figure(docs: Docs, bench: str, widths, curves) -> dict:
-    """Bandwidth against columns per row, for the row-wise benchmarks (softmax, reduction:
-    512 MiB tensors at every width), with the copy ceiling. ``curves`` are ``(rows, name,
-    role, ours, extra)`` in legend order, ``extra`` going to ``tbps_line`` (``dash``,
-    ``marker``). The ceiling is drawn first and listed last; the book's kernels (``ours``)
-    are drawn last, so they stay visible where a peer lies on top of them."""
+def width_traces(docs: Docs, bench: str, widths, curves) -> list[dict]:
+    """The traces of ``width_figure``: the copy ceiling (drawn first, listed last), the
+    peers, then the book's kernels (``ours``), drawn last so that they stay visible where
+    a peer lies on top of them."""
     ceiling = copy_ceiling(docs, bench, widths, legendrank=2000)
     hover, ours, peers = "%{x:,} columns<br>%{y:.2f} TB/s", [], []
     for i, (found, name, role, mine, extra) in enumerate(curves):
         trace = tbps_line(found, "cols", name, role, hover=hover, **extra, legendrank=1000 + i)
         (ours if mine else peers).append(trace)
+    return [ceiling, *peers, *ours]
+
+
+WIDTH_AXES = ("columns per row (512 MiB tensors)", "bandwidth (TB/s)")
+
+
+def width_figure(docs: Docs, bench: str, widths, curves) -> dict:
+    """Bandwidth against columns per row, for the row-wise benchmarks (softmax, reduction:
+    512 MiB tensors at every width), with the copy ceiling. ``curves`` are ``(rows, name,
+    role, ours, extra)`` in legend order, ``extra`` going to ``tbps_line`` (``dash``,
+    ``marker``), drawn as ``width_traces`` says."""
     return plot(
-        [ceiling, *peers, *ours],
-        xaxis=axis("columns per row (512 MiB tensors)", log=True, ticks=widths),
-        yaxis=axis("bandwidth (TB/s)", rangemode="tozero"),
+        width_traces(docs, bench, widths, curves),
+        xaxis=axis(WIDTH_AXES[0], log=True, ticks=widths),
+        yaxis=axis(WIDTH_AXES[1], rangemode="tozero"),
+    )
+
+
+def width_panels(docs: Docs, bench: str, widths, panes, columns: int = 2) -> dict:
+    """``width_figure`` as small multiples: one panel per ``(title, curves)`` of ``panes``
+    (one per dtype, say), each with its copy ceiling, on one bandwidth scale."""
+    return panels(
+        [(title, width_traces(docs, bench, widths, curves)) for title, curves in panes],
+        axis(WIDTH_AXES[0], log=True, ticks=widths),
+        axis(WIDTH_AXES[1], rangemode="tozero"),
+        columns=columns,
     )
 
 
@@ -1256,6 +1276,21 @@ ELEMENT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
+
+def short(row: dict) -> dict:
+    """``row`` with its ``dtype`` (if any) written as the book's figures write dtypes:
+    fp32, fp16, bf16 (``SHORT_DTYPE``), for a label made with ``str.format(**row)``."""
+    if row.get("dtype") in SHORT_DTYPE:
+        return {**row, "dtype": SHORT_DTYPE[row["dtype"]]}
+    return row
+
+
+def powers(text: str) -> str:
+    """Powers written as the book's figures write them, with superscripts: '2^26' becomes
+    '2²⁶'."""
+    return re.sub(r"(\d+)\^(-?\d+)", lambda m: m[1] + m[2].translate(SUPERSCRIPT), text)
+
+
 # What one SM can hold at once, by compute capability (CUDA C Programming Guide, "Technical
 # Specifications per Compute Capability"): threads, thread blocks (programs) and 32-bit
 # registers. Registers go to each warp in units of 256.
@@ -1298,7 +1333,7 @@ def roofline_rows(label: str, largest: str | None = None, flops=None, moved=None
     def points(rows: list[dict]) -> list[dict]:
         top = max(r[largest] for r in rows) if largest else None
         return [
-            roofline_point(r, label.format(**r), flops and flops(r), moved and moved(r))
+            roofline_point(r, label.format(**short(r)), flops and flops(r), moved and moved(r))
             for r in rows
             if all(r[k] == v for k, v in where.items()) and (not largest or r[largest] == top)
         ]

@@ -152,16 +152,38 @@ def test_ours_and_peers_are_told_apart(visit, md, width, scheme):
             if min(apart.values()) < OURS_DE:
                 seen = ", ".join(f"{v} {e:.1f}" for v, e in apart.items())
                 found.append(f"{at}: ours {a} and peer {b} are only ΔE {seen} apart")
-        lines = [t for t in d["traces"] if t["type"] == "scatter" and t["visible"] and peer(t)]
-        for a, b in itertools.combinations(lines, 2):
-            if a["role"] == b["role"]:
-                continue  # one implementation, in two settings the figure tells apart
-            if a["symbol"] and b["symbol"] and a["symbol"] == b["symbol"]:
-                both = f"{a['name']!r} and {b['name']!r}"
-                found.append(f"{at}: {both} share the marker {a['symbol']}")
-            if a["colour"] == b["colour"] and a["dash"] == b["dash"]:
-                found.append(f"{at}: {a['name']!r} and {b['name']!r} share colour and dash")
+        found += peers_apart(d, at)
     assert not found, "\n".join(sorted(set(found)))
+
+
+def peers_apart(d: dict, at: str) -> list[str]:
+    """Two lines of different implementations (roles) differ in colour, and in marker
+    symbol and dash as well, where the figure has ours (a dash the figure uses for its own
+    encoding, say dashed bf16, is its own). In a figure without ours (a sweep, the
+    roofline's points) no two series share colour, symbol and dash all three."""
+    found = []
+    mine = any(ours(t) for t in d["traces"] if t["visible"])
+    lines = [t for t in d["traces"] if t["type"] == "scatter" and t["visible"] and peer(t)]
+    for a, b in itertools.combinations(lines, 2):
+        if a["role"] == b["role"]:
+            continue  # one implementation, in two settings the figure tells apart
+        both = f"{a['name']!r} and {b['name']!r}"
+        same = {
+            "colour": a["colour"] == b["colour"],
+            "marker": a["symbol"] is not None and a["symbol"] == b["symbol"],
+            "dash": a["lines"] and b["lines"] and a["dash"] == b["dash"],
+        }
+        if not mine:
+            look = (a["colour"], a["symbol"], a["dash"] if a["lines"] else None)
+            if look == (b["colour"], b["symbol"], b["dash"] if b["lines"] else None):
+                found.append(f"{at}: {both} look the same")
+            continue
+        if d["ownDashes"]:
+            same["dash"] = False
+        shared = [k for k, v in same.items() if v]
+        if shared:
+            found.append(f"{at}: {both} share their {' and '.join(shared)}")
+    return found
 
 
 # ---- notation --------------------------------------------------------------------------

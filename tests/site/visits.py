@@ -348,6 +348,7 @@ DESIGN = r"""
     toolbar: toolbar, page: getComputedStyle(document.body).backgroundColor,
     devices: fig.querySelectorAll(".book-figure__devices button").length,
     label: (fig.querySelector(".book-figure__devices-label") || {}).textContent || "",
+    ownDashes: fig.getAttribute("data-own-dashes") === "true",
   };
 }
 """

@@ -174,11 +174,14 @@
       g.ygap = g.rows > 1 ? 0.3 : 0.2;
       g.xgap = 0.12;
       layout.grid = g;
-      if (g.rows > 1) {
-        // One x title, under the last row.
-        for (let i = 1; i <= n - g.columns; i++) {
-          const ax = "xaxis" + (i === 1 ? "" : i);
-          if (layout[ax]) layout[ax] = Object.assign({}, layout[ax], { title: { text: "" } });
+      // One x title under the last row, one y title left of the first column.
+      for (let i = 1; i <= n; i++) {
+        const suffix = i === 1 ? "" : String(i);
+        if (g.rows > 1 && i <= n - g.columns && layout["xaxis" + suffix]) {
+          layout["xaxis" + suffix] = Object.assign({}, layout["xaxis" + suffix], { title: { text: "" } });
+        }
+        if ((i - 1) % g.columns > 0 && layout["yaxis" + suffix]) {
+          layout["yaxis" + suffix] = Object.assign({}, layout["yaxis" + suffix], { title: { text: "" } });
         }
       }
     }
@@ -186,12 +189,12 @@
       paper_bgcolor: "rgba(0,0,0,0)",
       plot_bgcolor: "rgba(0,0,0,0)",
       font: { color: pal.text, size: 13 },
-      margin: { l: 64, r: 16, t: 16, b: 16 },
+      margin: { l: 64, r: 16, t: layout.grid ? 32 : 16, b: 16 },  // panels: room for their titles
       // Anchored to the bottom of the whole figure (not the plot area), so the legend
       // takes its own room below the x-axis title however many rows it wraps into.
       legend: {
         orientation: "h", x: 0, y: 0, xref: "container", yref: "container", yanchor: "bottom",
-        bgcolor: "rgba(0,0,0,0)",
+        bgcolor: "rgba(0,0,0,0)", tracegroupgap: 0,
       },
       hoverlabel: { namelength: -1 },
       // A first guess: fitHeight() then sizes the figure to its content.
@@ -218,7 +221,7 @@
       a.arrowcolor = pal.text;
     });
     return {
-      data: data, layout: layout, asked: (plot.layout || {}).height || 0,
+      data: data, layout: layout, asked: (plot.layout || {}).height || 0, ownDashes: ownDashes,
       zoomed: Object.keys(state.zoom || {}),
     };
   }
@@ -293,7 +296,10 @@
       if (!AXIS.test(k)) return;
       const full = gd._fullLayout[k];
       const ax = fig.layout[k] || {};
-      if (!full || full.type !== "log" || ax.tickvals || ax.dtick !== undefined) return;
+      // Ticks the figure chose stay; those chosen here are chosen again each pass (the
+      // plot area may have grown since).
+      const mine = fig.decades || (fig.decades = {});
+      if (!full || full.type !== "log" || ((ax.tickvals || ax.dtick !== undefined) && !mine[k])) return;
       const lo = Math.min(full.range[0], full.range[1]);
       const hi = Math.max(full.range[0], full.range[1]);
       const first = Math.ceil(lo - 1e-9), last = Math.floor(hi + 1e-9);
@@ -312,7 +318,11 @@
         }
         set = { tickvals: vals, ticktext: vals.map(function (v) { return v.toLocaleString("en-US"); }) };
       }
-      fig.layout[k] = Object.assign({}, ax, set);
+      const before = JSON.stringify([ax.dtick, ax.tickvals]);
+      const next = Object.assign({}, ax, { dtick: undefined, tick0: undefined, tickvals: undefined, ticktext: undefined }, set);
+      mine[k] = true;
+      if (JSON.stringify([next.dtick, next.tickvals]) === before) return;
+      fig.layout[k] = next;
       changed = true;
     });
     return changed;
@@ -397,7 +407,10 @@
       const c = horizontal ? (r.left + r.right) / 2 : (r.top + r.bottom) / 2;
       return horizontal ? Math.min(c - svg.left, svg.right - c) : Math.min(c - svg.top, svg.bottom - c);
     }
-    [["xaxis", ".g-xtitle text", true], ["yaxis", ".g-ytitle text", false]]
+    // Every axis, panels' included (xaxis2's title is .g-x2title).
+    Object.keys(fig.layout).filter(function (k) { return AXIS.test(k); }).map(function (k) {
+      return [k, ".g-" + k[0] + k.slice(5) + "title text", k[0] === "x"];
+    })
       .forEach(function (a) {
         const el = gd.querySelector(a[1]);
         const ax = fig.layout[a[0]];
@@ -480,6 +493,7 @@
     });
     const token = (state.token = (state.token || 0) + 1);
     el.setAttribute("data-fitted", "false");
+    el.setAttribute("data-own-dashes", fig.ownDashes ? "true" : "false");
     Plotly.react(plotDiv, fig.data, fig.layout, CONFIG).then(function () {
       if (!plotDiv.__bookZoom) {
         plotDiv.__bookZoom = true;

@@ -77,7 +77,16 @@ into words for a sentence ("faster than", "as fast as", "slower than"), so a val
 can give a page a comparison that follows the data instead of a typed one.
 
 Figures are plain Plotly JSON (``data`` + ``layout``); each trace carries ``meta.role``
-and ``docs/assets/js/figures.js`` picks its colour for the light or dark palette.
+and ``docs/assets/js/figures.js`` styles it for the light or dark palette, one design for
+every figure (issue 20): the role ``triton`` (or ``wrapper``) is the book's kernel, drawn
+on top, thickest, in its reserved colour; ``ceiling``, ``ceiling-2`` and ``marker`` are
+grey references; any other role (``torch``, ``compile``, ``cublas``, ``series-N``) is a
+peer with its own colour, dash and marker symbol. A figure sets no colours, widths or
+heights: the height comes from its content. Where one plot would need more than about
+six lines, or a dash to tell two settings apart (fp32 and bf16, full and causal), draw
+small multiples with ``panels`` (``width_panels`` for the row-wise benchmarks). Write
+dtypes as ``SHORT_DTYPE`` does (bf16) and powers with superscripts (``powers``). A figure
+counted from shapes rather than measured gives ``Figure(..., counted="what and how")``.
 """
 
 from __future__ import annotations

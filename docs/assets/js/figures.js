@@ -271,7 +271,7 @@
     const rows = new Set(areas.map(function (a) { return Math.round(a.top); })).size;
     let want = gd.clientWidth < PHONE_PX ? PLOT_MIN.phone : PLOT_MIN.desktop;
     const bars = fig.data.filter(function (t) { return t.type === "bar" && t.orientation === "h"; });
-    if (bars.length && bars.length === fig.data.filter(function (t) { return t.type === "bar"; }).length) {
+    if (bars.length) {
       const grouped = fig.layout.barmode === "group" ? bars.length : 1;
       const labels = new Set();
       bars.forEach(function (t) { t.y.forEach(function (y) { labels.add(y); }); });

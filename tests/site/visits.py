@@ -327,9 +327,13 @@ DESIGN = r"""
     const cd = g.__data__;
     return cd && cd[0] && cd[0].trace ? cd[0].trace.index : -1;
   });
+  // The ticks the figure itself chose (in its data, before figures.js drew it).
+  const book = fig.__book;
+  const own = book ? book.payload.devices[book.index].plot.layout || {} : {};
   const axes = Object.keys(gd._fullLayout).filter((k) => /^[xy]axis\d*$/.test(k)).map((k) => {
     const a = gd._fullLayout[k];
-    return {name: k, type: a.type, given: !!(gd.layout[k] && gd.layout[k].tickvals),
+    const mine = own[k] || {};
+    return {name: k, type: a.type, given: !!(mine.tickvals || mine.dtick !== undefined),
             range: (a.range || []).slice(),
             ticks: (a._vals || []).map((v) => ({x: v.x, text: String(v.text || "")}))};
   });

@@ -7,7 +7,9 @@
 #   make lint     ruff check + ruff format --check
 #   make figures  run the GPU benchmarks -> figures/data/<gpu>/*.json; needs only an
 #                 existing torch + triton + numpy (no venv). ONLY="names" runs a subset;
-#                 QUICK=1 fewer sizes -> figures/data-quick/<gpu>/ (never drawn by the site)
+#                 QUICK=1 fewer sizes -> figures/data-quick/<gpu>/ (never drawn by the site);
+#                 STALE=1 only the benchmarks whose data for this GPU is stale
+#   make stale    list the stale data files (code changed since they were measured)
 
 PYTHON  ?= python3
 VENV    := .venv
@@ -18,7 +20,7 @@ HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
 TEST_GROUP := $(if $(HAVE_GPU),site,test)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test test-fast test-site lint figures chromium constraints
+.PHONY: serve site test test-fast test-site lint figures stale chromium constraints
 
 $(VENV)/.created:
 	$(PYTHON) -m venv $(if $(HAVE_GPU),--system-site-packages) $(VENV)
@@ -37,11 +39,14 @@ serve: $(VENV)/.docs
 site: $(VENV)/.docs
 	$(VPY) -m mkdocs build --strict -d site
 
+# The stale list is printed, never failed on: a GPU to rerun them is not always at hand.
 test: $(VENV)/.test lint chromium
 	$(VPY) -m pytest -n 2 --dist loadgroup
+	@$(VPY) -m scripts.bench.sources
 
 test-fast: $(VENV)/.test lint
 	$(VPY) -m pytest -n 2 --dist loadgroup -m "not browser"
+	@$(VPY) -m scripts.bench.sources
 
 test-site: $(VENV)/.test chromium
 	$(VPY) -m pytest tests/site
@@ -51,7 +56,10 @@ lint: $(VENV)/.test
 	$(VPY) -m ruff format --check .
 
 figures:
-	$(PYTHON) scripts/bench/measure.py $(if $(QUICK),--quick) $(ONLY)
+	$(PYTHON) scripts/bench/measure.py $(if $(QUICK),--quick) $(if $(STALE),--stale) $(ONLY)
+
+stale:
+	@$(PYTHON) -m scripts.bench.sources
 
 # An installed Chromium/Chrome, else Debian's (root) or Playwright's: scripts/book/browser.py.
 chromium: $(VENV)/.test

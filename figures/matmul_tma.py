@@ -89,8 +89,10 @@ def vs_cublas(docs: Docs, impl: Literal["tma", "tma_ws"]) -> str | None:
 
 
 def regs(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> int | None:
-    """Registers per thread of ``impl``'s compiled kernel at n³ (the autotuner's pick)."""
-    return render.field(row(docs, impl, dtype, n), "n_regs")
+    """Registers per thread of ``impl``'s compiled kernel at n³ (the autotuner's pick); None
+    where the row does not record them."""
+    r = row(docs, impl, dtype, n)
+    return r.get("n_regs") if r else None
 
 
 def ws_status(docs: Docs) -> str | None:

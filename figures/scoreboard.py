@@ -67,6 +67,8 @@ def against(
     mid, low, high = render.speedup(ours[field], peer[field], margin)
     tie = render.ties(low, high)
     word = "ties" if tie else ("faster" if low > 1 else "slower")
+    if render.reading_stale():  # measured with older code: the ratio, no word (render.py)
+        return span(mid, low, high, False, tie) + (" · host-bound" if bound else "")
     return f"{word}: {span(mid, low, high, False, tie)}" + (" · host-bound" if bound else "")
 
 
@@ -82,7 +84,8 @@ def of_copy(docs: Docs, bench: str, row: dict | None) -> str | None:
         scale * v for v in render.speedup(row["time_s"], ceiling["time_s"], render.tie_margin(d))
     )
     tie = render.ties(low, high)
-    return ("ties: " if tie else "") + span(mid, low, high, True, tie)
+    stale = render.reading_stale()  # measured with older code: no word (render.py)
+    return ("ties: " if tie and not stale else "") + span(mid, low, high, True, tie)
 
 
 def launch_note(docs: Docs) -> str:

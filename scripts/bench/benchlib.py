@@ -15,6 +15,7 @@ Needs only torch, triton and numpy, so it runs on a GPU box as it comes.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import platform
@@ -28,6 +29,8 @@ from typing import Callable
 
 import torch
 import triton
+
+from scripts.bench import sources
 
 SCHEMA_VERSION = 2
 ROOT = Path(__file__).resolve().parents[2]
@@ -491,17 +494,57 @@ def measure_fma_fp32(iters: int = 256, block: int = 1024, num_warps: int = 4) ->
 # ---- output -----------------------------------------------------------------------------
 
 
+# An absolute path that runs into a file of this repository (a compiled kernel's source
+# location, ``loc("/any/checkout/kernels/vector_add.py":27:0)``): what precedes
+# ``kernels/`` or ``scripts/`` is the measuring machine's, not the book's.
+IN_REPOSITORY = re.compile(r"(?<![\w.])/(?:[^\s\"'():/]+/)+?(?=(?:kernels|scripts)/[\w/.-]+\.py)")
+# A path into an installed package: kept from the package's own folder on
+# (``triton/language/standard.py``).
+IN_PACKAGES = re.compile(r"(?<![\w.])/[^\s\"'():]*?/(?:site|dist)-packages/")
+
+
+def relative_paths(node):
+    """``node`` (rows, any JSON) with every absolute path in its strings made relative: to
+    the repository for its own files, to site-packages for installed packages. Data files
+    are published; the measuring machine's folders are not part of a measurement."""
+    if isinstance(node, str):
+        for root in {str(ROOT), os.path.abspath(ROOT)}:
+            node = node.replace(root.rstrip("/") + "/", "")
+        return IN_PACKAGES.sub("", IN_REPOSITORY.sub("", node))
+    if isinstance(node, list):
+        return [relative_paths(v) for v in node]
+    if isinstance(node, dict):
+        return {k: relative_paths(v) for k, v in node.items()}
+    return node
+
+
+def defined_in(bench: Benchmark) -> str:
+    """The repository file that defines ``bench``'s run function (the runner where that is
+    not a file of this repository)."""
+    try:
+        path = Path(inspect.getsourcefile(bench.run) or "").resolve()
+        return str(path.relative_to(ROOT))
+    except (TypeError, ValueError):
+        return sources.RUNNER
+
+
 def write(
     bench: Benchmark, prov: dict, ceilings: dict, rows: list[Row], out_dir: Path | None = None
 ) -> Path:
-    """Write one benchmark's file: the shared envelope (figures/schema.json) around rows."""
+    """Write one benchmark's file: the shared envelope (figures/schema.json) around rows.
+
+    The provenance gets ``sources`` (scripts/bench/sources.py): fingerprints of the files
+    this benchmark ran, read now, so that the build can tell when the code has changed
+    since. Paths in the rows are made relative (``relative_paths``)."""
+    if "sources" not in prov:
+        prov = {**prov, "sources": sources.sources(bench.name, module=defined_in(bench))}
     doc = {
         "schema_version": SCHEMA_VERSION,
         "benchmark": bench.name,
         "description": bench.description,
         "provenance": prov,
         "ceilings": ceilings,
-        "rows": rows,
+        "rows": relative_paths(rows),
     }
     folder = (out_dir or DATA_DIR) / prov["device_slug"]
     folder.mkdir(parents=True, exist_ok=True)

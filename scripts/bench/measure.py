@@ -4,6 +4,8 @@
     python3 scripts/bench/measure.py vector_add launch  # the named families or benchmarks only
     python3 scripts/bench/measure.py --list             # what would run (no GPU needed)
     python3 scripts/bench/measure.py --quick            # fewer sizes, a few minutes (QUICK=1)
+    python3 scripts/bench/measure.py --stale            # only what this GPU's data is stale for
+    python3 scripts/bench/measure.py --stale --list     # the stale files of every device (no GPU)
 
 Benchmarks are found, not listed: every module ``scripts/bench/benchmarks/F.py`` of a kernel
 family ``F`` holds ``BENCHMARKS``, a list of ``benchlib.Benchmark`` whose names are ``F``
@@ -23,6 +25,13 @@ Its files are marked ``"quick": true`` and written to figures/data-quick/<device
 the site never reads, so a quick run cannot replace full data; the one file it writes
 under figures/data/<device>/ is ``quick_run.json``, the run's wall time and memory per
 benchmark (what the reproduce page quotes).
+
+Stale data (``--stale``; ``make figures STALE=1``): a data file records fingerprints of the
+code it measured (scripts/bench/sources.py); where the tree's code differs, or the file
+cannot say what it measured, it is stale. ``--stale`` runs exactly the benchmarks whose
+files for this GPU are stale (with NAMES, only those among them), and rewrites the
+ceilings when they are stale too; variation.json comes from scripts/bench/variation.py and
+is only named.
 
 Needs a CUDA GPU and torch + triton + numpy, nothing else.
 """
@@ -52,7 +61,7 @@ except ImportError as exc:  # before anything else can fail on it, say what is m
         f"brings Triton) and NumPy: {exc}"
     )
 
-from scripts.bench import benchlib  # noqa: E402
+from scripts.bench import benchlib, sources  # noqa: E402
 from scripts.bench import benchmarks as benchmarks_pkg  # noqa: E402
 
 # Written by this runner (ceilings, quick_run), by scripts/bench/variation.py or by
@@ -177,6 +186,28 @@ def skip_reason(exc: BaseException) -> str | None:
     return None
 
 
+def stale_names(device_dir: Path) -> tuple[list[str], list[str]]:
+    """The benchmarks whose files in ``device_dir`` are stale, split into those this runner
+    writes and the others (variation.json: scripts/bench/variation.py), with why."""
+    mine, others = [], []
+    for path, bench, why in sources.stale_files(device_dir.parent):
+        if path.parent != device_dir or bench == "quick_run":
+            continue
+        (others if bench in RESERVED - {"ceilings"} else mine).append(bench)
+        print(f"  stale {path.parent.name}/{path.name}: {sources.describe(why)}")
+    return mine, others
+
+
+def list_stale(data_dir: Path) -> None:
+    """Print every device's stale files (no GPU needed)."""
+    for device_dir in sorted(p for p in data_dir.iterdir() if p.is_dir()):
+        mine, others = stale_names(device_dir)
+        names = " ".join(mine) or "(none)"
+        print(f"{device_dir.name}: measure.py --stale would run {names}")
+        if others:
+            print(f"{device_dir.name}: also stale, from their own scripts: {' '.join(others)}")
+
+
 def fp32_note(ceilings: dict) -> str:
     """', fp32 FMA <rate> TFLOP/s' for the console, or '' where it was not measured."""
     fma = ceilings.get("fma_fp32")
@@ -196,7 +227,15 @@ def main(argv=None) -> int:
         action="store_true",
         help="time fewer sizes (a few minutes); written to figures/data-quick/, not figures/data/",
     )
+    parser.add_argument(
+        "--stale",
+        action="store_true",
+        help="run only the benchmarks whose data for this GPU is stale (with --list: "
+        "list every device's stale files)",
+    )
     args = parser.parse_args(argv)
+    if args.stale and args.quick:
+        parser.error("--stale reruns full data; it does not go with --quick")
     if args.quick:  # before discover() imports the modules: they may size themselves by it
         os.environ[benchlib.QUICK_ENV] = "1"
     quick = benchlib.quick()
@@ -208,6 +247,9 @@ def main(argv=None) -> int:
     except KeyError as exc:
         known = sorted({*families, *(b.name for bs in families.values() for b in bs)})
         parser.error(f"unknown benchmark or family {exc.args[0]!r}; choose from {known}")
+    if args.list and args.stale:
+        list_stale(benchlib.DATA_DIR)
+        return 0
     if args.list:
         for family, benches in families.items():
             print(f"{family}: {', '.join(b.name for b in benches)}")
@@ -224,6 +266,24 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     out_dir = QUICK_DIR if quick else benchlib.DATA_DIR
     prov = {**benchlib.provenance(), "quick": quick}
+    rewrite_ceilings = not args.names
+    if args.stale:
+        stale, others = stale_names(out_dir / prov["device_slug"])
+        rewrite_ceilings = "ceilings" in stale
+        stale_set = set(stale)
+        chosen = [b for b in chosen if b.name in stale_set]
+        if others:
+            print(f"also stale, not run here: {', '.join(others)} (scripts/bench/variation.py)")
+        if not chosen and not rewrite_ceilings:
+            print(
+                f"nothing stale for {prov['device_slug']}"
+                + (" among the names" if args.names else "")
+            )
+            return 0
+        print(
+            "stale, to rerun: "
+            + ", ".join(["ceilings"] * rewrite_ceilings + [b.name for b in chosen])
+        )
     print(
         f"device: {prov['gpu']} ({prov['device_slug']}), torch {prov['torch']}, "
         f"triton {prov['triton']}, CUDA {prov['cuda']}, driver {prov['driver']}, "
@@ -247,7 +307,7 @@ def main(argv=None) -> int:
     )
     written, failed, skipped = [], [], []
     # The run-wide file: rewritten by a full run, or written when the device has none yet.
-    if not args.names or not (out_dir / prov["device_slug"] / "ceilings.json").exists():
+    if rewrite_ceilings or not (out_dir / prov["device_slug"] / "ceilings.json").exists():
         written.append(benchlib.write(CEILINGS, ceilings_prov, ceilings, [], out_dir=out_dir))
     for bench in chosen:
         print(f"{bench.name} ...", flush=True)

@@ -24,6 +24,8 @@
 - expands ``{{ config repo_url }}`` to a link to the repository named in mkdocs.yml's
   ``repo_url`` (the reproduce page's clone command), or to "this repository" while it is
   empty, so the sentence reads well either way: the address is never typed into a page;
+- opens a page that drew a figure, table or value from stale data (measured with code
+  that has changed since: render.py, "stale data") with a note that names it;
 - inlines the diagram docs/assets/diagrams/NAME.svg where a line starts with
   ``{{ diagram NAME | caption }}``, as a figure with that caption (Markdown), so that its
   colours follow the page's palette (book.css) and its text stays text; the SVGs are
@@ -123,13 +125,29 @@ def expand_diagrams(markdown: str, where: str) -> str:
     return _DIAGRAM.sub(sub, markdown)
 
 
+_TITLE = re.compile(r"\A(?:\s*\n)*#[ \t][^\n]*\n")
+
+
+def with_stale_note(markdown: str, seen: dict) -> str:
+    """``markdown`` with render.stale_note after its title (at the top without one), where
+    the page drew on stale data (``seen``, from render.expand)."""
+    if not seen:
+        return markdown
+    note = "\n" + render.stale_note(seen, _devices) + "\n"
+    title = _TITLE.match(markdown)
+    at = title.end() if title else 0
+    return markdown[:at] + note + markdown[at:]
+
+
 def on_page_markdown(markdown, page, config, files):
     markdown = _REPO_URL.sub(lambda m: repo_link(config), markdown)
     markdown = expand_diagrams(markdown, page.file.src_uri)
+    seen: dict = {}
     try:
-        return render.expand(markdown, _devices, _registry)
+        markdown = render.expand(markdown, _devices, _registry, seen)
     except render.RenderError as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}") from exc
+    return with_stale_note(markdown, seen)
 
 
 def widget_scripts(output: str, page, config) -> list[str]:

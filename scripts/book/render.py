@@ -91,6 +91,8 @@ counted from shapes rather than measured gives ``Figure(..., counted="what and h
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import html
@@ -107,6 +109,8 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal
+
+from scripts.bench import sources  # the standard library only: no torch here
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "figures" / "data"
@@ -132,6 +136,7 @@ def data_root() -> Path:
 def load_devices(data_dir: Path | None = None) -> dict[str, Docs]:
     """{device_slug: {benchmark: document}} for every device folder under ``data_dir``."""
     data_dir = data_dir or data_root()
+    _STALE.clear()  # the tree may have changed since the last build (mkdocs serve)
     devices: dict[str, Docs] = {}
     if not data_dir.is_dir():
         return devices
@@ -245,7 +250,140 @@ def fma_rate(d: dict) -> float | None:
 
 
 def provenance(docs: Docs) -> dict:
-    return next(iter(docs.values()))["provenance"]
+    """The provenance of any one of the device's documents (the GPU's name, say)."""
+    return next(iter(dict.values(docs)))["provenance"]
+
+
+# ---- stale data: measured with code that has changed since ---------------------------------
+#
+# Each data file records fingerprints of the code it measured (provenance.sources, written by
+# scripts/bench/benchlib.py; scripts/bench/sources.py says which files and how they are
+# hashed). Where the tree's code differs, or the file records why it cannot say
+# (provenance.sources_unknown), the file is stale, and the build says so:
+#
+# - a figure drawn from it ends its caption with STALE_MARK and ``stale_words``
+#   ("Measured with an earlier version of this kernel, commit ef9bdad (kernels/rmsnorm.py
+#   changed since)"), the caption set off as a warning (book.css); a table's column from
+#   it marks each cell with STALE_MARK and says why in the line under the table;
+# - a comparison word (``compare``) computed from it takes its neutral form, which states
+#   that two things were measured against each other and claims no result ("measured
+#   against" for the standard words); a kind that decides by the tie rule some other way
+#   and returns words is shown as STALE_WORDS instead;
+# - ``expand`` collects every stale file a page drew on, and the hook opens the page with a
+#   note naming them (``stale_note``).
+#
+# A document that records neither (a test's, a run older than fingerprints) is not judged:
+# figures/schema.json requires one of the two in every committed file.
+
+STALE_MARK = "†"
+NEUTRAL = "measured against"  # the neutral form of COMPARE_WORDS
+STALE_WORDS = "(left open here: measured with an earlier version of the code)"
+_STALE: dict[tuple, dict | None] = {}
+SOURCES_ROOT = ROOT  # the tree whose code the data is compared with (a copy, in tests)
+
+
+def stale(d: dict) -> dict | None:
+    """Why document ``d`` is older than the code the site is built from, or None:
+    ``sources.staleness`` (``{"changed": [paths], "commit"}`` or ``{"unknown": reason,
+    "commit"}``), cached per build."""
+    prov = d["provenance"]
+    if "sources" not in prov and "sources_unknown" not in prov:
+        return None
+    key = (
+        prov.get("commit"),
+        prov.get("sources_unknown"),
+        tuple(sorted(prov.get("sources", {}).items())),
+    )
+    if key not in _STALE:
+        _STALE[key] = sources.staleness(d, sources.Tree(SOURCES_ROOT))
+    return _STALE[key]
+
+
+def stale_words(d: dict) -> str | None:
+    """Why ``d`` is stale, in a reader's words (a caption's first sentence), or None."""
+    why = stale(d)
+    if why is None:
+        return None
+    commit = why["commit"][:7]
+    if "unknown" in why:
+        return f"Measured with code that may differ from this version ({why['unknown']})"
+    # the family's own kernel file first (kernels/rmsnorm.py for rmsnorm_small_m)
+    own = sorted(why["changed"], key=lambda p: not d["benchmark"].startswith(Path(p).stem))
+    kernels = [p for p in own if p.startswith("kernels/")]
+    named = kernels or own
+    files = ", ".join(named[:2]) + (f" and {len(named) - 2} more" if len(named) > 2 else "")
+    what = "this kernel" if kernels else "the benchmark code"
+    return f"Measured with an earlier version of {what}, commit {commit} ({files} changed since)"
+
+
+@dataclass
+class _Computation:
+    """What one value, table column or figure read of a device's documents."""
+
+    docs: Docs
+    read: set = dataclasses.field(default_factory=set)
+    tie_rule: bool = False  # the tie rule decided something while a stale file was read
+    neutral: list = dataclasses.field(default_factory=list)  # neutral forms compare gave
+
+    def stale_read(self) -> dict[str, dict]:
+        return {b: stale(self.docs[b]) for b in sorted(self.read) if stale(self.docs[b])}
+
+
+_COMPUTING: contextvars.ContextVar[_Computation | None] = contextvars.ContextVar(
+    "computing", default=None
+)
+
+
+class _Reading(dict):
+    """A device's documents that note which benchmarks a computation reads."""
+
+    def __init__(self, docs: Docs, seen: set):
+        super().__init__(docs)
+        self._seen = seen
+
+    def __getitem__(self, bench):
+        found = super().__getitem__(bench)
+        self._seen.add(bench)
+        return found
+
+    def get(self, bench, default=None):
+        if bench in self:
+            self._seen.add(bench)
+        return super().get(bench, default)
+
+    def values(self):
+        self._seen.update(self.keys())
+        return super().values()
+
+    def items(self):
+        self._seen.update(self.keys())
+        return super().items()
+
+
+@contextlib.contextmanager
+def reading(docs: Docs):
+    """Inside the block, the yielded documents note what is read of them, and ``compare``
+    knows whether that includes a stale file; yields (documents, _Computation)."""
+    comp = _Computation(docs)
+    token = _COMPUTING.set(comp)
+    try:
+        yield _Reading(docs, comp.read), comp
+    finally:
+        _COMPUTING.reset(token)
+
+
+def reading_stale() -> bool:
+    """Whether the computation under way has read a stale file (False outside one)."""
+    comp = _COMPUTING.get()
+    return comp is not None and bool(comp.stale_read())
+
+
+def _tie_rule_used() -> bool:
+    """Note that the tie rule decided something; True where that was on stale data."""
+    if reading_stale():
+        _COMPUTING.get().tie_rule = True
+        return True
+    return False
 
 
 # ---- spread: (median, low, high) triples -------------------------------------------------
@@ -281,6 +419,7 @@ def speedup(ours: Spread, peer: Spread, margin: float = 0.0) -> tuple[float, flo
 def ties(low: float, high: float, at: float = 1.0) -> bool:
     """The tie rule: a ratio whose interval [low, high] includes ``at`` (1 for a speed
     ratio, 1 = 100% for a share of a ceiling) is a tie, whatever its median says."""
+    _tie_rule_used()
     return low <= at <= high
 
 
@@ -329,12 +468,25 @@ def compare(
     peer: Spread,
     words: tuple[str, str, str] = COMPARE_WORDS,
     margin: float = TIE_FLOOR,
+    neutral: str | None = None,
 ) -> str:
     """``ours`` against ``peer`` in words, by the tie rule: ``words[0]`` ("faster than")
     when the whole interval of ``speedup`` lies above 1, ``words[1]`` ("as fast as") when
     it includes 1, ``words[2]`` ("slower than") when it lies below. For a value kind that
     gives a sentence its comparison from the data (pass ``tie_margin`` of the data file,
-    as the scoreboard does): ``f"the kernel is {compare(ours, peer)} torch.compile"``."""
+    as the scoreboard does): ``f"the kernel is {compare(ours, peer)} torch.compile"``.
+
+    Computed from a stale data file (see "stale data" above), it claims no result: it
+    returns ``neutral``, a form of the sentence that says only that the two were measured
+    ("measured against", ``NEUTRAL``, for the standard words; a kind with words of its own
+    passes its own, or shows STALE_WORDS)."""
+    comp = _COMPUTING.get()
+    if comp is not None and comp.stale_read():
+        comp.tie_rule = True
+        form = neutral if neutral is not None else (NEUTRAL if words == COMPARE_WORDS else None)
+        if form is not None:
+            comp.neutral.append(form)
+            return form
     _, low, high = speedup(ours, peer, margin)
     if ties(low, high):
         return words[1]
@@ -1057,7 +1209,10 @@ PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.S)
 
 
 def caption(docs: Docs, needs: tuple[str, ...]) -> str:
-    """Where and when the data of a figure was measured; one part per distinct run."""
+    """Where and when the data of a figure was measured; one part per distinct run. A
+    stale file among ``needs`` adds its ``stale_words`` at the end, after STALE_MARK (see
+    "stale data")."""
+    warnings = list(dict.fromkeys(w for b in needs if (w := stale_words(docs[b]))))
     runs: dict[tuple, dict] = {}
     for bench in needs:
         p = docs[bench]["provenance"]
@@ -1074,10 +1229,33 @@ def caption(docs: Docs, needs: tuple[str, ...]) -> str:
         if clocks.get("sm_mhz") and clocks.get("sm_max_mhz"):
             sm = f" · SM clock after run {clocks['sm_mhz']:.0f} of {clocks['sm_max_mhz']:.0f} MHz"
         parts.append(f"{p['date'][:10]} · commit {p['commit'][:10]}{dirty}{sm}")
-    return " · ".join(parts)
+    return " · ".join(parts + [f"{STALE_MARK} {w}" for w in warnings])
 
 
-def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None) -> str:
+def caption_html(entry: dict) -> str:
+    """A figure entry's caption as HTML: where and when, then, for stale data, why it is
+    older than the code on a line of its own (as docs/assets/js/figures.js draws it)."""
+    if not entry.get("stale"):
+        return html.escape(entry["caption"])
+    base = entry["caption"].split(f" · {STALE_MARK} ")[0]
+    why = html.escape(f"{STALE_MARK} {entry['stale']}")
+    return f'{html.escape(base)}<span class="book-figure__stale">{why}</span>'
+
+
+def _note_stale(seen: dict | None, slug: str, docs: Docs, benches) -> list[str]:
+    """The stale ones of ``benches`` (sorted), recorded in ``seen`` as (slug, bench)."""
+    found = [b for b in sorted(set(benches)) if b in docs and stale(docs[b])]
+    if seen is not None:
+        for b in found:
+            seen[(slug, b)] = stale(docs[b])
+    return found
+
+
+def figure_html(
+    name: str, devices: dict[str, Docs], reg: Registry | None = None, seen: dict | None = None
+) -> str:
+    """A figure's HTML: its data per device, each with its caption. ``seen`` collects the
+    stale files it drew on, as (device, benchmark): why."""
     reg = reg or registry()
     if name not in reg.figures:
         raise RenderError(f"unknown figure {name!r}; known: {sorted(reg.figures)}")
@@ -1087,19 +1265,22 @@ def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None
         if not all(b in docs for b in fig.needs):
             continue
         try:
-            plot = fig.build(docs)
+            with reading(docs) as (read, comp):
+                plot = fig.build(read)
         except (KeyError, IndexError, RenderError) as exc:
             raise RenderError(
                 f"figure {name!r} cannot be drawn from {slug!r} data: {exc!r}"
             ) from exc
-        entries.append(
-            {
-                "slug": slug,
-                "label": provenance(docs)["gpu"],
-                "caption": caption(docs, fig.needs),
-                "plot": plot,
-            }
-        )
+        drawn = tuple(dict.fromkeys([*fig.needs, *sorted(comp.read)]))
+        entry = {
+            "slug": slug,
+            "label": provenance(docs)["gpu"],
+            "caption": caption(docs, drawn),
+            "plot": plot,
+        }
+        if old := _note_stale(seen, slug, docs, drawn):
+            entry["stale"] = " · ".join(dict.fromkeys(stale_words(docs[b]) for b in old))
+        entries.append(entry)
     if not entries:
         raise RenderError(f"figure {name!r} needs {fig.needs}; no device in figures/data has them")
     payload = {"id": name, "title": fig.title, "devices": entries}
@@ -1110,10 +1291,14 @@ def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None
                 f"figure {name!r} is counted, not measured, yet {differ} draw it differently "
                 f"from {entries[0]['slug']!r}"
             )
-        caption_text = f"Counted: {fig.counted}"
-        payload.update(devices=[dict(entries[0], label="", caption=caption_text)], counted=True)
+        first = entries[0]
+        text = f"Counted: {fig.counted}"
+        if first.get("stale"):
+            text += f" · {STALE_MARK} {first['stale']}"
+        payload.update(devices=[dict(first, label="", caption=text)], counted=True)
         entries = payload["devices"]
     group = "counted" if fig.counted else "measured on"
+    stale_first = bool(entries[0].get("stale"))
     # JSON inside <script>: escape '<' so that no '</script>' can end the element early.
     blob = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
     return (
@@ -1123,7 +1308,8 @@ def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None
         f'<div class="book-figure__devices" role="group" aria-label="{group}"></div>'
         # No role="img" here: Plotly puts focusable controls inside the plot.
         f'<div class="book-figure__plot"></div>'
-        f'<div class="book-figure__caption">{html.escape(entries[0]["caption"])}</div>'
+        f'<div class="book-figure__caption{" book-figure__caption--stale" * stale_first}">'
+        f"{caption_html(entries[0])}</div>"
         f'<script type="application/json" class="book-figure__data">{blob}</script>'
         f"</div>"
     )
@@ -1132,9 +1318,12 @@ def figure_html(name: str, devices: dict[str, Docs], reg: Registry | None = None
 NOT_THERE = "—"  # a table cell a device has no data for
 
 
-def table_markdown(name: str, devices: dict[str, Docs], reg: Registry | None = None) -> str:
+def table_markdown(
+    name: str, devices: dict[str, Docs], reg: Registry | None = None, seen: dict | None = None
+) -> str:
     """``{{ table NAME }}``: a Markdown table, rows by label, a column per device that has
-    any of the table's benchmarks, then one line per device naming its runs (caption)."""
+    any of the table's benchmarks, then one line per device naming its runs (caption). A
+    column drawn from a stale file marks each cell with STALE_MARK, and its line says why."""
     reg = reg or registry()
     if name not in reg.tables:
         raise RenderError(f"unknown table {name!r}; known: {sorted(reg.tables)}")
@@ -1145,13 +1334,18 @@ def table_markdown(name: str, devices: dict[str, Docs], reg: Registry | None = N
         if not have:
             continue
         try:
-            cells = table.cells(docs)
+            with reading(docs) as (read, comp):
+                cells = table.cells(read)
         except (KeyError, IndexError, RenderError) as exc:
             raise RenderError(
                 f"table {name!r} cannot be built from {slug!r} data: {exc!r}"
             ) from exc
+        drawn = tuple(dict.fromkeys([*have, *sorted(comp.read)]))
+        old = _note_stale(seen, slug, docs, drawn)
+        if old:
+            cells = {label: f"{text} {STALE_MARK}" for label, text in cells.items()}
         extra = table.note(docs) if table.note else ""
-        run = caption(docs, have) + (f" · {extra}" if extra else "")
+        run = caption(docs, drawn) + (f" · {extra}" if extra else "")
         columns.append((provenance(docs)["gpu"], cells, run))
     if not columns:
         raise RenderError(f"table {name!r} reads {table.reads}; no device in figures/data has them")
@@ -1183,18 +1377,30 @@ def compute(use: Use, docs: Docs, reg: Registry | None = None):
 
 
 def value_text(
-    device_query: str, spec: str | Use, devices: dict[str, Docs], reg: Registry | None = None
+    device_query: str,
+    spec: str | Use,
+    devices: dict[str, Docs],
+    reg: Registry | None = None,
+    seen: dict | None = None,
 ) -> str:
     """The text of ``{{ value DEVICE SPEC }}``: ``spec`` is ``KIND [NAME=VALUE ...]
-    [as=FORMAT]`` (a string, as on a page) or a Use."""
+    [as=FORMAT]`` (a string, as on a page) or a Use. ``seen`` collects the stale files it
+    read; words the tie rule decided on one are shown in their neutral form (``compare``)
+    or, where the kind has none, as STALE_WORDS."""
     reg = reg or registry()
     use = spec if isinstance(spec, Use) else parse_use(spec.split())
     val, args, fmt = bind(use, reg)
     slug = resolve_device(device_query, devices)
     try:
-        return val.text(val.compute(devices[slug], **args), fmt)
+        with reading(devices[slug]) as (read, comp):
+            value = val.compute(read, **args)
+            text = val.text(value, fmt)
     except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError) as exc:
         raise RenderError(f"value {use} cannot be computed from {slug!r} data: {exc!r}") from exc
+    _note_stale(seen, slug, devices[slug], comp.read)
+    if comp.tie_rule and isinstance(value, str) and not any(n in value for n in comp.neutral):
+        return STALE_WORDS
+    return text
 
 
 PLACEHOLDER_HELP = (
@@ -1203,17 +1409,20 @@ PLACEHOLDER_HELP = (
 )
 
 
-def expand(markdown: str, devices: dict[str, Docs], reg: Registry | None = None) -> str:
-    """Replace every placeholder in ``markdown``; raise RenderError on any unknown one."""
+def expand(
+    markdown: str, devices: dict[str, Docs], reg: Registry | None = None, seen: dict | None = None
+) -> str:
+    """Replace every placeholder in ``markdown``; raise RenderError on any unknown one.
+    ``seen`` (a dict) collects the stale files the page drew on, for ``stale_note``."""
 
     def sub(match: re.Match) -> str:
         words = match.group(1).split()
         if len(words) == 2 and words[0] == "figure":
-            return "\n\n" + figure_html(words[1], devices, reg) + "\n\n"
+            return "\n\n" + figure_html(words[1], devices, reg, seen) + "\n\n"
         if len(words) == 2 and words[0] == "table":
-            return "\n\n" + table_markdown(words[1], devices, reg) + "\n"
+            return "\n\n" + table_markdown(words[1], devices, reg, seen) + "\n"
         if len(words) >= 3 and words[0] == "value":
-            return value_text(words[1], parse_use(words[2:]), devices, reg)
+            return value_text(words[1], parse_use(words[2:]), devices, reg, seen)
         raise RenderError(f"unknown placeholder {match.group(0)!r}: use {PLACEHOLDER_HELP}")
 
     return PLACEHOLDER.sub(sub, markdown)
@@ -1227,6 +1436,27 @@ def placeholders(markdown: str) -> list[tuple[str, Use]]:
         if len(words) >= 3 and words[0] == "value":
             found.append((words[1], parse_use(words[2:])))
     return found
+
+
+def stale_note(seen: dict, devices: dict[str, Docs]) -> str:
+    """The note a page opens with when it drew on stale files (``seen``, from ``expand``):
+    an admonition naming, per GPU, the data files and the code that changed since."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for slug, bench in sorted(seen):
+        groups.setdefault((slug, stale_words(devices[slug][bench]) or ""), []).append(bench)
+    lines = [
+        '!!! warning "Some measurements here are older than the code"',
+        "    Part of this page's data was measured before the code it ran last changed, so",
+        "    it may not describe the code you read. Its figures say so in their captions,",
+        f"    tables mark its cells {STALE_MARK}, and where the page would compare two",
+        "    implementations on it, it says only what was measured against what.",
+        "",
+    ]
+    for (slug, words), benches in groups.items():
+        files = ", ".join(f"`{b}`" for b in benches)
+        gpu = provenance(devices[slug])["gpu"]
+        lines.append(f"    - {gpu}: {files}. {words}.")
+    return "\n".join(lines) + "\n"
 
 
 # ---- kinds and figures shared by modules --------------------------------------------------

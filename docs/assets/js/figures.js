@@ -1,10 +1,11 @@
 /* Draw the book's measured figures.
  *
  * Each figure is a <div class="book-figure"> holding a JSON payload written at build
- * time by scripts/book/render.py: {id, title, devices: [{slug, label, caption, plot}],
- * counted?}. Every trace names a colour role in meta.role; the palette for that role
- * depends on the light or dark scheme Material is showing, and the figure is redrawn when
- * the reader toggles it. With data from more than one GPU, buttons switch the device; a
+ * time by scripts/book/render.py: {id, title, devices: [{slug, label, caption, plot,
+ * stale?}], counted?} (stale: why the data is older than the code, also at the caption's
+ * end). Every trace names a colour role in meta.role; the palette for that role depends
+ * on the light or dark scheme Material is showing, and the figure is redrawn when the
+ * reader toggles it. With data from more than one GPU, buttons switch the device; a
  * counted figure (arithmetic on shapes, the same on every GPU) has none.
  *
  * The design, the same for every figure (tests/site/test_figure_design.py checks each
@@ -501,7 +502,18 @@
       }
       return fitPasses(el, plotDiv, fig, token, 0);
     });
-    el.querySelector(".book-figure__caption").textContent = entry.caption;
+    const caption = el.querySelector(".book-figure__caption");
+    // Data measured with code that has changed since: the caption says why on a line of
+    // its own, set off (render.py's caption_html draws the first device the same way).
+    const cut = entry.stale ? entry.caption.indexOf(" · † ") : -1;
+    caption.textContent = cut >= 0 ? entry.caption.slice(0, cut) : entry.caption;
+    caption.classList.toggle("book-figure__caption--stale", Boolean(entry.stale));
+    if (entry.stale) {
+      const why = document.createElement("span");
+      why.className = "book-figure__stale";
+      why.textContent = "† " + entry.stale;
+      caption.appendChild(why);
+    }
     el.setAttribute("data-device", entry.slug);
     el.querySelectorAll(".book-figure__devices button").forEach(function (b, i) {
       b.setAttribute("aria-pressed", i === state.index ? "true" : "false");

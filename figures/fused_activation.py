@@ -500,6 +500,7 @@ def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
             name,
             ROLE[impl],
             hover=hover,
+            rows=of(docs, impl),
         )
         for impl, name in measured(docs)
     ]

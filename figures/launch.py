@@ -63,8 +63,11 @@ def time(docs: Docs, call: Call, clock: Clock = "wall") -> float | None:
 
 
 def ratio_of(docs: Docs, of: Call, to: Call) -> float:
-    """Wall time per call of ``of`` over that of ``to``, same run."""
-    return time(docs, of) / time(docs, to)
+    """Wall time per call of ``of`` over that of ``to``, same run: the median of the
+    per-round ratio where the two were timed in turn (head to head), else the ratio of the
+    medians."""
+    paired = render.paired(row(docs, to)["host_s"], row(docs, of)["host_s"])
+    return paired["p50"] if paired else time(docs, of) / time(docs, to)
 
 
 def clock_compare(docs: Docs, call: Call, of: Clock, to: Clock) -> str | None:
@@ -255,9 +258,16 @@ def fig_crossover(docs: Docs) -> dict:
         ):
             points = render.us_points(rs, field)
             hover = f"n = %{{x:,}}<br>%{{y:.1f}} µs {per}"
+            marked = {"rows": rs} if field == "time_s" else {}  # host-bound device times
             traces.append(
                 render.line(
-                    [r["n"] for r in rs], points, f"{label}: {what}", impl, dash=dash, hover=hover
+                    [r["n"] for r in rs],
+                    points,
+                    f"{label}: {what}",
+                    impl,
+                    dash=dash,
+                    hover=hover,
+                    **marked,
                 )
             )
     ns = [r["n"] for r in by_size(docs, "triton")]

@@ -31,8 +31,39 @@ def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue"] = "wall") -> 
 
 
 def ratio_of(docs: Docs, of: Call, to: Call) -> float | None:
-    """Host time per call of ``of`` over that of ``to`` (wall, 128 floats)."""
-    return render.quotient(p50(docs, of), p50(docs, to))
+    """Host time per call of ``of`` over that of ``to`` (wall, 128 floats): the median of
+    the per-round ratio where the two were timed in turn (head to head), else the ratio
+    of the medians."""
+    spreads = host_spreads(docs, of, to)
+    if spreads is None:
+        return None
+    paired = render.paired(spreads[1], spreads[0])
+    return paired["p50"] if paired else render.quotient(p50(docs, of), p50(docs, to))
+
+
+def host_spreads(docs: Docs, of: Call, to: Call) -> tuple[dict, dict] | None:
+    """The host-time spreads of rows ``of`` and ``to``; None without both."""
+    a = render.maybe_one(docs, BENCH, key=of, absent_ok=True)
+    b = render.maybe_one(docs, BENCH, key=to, absent_ok=True)
+    return None if a is None or b is None else (a["host_s"], b["host_s"])
+
+
+def ratio_span(docs: Docs, of: Call, to: Call) -> tuple[float, float] | None:
+    """The interval of ``ratio_of`` (host time of ``of`` over ``to``): the 20th to 80th
+    percentile of the per-round ratio where the two were timed head to head, else the
+    opposite-percentile interval widened by the run's tie margin (``render.speedup``)."""
+    spreads = host_spreads(docs, of, to)
+    if spreads is None:
+        return None
+    _, low, high = render.speedup(
+        spreads[1], spreads[0], render.tie_margin(render.doc(docs, BENCH))
+    )
+    return low, high
+
+
+def span(v: tuple[float, float]) -> str:
+    """An interval of ratios: "1.21–1.30×"."""
+    return f"{v[0]:.2f}–{v[1]:.2f}×"
 
 
 def checks_cost(docs: Docs) -> float | None:
@@ -52,6 +83,7 @@ def compare(docs: Docs, of: Call, to: Call) -> str | None:
 VALUES = {
     "launch_lean.time": Value(time, render.micros(1), missing="not measured"),
     "launch_lean.ratio": Value(ratio_of, render.ratio, missing="not measured"),
+    "launch_lean.ratio_span": Value(ratio_span, span, missing="not measured"),
     "launch_lean.checks_cost": Value(checks_cost, render.micros(1), missing="not measured"),
     "launch_lean.compare": Value(compare, missing="not measured"),
 }

@@ -283,8 +283,13 @@ def epilogue_compare(docs: Docs, of: Epi, to: Epi, n: int) -> str:
     "as fast as, within the run-to-run spread," (it sits mid-sentence). A difference counts
     only where the two 20th-80th percentile ranges do not overlap *and* the ratio is further
     from 1 than ``cublas_spread`` for bf16 at that size: closer than that, another run
-    could order them the other way."""
+    could order them the other way. Where the two were timed head to head (in turn, a
+    ratio per round), the ratio's own interval decides instead (``render.compare``): the
+    rounds cancel the drift that ``cublas_spread`` stands for."""
     a, b = (epilogue_row(docs, impl, n)["time_s"] for impl in (of, to))
+    if render.paired(a, b) is not None:
+        words = ("faster than", "as fast as, within the run-to-run spread,", "slower than")
+        return render.compare(a, b, words)
     beyond = abs(a["p50"] / b["p50"] - 1) > cublas_spread(docs, "bfloat16", n)
     if beyond and a["p80"] < b["p20"]:
         return "faster than"
@@ -358,7 +363,7 @@ def llm_pace(docs: Docs, tokens: int) -> str | None:
     r = render.one(docs, LLM, impl="triton", m=tokens)
     if not (r.get("host_s") and r.get("graph_time_s")):
         return None
-    return "the host" if render.host_bound(r) else "the GPU"
+    return "the host" if render.graph_host_bound(r) else "the GPU"
 
 
 def power(docs: Docs, which: Literal["after", "limit"]) -> str:

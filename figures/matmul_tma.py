@@ -161,6 +161,14 @@ def epilogue_cost(docs: Docs, n: int) -> str | None:
         added = render.micros(0)(epilogue_added(docs, "tma_fused", "tma_plain", n))
         extra = render.percent1(epilogue_extra(docs, "tma_fused", "tma_plain", n))
         return f"At {n}³ the fused call takes {added} longer than the plain one ({extra})."
+    ratio = render.paired(plain["time_s"], fused["time_s"])
+    if ratio is not None:  # timed head to head: the per-round ratio's interval decides
+        return (
+            f"At {n}³ the fused call is {word} the plain one: timed in turn, the fused "
+            f"call's time over the plain one's spans {ratio['p20']:.3f}–{ratio['p80']:.3f} "
+            "from round to round, which includes 1, so this run cannot say what the "
+            "epilogue costs at that size."
+        )
     span = render.FORMATS["span_us0"](plain["time_s"])
     drift = render.percent1(render.tie_margin(render.doc(docs, EPI)))
     return (

@@ -9,7 +9,8 @@ bandwidth). Each cell shows the ratio of the medians and, in brackets, the inter
 least 1%, more where the run timed the same cuBLAS product twice and the two drifted
 apart); "faster"/"slower" when the interval lies on one side of 1, "ties" when it
 includes 1 (``render.ties``; for copy, only "ties" is written). "host-bound" marks a
-comparison where a row's host time per call exceeds its CUDA-graph replay time: there the
+comparison where a row's host time per call exceeds its CUDA-graph replay time, or, by the
+engine's rule (``render.host_bound``), its GPU time beyond both spreads: there the
 ratio compares launch paths (methodology, "When the events time the host"), and such a
 ratio, like a ratio of host times, is widened by how far a launch-bound time moved from
 run to run on that GPU (``launch_drift``, from the variation runs) where it was measured.
@@ -60,7 +61,7 @@ def against(
     host-bound row by ``launch_drift`` too); None without both rows."""
     if ours is None or peer is None:
         return None
-    bound = render.host_bound(ours) or render.host_bound(peer)
+    bound = any(render.graph_host_bound(r) or render.host_bound(r) for r in (ours, peer))
     margin = render.tie_margin(render.doc(docs, bench))
     if bound or field == "host_s":
         margin = max(margin, launch_drift(docs))

@@ -13,8 +13,11 @@ or start with ``F_``. Each run measures the device's ceilings first (copy bandwi
 matmul rate, fp32 FMA rate) and stamps them, with provenance, into every file it writes.
 A run of a subset rewrites only those benchmarks' files and keeps the rest.
 
-Each file's provenance also holds the benchmark's wall time (``wall_s``) and the most GPU
-memory the CUDA allocator held for it (``peak_memory_bytes``, ``peak_reserved_bytes``).
+Each file's provenance also holds the benchmark's wall time (``wall_s``), the most GPU
+memory the CUDA allocator held for it (``peak_memory_bytes``, ``peak_reserved_bytes``)
+and its power draw and SM clock, sampled every 100 ms while it ran (``power``:
+``benchlib.PowerSampler``; ``capped`` when the board sat at its power limit or ran under
+its top clock).
 A benchmark that cannot run on this GPU raises ``benchlib.Skip`` (or runs out of shared
 memory): it is reported as skipped, with its reason, and is not a failure; rows that
 carry a ``skipped`` or ``failure`` field are counted and their reasons printed.
@@ -292,9 +295,10 @@ def main(argv=None) -> int:
     if quick:
         print(f"quick mode: fewer sizes, written to {os.path.relpath(out_dir, benchlib.ROOT)}/")
     t0 = time.perf_counter()
-    with peak_memory() as peak:
+    reader = benchlib.power_reader(torch.cuda.current_device())
+    with peak_memory() as peak, benchlib.PowerSampler(reader) as sampler:
         ceilings = benchlib.measure_ceilings()
-    ceilings_prov = {**prov, **usage(time.perf_counter() - t0, peak)}
+    ceilings_prov = {**prov, **usage(time.perf_counter() - t0, peak), **power(sampler)}
     summary = [summary_row("ceilings", ceilings_prov, [], "ok")]
     copy_tbps = ceilings["copy"]["bytes"] / ceilings["copy"]["time_s"]["p50"] / 1e12
     print(
@@ -313,13 +317,16 @@ def main(argv=None) -> int:
         print(f"{bench.name} ...", flush=True)
         t0 = time.perf_counter()
         try:
-            with peak_memory() as peak:
+            with peak_memory() as peak, benchlib.PowerSampler(reader) as sampler:
                 rows = bench.run(ceilings)
             stamped = {
                 **prov,
                 "clocks_after": benchlib.read_clocks(torch.cuda.current_device()),
                 **usage(time.perf_counter() - t0, peak),
+                **power(sampler),
             }
+            if stamped.get("power", {}).get("capped"):
+                print(f"  power-capped: {stamped['power']}")
             written.append(benchlib.write(bench, stamped, ceilings, rows, out_dir=out_dir))
         except Exception as exc:  # one broken benchmark must not lose the others' data
             reason = skip_reason(exc)
@@ -358,6 +365,13 @@ def usage(wall_s: float, peak: dict) -> dict:
         "peak_memory_bytes": int(peak["allocated"]),
         "peak_reserved_bytes": int(peak["reserved"]),
     }
+
+
+def power(sampler: benchlib.PowerSampler) -> dict:
+    """The provenance field ``power``: what the sampler saw while the benchmark ran
+    (``benchlib.power_summary``), or nothing where it could not read the GPU's power."""
+    found = sampler.summary()
+    return {"power": found} if found else {}
 
 
 def summary_row(name: str, stamped: dict | None, rows: list, status: str, t0=None) -> dict:

@@ -74,7 +74,16 @@ by ``tie_margin``: the run's ``repeat_drift`` (how far apart it timed the same c
 product twice), and at least 1% (``TIE_FLOOR``). A ratio whose interval includes 1 is a
 tie (``ties``): the run cannot tell the two apart. ``compare(ours, peer)`` turns that
 into words for a sentence ("faster than", "as fast as", "slower than"), so a value kind
-can give a page a comparison that follows the data instead of a typed one.
+can give a page a comparison that follows the data instead of a typed one. Where the two
+spreads were timed head to head (in turn in one comparison, benchlib's ``head_to_head``;
+``paired``), the interval is instead the per-round ratio's 20th to 80th percentile, with
+no margin: the figure modules pass spreads as before and get the better interval.
+
+**Host-bound points.** ``host_bound(row)``: the row's host time per call (``host_s``)
+exceeds its GPU time beyond both spreads. ``line(..., rows=...)`` (and ``tbps_line``,
+``tflops_line``) draws such points hollow, and the figure's caption explains the hollow
+markers once (``HOST_BOUND_NOTE``). A caption also says when a run was power-capped
+(``power_note``, from the power sampled while it ran).
 
 Figures are plain Plotly JSON (``data`` + ``layout``); each trace carries ``meta.role``
 and ``docs/assets/js/figures.js`` styles it for the light or dark palette, one design for
@@ -402,13 +411,34 @@ def duration(s: Spread, unit: float = 1.0) -> tuple[float, float, float]:
 # ---- comparisons: a ratio with its spread, and the tie rule ------------------------------
 
 
+def paired(ours: Spread, peer: Spread) -> Spread | None:
+    """The per-round ratio peer / ours (20th, 50th, 80th percentiles) where the two spreads
+    were timed head to head, in turn in one comparison (scripts/bench/benchlib.py,
+    ``head_to_head``: both carry the same ``ab.group`` and ours has the peer's name under
+    ``vs``); None for spreads timed one after the other, as all data before it was."""
+    a, b = ours.get("ab"), peer.get("ab")
+    if not (a and b) or a["group"] != b["group"] or a["name"] == b["name"]:
+        return None
+    return ours.get("vs", {}).get(b["name"])
+
+
 def speedup(ours: Spread, peer: Spread, margin: float = 0.0) -> tuple[float, float, float]:
-    """How many times faster ``ours`` is than ``peer`` (two time spreads of one run):
-    (median, low, high) = (peer p50 / ours p50, peer p20 / ours p80, peer p80 / ours p20).
-    Above 1, ours takes less time. Pairing opposite percentiles gives the widest ratio the
-    two spreads allow, so the interval includes 1 exactly when their ranges overlap.
-    ``margin`` widens it further by that fraction each way (``repeat_drift``: what the
-    spreads do not show, the drift of a run between two timings of the same thing)."""
+    """How many times faster ``ours`` is than ``peer`` (two time spreads of one run), as
+    (median, low, high); above 1, ours takes less time.
+
+    Timed head to head (``paired``): the per-round ratio's (p50, p20, p80). Each round's
+    two calls saw the same clocks, so what drifts between rounds cancels and ``margin`` is
+    not applied: the interval is the ratio's own spread.
+
+    Otherwise (data timed one implementation after the other): (peer p50 / ours p50, peer
+    p20 / ours p80, peer p80 / ours p20). Pairing opposite percentiles gives the widest
+    ratio the two spreads allow, so the interval includes 1 exactly when their ranges
+    overlap. ``margin`` widens it further by that fraction each way (``repeat_drift``:
+    what the spreads do not show, the drift of a run between two timings of the same
+    thing)."""
+    ratio = paired(ours, peer)
+    if ratio is not None:
+        return ratio["p50"], ratio["p20"], ratio["p80"]
     return (
         peer["p50"] / ours["p50"],
         peer["p20"] / ours["p80"] / (1 + margin),
@@ -493,6 +523,55 @@ def compare(
     return words[0] if low > 1 else words[2]
 
 
+# ---- host-bound points ---------------------------------------------------------------------
+
+# A point is host-bound when its host time per call beats its GPU time by more than both
+# spreads and by this share: a GPU-bound call's host loop runs at the GPU's pace, a hair
+# slower than the events' time (the gaps between kernels), and must not be marked for it.
+HOST_BOUND_MARGIN = 0.05
+HOST_BOUND_NOTE = (
+    "Hollow markers: host-bound points, where the host's time per call exceeds the GPU's "
+    "time (the GPU waits for the next launch there, so they compare launch paths)"
+)
+
+
+def gpu_spread(row: dict) -> Spread | None:
+    """The row's GPU time per call: its CUDA-graph replay time (``graph_time_s``: the
+    host taken out) where it has one, else its device time (``time_s``)."""
+    return row.get("graph_time_s") or row.get("time_s")
+
+
+def host_bound(row: dict) -> bool:
+    """Whether the host, not the GPU, set the pace of the row's calls: its host time per
+    call (``host_s``, a loop of back-to-back calls) exceeds its GPU time (``gpu_spread``)
+    beyond both spreads, by at least ``HOST_BOUND_MARGIN``. Only rows that record a host
+    time can say so; figures draw such points hollow, and words that rank two rows must
+    say when either is host-bound."""
+    host, gpu = row.get("host_s"), gpu_spread(row)
+    if not (host and gpu) or "p20" not in host or "p80" not in gpu:
+        return False
+    return host["p20"] > gpu["p80"] * (1 + HOST_BOUND_MARGIN)
+
+
+def host_bound_markers(trace: dict, bound: list[bool]) -> dict:
+    """Mark the host-bound points of a scatter trace: their marker symbol becomes the
+    "-open" variant of the trace's own (hollow), and ``meta.host_bound`` lists which points
+    are, so the figure's caption can explain the hollow markers once. A trace with none
+    is left as it is."""
+    if not any(bound):
+        return trace
+    marker = dict(trace.get("marker") or {})
+    base = marker.get("symbol", "circle")
+    symbols = base if isinstance(base, list) else [base] * len(bound)
+    marker["symbol"] = [
+        s + "-open" if b and not str(s).endswith("-open") else s
+        for s, b in zip(symbols, bound, strict=True)
+    ]
+    trace["marker"] = marker
+    trace["meta"] = {**trace.get("meta", {}), "host_bound": list(bound)}
+    return trace
+
+
 def us_points(rows: list[dict], time: str = "time_s") -> list[tuple[float, float, float]]:
     """Each row's time spread (``time_s``, or another spread field) in µs: (median, p20,
     p80) points for ``line`` or ``hbar``."""
@@ -528,10 +607,13 @@ def line(
     mode="lines+markers",
     hover=None,
     spread=True,
+    rows=None,
     **extra,
 ) -> dict:
     """A scatter trace. ``points`` are plain numbers or (median, low, high) triples; with
-    triples the spread is drawn as error bars (invisible where it is smaller than a marker)."""
+    triples the spread is drawn as error bars (invisible where it is smaller than a marker).
+    ``rows``: the rows behind the points, one each; their host-bound points are drawn
+    hollow (``host_bound``, ``host_bound_markers``)."""
     points = list(points)
     triples = bool(points) and isinstance(points[0], tuple)
     y = [p[0] for p in points] if triples else points
@@ -549,18 +631,20 @@ def line(
     if hover:
         trace["hovertemplate"] = hover + "<extra>%{fullData.name}</extra>"
     trace.update(extra)
+    if rows is not None:
+        trace = host_bound_markers(trace, [host_bound(r) for r in rows])
     return trace
 
 
 def tbps_line(rows: list[dict], x: str, name: str, role: str, *, time="time_s", **extra) -> dict:
     """A line of the rows' TB/s (``tbps_points``: bytes over their ``time`` spread, drawn
     with its spread) against their field ``x``; ``extra`` as for ``line``."""
-    return line([r[x] for r in rows], tbps_points(rows, time), name, role, **extra)
+    return line([r[x] for r in rows], tbps_points(rows, time), name, role, rows=rows, **extra)
 
 
 def tflops_line(rows: list[dict], x: str, name: str, role: str, **extra) -> dict:
     """A line of the rows' TFLOP/s (``tflops_points``) against their field ``x``."""
-    return line([r[x] for r in rows], tflops_points(rows), name, role, **extra)
+    return line([r[x] for r in rows], tflops_points(rows), name, role, rows=rows, **extra)
 
 
 def error_bars(points) -> dict:
@@ -1208,10 +1292,11 @@ def registry() -> Registry:
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.S)
 
 
-def caption(docs: Docs, needs: tuple[str, ...]) -> str:
-    """Where and when the data of a figure was measured; one part per distinct run. A
-    stale file among ``needs`` adds its ``stale_words`` at the end, after STALE_MARK (see
-    "stale data")."""
+def caption(docs: Docs, needs: tuple[str, ...], extra=()) -> str:
+    """Where and when the data of a figure was measured; one part per distinct run, then
+    a power-capped run's note and the ``extra`` notes (the hollow markers'). A stale file
+    among ``needs`` adds its ``stale_words`` at the end, after STALE_MARK (see "stale
+    data")."""
     warnings = list(dict.fromkeys(w for b in needs if (w := stale_words(docs[b]))))
     runs: dict[tuple, dict] = {}
     for bench in needs:
@@ -1229,7 +1314,38 @@ def caption(docs: Docs, needs: tuple[str, ...]) -> str:
         if clocks.get("sm_mhz") and clocks.get("sm_max_mhz"):
             sm = f" · SM clock after run {clocks['sm_mhz']:.0f} of {clocks['sm_max_mhz']:.0f} MHz"
         parts.append(f"{p['date'][:10]} · commit {p['commit'][:10]}{dirty}{sm}")
-    return " · ".join(parts + [f"{STALE_MARK} {w}" for w in warnings])
+    capped = power_note([docs[b]["provenance"] for b in needs])
+    tail = ([capped] if capped else []) + list(extra)
+    return " · ".join(parts + tail + [f"{STALE_MARK} {w}" for w in warnings])
+
+
+def power_note(provs: list[dict]) -> str:
+    """The caption's words for a power-capped run, from the power and SM clock sampled
+    while the benchmarks ran (provenance ``power``); "" where none was capped, or none
+    was sampled (runs before the sampler)."""
+    capped = [p["power"] for p in provs if (p.get("power") or {}).get("capped")]
+    if not capped:
+        return ""
+    worst = max(capped, key=lambda w: w["at_limit_share"])
+    words = "power-capped while measured"
+    if worst.get("power_limit_w"):
+        words += (
+            f": {worst['at_limit_share']:.0%} of samples within 3% of the "
+            f"{worst['power_limit_w']:.0f} W limit"
+        )
+    clocks = [w for w in capped if w.get("busy_sm_mhz") and w.get("sm_max_mhz")]
+    if clocks:
+        slowest = min(clocks, key=lambda w: w["busy_sm_mhz"] / w["sm_max_mhz"])
+        words += (
+            f", SM clock {slowest['busy_sm_mhz']:.0f} of {slowest['sm_max_mhz']:.0f} MHz "
+            "under load (median)"
+        )
+    return words
+
+
+def any_host_bound(plot: dict) -> bool:
+    """Whether any trace of a figure draws a host-bound point (``host_bound_markers``)."""
+    return any(any((t.get("meta") or {}).get("host_bound", ())) for t in plot.get("data", ()))
 
 
 def caption_html(entry: dict) -> str:
@@ -1272,10 +1388,11 @@ def figure_html(
                 f"figure {name!r} cannot be drawn from {slug!r} data: {exc!r}"
             ) from exc
         drawn = tuple(dict.fromkeys([*fig.needs, *sorted(comp.read)]))
+        note = [HOST_BOUND_NOTE] if any_host_bound(plot) else []
         entry = {
             "slug": slug,
             "label": provenance(docs)["gpu"],
-            "caption": caption(docs, drawn),
+            "caption": caption(docs, drawn, note),
             "plot": plot,
         }
         if old := _note_stale(seen, slug, docs, drawn):
@@ -1495,10 +1612,11 @@ def per_byte(row: dict) -> Spread:
     return {k: v / row["bytes"] if k != "reps" else v for k, v in row["time_s"].items()}
 
 
-def host_bound(row: dict) -> bool:
-    """Whether the host, not the GPU, set the row's pace: its host time per call (a loop of
-    back-to-back calls) exceeds its CUDA-graph replay time (the GPU's work alone) beyond
-    both spreads. Only rows that record both controls can say so."""
+def graph_host_bound(row: dict) -> bool:
+    """Whether the host, not the GPU, set the row's pace by its two controls: its host
+    time per call (a loop of back-to-back calls) exceeds its CUDA-graph replay time (the
+    GPU's work alone) beyond both spreads. Only rows that record both can say so (the
+    scoreboard's and lesson 09's reading; ``host_bound`` is the figures' rule)."""
     host, graph = row.get("host_s"), row.get("graph_time_s")
     return bool(host and graph) and host["p20"] > graph["p80"]
 

@@ -295,16 +295,29 @@ def test_dropout_matches_reference_on_its_own_mask(shape, dtype, approximate, p)
     assert_dropout_matches(out, x, bias, p, seed, approximate, test_seed)
 
 
+# A 1 x 1 tile is one program per element: on the other cases' 37 x 101 input that was
+# 3,737 interpreted programs a launch (two launches, 100 s on the CI machine). A 7 x 13
+# input keeps what the case is for (every element its own program, across rows, on a grid
+# that the default tile, 8 x 16, covers raggedly in both directions) in 91 programs.
 @pytest.mark.parametrize(
-    "block_m, block_n, num_warps",
-    [(1, 1, 1), (2, 8, 4), (16, 16, 1), (64, 32, 8), (1, 4096, 32), (128, 512, 16)],
+    "block_m, block_n, num_warps, shape",
+    [
+        (1, 1, 1, (7, 13)),
+        (2, 8, 4, (37, 101)),
+        (16, 16, 1, (37, 101)),
+        (64, 32, 8, (37, 101)),
+        (1, 4096, 32, (37, 101)),
+        (128, 512, 16, (37, 101)),
+    ],
+    ids=["1-1-1", "2-8-4", "16-16-1", "64-32-8", "1-4096-32", "128-512-16"],
 )
-def test_dropout_same_seed_same_result_on_any_tile(block_m, block_n, num_warps):
+def test_dropout_same_seed_same_result_on_any_tile(block_m, block_n, num_warps, shape):
     """The mask belongs to the elements, not to the launch: another tile, warp count and
     grid give the same output, bit for bit; so does the mask-only kernel's tile."""
     test_seed = fresh_seed()
     seed = random.randrange(2**31)
-    x, bias = rand((37, 101), scale=3.0), rand(101)
+    m, n = shape
+    x, bias = rand((m, n), scale=3.0), rand(n)
     default = fa.bias_gelu_mask(x, bias, p=0.3, seed=seed)
     again = fa.bias_gelu_mask(x, bias, p=0.3, seed=seed)
     tiled = fa.bias_gelu_mask(
@@ -313,8 +326,8 @@ def test_dropout_same_seed_same_result_on_any_tile(block_m, block_n, num_warps):
     msg = f"seed={test_seed} dropout seed={seed}"
     assert torch.equal(default, again), msg
     assert torch.equal(default, tiled), msg
-    keep = fa.launch_dropout_mask(37, 101, 0.3, seed, x.device)
-    keep_tiled = fa.launch_dropout_mask(37, 101, 0.3, seed, x.device, block_m=block_m,
+    keep = fa.launch_dropout_mask(m, n, 0.3, seed, x.device)
+    keep_tiled = fa.launch_dropout_mask(m, n, 0.3, seed, x.device, block_m=block_m,
                                         block_n=block_n)  # fmt: skip
     assert torch.equal(keep, keep_tiled), msg
     assert_dropout_matches(tiled, x, bias, 0.3, seed, "none", test_seed)

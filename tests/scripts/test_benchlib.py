@@ -217,3 +217,42 @@ def test_captured_reports_the_launched_kernel_and_puts_it_back():
 def test_ptx_fmas_counts_fp32_fmas_only():
     ptx = "fma.rn.f32 %r1, %r2, %r3, %r4;\n fma.rn.f32 %r5;\n fma.rn.f64 %fd1;\n fma.rn.f32x2 %r9;"
     assert benchlib.ptx_fmas(ptx) == 2
+
+
+def test_each_file_carries_the_power_sampled_while_its_benchmark_ran(tmp_path, monkeypatch):
+    """The runner samples power and SM clock during every benchmark (a fake reader here:
+    a board at its limit) and stamps the summary into that file's provenance, where the
+    envelope schema accepts it; with nothing to read, no field is written."""
+    _fake_benchmarks(tmp_path, monkeypatch, "toy", ["toy_a"])
+    data = tmp_path / "data"
+    monkeypatch.setattr(benchlib, "DATA_DIR", data)
+    monkeypatch.setattr(measure.torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(measure.torch.cuda, "current_device", lambda: 0)
+    for name in ("reset_peak_memory_stats", "max_memory_allocated", "max_memory_reserved"):
+        monkeypatch.setattr(measure.torch.cuda, name, lambda device=None: 0)
+    prov = {"gpu": "Fake GPU", "device_slug": "fake-gpu", "torch": "t", "triton": "t",
+            "cuda": "c", "driver": "d", "commit": "0123456789ab",
+            "clocks_at_start": None}  # fmt: skip
+    monkeypatch.setattr(benchlib, "provenance", lambda: dict(prov))
+    monkeypatch.setattr(benchlib, "read_clocks", lambda index=0: None)
+    spread = {"p20": 1.0, "p50": 1.0, "p80": 1.0, "reps": 1}
+    ceilings = {"copy": {"bytes": 8, "time_s": spread}, "matmul": {}}
+    monkeypatch.setattr(benchlib, "measure_ceilings", lambda: ceilings)
+    at_limit = {"power_w": 695.0, "power_limit_w": 700.0, "sm_mhz": 1700.0,
+                "sm_max_mhz": 1980.0, "busy_percent": 100.0}  # fmt: skip
+    monkeypatch.setattr(benchlib, "power_reader", lambda index=0: lambda: dict(at_limit))
+    assert measure.main(["toy_a"]) == 0
+    doc = json.loads((data / "fake-gpu" / "toy_a.json").read_text())
+    power = doc["provenance"]["power"]
+    assert power["capped"] and power["samples"] >= 1 and power["power_limit_w"] == 700.0
+    assert power["sm_mhz"]["p50"] == 1700.0 and power["at_limit_share"] == 1.0
+    schema = json.loads((ROOT / "figures" / "schema.json").read_text())
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = {"$ref": "#/$defs/provenance", "$defs": schema["$defs"]}
+    jsonschema.Draft202012Validator(validator).validate({**doc["provenance"], "dirty": False,
+        "sm_count": 1, "compute_capability": "9.0", "memory_bytes": 1, "l2_bytes": 0,
+        "numpy": "n", "python": "p", "date": "2026-11-26T00:00:00"})  # fmt: skip
+
+    monkeypatch.setattr(benchlib, "power_reader", lambda index=0: None)
+    assert measure.main(["toy_a"]) == 0
+    assert "power" not in json.loads((data / "fake-gpu" / "toy_a.json").read_text())["provenance"]

@@ -20,6 +20,7 @@ from scripts.bench.benchmarks import fused_activation as bench
 from tests.support import DEVICE, compiled_python, fresh_seed
 
 ROOT = Path(__file__).resolve().parents[2]
+REAL_DEVICE_TIME, REAL_HOST_TIME = benchlib.device_time, benchlib.host_time
 
 PTX = """
 .visible .entry bias_gelu_mask_kernel(
@@ -104,7 +105,7 @@ def stubbed(monkeypatch):
     monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
     monkeypatch.setattr(benchlib, "warm_up", lambda: None)
     monkeypatch.setattr(benchlib, "device_time", lambda fn, **kw: dict(FAKE_SPREAD))
-    monkeypatch.setattr(benchlib, "host_time", lambda fn, calls: dict(FAKE_SPREAD))
+    monkeypatch.setattr(benchlib, "host_time", lambda fn, calls, **kw: dict(FAKE_SPREAD))
     monkeypatch.setattr(bench, "kernels_per_call", lambda fn: 1)
     monkeypatch.setattr(bench, "compiled_kernel", lambda *a, **kw: FakeCompiled())
     monkeypatch.setattr(bench, "sass_text", lambda kernel: SASS)
@@ -310,3 +311,47 @@ def test_instruction_counts_of_the_kernel_compiled_for_sm90():
         return sum((sass or ptx).values()) / per_thread
 
     assert per_element("none seed") > per_element("none none") + 20
+
+
+class TickingClock:
+    """A stand-in for CUDA events: every mark is one tick (50 ms) after the last, and the
+    time per tick grows call by call (a GPU slowing down): what head-to-head timing of a
+    real module needs on a CPU. No flush, no synchronise."""
+
+    def __init__(self):
+        self.ticks = 0
+
+    def flush(self) -> None:
+        pass
+
+    def mark(self) -> float:
+        self.ticks += 1
+        return self.ticks * 0.05 * (1 + self.ticks / 1000)
+
+    def seconds(self, start: float, end: float) -> float:
+        return end - start
+
+    def sync(self) -> None:
+        pass
+
+
+def test_a_case_is_timed_head_to_head_through_the_real_harness(stubbed, monkeypatch):
+    """run_case with the harness itself (only its clocks faked): every impl's row gets a
+    spread that names its comparison and its per-round ratio to each other impl, filled
+    when the head-to-head block ends, and the rows validate."""
+    monkeypatch.setattr(benchlib, "device_time", REAL_DEVICE_TIME)
+    monkeypatch.setattr(benchlib, "host_time", REAL_HOST_TIME)
+    monkeypatch.setattr(benchlib, "CLOCKS", {"device": TickingClock, "host": TickingClock})
+    monkeypatch.setattr(benchlib, "HOST_ROUNDS", 3)
+    monkeypatch.setattr(benchlib, "MIN_ROUNDS", 4)
+    fresh_seed()
+    rows = bench.run_case(5, torch.bfloat16, "none", True, host=True)
+    validate(rows, "fused_activation")
+    impls = [r["impl"] for r in rows]
+    assert impls[:2] == ["triton", "eager"]
+    groups = {r["time_s"]["ab"]["group"] for r in rows}
+    assert len(groups) == 1 and rows[0]["host_s"]["ab"]["group"] not in groups
+    for r in rows:
+        assert set(r["time_s"]["vs"]) == set(impls) - {r["impl"]}
+        assert r["time_s"]["vs"][impls[0] if r["impl"] != impls[0] else impls[1]]["reps"] >= 4
+        assert r["host_s"]["reps"] == 3

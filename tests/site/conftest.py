@@ -5,6 +5,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import functools
+import json
+import os
 import re
 from pathlib import Path
 
@@ -30,9 +34,23 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    dest = tmp_path_factory.mktemp("site")
-    result = mkdocs_build(ROOT / "mkdocs.yml", dest)
-    assert result.returncode == 0, f"strict build failed:\n{result.stdout}\n{result.stderr}"
+    """One strict build of the site per run: under xdist the first worker that asks builds
+    it in the run's shared temporary folder while the others wait, then every worker reads
+    that build (and its outcome: a failed build fails each worker's tests alike)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        dest = tmp_path_factory.mktemp("site")
+        result = mkdocs_build(ROOT / "mkdocs.yml", dest)
+        assert result.returncode == 0, f"strict build failed:\n{result.stdout}\n{result.stderr}"
+        return dest
+    shared = tmp_path_factory.getbasetemp().parent  # this run's, above each worker's own
+    dest, outcome = shared / "site", shared / "site-build.json"
+    with open(shared / "site-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not outcome.exists():
+            result = mkdocs_build(ROOT / "mkdocs.yml", dest)
+            outcome.write_text(json.dumps([result.returncode, result.stdout, result.stderr]))
+    returncode, stdout, stderr = json.loads(outcome.read_text())
+    assert returncode == 0, f"strict build failed:\n{stdout}\n{stderr}"
     return dest
 
 
@@ -80,6 +98,42 @@ def visit(browser, site_url):
     return _visit
 
 
+def _open_page(
+    browser,
+    site_url,
+    contexts,
+    width=1280,
+    scheme="light",
+    md="model/02-programs-and-tiles.md",
+    url=None,
+    without_widget_data=False,
+):
+    """What ``open_page`` and ``shared_page`` do to open a page (see ``open_page``)."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    contexts.append(context)
+    pg = context.new_page()
+    pg.errors = []
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
+    address = f"{url or site_url}/{html_for(md).removesuffix('index.html')}"
+    if without_widget_data:
+
+        def strip(route):
+            response = route.fetch()
+            route.fulfill(response=response, body=WIDGET_DATA.sub("", response.text()))
+
+        pg.route(address, strip)
+    # "load", then the widgets mounted and the page's figures drawn, rather than
+    # "networkidle": what a widget needs is in the page (its data embedded, no web
+    # fonts); what the network does after load (the search index) is checked once per
+    # page by test_browser.py's clean load, and waiting for it here cost half a second a
+    # test.
+    pg.goto(address, wait_until="load")
+    pg.wait_for_selector(".book-widget[data-mounted='true']")
+    pg.wait_for_function(visits.FIGURES_DRAWN, timeout=15_000)
+    return pg
+
+
 @pytest.fixture
 def open_page(browser, site_url):
     """Opens a page of the built site (lesson 02 unless told) once its widgets are mounted;
@@ -91,38 +145,29 @@ def open_page(browser, site_url):
     page as served minus the committed data the build embeds for its widgets, to check
     what a widget shows when no device has measured anything."""
     contexts = []
+    yield functools.partial(_open_page, browser, site_url, contexts)
+    for context in contexts:
+        context.close()
 
-    def _open(
-        width=1280,
-        scheme="light",
-        md="model/02-programs-and-tiles.md",
-        url=None,
-        without_widget_data=False,
-    ):
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        contexts.append(context)
-        pg = context.new_page()
-        pg.errors = []
-        pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-        pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
-        address = f"{url or site_url}/{html_for(md).removesuffix('index.html')}"
-        if without_widget_data:
 
-            def strip(route):
-                response = route.fetch()
-                route.fulfill(response=response, body=WIDGET_DATA.sub("", response.text()))
+@pytest.fixture(scope="session")
+def shared_page(browser, site_url):
+    """``shared_page(width=1280, scheme="light", md=...)``: a page opened as ``open_page``
+    opens one, but once per worker for each (md, width, scheme) and handed to every test
+    that asks for it. Only for the cases of a parametrised check that set every input of
+    the widget themselves before reading it, so that no case depends on what the one
+    before left. Each time it is handed out, ``pg.errors`` holds the errors of the page's
+    load and nothing else: a case fails on an error of the load or of its own steps."""
+    contexts, pages = [], {}
 
-            pg.route(address, strip)
-        # "load", then the widgets mounted and the page's figures drawn, rather than
-        # "networkidle": what a widget needs is in the page (its data embedded, no web
-        # fonts); what the network does after load (the search index) is checked once per
-        # page by test_browser.py's clean load, and waiting for it here cost half a second a
-        # test.
-        pg.goto(address, wait_until="load")
-        pg.wait_for_selector(".book-widget[data-mounted='true']")
-        pg.wait_for_function(visits.FIGURES_DRAWN, timeout=15_000)
+    def _shared(width=1280, scheme="light", md="model/02-programs-and-tiles.md"):
+        if (md, width, scheme) not in pages:
+            pg = _open_page(browser, site_url, contexts, width, scheme, md)
+            pages[md, width, scheme] = (pg, list(pg.errors))
+        pg, at_load = pages[md, width, scheme]
+        pg.errors = list(at_load)
         return pg
 
-    yield _open
+    yield _shared
     for context in contexts:
         context.close()

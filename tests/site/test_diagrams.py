@@ -17,6 +17,7 @@ the page; nothing scrolls sideways.
 from __future__ import annotations
 
 import re
+import traceback
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -25,6 +26,7 @@ from mkdocs.exceptions import PluginError
 from scripts.book import diagrams
 from scripts.book.hook import expand_diagrams
 from tests.site.support import DOCS, ROOT, contrast, html_for, nav_pages, over, rgba
+from tests.site.visits import DRAWS, per_page, settle
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 FOLDER = ROOT / "docs" / "assets" / "diagrams"
@@ -231,30 +233,82 @@ def problems(fig: dict) -> list[str]:
     return [f"{fig['name']}: {p}" for p in out]
 
 
-@pytest.mark.browser
-@pytest.mark.xdist_group("browser")
-@pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("md", diagram_pages())
-def test_diagrams_draw_and_read_well(browser, site_url, md, scheme, width):
-    context = browser.new_context(viewport={"width": width, "height": 1400}, color_scheme=scheme)
+WIDTHS = (1280, 390)
+HEIGHT = 1400  # a tall diagram fits the window whole: what lies under its texts is on screen
+
+
+def read_diagrams(browser, site_url: str, md: str, scheme: str) -> dict[int, dict | str]:
+    """Open ``md`` once in ``scheme`` at the first of ``WIDTHS``, then resize the window to
+    each next one (no reload: the diagrams are laid out by CSS alone, and the page's figures
+    are waited for as figures.js redraws them at the new width). Per width: what the check
+    judges, or the error that stopped the reading there."""
+    out: dict[int, dict | str] = {}
+    context = browser.new_context(
+        viewport={"width": WIDTHS[0], "height": HEIGHT}, color_scheme=scheme
+    )
     try:
         pg = context.new_page()
-        errors = []
+        errors: list[str] = []
         pg.on("pageerror", lambda e: errors.append(str(e)))
         pg.goto(f"{site_url}/{html_for(md).removesuffix('index.html')}", wait_until="networkidle")
-        expected = "slate" if scheme == "dark" else "default"
-        assert pg.evaluate("document.body.getAttribute('data-md-color-scheme')") == expected
-        figures = pg.locator("figure.book-diagram")
-        names = [n for n, pages in placements().items() if md in pages]
-        assert figures.count() == len(names) > 0
-        found = []
-        for i in range(figures.count()):
-            fig = figures.nth(i)
-            fig.scroll_into_view_if_needed()
-            found += problems(fig.evaluate(COLLECT))
-        assert pg.evaluate("document.documentElement.scrollWidth") <= width, "scrolls sideways"
-        assert not errors, errors
+        for width in WIDTHS:
+            try:
+                if width != WIDTHS[0]:
+                    before = pg.evaluate(DRAWS)
+                    pg.set_viewport_size({"width": width, "height": HEIGHT})
+                    pg.wait_for_function(
+                        f"before => {DRAWS}.every((t, i) => t > before[i])",
+                        arg=before,
+                        timeout=15_000,
+                    )
+                    settle(pg)
+                figures = pg.locator("figure.book-diagram")
+                found = []
+                for i in range(figures.count()):
+                    fig = figures.nth(i)
+                    fig.scroll_into_view_if_needed()
+                    found += problems(fig.evaluate(COLLECT))
+                out[width] = {
+                    "scheme": pg.evaluate("document.body.getAttribute('data-md-color-scheme')"),
+                    "count": figures.count(),
+                    "scroll_width": pg.evaluate("document.documentElement.scrollWidth"),
+                    "errors": list(errors),
+                    "found": found,
+                }
+            except Exception:
+                out[width] = traceback.format_exc()
     finally:
         context.close()
+    return out
+
+
+@pytest.fixture(scope="session")
+def diagram_reads(browser, site_url):
+    """``diagram_reads(md, scheme)``: ``read_diagrams`` of that page, made the first time a
+    check asks for it, then shared by the page's checks at each width on this worker."""
+    done: dict[tuple[str, str], dict] = {}
+
+    def _read(md: str, scheme: str) -> dict[int, dict | str]:
+        if (md, scheme) not in done:
+            done[md, scheme] = read_diagrams(browser, site_url, md, scheme)
+        return done[md, scheme]
+
+    return _read
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("md", per_page(diagram_pages()))
+def test_diagrams_draw_and_read_well(diagram_reads, md, scheme, width):
+    read = diagram_reads(md, scheme)[width]
+    if isinstance(read, str):
+        pytest.fail(f"reading {md} [{scheme}, {width} px] failed:\n{read}", pytrace=False)
+    expected = "slate" if scheme == "dark" else "default"
+    assert read["scheme"] == expected
+    names = [n for n, pages in placements().items() if md in pages]
+    assert read["count"] == len(names) > 0
+    assert read["scroll_width"] <= width, "scrolls sideways"
+    assert not read["errors"], read["errors"]
+    found = read["found"]
     assert not found, f"{md} [{scheme}, {width} px]:\n" + "\n".join(found)

@@ -209,9 +209,11 @@ for _ in range(4):
     CASES.append((_n, _bm, _bn, _rng.random() < 0.7, _qb, _row, _rng.randrange(100000)))
 
 
+# set_walk sets every input, and each one restarts the walk at its first block: the
+# cases of the next two checks share one page (shared_page).
 @pytest.mark.parametrize("params", CASES, ids=str)
-def test_walk_matches_python(open_12, params):
-    pg = open_12()
+def test_walk_matches_python(shared_page, params):
+    pg = shared_page(md=PAGE)
     el = set_walk(pg, *params)
     expected = walk(*params)
     check_counts(el, expected, params)
@@ -225,10 +227,10 @@ def test_walk_matches_python(open_12, params):
 
 
 @pytest.mark.parametrize("blocks", [2, 3, 6])
-def test_causal_computes_the_triangle(open_12, blocks):
+def test_causal_computes_the_triangle(shared_page, blocks):
     """With BLOCK_M = BLOCK_N and N a multiple of it, causal loads the k(k+1)/2 tiles on and
     below the diagonal, k of them masked; not causal loads all k^2."""
-    pg = open_12()
+    pg = shared_page(md=PAGE)
     el = set_walk(pg, 4 * blocks, 4, 4, True, blocks - 1, 0, 1)
     got = outputs(el, "grid-computed", "grid-total", "visited", "partial")
     assert got == {

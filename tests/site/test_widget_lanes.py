@@ -109,9 +109,10 @@ def test_lanes_block1024_warps4_element1000(open_page):
     assert not pg.errors, pg.errors
 
 
+# The cases below set every input (set_lanes), so they share one page (shared_page).
 @pytest.mark.parametrize(("block", "warps", "i", "size", "proven"), LANE_CASES)
-def test_lanes_match_python(open_page, block, warps, i, size, proven):
-    pg = open_page()
+def test_lanes_match_python(shared_page, block, warps, i, size, proven):
+    pg = shared_page()
     el = set_lanes(pg, block, warps, i, size, proven)
     expected = lanes_expected(block, warps, i, size, proven)
     assert outputs(el, *expected) == expected
@@ -130,8 +131,8 @@ def test_lanes_match_python(open_page, block, warps, i, size, proven):
 
 
 @pytest.mark.parametrize(("block", "warps"), [(64, 4), (16, 1), (128, 8)])
-def test_lanes_small_block_is_replicated(open_page, block, warps):
-    pg = open_page()
+def test_lanes_small_block_is_replicated(shared_page, block, warps):
+    pg = shared_page()
     el = set_lanes(pg, block, warps, 5)
     assert block < 32 * warps
     copies = 32 * warps // block

@@ -116,11 +116,13 @@ PROGRAM_ORDER_CASES = [
 ]
 
 
+# set_program_order sets the grid, the order (and GROUP_M where it counts) and the wave,
+# which starts the walk at wave 1: the cases share one page (shared_page).
 @pytest.mark.parametrize(("side", "order", "group_m", "wave"), PROGRAM_ORDER_CASES)
-def test_program_order_matches_the_python_model(open_09, side, order, group_m, wave):
+def test_program_order_matches_the_python_model(shared_page, side, order, group_m, wave):
     from figures import matmul as fm
 
-    pg = open_09()
+    pg = shared_page(md=PAGE)
     el = set_program_order(pg, side, order, group_m, wave)
     g = group_m if order == "grouped" else 1
     expected = program_order_expected(side, g, wave, 0)

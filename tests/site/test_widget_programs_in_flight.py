@@ -127,10 +127,11 @@ CASES = [(4, 1), (4, 16), (256, 4), (256, 16), (1024, 4), (4096, 1), (8192, 1), 
          (64, 8)]  # fmt: skip
 
 
+# Each case sets the device, the warps and (from Home) the block: one page serves them all.
 @pytest.mark.parametrize(("block", "warps"), CASES)
-def test_matches_python_and_the_data(open_04, block, warps):
+def test_matches_python_and_the_data(shared_page, block, warps):
     devices = sweep_devices()
-    pg = open_04()
+    pg = shared_page(md=PAGE)
     el = widget(pg, NAME)
     options = el.locator('[data-in="device"] option').evaluate_all("os => os.map(o => o.value)")
     assert options == list(devices) or (not devices and options == [""])

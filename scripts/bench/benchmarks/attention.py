@@ -170,14 +170,22 @@ def check_grad(got, expected, what):
 
 
 def measure(impl, fn, q, k, v, do, causal, expected, directions) -> dict:
-    """Forward and (if asked) backward timing of one implementation, each checked first."""
+    """Forward and (if asked) backward timing of one implementation, each checked first.
+    Inside ``benchlib.head_to_head``, every implementation but the naive one (whose
+    N x N scores would sit in memory beside the others') is noted, to be timed in turn
+    with the others of its direction."""
     what = f"attention {impl} N={q.shape[2]} d={q.shape[3]} causal={causal}"
     fwd = functools.partial(fn, q, k, v, causal)
     timing = {}
+
+    def turn(direction: str) -> dict:
+        return {} if impl == "naive" else {"name": impl, "among": direction}
+
     if "forward" in directions:
         timing["forward"] = benchlib.check_then_time(
-            fwd, expected[0], f"{what} forward", exact=False, rtol=RTOL, atol=ATOL
-        )["time_s"]
+            fwd, expected[0], f"{what} forward", exact=False, rtol=RTOL, atol=ATOL,
+            **turn("forward"),
+        )["time_s"]  # fmt: skip
     if "backward" in directions:
         o = fwd()
         dq, dk, dv = torch.autograd.grad(o, (q, k, v), do, retain_graph=True)
@@ -187,8 +195,9 @@ def measure(impl, fn, q, k, v, do, causal, expected, directions) -> dict:
         step_check = benchlib.check_then_time  # dq through check_then_time, then timed
         atol = GRAD_ATOL * expected[1].abs().max().item()
         timing["backward"] = step_check(
-            step, expected[1], f"{what} backward (dq)", exact=False, rtol=RTOL, atol=atol
-        )["time_s"]
+            step, expected[1], f"{what} backward (dq)", exact=False, rtol=RTOL, atol=atol,
+            **turn("backward"),
+        )["time_s"]  # fmt: skip
         del o
     return timing
 
@@ -217,28 +226,36 @@ def run(ceilings: dict) -> list[dict]:
                 for t in (q, k, v):
                     t.requires_grad_()
                 expected = expected_results(q, k, v, do, causal, "backward" in directions)
-                speeds = []
-                for impl, fn in implementations(n, causal).items():
-                    mine = [x for x in directions if impl != "naive" or n <= NAIVE_MAX_N[x]]
-                    try:
-                        timing = measure(impl, fn, q, k, v, do, causal, expected, mine)
-                    except Exception as exc:  # a peer that cannot run is skipped, not fatal
-                        if impl == "triton":
-                            raise
-                        print(f"  skipped {impl} N={n} d={d}: {type(exc).__name__}: {exc}"[:300])
-                        torch.cuda.empty_cache()
-                        continue
-                    for direction, spread in timing.items():
-                        f = flops(batch, heads, n, d, causal, direction)
-                        row = {
-                            "direction": direction, "impl": impl, "dtype": "bfloat16",
-                            "batch": batch, "heads": heads, "n": n, "head_dim": d,
-                            "causal": causal, "flops": f, "time_s": spread,
-                        }  # fmt: skip
-                        if impl == "triton":
-                            row["tiles"] = tiles(d)
-                        rows.append(row)
-                        speeds.append(f"{impl} {direction[:3]} {f / spread['p50'] / 1e12:.0f}")
+                found = []
+                # Checked one by one (the naive one timed then too); the others' forwards
+                # timed in turn when the block ends, and their backwards.
+                with benchlib.head_to_head():
+                    for impl, fn in implementations(n, causal).items():
+                        mine = [x for x in directions if impl != "naive" or n <= NAIVE_MAX_N[x]]
+                        try:
+                            timing = measure(impl, fn, q, k, v, do, causal, expected, mine)
+                        except Exception as exc:  # a peer that cannot run is skipped, not fatal
+                            if impl == "triton":
+                                raise
+                            why = f"{type(exc).__name__}: {exc}"
+                            print(f"  skipped {impl} N={n} d={d}: {why}"[:300])
+                            torch.cuda.empty_cache()
+                            continue
+                        for direction, spread in timing.items():
+                            f = flops(batch, heads, n, d, causal, direction)
+                            row = {
+                                "direction": direction, "impl": impl, "dtype": "bfloat16",
+                                "batch": batch, "heads": heads, "n": n, "head_dim": d,
+                                "causal": causal, "flops": f, "time_s": spread,
+                            }  # fmt: skip
+                            if impl == "triton":
+                                row["tiles"] = tiles(d)
+                            found.append(row)
+                rows += found
+                speeds = [
+                    f"{r['impl']} {r['direction'][:3]} {r['flops'] / r['time_s']['p50'] / 1e12:.0f}"
+                    for r in found
+                ]
                 print(f"  d={d} causal={causal} N={n}: " + ", ".join(speeds) + " TFLOP/s")
                 del q, k, v, do, expected
                 torch.cuda.empty_cache()

@@ -155,42 +155,47 @@ def run(ceilings: dict) -> list[dict]:
             c = torch.empty(n, n, device="cuda", dtype=kd.OUT_DTYPE[dtype])
             expected = kd.reference(a, b)
             tol = {"exact": False, "rtol": TOL[precision], "atol": TOL[precision] * math.sqrt(n)}
-            best = 0.0
-            for config in CONFIGS[precision]:
-                fn = functools.partial(
-                    kd.dot, a, b, input_precision=input_precision, out=c, **knobs(config)
-                )
-                what = f"dot triton {precision} {n}^3 {config}"
-                try:
-                    timing = benchlib.check_then_time(fn, expected, what, out=c, **tol)
-                except ValueError as exc:  # the wrapper's "does not fit this GPU"
-                    print(f"  {what}: skipped, {exc}")
-                    continue
-                rows.append({"impl": "triton", **fields, **knobs(config), **timing})
-                best = max(best, tflops(rows[-1]))
-            if best == 0.0:  # every config needs more shared memory than this GPU has
-                reason = f"no block config of {precision} fits this GPU's shared memory"
-                rows.append({"impl": "triton", **fields, "skipped": reason})
-                print(f"  {precision} {n}^3: skipped, {reason}")
-                del a, b, c, expected
-                continue
-            fn, into_c = library_fn(precision, a, b, c)
+            mine: list[dict] = []
             peer = "torch._scaled_mm" if precision == "fp8" else "torch.matmul"
-            try:
-                with fp32_matmul(input_precision):
+            # Every config and the library checked one by one, then timed in turn when
+            # the block ends (inside torch.matmul's float32 mode for this precision).
+            with fp32_matmul(input_precision), benchlib.head_to_head():
+                for config in CONFIGS[precision]:
+                    fn = functools.partial(
+                        kd.dot, a, b, input_precision=input_precision, out=c, **knobs(config)
+                    )
+                    what = f"dot triton {precision} {n}^3 {config}"
+                    name = "triton_" + "_".join(map(str, config))
+                    try:
+                        timing = benchlib.check_then_time(fn, expected, what, out=c, **tol,
+                                                          name=name)  # fmt: skip
+                    except ValueError as exc:  # the wrapper's "does not fit this GPU"
+                        print(f"  {what}: skipped, {exc}")
+                        continue
+                    mine.append({"impl": "triton", **fields, **knobs(config), **timing})
+                if not mine:  # every config needs more shared memory than this GPU has
+                    reason = f"no block config of {precision} fits this GPU's shared memory"
+                    rows.append({"impl": "triton", **fields, "skipped": reason})
+                    print(f"  {precision} {n}^3: skipped, {reason}")
+                    del a, b, c, expected
+                    continue
+                fn, into_c = library_fn(precision, a, b, c)
+                try:
                     timing = benchlib.check_then_time(
                         fn,
                         expected,
                         f"dot {peer} {precision} {n}^3",
                         out=c if into_c else None,
                         **tol,
+                        name="cublas",
                     )
-            except (RuntimeError, TypeError, AttributeError) as exc:  # a peer that cannot run
-                rows.append({"impl": "cublas", **fields, "skipped": f"{peer}: {exc!r}"[:300]})
-                line = f"{peer} skipped ({exc!r})"
-            else:
-                rows.append({"impl": "cublas", **fields, **timing})
-                line = f"{peer} {tflops(rows[-1]):.0f}"
+                except (RuntimeError, TypeError, AttributeError) as exc:  # a peer that cannot run
+                    library = {"impl": "cublas", **fields, "skipped": f"{peer}: {exc!r}"[:300]}
+                else:
+                    library = {"impl": "cublas", **fields, **timing}
+            rows += [*mine, library]
+            best = max(tflops(r) for r in mine)
+            line = f"{peer} {tflops(library):.0f}" if "time_s" in library else library["skipped"]
             print(f"  {precision:>4} {n:>5}^3: triton best {best:.0f} TFLOP/s, {line}")
             del a, b, c, expected
     torch.cuda.empty_cache()

@@ -133,40 +133,42 @@ def run_case(
     except Exception as exc:  # noqa: BLE001
         print(f"    torch.compile skipped: {exc!r}")
     rows = []
-    for impl, fn in impls.items():
-        what = f"fused_activation {impl} {m}x{N} {dname} gelu={approximate} mask={with_mask}"
-        try:
-            timing = benchlib.check_then_time(
-                fn,
-                expected,
-                what,
-                out=out if impl == "triton" else None,
-                exact=False,
-                rtol=rtol,
-                atol=atol,
-                host=host,
-            )
-        except AssertionError:
-            raise  # a wrong answer is a finding, never a skip
-        except Exception as exc:  # noqa: BLE001 - e.g. torch.compile failing to build
+    with benchlib.head_to_head():  # checked one by one, then timed in turn: A B C A B C ...
+        for impl, fn in impls.items():
+            what = f"fused_activation {impl} {m}x{N} {dname} gelu={approximate} mask={with_mask}"
+            try:
+                timing = benchlib.check_then_time(
+                    fn,
+                    expected,
+                    what,
+                    out=out if impl == "triton" else None,
+                    exact=False,
+                    rtol=rtol,
+                    atol=atol,
+                    host=host,
+                    name=impl,
+                )
+            except AssertionError:
+                raise  # a wrong answer is a finding, never a skip
+            except Exception as exc:  # noqa: BLE001 - e.g. torch.compile failing to build
+                if impl == "triton":
+                    raise
+                print(f"    {impl} skipped: {exc!r}")
+                continue
+            row = {
+                "impl": impl,
+                "dtype": dname,
+                "approximate": approximate,
+                "mask": with_mask,
+                "m": m,
+                "n": N,
+                "bytes": min_bytes(m, dtype, with_mask),
+                **timing,
+                "kernels": kernels_per_call(fn),
+            }
             if impl == "triton":
-                raise
-            print(f"    {impl} skipped: {exc!r}")
-            continue
-        row = {
-            "impl": impl,
-            "dtype": dname,
-            "approximate": approximate,
-            "mask": with_mask,
-            "m": m,
-            "n": N,
-            "bytes": min_bytes(m, dtype, with_mask),
-            **timing,
-            "kernels": kernels_per_call(fn),
-        }
-        if impl == "triton":
-            row.update(triton_resources(x, bias, mask, out, approximate))
-        rows.append(row)
+                row.update(triton_resources(x, bias, mask, out, approximate))
+            rows.append(row)
     del x, bias, mask, out, expected
     speeds = ", ".join(f"{r['impl']} {r['bytes'] / r['time_s']['p50'] / 1e12:.2f}" for r in rows)
     print(f"  {dname:>8} gelu={approximate:<4} mask={with_mask!s:<5} M={m:>5}: {speeds} TB/s")
@@ -258,7 +260,6 @@ def run_dropout_case(m: int, dtype: torch.dtype, approximate: str, host: bool) -
     dname, p = DTYPES[dtype], DROP_P
     x, bias, mask = inputs(m, dtype, with_mask=True)
     out = torch.empty_like(x)
-    rtol, atol = CHECK_TOL[dtype]
     rows = []
 
     def add(impl: str, keep: str, timing: dict, fn, fraction: float, resources=None) -> None:
@@ -269,13 +270,27 @@ def run_dropout_case(m: int, dtype: torch.dtype, approximate: str, host: bool) -
         })  # fmt: skip
 
     what = f"fused_activation_dropout {{}} {m}x{N} {dname} gelu={approximate} p={p}"
+    with benchlib.head_to_head():  # the four checked one by one, then timed in turn
+        dropout_impls(x, bias, mask, out, dtype, approximate, host, what, add)
+    del x, bias, mask, out
+    speeds = ", ".join(f"{r['impl']} {r['time_s']['p50'] * 1e6:.1f}" for r in rows)
+    print(f"  dropout {dname:>8} gelu={approximate:<4} M={m:>5}: {speeds} us")
+    return rows
+
+
+def dropout_impls(x, bias, mask, out, dtype, approximate, host, what, add) -> None:
+    """Check each implementation of one dropout case and note its timing (``add`` makes
+    its row): run inside ``benchlib.head_to_head``, which times them when it ends."""
+    p = DROP_P
+    rtol, atol = CHECK_TOL[dtype]
     # Triton, the keep mask made in the kernel from SEED: checked exactly as it must be.
     expected, fraction = seeded_expected(x, bias, p, SEED, approximate)
     fn = functools.partial(
         fa.bias_gelu_mask, x, bias, approximate=approximate, p=p, seed=SEED, out=out
     )
     timing = benchlib.check_then_time(fn, expected, what.format("triton_seed"), out=out,
-                                      exact=False, rtol=rtol, atol=atol, host=host)  # fmt: skip
+                                      exact=False, rtol=rtol, atol=atol, host=host,
+                                      name="triton_seed")  # fmt: skip
     resources = triton_resources(x, bias, None, out, approximate, p=p, seed=SEED)
     add("triton_seed", "seed", timing, fn, fraction, resources)
     del expected
@@ -283,7 +298,8 @@ def run_dropout_case(m: int, dtype: torch.dtype, approximate: str, host: bool) -
     expected = fa.reference(x, bias, mask, approximate)
     fn = functools.partial(fa.bias_gelu_mask, x, bias, mask, approximate=approximate, out=out)
     timing = benchlib.check_then_time(fn, expected, what.format("triton_mask"), out=out,
-                                      exact=False, rtol=rtol, atol=atol, host=host)  # fmt: skip
+                                      exact=False, rtol=rtol, atol=atol, host=host,
+                                      name="triton_mask")  # fmt: skip
     resources = triton_resources(x, bias, mask, out, approximate)
     add("triton_mask", "memory", timing, fn, (mask != 0).double().mean().item(), resources)
     del expected
@@ -297,21 +313,15 @@ def run_dropout_case(m: int, dtype: torch.dtype, approximate: str, host: bool) -
     for impl, fn in peers.items():
         try:
             fraction = check_dropout(fn(), x, bias, p, approximate, what.format(impl))
-            timing = {"time_s": benchlib.device_time(fn)}
+            timing = {"time_s": benchlib.device_time(fn, name=impl)}
             if host:
-                timing["host_s"] = benchlib.host_time(
-                    fn, calls=benchlib.calls_for(timing["time_s"])
-                )
+                timing["host_s"] = benchlib.host_time(fn, benchlib.host_calls(fn), name=impl)
         except AssertionError:
             raise  # a wrong answer is a finding, never a skip
         except Exception as exc:  # noqa: BLE001 - e.g. torch.compile failing to build
             print(f"    {impl} skipped: {exc!r}")
             continue
         add(impl, "seed", timing, fn, fraction)
-    del x, bias, mask, out
-    speeds = ", ".join(f"{r['impl']} {r['time_s']['p50'] * 1e6:.1f}" for r in rows)
-    print(f"  dropout {dname:>8} gelu={approximate:<4} M={m:>5}: {speeds} us")
-    return rows
 
 
 def run_dropout(ceilings: dict) -> list[dict]:
@@ -380,26 +390,31 @@ def run_controls(ceilings: dict) -> list[dict]:
                 expected, _ = seeded_expected(x, bias, p, SEED, approximate)
             else:
                 expected = fa.reference(x, bias, mask, approximate)
-            for block_m, block_n, warps in CONTROL_TILES:
-                tile = {"block_m": block_m, "block_n": block_n, "num_warps": warps}
-                fn = functools.partial(fa.bias_gelu_mask, x, bias, mask, approximate=approximate,
-                                       out=out, **drop, **tile)  # fmt: skip
-                what = (f"fused_activation_controls {approximate} keep={keep} "
-                        f"{block_m}x{block_n}/{warps} warps")  # fmt: skip
-                timing = benchlib.check_then_time(fn, expected, what, out=out, exact=False,
-                                                  rtol=rtol, atol=atol)  # fmt: skip
-                kernel = compiled_kernel(x, bias, mask, out, approximate, **drop, **tile)
-                sass = sass_text(kernel)
-                rows.append({
-                    "dtype": DTYPES[dtype], "approximate": approximate, "keep": keep, "m": m,
-                    "n": N, **tile, "per_thread": block_m * block_n // (32 * warps),
-                    "planned": (block_m, block_n) == fa.plan(m, N) and warps == 4,
-                    "bytes": dropout_min_bytes(m, dtype, keep), **timing,
-                    **benchlib.kernel_resources(kernel),
-                    "ptx_ops": instruction_counts(kernel.asm["ptx"], "ptx"),
-                    "sass_ops": None if sass is None else instruction_counts(sass, "sass"),
-                })  # fmt: skip
-                r = rows[-1]
+            found = []
+            with benchlib.head_to_head():  # the tiles checked, then timed in turn
+                for block_m, block_n, warps in CONTROL_TILES:
+                    tile = {"block_m": block_m, "block_n": block_n, "num_warps": warps}
+                    fn = functools.partial(fa.bias_gelu_mask, x, bias, mask,
+                                           approximate=approximate, out=out, **drop,
+                                           **tile)  # fmt: skip
+                    what = (f"fused_activation_controls {approximate} keep={keep} "
+                            f"{block_m}x{block_n}/{warps} warps")  # fmt: skip
+                    name = f"{block_m}x{block_n}w{warps}"
+                    timing = benchlib.check_then_time(fn, expected, what, out=out, exact=False,
+                                                      rtol=rtol, atol=atol, name=name)  # fmt: skip
+                    kernel = compiled_kernel(x, bias, mask, out, approximate, **drop, **tile)
+                    sass = sass_text(kernel)
+                    found.append({
+                        "dtype": DTYPES[dtype], "approximate": approximate, "keep": keep,
+                        "m": m, "n": N, **tile, "per_thread": block_m * block_n // (32 * warps),
+                        "planned": (block_m, block_n) == fa.plan(m, N) and warps == 4,
+                        "bytes": dropout_min_bytes(m, dtype, keep), **timing,
+                        **benchlib.kernel_resources(kernel),
+                        "ptx_ops": instruction_counts(kernel.asm["ptx"], "ptx"),
+                        "sass_ops": None if sass is None else instruction_counts(sass, "sass"),
+                    })  # fmt: skip
+            rows += found
+            for r in found:
                 issued = sum((r["sass_ops"] or r["ptx_ops"]).values()) / r["per_thread"]
                 print(f"  {approximate:<4} keep={keep:<6} {r['per_thread']:>2}/thread: "
                       f"{r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s, {r['n_regs']} regs, "

@@ -6,7 +6,9 @@ operations, and a CUDA graph replaying empty kernels, three times per kernel:
 - ``host_s``: wall time in a loop of back-to-back calls synchronised once at its end.
   For a single launch the host is the slower side, so this is the host's cost; for the
   graph, whose one call issues a hundred kernels, the GPU is the slower side and this is
-  the GPU's throughput.
+  the GPU's throughput. The single launches are timed head to head (one loop of each in
+  turn, ``benchlib.HOST_ROUNDS`` rounds), so each carries its per-round ratio to the
+  others (``vs``); the graph is timed apart.
 - ``enqueue_s``: the host's time inside the call alone. A spin kernel keeps the GPU busy
   while the calls are issued, so no call waits for the GPU to finish anything: each
   sample issues a few untimed calls first (the first call after a wait may cost more:
@@ -179,20 +181,28 @@ def run(ceilings: dict) -> list[dict]:
         ("graph", f"CUDA graph replay ({PER_GRAPH} empty kernels)", graph.replay, None),
     ]
     kernels = {key: PER_GRAPH if key == "graph" else 1 for key, *_ in ways}
-    rows = []
-    for key, what, fn, want in ways:
-        if want is not None:
-            benchlib.check_then_time(fn, want, what, out=out)
-        rows.append(
-            {
-                "key": key,
-                "what": what,
-                "host_s": per_kernel(
-                    benchlib.host_time(fn, 200 if key == "graph" else CALLS), kernels[key]
-                ),
-                "gpu_s": per_kernel(benchlib.device_time(fn), kernels[key]),
-            }
-        )
+    host, gpu = {}, {}
+    # The single launches' host loops in turn (head to head: a ratio per round); the graph,
+    # whose call issues PER_GRAPH kernels and is paced by the GPU, apart.
+    with benchlib.head_to_head():
+        for key, what, fn, want in ways:
+            if want is not None:
+                benchlib.check_then_time(fn, want, what, out=out)
+            single = key != "graph"
+            host[key] = benchlib.host_time(
+                fn, CALLS if single else 200, name=key if single else None
+            )
+            gpu[key] = benchlib.device_time(fn)
+    rows = [
+        {
+            "key": key,
+            "what": what,
+            # Per kernel: the same numbers for a single launch (its ratios stay true).
+            "host_s": host[key] if kernels[key] == 1 else per_kernel(host[key], kernels[key]),
+            "gpu_s": per_kernel(gpu[key], kernels[key]),
+        }
+        for key, what, _, _ in ways
+    ]
     # The host's time inside the calls, every way in turn (see enqueue_times).
     enqueued = enqueue_times(
         {key: fn for key, _, fn, _ in ways}, calls={"graph": GRAPH_ENQUEUE_CALLS}
@@ -219,7 +229,9 @@ BENCHMARKS = [
     benchlib.Benchmark(
         "launch_overhead",
         "Per kernel, three times. host_s: wall time in loops of back-to-back calls, each "
-        "loop synchronised once at its end (percentiles over 7 loops). enqueue_s: host time "
+        "loop synchronised once at its end (the single launches' loops in turn, "
+        f"{benchlib.HOST_ROUNDS} rounds, with vs: per round, the other's time over this one's; "
+        "the graph apart, 7 loops; percentiles over loops). enqueue_s: host time "
         f"inside the calls alone, with the GPU kept busy by a spin kernel: per sample "
         f"{ENQUEUE_WARM} untimed calls, then {ENQUEUE_CALLS} timed ones ({GRAPH_ENQUEUE_CALLS} "
         "for the graph), kept only if the spin outlasted them (percentiles over "

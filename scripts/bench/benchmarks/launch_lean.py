@@ -9,7 +9,9 @@ one lean call. Every way is checked against the reference before it is timed.
 Two times per way, as lesson 03 takes them (scripts/bench/benchmarks/launch.py):
 - ``host_s``: wall time per call in loops of back-to-back calls, synchronised once at the
   end of each loop (benchlib.host_time). On a tiny input the GPU finishes each kernel
-  sooner than the host issues the next, so this is the host's cost.
+  sooner than the host issues the next, so this is the host's cost. The ways are timed
+  head to head (benchlib.head_to_head): one loop of each in turn, HOST_ROUNDS rounds, and
+  each spread carries its per-round ratio to every other way (``vs``).
 - ``enqueue_s``: the host's time inside the call alone, with the GPU kept busy by a spin
   kernel so that no call waits for anything.
 """
@@ -57,28 +59,32 @@ def run(ceilings: dict) -> list[dict]:
         ("launcher", "launcher alone, no checks", functools.partial(lean.launch, xp, yp, op)),
         ("graph", "CUDA graph replay of one LeanAdd call", graph.replay),
     ]
-    benchlib.warm_up()
-    rows = []
-    for key, what, fn in ways:
-        checked(fn, out, expected, what)
-        rows.append(
-            {
-                "key": key,
-                "what": f"{what} ({TINY} floats)",
-                "host_s": benchlib.host_time(fn, CALLS),
-                "enqueue_s": enqueue_time(fn),
-            }
-        )
     t = torch.empty(TINY, device="cuda")
     empty = functools.partial(launch_empty, t)
-    rows.append(
-        {
-            "key": "empty",
-            "what": "empty Triton kernel (lesson 03)",
-            "host_s": benchlib.host_time(empty, CALLS),
-            "enqueue_s": enqueue_time(empty),
-        }
-    )
+    benchlib.warm_up()
+    rows = []
+    # host_s of every way in turn, HOST_ROUNDS loops each: the per-round ratio of two ways
+    # is what their comparison reads (the host's speed moves by tens of percent between
+    # runs, and between loops of one run).
+    with benchlib.head_to_head():
+        for key, what, fn in ways:
+            checked(fn, out, expected, what)
+            rows.append(
+                {
+                    "key": key,
+                    "what": f"{what} ({TINY} floats)",
+                    "host_s": benchlib.host_time(fn, CALLS, name=key),
+                    "enqueue_s": enqueue_time(fn),
+                }
+            )
+        rows.append(
+            {
+                "key": "empty",
+                "what": "empty Triton kernel (lesson 03)",
+                "host_s": benchlib.host_time(empty, CALLS, name="empty"),
+                "enqueue_s": enqueue_time(empty),
+            }
+        )
     for r in rows:
         print(
             f"  {r['key']:>9}: {r['host_s']['p50'] * 1e6:.2f} us per call in a loop, "
@@ -91,8 +97,10 @@ BENCHMARKS = [
     benchlib.Benchmark(
         "launch_lean",
         "Host cost per call of x + y on 128 float32 elements, six ways. host_s: wall time "
-        "per call in loops of 5000 back-to-back calls, each loop synchronised at its end "
-        f"(percentiles over 7 loops); enqueue_s: host time inside {ENQUEUE_CALLS} calls "
+        "per call in loops of 5000 back-to-back calls, each loop synchronised at its end, "
+        f"the six ways' loops in turn ({benchlib.HOST_ROUNDS} rounds; percentiles over "
+        "loops, and vs: per round, the other way's time over this one's); enqueue_s: "
+        f"host time inside {ENQUEUE_CALLS} calls "
         f"issued behind a spin kernel that keeps the GPU busy, after {ENQUEUE_WARM} untimed "
         f"ones (percentiles over {ENQUEUE_SAMPLES} samples). torch_add: "
         "torch.add(out=); wrapper: kernels/vector_add.py's vector_add; lean: kernels/"

@@ -80,25 +80,39 @@ def tflops(row: dict) -> float:
     return row["flops"] / row["time_s"]["p50"] / 1e12
 
 
-def triton_and_cublas(a, b, c, expected, what: str) -> list[dict]:
+def triton_and_cublas(a, b, c, expected, what: str, peers: dict | None = None) -> list[dict]:
     """The book's matmul and cuBLAS on the same operands, each checked then timed into
-    ``c``: one row each, with sizes, FLOPs and bytes."""
+    ``c``, head to head (in turn, with the ratio per round): one row each, with sizes,
+    FLOPs and bytes. ``peers``: more implementations (name: function returning its
+    product), timed in the same turns; one that fails its check is skipped, not fatal."""
     (m, k), n = a.shape, b.shape[1]
     impls = {
         "triton": functools.partial(mm.matmul, a, b, out=c),
         "cublas": functools.partial(torch.matmul, a, b, out=c),
     }
     rows = []
-    for impl, fn in impls.items():
-        timing = benchlib.check_then_time(
-            fn, expected, f"matmul {impl} {what}", out=c, **tolerance(a.dtype, k)
-        )
-        if m * n * k <= SMALL_FLOPS:
-            # Small problems: the GPU work is a few microseconds, less than a validated
-            # launch costs the host; time the GPU alone too (a CUDA graph) and the host.
-            timing["graph_time_s"] = benchlib.graph_time(fn)
-            timing["host_s"] = benchlib.host_time(fn, calls=200)
-        rows.append({"impl": impl, **sizes(m, n, k, a.dtype), **timing})
+    with benchlib.head_to_head():
+        for impl, fn in {**impls, **(peers or {})}.items():
+            try:
+                timing = benchlib.check_then_time(
+                    fn,
+                    expected,
+                    f"matmul {impl} {what}",
+                    out=c if impl in impls else None,
+                    **tolerance(a.dtype, k),
+                    name=impl,
+                )
+            except Exception as exc:
+                if impl in impls:
+                    raise
+                print(f"  skipped {impl} at {what}: {exc!r}")  # a peer that cannot run
+                continue
+            if m * n * k <= SMALL_FLOPS:
+                # Small problems: the GPU work is a few microseconds, less than a validated
+                # launch costs the host; time the GPU alone too (a CUDA graph) and the host.
+                timing["graph_time_s"] = benchlib.graph_time(fn)
+                timing["host_s"] = benchlib.host_time(fn, calls=200, name=impl)
+            rows.append({"impl": impl, **sizes(m, n, k, a.dtype), **timing})
     return rows
 
 
@@ -125,21 +139,19 @@ def run_squares(ceilings: dict) -> list[dict]:
             a, b = operands(n, n, n, dtype)
             c = torch.empty(n, n, device="cuda", dtype=dtype)
             expected = mm.reference(a, b)
-            rows += triton_and_cublas(a, b, c, expected, f"{n}^3 {dname}")
-            t, p = tflops(rows[-2]), tflops(rows[-1])
-            line = f"  {dname:>8} {n:>5}^3: triton {t:.0f}, cublas {p:.0f}"
+            peers = {}
             if n == COMPILE_AT and not benchlib.quick():
                 try:
-                    fn = compiled_matmul(a, b)
-                    timing = benchlib.check_then_time(
-                        fn, expected, f"matmul compile {n}^3 {dname}", **tolerance(dtype, n)
-                    )
+                    peers["compile"] = compiled_matmul(a, b)
                 except Exception as exc:  # a peer that cannot run is skipped, not fatal
                     print(f"  skipped torch.compile max-autotune at {n}^3 {dname}: {exc!r}")
-                else:
-                    rows.append({"impl": "compile", **sizes(n, n, n, dtype), **timing})
-                    line += f", torch.compile {tflops(rows[-1]):.0f}"
-            print(line + " TFLOP/s")
+            found = triton_and_cublas(a, b, c, expected, f"{n}^3 {dname}", peers)
+            rows += found
+            print(
+                f"  {dname:>8} {n:>5}^3: "
+                + ", ".join(f"{r['impl']} {tflops(r):.0f}" for r in found)
+                + " TFLOP/s"
+            )
             del a, b, c, expected
     torch.cuda.empty_cache()
     return rows
@@ -221,16 +233,18 @@ def time_epilogue_impls(impls: dict, expected: dict, bias, c, what: str) -> list
     the epilogue]`` and then timed. Bytes count the bias where there is an epilogue."""
     (n, _), dtype = c.shape, c.dtype
     rows = []
-    for impl, (fn, epilogue, into_c) in impls.items():
-        timing = benchlib.check_then_time(
-            fn,
-            expected[epilogue],
-            f"{what} {impl}",
-            out=c if into_c else None,
-            **tolerance(dtype, n),
-        )
-        bias_bytes = n * bias.element_size() if epilogue else 0
-        rows.append({"impl": impl, **sizes(n, n, n, dtype, bias_bytes), **timing})
+    with benchlib.head_to_head():  # all of them in turn: each ratio is per round
+        for impl, (fn, epilogue, into_c) in impls.items():
+            timing = benchlib.check_then_time(
+                fn,
+                expected[epilogue],
+                f"{what} {impl}",
+                out=c if into_c else None,
+                **tolerance(dtype, n),
+                name=impl,
+            )
+            bias_bytes = n * bias.element_size() if epilogue else 0
+            rows.append({"impl": impl, **sizes(n, n, n, dtype, bias_bytes), **timing})
     return rows
 
 

@@ -88,7 +88,9 @@ def measure_one(impl: str, fn, path, capture, a, b, c, expected, what: str) -> d
     if path is not None:
         row["path"] = path
     try:
-        timing = benchlib.check_then_time(fn, expected, what, out=c, **tolerance(a.dtype, k))
+        timing = benchlib.check_then_time(
+            fn, expected, what, out=c, **tolerance(a.dtype, k), name=impl
+        )
     except Exception as exc:  # recorded and shown, so one broken variant keeps the rest
         print(f"  !! {what} failed: {type(exc).__name__}: {exc}")
         traceback.print_exc()
@@ -115,11 +117,14 @@ def run(ceilings: dict) -> list[dict]:
             chosen = mt.path_for(a, b, c)
             assert chosen == "tma", f"{n}^3 {dname} should take TMA: {mt.tma_refusal(a, b, c)}"
             expected = mt.reference(a, b)
+            impls = implementations(a, b, c)
+            with benchlib.head_to_head():  # every impl in turn, the ratio per round
+                for impl, (fn, path, capture) in impls.items():
+                    what = f"matmul_tma {impl} {n}^3 {dname}"
+                    rows.append(measure_one(impl, fn, path, capture, a, b, c, expected, what))
             line = []
-            for impl, (fn, path, capture) in implementations(a, b, c).items():
-                what = f"matmul_tma {impl} {n}^3 {dname}"
-                rows.append(measure_one(impl, fn, path, capture, a, b, c, expected, what))
-                r = rows[-1]
+            for r in rows[-len(impls) :]:
+                impl = r["impl"]
                 if "time_s" in r:
                     cfg = (
                         f" [{r['block_m']}x{r['block_n']}x{r['block_k']} w{r['num_warps']} "

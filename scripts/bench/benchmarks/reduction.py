@@ -93,17 +93,23 @@ def run_widths(ceilings: dict) -> list[dict]:
                     "triton": functools.partial(red.row_reduce, x, op, out),
                     "torch": functools.partial(torch_op, x, 1, out=out),
                 }
-                for impl, fn in impls.items():
-                    what = f"{impl} {op} {dname} {n_rows}x{n_cols}"
-                    size = (n_rows * n_cols + n_rows) * dtype.itemsize  # read x, write out
-                    row = timed_row(fn, expected, what, out, tol, copy, size, impl=impl, op=op,
-                                    dtype=dname, rows=n_rows, cols=n_cols)  # fmt: skip
-                    if impl == "triton":
-                        kernel = compiled(fn)
-                        row["block_m"], row["block_n"], row["num_warps"] = plan
-                        row.update(benchlib.kernel_resources(kernel))
-                        row["ptx"] = ptx_counts(kernel.asm["ptx"])
-                    rows.append(row)
+                found = []
+                with benchlib.head_to_head():  # checked, then timed in turn: A B A B ...
+                    for impl, fn in impls.items():
+                        what = f"{impl} {op} {dname} {n_rows}x{n_cols}"
+                        size = (n_rows * n_cols + n_rows) * dtype.itemsize  # read x, write out
+                        row = timed_row(fn, expected, what, out, tol, copy, size, name=impl,
+                                        impl=impl, op=op, dtype=dname, rows=n_rows,
+                                        cols=n_cols)  # fmt: skip
+                        if impl == "triton":
+                            kernel = compiled(fn)
+                            row["block_m"], row["block_n"], row["num_warps"] = plan
+                            row.update(benchlib.kernel_resources(kernel))
+                            row["ptx"] = ptx_counts(kernel.asm["ptx"])
+                        found.append(row)
+                for row in found:  # timed now
+                    row["copy_fraction"] = row["bytes"] / row["time_s"]["p50"] / copy
+                rows += found
                 del expected
             del x, out
             torch.cuda.empty_cache()
@@ -116,17 +122,16 @@ def run_widths(ceilings: dict) -> list[dict]:
     return rows
 
 
-def timed_row(fn, expected, what, out, tol, copy, size, **fields) -> dict:
+def timed_row(fn, expected, what, out, tol, copy, size, name=None, **fields) -> dict:
     """Check ``fn`` against ``expected``, time it, and return its row: ``fields`` (impl, op,
     dtype, rows, cols), its ``bytes`` (``size``), the timing and its share of copy bandwidth
-    (``copy``, bytes per second)."""
-    timing = benchlib.check_then_time(fn, expected, what, out=out, **tol, **TIMING)
-    return {
-        **fields,
-        "bytes": size,
-        **timing,
-        "copy_fraction": size / timing["time_s"]["p50"] / copy,
-    }
+    (``copy``, bytes per second). With ``name``, inside ``benchlib.head_to_head``: the
+    timing is noted, and the share is left for the caller to add once it is timed."""
+    timing = benchlib.check_then_time(fn, expected, what, out=out, **tol, **TIMING, name=name)
+    row = {**fields, "bytes": size, **timing}
+    if timing["time_s"]:  # timed at once
+        row["copy_fraction"] = size / timing["time_s"]["p50"] / copy
+    return row
 
 
 def run_tiles(ceilings: dict) -> list[dict]:
@@ -149,21 +154,31 @@ def run_tiles(ceilings: dict) -> list[dict]:
                         red.row_reduce, x, op, out, block_n=block_n, num_warps=num_warps
                     )
                     timed.append(("triton", block_n, num_warps, fn))
-            for impl, block_n, num_warps, fn in timed:
-                what = f"tile {impl} {op} {dname} {n_rows}x{n_cols} {block_n} {num_warps}"
-                row = timed_row(fn, expected, what, out, tol, copy, size, impl=impl, op=op,
-                                dtype=dname, rows=n_rows, cols=n_cols)  # fmt: skip
-                if impl == "triton":
-                    block_m, _, _ = red.plan(n_rows, n_cols, block_n=block_n, num_warps=num_warps)
-                    row.update(
-                        {
-                            "block_m": block_m,
-                            "block_n": block_n,
-                            "num_warps": num_warps,
-                            "step_bytes": block_m * block_n * dtype.itemsize,
-                            **benchlib.kernel_resources(compiled(fn)),
-                        }
-                    )
+            found = []
+            with benchlib.head_to_head():  # torch and every tile in turn
+                for impl, block_n, num_warps, fn in timed:
+                    what = f"tile {impl} {op} {dname} {n_rows}x{n_cols} {block_n} {num_warps}"
+                    name = impl if block_n is None else f"{impl}_{block_n}_{num_warps}"
+                    row = timed_row(fn, expected, what, out, tol, copy, size, name=name,
+                                    impl=impl, op=op, dtype=dname, rows=n_rows,
+                                    cols=n_cols)  # fmt: skip
+                    if impl == "triton":
+                        block_m, _, _ = red.plan(
+                            n_rows, n_cols, block_n=block_n, num_warps=num_warps
+                        )
+                        row.update(
+                            {
+                                "block_m": block_m,
+                                "block_n": block_n,
+                                "num_warps": num_warps,
+                                "step_bytes": block_m * block_n * dtype.itemsize,
+                                **benchlib.kernel_resources(compiled(fn)),
+                            }
+                        )
+                    found.append(row)
+            for row in found:
+                row["copy_fraction"] = row["bytes"] / row["time_s"]["p50"] / copy
+                impl, block_n, num_warps = row["impl"], row.get("block_n"), row.get("num_warps")
                 rows.append(row)
                 print(
                     f"  {dname:>8} {op} {impl:>6} block_n={block_n} warps={num_warps}: "

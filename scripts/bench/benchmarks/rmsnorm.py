@@ -322,8 +322,9 @@ def measure(impl: str, fn, x, w, dy, expected, dtype, hidden) -> dict[str, dict]
     # whatever each implementation saves for its backward) is built on every call.
     fwd = functools.partial(fn, x, w, EPS)
     forward = benchlib.check_then_time(
-        fwd, y_exp, f"{what} forward", exact=False, rtol=rtol, atol=1e-5
-    )
+        fwd, y_exp, f"{what} forward", exact=False, rtol=rtol, atol=1e-5, name=impl,
+        among="forward",
+    )  # fmt: skip
     y = fwd()
     # dweight is checked once, on a copy of dy; dx in check_then_time, then only the
     # backward step is timed: torch.autograd.grad through the graph kept from one forward.
@@ -331,8 +332,9 @@ def measure(impl: str, fn, x, w, dy, expected, dtype, hidden) -> dict[str, dict]
     benchlib.check(dw, dw_exp, f"{what} dweight", exact=False, rtol=rtol, atol=ATOL_DW[dtype])
     step = functools.partial(backward_step, y, (x, w), dy)
     backward = benchlib.check_then_time(
-        step, dx_exp, f"{what} backward", exact=False, rtol=rtol, atol=ATOL_DX
-    )
+        step, dx_exp, f"{what} backward", exact=False, rtol=rtol, atol=ATOL_DX, name=impl,
+        among="backward",
+    )  # fmt: skip
     return {"forward": forward, "backward": backward}
 
 
@@ -359,33 +361,40 @@ def run(ceilings: dict) -> list[dict]:
             dy = torch.randn(n_rows, hidden, device="cuda").to(dtype)
             expected = expected_results(x, w, dy)
             extra = resources(x.detach(), w.detach(), dy)
+            found = []
+            # Checked one by one, then the forwards timed in turn, and the backwards (each
+            # keeping its own forward's graph until the block ends).
+            with benchlib.head_to_head():
+                for impl, fn in implementations().items():
+                    own_dy = dy.clone() if impl == "liger" else dy
+                    try:
+                        timing = measure(impl, fn, x, w, own_dy, expected, dtype, hidden)
+                    except Exception as exc:  # a peer that cannot run is skipped, not fatal
+                        if impl == "triton":
+                            raise
+                        why = f"{type(exc).__name__}: {exc}"
+                        print(f"  skipped {impl} at H={hidden}: {why}"[:300])
+                        continue
+                    for direction, spread in timing.items():
+                        row = {
+                            "direction": direction,
+                            "impl": impl,
+                            "dtype": DTYPES[dtype],
+                            "rows": n_rows,
+                            "hidden": hidden,
+                            "bytes": n_bytes[direction],
+                            "time_s": spread["time_s"],
+                        }
+                        if impl == "triton":
+                            row.update(extra[direction])
+                        found.append(row)
+                    del own_dy
+            rows += found
             speeds = {}
-            for impl, fn in implementations().items():
-                own_dy = dy.clone() if impl == "liger" else dy
-                try:
-                    timing = measure(impl, fn, x, w, own_dy, expected, dtype, hidden)
-                except Exception as exc:  # a peer that cannot run is skipped, not fatal
-                    if impl == "triton":
-                        raise
-                    print(f"  skipped {impl} at H={hidden}: {type(exc).__name__}: {exc}"[:300])
-                    continue
-                for direction, spread in timing.items():
-                    row = {
-                        "direction": direction,
-                        "impl": impl,
-                        "dtype": DTYPES[dtype],
-                        "rows": n_rows,
-                        "hidden": hidden,
-                        "bytes": n_bytes[direction],
-                        "time_s": spread["time_s"],
-                    }
-                    if impl == "triton":
-                        row.update(extra[direction])
-                    rows.append(row)
-                    speeds.setdefault(direction, []).append(
-                        f"{impl} {n_bytes[direction] / spread['time_s']['p50'] / 1e12:.2f}"
-                    )
-                del own_dy
+            for r in found:
+                speeds.setdefault(r["direction"], []).append(
+                    f"{r['impl']} {r['bytes'] / r['time_s']['p50'] / 1e12:.2f}"
+                )
             print(
                 f"  {DTYPES[dtype]:>8} H={hidden}: fwd " + ", ".join(speeds["forward"])
                 + " | bwd " + ", ".join(speeds["backward"]) + " TB/s"

@@ -93,13 +93,18 @@ def launched(fn) -> dict:
     return {} if names is None else {"kernels": len(names), "kernel_names": names}
 
 
-def timed(impl: str, what: str, fn, expected, tol, *, book: bool, out=None) -> dict | None:
+def timed(
+    impl: str, what: str, fn, expected, tol, *, book: bool, out=None, among: str | None = None
+) -> dict | None:
     """check_then_time, but a peer (or a control) that fails to compile, run or match is
-    skipped with the reason printed; the book's kernel as it runs by default must pass."""
+    skipped with the reason printed; the book's kernel as it runs by default must pass.
+    ``among``: inside ``benchlib.head_to_head``, the comparison it is timed in turn with
+    (the impls' forwards, say); None times it at once."""
     rtol, atol = tol
+    turn = {} if among is None else {"name": impl, "among": among}
     try:
         return benchlib.check_then_time(
-            fn, expected, what, out=out, exact=False, rtol=rtol, atol=atol, **TIMING
+            fn, expected, what, out=out, exact=False, rtol=rtol, atol=atol, **TIMING, **turn
         )
     except Exception as exc:
         if book:
@@ -133,34 +138,44 @@ def run_widths(ceilings: dict) -> list[dict]:
             if dtype == torch.float32:
                 impls["naive"] = functools.partial(naive_softmax, x)
             size = n_rows * n_cols * dtype.itemsize
-            for impl, fwd in impls.items():
-                book = impl == "triton"
-                base = {"impl": impl, "dtype": dname, "rows": n_rows, "cols": n_cols}
-                timing = timed(
-                    impl, f"{impl} forward {shape}", fwd, expected, TOL[dtype], book=book
-                )
-                if timing is None:
-                    continue
-                extra = resources(fwd, "softmax_kernel", "softmax_online_kernel") if book else {}
-                extra.update(launched(fwd))
-                rows.append({**base, "direction": "forward", "bytes": 2 * size, **timing, **extra})
-                if impl == "naive":
-                    continue  # forward only: it is here to count HBM trips
-                # The backward of this impl's own forward, checked against the float64
-                # formula on that y; only the backward kernel(s) run inside the timing.
-                y = fwd()
-                bwd = functools.partial(grad_of, y, x, dy)
-                grad = sm.reference_backward(y.detach(), dy)
-                tol = (TOL[dtype][0], GRAD_ATOL[dtype] * grad.abs().max().item())
-                timing = timed(impl, f"{impl} backward {shape}", bwd, grad, tol, book=book)
-                if timing is not None:
-                    names = ("softmax_backward_kernel", "softmax_backward_online_kernel")
-                    extra = resources(bwd, *names) if book else {}
-                    extra.update(launched(bwd))
+            # The impls' forwards timed in turn, and their backwards in turn, when the block
+            # ends (each backward keeps its own forward's y and graph until then).
+            with benchlib.head_to_head():
+                for impl, fwd in impls.items():
+                    book = impl == "triton"
+                    base = {"impl": impl, "dtype": dname, "rows": n_rows, "cols": n_cols}
+                    timing = timed(
+                        impl, f"{impl} forward {shape}", fwd, expected, TOL[dtype], book=book,
+                        among="forward",
+                    )  # fmt: skip
+                    if timing is None:
+                        continue
+                    kernels = ("softmax_kernel", "softmax_online_kernel")
+                    extra = resources(fwd, *kernels) if book else {}
+                    extra.update(launched(fwd))
                     rows.append(
-                        {**base, "direction": "backward", "bytes": 3 * size, **timing, **extra}
+                        {**base, "direction": "forward", "bytes": 2 * size, **timing, **extra}
                     )
-                del y, bwd, grad
+                    if impl == "naive":
+                        continue  # forward only: it is here to count HBM trips
+                    # The backward of this impl's own forward, checked against the float64
+                    # formula on that y; only the backward kernel(s) run inside the timing.
+                    y = fwd()
+                    bwd = functools.partial(grad_of, y, x, dy)
+                    grad = sm.reference_backward(y.detach(), dy)
+                    tol = (TOL[dtype][0], GRAD_ATOL[dtype] * grad.abs().max().item())
+                    timing = timed(
+                        impl, f"{impl} backward {shape}", bwd, grad, tol, book=book,
+                        among="backward",
+                    )  # fmt: skip
+                    if timing is not None:
+                        names = ("softmax_backward_kernel", "softmax_backward_online_kernel")
+                        extra = resources(bwd, *names) if book else {}
+                        extra.update(launched(bwd))
+                        rows.append(
+                            {**base, "direction": "backward", "bytes": 3 * size, **timing, **extra}
+                        )
+                    del y, bwd, grad
             del x, dy, expected, impls
             torch.cuda.empty_cache()
             for direction in ("forward", "backward"):

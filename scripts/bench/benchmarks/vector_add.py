@@ -62,21 +62,24 @@ def run_sizes(ceilings: dict) -> list[dict]:
                 "triton": functools.partial(va.vector_add, x, y, out),
                 "torch": functools.partial(torch.add, x, y, out=out),
             }
-            for impl, fn in impls.items():
-                # NaN-fill out, run once, compare with the reference, then time:
-                # device time per call (spread over repetitions) and host time per call.
-                timing = benchlib.check_then_time(
-                    fn, expected, f"vector_add {impl} n={n} {dname}", out=out, host=True
-                )
-                rows.append(
-                    {
-                        "impl": impl,
-                        "dtype": dname,
-                        "n": n,
-                        "bytes": 3 * n * x.element_size(),  # read x, read y, write out
-                        **timing,
-                    }
-                )
+            with benchlib.head_to_head():  # timed in turn when the block ends: A B A B ...
+                for impl, fn in impls.items():
+                    # NaN-fill out, run once, compare with the reference; then the timing:
+                    # device time per call (spread over repetitions), host time per call,
+                    # and per round the ratio to the other impl's time.
+                    timing = benchlib.check_then_time(
+                        fn, expected, f"vector_add {impl} n={n} {dname}", out=out, host=True,
+                        name=impl,
+                    )  # fmt: skip
+                    rows.append(
+                        {
+                            "impl": impl,
+                            "dtype": dname,
+                            "n": n,
+                            "bytes": 3 * n * x.element_size(),  # read x, read y, write out
+                            **timing,
+                        }
+                    )
             # --8<-- [end:sizes]
             if dtype == torch.float32:  # the host's speed now: an empty launch, same loop
                 rows[-2]["empty_host_s"] = benchlib.host_time(
@@ -148,27 +151,28 @@ def run_ragged(ceilings: dict) -> list[dict]:
     is a multiple of 16, and only then can it prove whole 16-byte vectors lie inside the
     mask. The PTX of each compiled version is read for the widths of its loads."""
     rows = []
-    for n in (RAGGED_N, RAGGED_N - 1):
-        x, y = inputs(n, torch.float32)
-        out = torch.empty_like(x)
-        fn = functools.partial(va.vector_add, x, y, out)
-        timing = benchlib.check_then_time(fn, va.reference(x, y), f"ragged n={n}", out=out)
-        kernel = compiled(va.add_kernel, ((n + 1023) // 1024,), x, y, out, n, BLOCK=1024)
-        rows.append(
-            {
-                "n": n,
-                "dtype": "float32",
-                "bytes": 3 * n * 4,
-                "divisible_by_16": n % 16 == 0,
-                "ptx_loads": benchlib.ptx_loads(kernel.asm["ptx"]),
-                **timing,
-            }
-        )
-        print(
-            f"  n={n}: {rows[-1]['ptx_loads']}, "
-            f"{rows[-1]['bytes'] / timing['time_s']['p50'] / 1e12:.2f} TB/s"
-        )
-        del x, y, out
+    with benchlib.head_to_head():  # both sizes checked, then timed in turn
+        for n in (RAGGED_N, RAGGED_N - 1):
+            x, y = inputs(n, torch.float32)
+            out = torch.empty_like(x)
+            fn = functools.partial(va.vector_add, x, y, out)
+            timing = benchlib.check_then_time(
+                fn, va.reference(x, y), f"ragged n={n}", out=out, name=f"n={n}"
+            )
+            kernel = compiled(va.add_kernel, ((n + 1023) // 1024,), x, y, out, n, BLOCK=1024)
+            rows.append(
+                {
+                    "n": n,
+                    "dtype": "float32",
+                    "bytes": 3 * n * 4,
+                    "divisible_by_16": n % 16 == 0,
+                    "ptx_loads": benchlib.ptx_loads(kernel.asm["ptx"]),
+                    **timing,
+                }
+            )
+            del x, y, out  # the call keeps its tensors until it is timed
+    for r in rows:
+        print(f"  n={r['n']}: {r['ptx_loads']}, {r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s")
     torch.cuda.empty_cache()
     return rows
 
@@ -201,22 +205,26 @@ def run_streams(ceilings: dict) -> list[dict]:
          va.reference_fill(out, FILL_VALUE), 0, n * e),
     ]  # fmt: skip
     rows = []
-    for stream, impl, fn, result, expected, reads, writes in streams:
-        timing = benchlib.check_then_time(fn, expected, f"{stream} {impl} n={n}", out=result)
-        rows.append(
-            {
-                "stream": stream,
-                "impl": impl,
-                "dtype": "float32",
-                "n": n,
-                "reads": reads,
-                "writes": writes,
-                "bytes": reads + writes,
-                **timing,
-            }
-        )
+    with benchlib.head_to_head():  # the impls of each stream timed in turn
+        for stream, impl, fn, result, expected, reads, writes in streams:
+            timing = benchlib.check_then_time(
+                fn, expected, f"{stream} {impl} n={n}", out=result, name=impl, among=stream
+            )
+            rows.append(
+                {
+                    "stream": stream,
+                    "impl": impl,
+                    "dtype": "float32",
+                    "n": n,
+                    "reads": reads,
+                    "writes": writes,
+                    "bytes": reads + writes,
+                    **timing,
+                }
+            )
+    for r in rows:
         print(
-            f"  {stream:>4} {impl:>6}: {(reads + writes) / timing['time_s']['p50'] / 1e12:.2f} TB/s"
+            f"  {r['stream']:>4} {r['impl']:>6}: {r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s"
         )
     del x, y, out, tile_max, whole_max
     torch.cuda.empty_cache()
@@ -227,9 +235,10 @@ BENCHMARKS = [
     benchlib.Benchmark(
         "vector_add",
         "out = x + y with kernels/vector_add.py (BLOCK=1024, num_warps=4) and "
-        "torch.add(out=), per size and dtype: device time per call (do_bench, L2 flushed; "
+        "torch.add(out=), per size and dtype: device time per call (as do_bench: L2 flushed; "
         "percentiles over repetitions) and host wall time per call in back-to-back loops "
-        "(percentiles over loops). Bytes = 3 * n * element size. empty_host_s (fp32 Triton "
+        "(percentiles over loops), the two impls timed in turn, with vs: per round, the "
+        "other's time over this one's. Bytes = 3 * n * element size. empty_host_s (fp32 Triton "
         f"rows): host time per call of an empty Triton launch (kernels/launch.py) in loops "
         f"of {EMPTY_CALLS}, taken right after that size's pair: the host's speed at that moment.",
         run_sizes,
@@ -243,7 +252,8 @@ BENCHMARKS = [
     benchlib.Benchmark(
         "vector_add_ragged",
         "Vector add (kernels/vector_add.py, BLOCK=1024, num_warps=4), fp32, n = 2^28 and "
-        "2^28 - 1: device time (do_bench, L2 flushed) and the global-load instructions in "
+        "2^28 - 1: device time (as do_bench: L2 flushed; the two sizes in turn, with vs, the "
+        "per-round ratio) and the global-load instructions in "
         "the PTX Triton compiled for each (n divisible by 16 or not). Bytes = 3 * n * 4.",
         run_ragged,
     ),
@@ -254,7 +264,8 @@ BENCHMARKS = [
         "kernels/vector_add.py's launch_read (each program loads 1024 elements and keeps "
         "their maximum) and torch.amax over all of x; fill, launch_fill and "
         "Tensor.fill_(1.25); and copy, Tensor.copy_. Each checked exactly against its "
-        "reference, then device time (do_bench, L2 flushed). reads / writes: bytes read "
+        "reference, then device time (as do_bench: L2 flushed; the impls of each stream in "
+        "turn, with vs). reads / writes: bytes read "
         "and written per call; bytes = reads + writes.",
         run_streams,
     ),

@@ -146,6 +146,15 @@
         trace.line = Object.assign({}, given, { color: c, dash: dash, width: width });
         const symbol = ours || ref ? "circle" : SYMBOLS[slot % SYMBOLS.length];
         trace.marker = Object.assign({ size: ours ? 8 : 7, symbol: symbol }, trace.marker, { color: c });
+        // Host-bound points are hollow (render.host_bound_markers): hollow in the slot's
+        // own symbol, unless the figure chose a symbol of its own.
+        const symbols = trace.marker.symbol;
+        if (Array.isArray(symbols) && Array.isArray(meta.host_bound)) {
+          const own = symbols.some(function (g) { return String(g).replace(/-open$/, "") !== "circle"; });
+          if (!own) {
+            trace.marker.symbol = meta.host_bound.map(function (b) { return b ? symbol + "-open" : symbol; });
+          }
+        }
         if (trace.mode && trace.mode.indexOf("text") >= 0) trace.textfont = { color: pal.text };
         // Error bars span the 20th to 80th percentile of the repetitions.
         if (trace.error_y) trace.error_y = Object.assign({}, trace.error_y, { color: c });

@@ -111,64 +111,61 @@ VALUES = {
 
 
 def fig_rate(direction: str, d: int):
+    """One panel for full attention and one for causal, each implementation a line in both,
+    with the measured bf16 matmul ceiling."""
+
     def build(docs: Docs) -> dict:
-        traces, ns = [], set()
-        styles = ((False, "full"), (True, "causal"))
-        match = {"direction": direction, "head_dim": d}
-        for impl, label, role, mask, rs in render.curves(
-            docs, BENCH, "n", IMPLS, "causal", styles, **match
-        ):
-            ns |= {r["n"] for r in rs}
-            trace = render.tflops_line(
-                rs,
-                "n",
-                f"{label}, {mask}",
-                role,
-                dash="dash" if mask == "causal" else None,
-                hover="N = %{x:,}<br>%{y:.0f} TFLOP/s",
-            )
-            # One legend entry per implementation (solid full, dashed causal, as the
-            # axis says): twelve entries do not fit under the plot on a phone.
-            trace["legendgroup"] = impl
-            if mask == "causal":
-                trace["showlegend"] = False
-            else:
-                trace["name"] = label
-            traces.append(trace)
+        panes, ns = [], set()
         top = render.matmul_rate(render.doc(docs, BENCH), "bfloat16") / 1e12
-        traces.append(
-            render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
-        )
-        what = f"sequence length N (bf16, d = {d}, B·N = 16,384, H·d = 4,096);"
-        return render.plot(
-            traces,
-            xaxis=render.axis(what + " solid: full, dashed: causal", log=True, ticks=sorted(ns)),
-            yaxis=render.axis(f"{direction} TFLOP/s", rangemode="tozero"),
+        match = {"direction": direction, "head_dim": d}
+        for causal, title in ((False, "full"), (True, "causal")):
+            traces = []
+            for _, label, role, _, rs in render.curves(
+                docs, BENCH, "n", IMPLS, "causal", [(causal, None)], **match
+            ):
+                ns |= {r["n"] for r in rs}
+                traces.append(
+                    render.tflops_line(rs, "n", label, role, hover="N = %{x:,}<br>%{y:.0f} TFLOP/s")
+                )
+            panes.append((title, traces))
+        for _, traces in panes:
+            traces.append(
+                render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
+            )
+        what = f"sequence length N (bf16, d = {d}, B·N = 16,384, H·d = 4,096)"
+        return render.panels(
+            panes,
+            render.axis(what, log=True, ticks=sorted(ns)),
+            render.axis(f"{direction} TFLOP/s", rangemode="tozero"),
         )
 
     return build
 
 
 def fig_memory(docs: Docs) -> dict:
-    traces, ns = [], set()
-    styles = (("forward", "inference"), ("training", "training step"))
-    for _, label, role, what, rs in render.curves(docs, MEMORY, "n", IMPLS, "direction", styles):
-        ns |= {r["n"] for r in rs}
-        traces.append(
-            render.line(
-                [r["n"] for r in rs],
-                [r["peak_bytes"] / 2**30 for r in rs],
-                f"{label}, {what}",
-                role,
-                dash="dash" if what != "inference" else None,
-                hover="N = %{x:,}<br>%{y:.3f} GiB",
+    """One panel for inference (a forward) and one for a training step."""
+    panes, ns = [], set()
+    for step, title in (("forward", "inference"), ("training", "training step")):
+        traces = []
+        for _, label, role, _, rs in render.curves(
+            docs, MEMORY, "n", IMPLS, "direction", [(step, None)]
+        ):
+            ns |= {r["n"] for r in rs}
+            traces.append(
+                render.line(
+                    [r["n"] for r in rs],
+                    [r["peak_bytes"] / 2**30 for r in rs],
+                    label,
+                    role,
+                    hover="N = %{x:,}<br>%{y:.3f} GiB",
+                )
             )
-        )
+        panes.append((title, traces))
     title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
-    return render.plot(
-        traces,
-        xaxis=render.axis(title, log=True, ticks=sorted(ns)),
-        yaxis=render.axis("peak working memory (GiB)", log=True),
+    return render.panels(
+        panes,
+        render.axis(title, log=True, ticks=sorted(ns)),
+        render.axis("peak working memory (GiB)", log=True),
     )
 
 
@@ -179,9 +176,9 @@ FIGURES = {
         fig_rate(direction, d),
         f"{direction.capitalize()} TFLOP/s of the Triton flash attention, SDPA's cuDNN, "
         f"flash and memory-efficient backends, FlexAttention and a naive attention "
-        f"for N from 1,024 to 16,384 in bf16 at head dim {d}, full (solid) and causal "
-        "(dashed), with the measured bf16 matmul ceiling; error bars span the 20th "
-        "to 80th percentile.",
+        f"for N from 1,024 to 16,384 in bf16 at head dim {d}, one panel for full and one "
+        "for causal attention, with the measured bf16 matmul ceiling; error bars span the "
+        "20th to 80th percentile.",
     )
     for direction in ("forward", "backward")
     for d in (64, 128)
@@ -191,8 +188,13 @@ FIGURES["attention-memory"] = Figure(
     (MEMORY,),
     fig_memory,
     "Peak memory the CUDA allocator held beyond the inputs during one causal attention "
-    "forward (solid) and one training step (dashed), for the naive attention, the Triton "
-    "flash attention and SDPA's flash backend, N from 1,024 to 16,384, log scale.",
+    "forward (one panel) and one training step (the other), for the naive attention, the "
+    "Triton flash attention and SDPA's flash backend, N from 1,024 to 16,384, log scale.",
+    counted=(
+        "bytes the CUDA caching allocator held at its peak beyond the inputs "
+        "(torch.cuda.max_memory_allocated), one causal step; the allocator's own "
+        "bookkeeping, the same on every GPU with the same torch"
+    ),
 )
 
 

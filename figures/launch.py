@@ -339,7 +339,7 @@ def fig_crossover(docs: Docs) -> dict:
     ]
     return render.plot(
         traces,
-        xaxis=render.axis("elements n (float32)", log=True, exponentformat="power"),
+        xaxis=render.axis("elements n (fp32)", log=True, exponentformat="power"),
         yaxis=render.axis("time per vector add (µs)", log=True),
         annotations=annotations,
     )

@@ -423,29 +423,31 @@ MID_BAR = {"textposition": "inside", "insidetextanchor": "middle"}
 
 
 def fig_squares(docs: Docs) -> dict:
+    """One panel per dtype (fp16, bf16): Triton, cuBLAS and torch.compile's point."""
     hover = "n = %{x}<br>%{y:.0f} TFLOP/s"
-    traces = [
-        render.tflops_line(
-            render.rows_by(docs, SQUARES, "m", impl=impl, dtype=dtype),
-            "m", f"{label}, {short}", impl, hover=hover, dash="dash" if short == "bf16" else None,
-        )
-        for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
-        for dtype, short in DTYPES
-    ]  # fmt: skip
-    for dtype, short in DTYPES:  # a peer that could not run on this device is simply absent
+    panes = []
+    for dtype, short in DTYPES:
+        traces = [
+            render.tflops_line(
+                render.rows_by(docs, SQUARES, "m", impl=impl, dtype=dtype), "m", label, impl,
+                hover=hover,
+            )
+            for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
+        ]  # fmt: skip
+        # A peer that could not run on this device is simply absent.
         if rs := render.rows(docs, SQUARES, impl="compile", dtype=dtype):
-            marker = {"symbol": "diamond" if short == "bf16" else "circle", "size": 9}
-            name = f"torch.compile max-autotune, {short}"
+            name = "torch.compile max-autotune"
             traces.append(
                 render.tflops_line(
-                    rs, "m", name, "compile", hover=hover, mode="markers", marker=marker
+                    rs, "m", name, "compile", hover=hover, mode="markers", marker={"size": 9}
                 )
             )
+        panes.append((short, traces))
     sizes = sorted({r["m"] for r in render.rows(docs, SQUARES)})
-    return render.plot(
-        traces,
-        xaxis=render.axis("square size n (M = N = K = n)", log=True, ticks=sizes),
-        yaxis=render.axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
+    return render.panels(
+        panes,
+        render.axis("square size n (M = N = K = n)", log=True, ticks=sizes),
+        render.axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
     )
 
 
@@ -530,7 +532,7 @@ FIGURES = {
         (SQUARES,),
         fig_squares,
         "TFLOP/s against square size 512 to 8192 for the book's Triton matmul and cuBLAS in "
-        "fp16 (solid) and bf16 (dashed), with torch.compile max-autotune at 4096; error bars "
+        "fp16 and bf16 (a panel each), with torch.compile max-autotune at 4096; error bars "
         "span the 20th to 80th percentile.",
     ),
     "matmul-llm": Figure(
@@ -564,7 +566,7 @@ FIGURES = {
 def roofline_llm(rows: list[dict]) -> list[dict]:
     """The Triton kernel at the fewest and the most tokens: one point near each roof."""
     ms = [min(r["m"] for r in rows), max(r["m"] for r in rows)]
-    return [render.roofline_point(r, f"matmul M={r['m']} (bfloat16)") for r in rows
+    return [render.roofline_point(r, f"matmul M={r['m']} (bf16)") for r in rows
             if r["impl"] == "triton" and r["m"] in ms]  # fmt: skip
 
 

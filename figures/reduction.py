@@ -22,9 +22,8 @@ from scripts.book.render import Docs, Figure, Value
 BENCH = "reduction"
 DTYPES = ("float32", "bfloat16")
 Dtype = Literal["float32", "bfloat16"]
-DASH = {"float32": None, "bfloat16": "dash"}
-IMPLS = (("triton", "Triton"), ("torch", "torch"))
-OPS = (("sum", "sum", "circle"), ("max", "max", "diamond"))
+IMPLS = (("triton", "Triton (kernels/reduction.py)"), ("torch", "torch"))
+OPS = (("sum", "row sum"), ("max", "row max"))
 TORCH_NAME = {"sum": "torch.sum", "max": "torch.amax"}
 # The benchmark's range of widths (scripts/bench/benchmarks/reduction.py), for the axis of the
 # figure drawn before any data exists.
@@ -283,16 +282,19 @@ VALUES = {
 
 
 def fig_widths(docs: Docs) -> dict:
-    curves = []
-    for impl, impl_name in IMPLS:
-        for op, op_name, symbol in OPS:
-            name = f"{impl_name} {op_name}" if impl == "triton" else TORCH_NAME[op]
-            for dtype in DTYPES:
+    """One panel per operation and dtype (sum, max; fp32, bf16): in each, the Triton
+    kernel against torch's, with the copy ceiling."""
+    panes = []
+    for op, op_name in OPS:
+        for dtype in DTYPES:
+            curves = []
+            for impl, impl_name in IMPLS:
+                name = impl_name if impl == "triton" else TORCH_NAME[op]
                 if rs := series(docs, impl, op, dtype):
-                    style = {"dash": DASH[dtype], "marker": {"symbol": symbol}}
-                    curves.append((rs, f"{name}, {dtype}", impl, impl == "triton", style))
+                    curves.append((rs, name, impl, impl == "triton", {}))
+            panes.append((f"{op_name}, {render.SHORT_DTYPE[dtype]}", curves))
     ws = sorted({r["cols"] for r in render.rows(docs, BENCH)})
-    return render.width_figure(docs, BENCH, ws, curves)
+    return render.width_panels(docs, BENCH, ws, panes)
 
 
 FIGURES = {
@@ -301,9 +303,8 @@ FIGURES = {
         (BENCH,),
         fig_widths,
         "Bandwidth (bytes read and written over time) of the row sum and row maximum "
-        "against columns per row, fp32 solid and bf16 dashed, circles for sums and "
-        "diamonds for maxima, for the Triton kernel of kernels/reduction.py and "
-        "torch.sum / torch.amax, with the measured copy ceiling; error bars span the 20th "
-        "to 80th percentile.",
+        "against columns per row, one panel per operation and dtype (sum and max; fp32 and "
+        "bf16), for the Triton kernel of kernels/reduction.py and torch.sum / torch.amax, "
+        "with the measured copy ceiling; error bars span the 20th to 80th percentile.",
     ),
 }

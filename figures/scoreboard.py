@@ -193,7 +193,7 @@ REDUCTION_WIDTHS = (4096, 65536)  # a row one tile holds, and the widest, walked
 
 def reduction_cells(docs: Docs) -> Cells:
     cells, bench = Cells(), reduction.BENCH
-    for op, _, _ in reduction.OPS:
+    for op, _ in reduction.OPS:
         for dtype in reduction.DTYPES:
             for cols in REDUCTION_WIDTHS:
                 ours, torch = (find(docs, bench, impl=i, op=op, dtype=dtype, cols=cols)

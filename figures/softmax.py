@@ -24,7 +24,6 @@ from scripts.book.render import Docs, Figure, Value
 
 BENCH, ONLINE, BACKWARD = "softmax", "softmax_online", "softmax_online_backward"
 DTYPES = ("float32", "bfloat16")
-DASH = {"float32": None, "bfloat16": "dash"}
 IMPLS = (
     ("triton", "Triton (kernels/softmax.py)", "triton"),
     ("torch", "torch.softmax", "torch"),
@@ -380,14 +379,20 @@ def fig_widths(direction: str):
     def build(docs: Docs) -> dict:
         ws = sorted({r["cols"] for r in render.rows(docs, BENCH, impl="triton")})
         # No line for a peer that did not run here, nor for naive outside fp32 forward.
-        dtypes = [(d, d) for d in DTYPES]
-        curves = [
-            (rs, f"{name}, {dtype}", role, impl == "triton", {"dash": DASH[dtype]})
-            for impl, name, role, dtype, rs in render.curves(
-                docs, BENCH, "cols", IMPLS, "dtype", dtypes, direction=direction
+        # One panel per dtype: five lines each instead of ten in one plot.
+        panes = [
+            (
+                render.SHORT_DTYPE[dtype],
+                [
+                    (rs, name, role, impl == "triton", {})
+                    for impl, name, role, _, rs in render.curves(
+                        docs, BENCH, "cols", IMPLS, "dtype", [(dtype, None)], direction=direction
+                    )
+                ],
             )
+            for dtype in DTYPES
         ]
-        return render.width_figure(docs, BENCH, ws, curves)
+        return render.width_panels(docs, BENCH, ws, panes)
 
     return build
 
@@ -399,13 +404,23 @@ def sweep_line(rs: list[dict], name: str, role: str, **extra) -> dict:
 
 
 def fig_online(docs: Docs) -> dict:
-    """65,536 columns: bandwidth against bytes per tile, one line per dtype and grid size
-    (bf16 dashed), the whole-row control as a lone point, the copy ceiling and two thirds
-    of it (three passes through HBM where the bandwidth counts two)."""
-    traces = []
+    """65,536 columns: bandwidth against bytes per tile, one panel per dtype with a line
+    per grid size, the whole-row control as a lone point in its dtype's panel, the copy
+    ceiling and two thirds of it (three passes through HBM where the bandwidth counts two)."""
     online = sweep(docs, cols=LONG)
+    controls = sweep(docs, "control", cols=LONG)
     grids = sorted({r["programs_per_sm"] for r in online})
+    xs = [tile_bytes(r) / 1024 for r in online + controls]
+    # Powers of two across the range: readable ticks on a log axis.
+    ticks = [2**k for k in range(int(math.log2(min(xs))), int(math.log2(max(xs))) + 1)]
+    lo, hi, bw = min(xs) / 1.3, max(xs) * 1.3, render.copy(docs, ONLINE) / 1e12
+    panes = []
     for dtype in DTYPES:
+        ceiling = render.copy_ceiling(docs, ONLINE, (lo, hi))
+        # The most a kernel counted as two passes reaches if it moves three: every second
+        # read from HBM.
+        third = render.hline(2 / 3 * bw, lo, hi, "⅔ of copy: second read from HBM", "ceiling-2")
+        traces = [ceiling, third]
         for per_sm in grids:
             rs = [r for r in online if (r["dtype"], r["programs_per_sm"]) == (dtype, per_sm)]
             rs.sort(key=tile_bytes)
@@ -413,9 +428,8 @@ def fig_online(docs: Docs) -> dict:
                 traces.append(
                     sweep_line(
                         rs,
-                        f"{dtype}, {per_sm} program{'s' if per_sm > 1 else ''} per SM",
+                        f"{per_sm} program{'s' if per_sm > 1 else ''} per SM",
                         f"series-{grids.index(per_sm)}",
-                        dash=DASH[dtype],
                         customdata=[
                             [r["block_n"], r["num_warps"], field(r, "n_regs"), field(r, "n_spills")]
                             for r in rs
@@ -427,31 +441,22 @@ def fig_online(docs: Docs) -> dict:
                         ),
                     )
                 )
-    controls = sweep(docs, "control", cols=LONG)
-    if controls:
-        control_dtypes = ", ".join(sorted({r["dtype"] for r in controls}))
-        traces.append(
-            sweep_line(
-                controls,
-                f"whole row as one tile (control, {control_dtypes}), 32 warps",
-                "series-3",
-                mode="markers",
-                customdata=[[r["dtype"], field(r, "n_spills")] for r in controls],
-                hover="%{customdata[0]}, %{x:.0f} KiB<br>%{customdata[1]} spilled<br>%{y:.2f} TB/s",
+        if mine := [r for r in controls if r["dtype"] == dtype]:
+            traces.append(
+                sweep_line(
+                    mine,
+                    "whole row as one tile (control), 32 warps",
+                    "series-3",
+                    mode="markers",
+                    customdata=[[field(r, "n_spills")] for r in mine],
+                    hover="%{x:.0f} KiB<br>%{customdata[0]} spilled<br>%{y:.2f} TB/s",
+                )
             )
-        )
-    xs = [tile_bytes(r) / 1024 for r in online + controls]
-    # Powers of two across the range: readable ticks on a log axis.
-    ticks = [2**k for k in range(int(math.log2(min(xs))), int(math.log2(max(xs))) + 1)]
-    lo, hi, bw = min(xs) / 1.3, max(xs) * 1.3, render.copy(docs, ONLINE) / 1e12
-    ceiling = render.copy_ceiling(docs, ONLINE, (lo, hi))
-    # The most a kernel counted as two passes reaches if it moves three: every second read
-    # from HBM.
-    third = render.hline(2 / 3 * bw, lo, hi, "⅔ of copy: second read from HBM", "ceiling-2")
-    return render.plot(
-        [ceiling, third, *traces],
-        xaxis=render.axis("bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks),
-        yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
+        panes.append((render.SHORT_DTYPE[dtype], traces))
+    return render.panels(
+        panes,
+        render.axis("bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks),
+        render.axis("bandwidth (TB/s)", rangemode="tozero"),
     )
 
 
@@ -461,7 +466,7 @@ FIGURES = {
         (BENCH,),
         fig_widths("forward"),
         "Forward softmax bandwidth (bytes of x read and y written over time) against columns "
-        "per row, fp32 solid and bf16 dashed, for the Triton kernels, torch.softmax, "
+        "per row, one panel for fp32 and one for bf16, for the Triton kernels, torch.softmax, "
         "torch.compile, Liger-Kernel where it ran and five separate torch ops, with the "
         "measured copy ceiling; error bars span the 20th to 80th percentile.",
     ),
@@ -470,7 +475,7 @@ FIGURES = {
         (BENCH,),
         fig_widths("backward"),
         "Backward softmax bandwidth (bytes of y and dy read and dx written over time) "
-        "against columns per row, fp32 solid and bf16 dashed, for the Triton kernels, "
+        "against columns per row, one panel for fp32 and one for bf16, for the Triton kernels, "
         "torch, torch.compile and Liger-Kernel where it ran, with the copy ceiling.",
     ),
     "softmax-online": Figure(
@@ -478,10 +483,10 @@ FIGURES = {
         (ONLINE,),
         fig_online,
         "Bandwidth of the online softmax kernel on rows of 65,536 columns against the bytes "
-        "of one tile (tile elements × element size), fp32 solid and bf16 dashed, one line "
-        "per number of programs per SM, with the whole-row kernel forced onto the same rows "
-        "as a lone point, the copy ceiling, and two thirds of it: the most the kernel could "
-        "reach if its second read of each row came from HBM.",
+        "of one tile (tile elements × element size), one panel for fp32 and one for bf16, "
+        "one line per number of programs per SM, with the whole-row kernel forced onto the "
+        "same rows as a lone point, the copy ceiling, and two thirds of it: the most the "
+        "kernel could reach if its second read of each row came from HBM.",
     ),
 }
 

@@ -86,7 +86,7 @@ def build(docs: Docs) -> dict:
         mine = sorted((r for r in rs if r["machine"] == machine), key=lambda r: r["run"])
         traces.append(
             render.line(
-                [r["point"] for r in mine],
+                [render.powers(r["point"]) for r in mine],
                 [100 * render.bandwidth(r) / centre[r["point"]] for r in mine],
                 f"machine {machine}",
                 f"series-{i}",
@@ -109,7 +109,7 @@ VARIATION_FIGURE = Figure(
     ("variation",),
     build,
     "Scatter of per-run bandwidth, as a percentage of each point's median over all runs, "
-    "for the vector add (Triton and torch.add) at 2^26 and 2^16 fp32 elements, one "
+    "for the vector add (Triton and torch.add) at 2²⁶ and 2¹⁶ fp32 elements, one "
     "colour per machine.",
 )
 FIGURES = {"variation": VARIATION_FIGURE}

@@ -399,7 +399,7 @@ def fig_bandwidth(docs: Docs) -> dict:
     return render.plot(
         traces,
         xaxis=render.axis(
-            "elements n (float32; bytes moved = 12·n)", log=True, exponentformat="power"
+            "elements n (fp32; bytes moved = 12·n)", log=True, exponentformat="power"
         ),
         yaxis=render.axis("achieved bandwidth (TB/s)", rangemode="tozero"),
         annotations=annotations,

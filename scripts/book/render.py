@@ -86,7 +86,16 @@ markers once (``HOST_BOUND_NOTE``). A caption also says when a run was power-cap
 (``power_note``, from the power sampled while it ran).
 
 Figures are plain Plotly JSON (``data`` + ``layout``); each trace carries ``meta.role``
-and ``docs/assets/js/figures.js`` picks its colour for the light or dark palette.
+and ``docs/assets/js/figures.js`` styles it for the light or dark palette, one design for
+every figure (issue 20): the role ``triton`` (or ``wrapper``) is the book's kernel, drawn
+on top, thickest, in its reserved colour; ``ceiling``, ``ceiling-2`` and ``marker`` are
+grey references; any other role (``torch``, ``compile``, ``cublas``, ``series-N``) is a
+peer with its own colour, dash and marker symbol. A figure sets no colours, widths or
+heights: the height comes from its content. Where one plot would need more than about
+six lines, or a dash to tell two settings apart (fp32 and bf16, full and causal), draw
+small multiples with ``panels`` (``width_panels`` for the row-wise benchmarks). Write
+dtypes as ``SHORT_DTYPE`` does (bf16) and powers with superscripts (``powers``). A figure
+counted from shapes rather than measured gives ``Figure(..., counted="what and how")``.
 """
 
 from __future__ import annotations
@@ -689,21 +698,41 @@ def curves(docs: Docs, bench: str, x: str, impls, field: str, styles, **match):
                 yield impl, label, role, style, found
 
 
-def width_figure(docs: Docs, bench: str, widths, curves) -> dict:
-    """Bandwidth against columns per row, for the row-wise benchmarks (softmax, reduction:
-    512 MiB tensors at every width), with the copy ceiling. ``curves`` are ``(rows, name,
-    role, ours, extra)`` in legend order, ``extra`` going to ``tbps_line`` (``dash``,
-    ``marker``). The ceiling is drawn first and listed last; the book's kernels (``ours``)
-    are drawn last, so they stay visible where a peer lies on top of them."""
+def width_traces(docs: Docs, bench: str, widths, curves) -> list[dict]:
+    """The traces of ``width_figure``: the copy ceiling (drawn first, listed last), the
+    peers, then the book's kernels (``ours``), drawn last so that they stay visible where
+    a peer lies on top of them."""
     ceiling = copy_ceiling(docs, bench, widths, legendrank=2000)
     hover, ours, peers = "%{x:,} columns<br>%{y:.2f} TB/s", [], []
     for i, (found, name, role, mine, extra) in enumerate(curves):
         trace = tbps_line(found, "cols", name, role, hover=hover, **extra, legendrank=1000 + i)
         (ours if mine else peers).append(trace)
+    return [ceiling, *peers, *ours]
+
+
+WIDTH_AXES = ("columns per row (512 MiB tensors)", "bandwidth (TB/s)")
+
+
+def width_figure(docs: Docs, bench: str, widths, curves) -> dict:
+    """Bandwidth against columns per row, for the row-wise benchmarks (softmax, reduction:
+    512 MiB tensors at every width), with the copy ceiling. ``curves`` are ``(rows, name,
+    role, ours, extra)`` in legend order, ``extra`` going to ``tbps_line`` (``dash``,
+    ``marker``), drawn as ``width_traces`` says."""
     return plot(
-        [ceiling, *peers, *ours],
-        xaxis=axis("columns per row (512 MiB tensors)", log=True, ticks=widths),
-        yaxis=axis("bandwidth (TB/s)", rangemode="tozero"),
+        width_traces(docs, bench, widths, curves),
+        xaxis=axis(WIDTH_AXES[0], log=True, ticks=widths),
+        yaxis=axis(WIDTH_AXES[1], rangemode="tozero"),
+    )
+
+
+def width_panels(docs: Docs, bench: str, widths, panes, columns: int = 2) -> dict:
+    """``width_figure`` as small multiples: one panel per ``(title, curves)`` of ``panes``
+    (one per dtype, say), each with its copy ceiling, on one bandwidth scale."""
+    return panels(
+        [(title, width_traces(docs, bench, widths, curves)) for title, curves in panes],
+        axis(WIDTH_AXES[0], log=True, ticks=widths),
+        axis(WIDTH_AXES[1], rangemode="tozero"),
+        columns=columns,
     )
 
 
@@ -728,6 +757,46 @@ def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> d
         "<extra>%{fullData.name}</extra>" if name else "<extra></extra>"
     )
     return trace
+
+
+def panels(panes, xaxis: dict, yaxis: dict, *, columns: int = 2, same_y: bool = True) -> dict:
+    """Small multiples: one panel per ``(title, traces)`` of ``panes`` (one per dtype, per
+    direction, ...) instead of one crowded plot, side by side in ``columns`` on a desk and
+    one under the other on a phone (figures.js). Every panel gets a copy of ``xaxis`` and
+    ``yaxis`` (with ``same_y``, one y range for all, so heights compare across panels); a
+    trace name that recurs in several panels is listed once in the legend, and clicking it
+    there hides it in every panel."""
+    data, layout, annotations, seen = [], {}, [], set()
+    rows = -(-len(panes) // columns)
+    for i, (title, traces) in enumerate(panes, start=1):
+        suffix = "" if i == 1 else str(i)
+        for t in traces:
+            t = {**t, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "legendgroup": t["name"]}
+            if t["name"] in seen or t.get("showlegend") is False:
+                t["showlegend"] = False
+            seen.add(t["name"])
+            data.append(t)
+        layout[f"xaxis{suffix}"] = json.loads(json.dumps(xaxis))
+        layout[f"yaxis{suffix}"] = {
+            **json.loads(json.dumps(yaxis)),
+            **({"matches": "y"} if same_y and i > 1 else {}),
+        }
+        annotations.append(
+            {
+                "text": f"<b>{title}</b>",
+                "xref": f"x{suffix} domain",
+                "yref": f"y{suffix} domain",
+                "x": 0,
+                "y": 1,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "yshift": 4,
+                "showarrow": False,
+                "meta": "panel-title",
+            }
+        )
+    grid = {"rows": rows, "columns": columns, "pattern": "independent", "roworder": "top to bottom"}
+    return {"data": data, "layout": {**layout, "grid": grid, "annotations": annotations}}
 
 
 def label_axis(title: str | None = None) -> dict:
@@ -909,10 +978,18 @@ FORMATS: dict[str, Callable[[object], str]] = {
 
 @dataclass(frozen=True)
 class Figure:
+    """A figure: ``build(docs)`` draws it from one device's documents. A figure whose
+    numbers are counted from shapes rather than measured (bytes a kernel must move, the
+    memory a tensor takes) gives ``counted``, what was counted and how ("bytes each version
+    reads and writes, from the tensor shapes"): it is drawn once, captioned "Counted: ..."
+    instead of "Measured on ...", with no device switch, and the build fails if two
+    devices' data would draw it differently."""
+
     title: str
     needs: tuple[str, ...]  # benchmarks whose data it draws (their provenance is the caption)
     build: Callable[[Docs], dict]
     alt: str
+    counted: str | None = None
 
 
 def named(name: str, docstring: str, compute: Callable) -> Callable:
@@ -1324,6 +1401,20 @@ def figure_html(
     if not entries:
         raise RenderError(f"figure {name!r} needs {fig.needs}; no device in figures/data has them")
     payload = {"id": name, "title": fig.title, "devices": entries}
+    if fig.counted:
+        differ = [e["slug"] for e in entries[1:] if e["plot"] != entries[0]["plot"]]
+        if differ:
+            raise RenderError(
+                f"figure {name!r} is counted, not measured, yet {differ} draw it differently "
+                f"from {entries[0]['slug']!r}"
+            )
+        first = entries[0]
+        text = f"Counted: {fig.counted}"
+        if first.get("stale"):
+            text += f" · {STALE_MARK} {first['stale']}"
+        payload.update(devices=[dict(first, label="", caption=text)], counted=True)
+        entries = payload["devices"]
+    group = "counted" if fig.counted else "measured on"
     stale_first = bool(entries[0].get("stale"))
     # JSON inside <script>: escape '<' so that no '</script>' can end the element early.
     blob = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
@@ -1331,7 +1422,7 @@ def figure_html(
         f'<div class="book-figure" id="fig-{name}" data-figure="{name}" role="figure" '
         f'aria-label="{html.escape(fig.alt)}">'
         f'<div class="book-figure__title">{html.escape(fig.title)}</div>'
-        f'<div class="book-figure__devices" role="group" aria-label="measured on"></div>'
+        f'<div class="book-figure__devices" role="group" aria-label="{group}"></div>'
         # No role="img" here: Plotly puts focusable controls inside the plot.
         f'<div class="book-figure__plot"></div>'
         f'<div class="book-figure__caption{" book-figure__caption--stale" * stale_first}">'
@@ -1542,6 +1633,21 @@ ELEMENT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
+
+def short(row: dict) -> dict:
+    """``row`` with its ``dtype`` (if any) written as the book's figures write dtypes:
+    fp32, fp16, bf16 (``SHORT_DTYPE``), for a label made with ``str.format(**row)``."""
+    if row.get("dtype") in SHORT_DTYPE:
+        return {**row, "dtype": SHORT_DTYPE[row["dtype"]]}
+    return row
+
+
+def powers(text: str) -> str:
+    """Powers written as the book's figures write them, with superscripts: '2^26' becomes
+    '2²⁶'."""
+    return re.sub(r"(\d+)\^(-?\d+)", lambda m: m[1] + m[2].translate(SUPERSCRIPT), text)
+
+
 # What one SM can hold at once, by compute capability (CUDA C Programming Guide, "Technical
 # Specifications per Compute Capability"): threads, thread blocks (programs) and 32-bit
 # registers. Registers go to each warp in units of 256.
@@ -1584,7 +1690,7 @@ def roofline_rows(label: str, largest: str | None = None, flops=None, moved=None
     def points(rows: list[dict]) -> list[dict]:
         top = max(r[largest] for r in rows) if largest else None
         return [
-            roofline_point(r, label.format(**r), flops and flops(r), moved and moved(r))
+            roofline_point(r, label.format(**short(r)), flops and flops(r), moved and moved(r))
             for r in rows
             if all(r[k] == v for k, v in where.items()) and (not largest or r[largest] == top)
         ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import math
 import os
 import re
 import subprocess
@@ -207,3 +208,86 @@ def luminance(c: tuple) -> float:
 def contrast(a: tuple, b: tuple) -> float:
     hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+# ---- colour vision: how far apart two colours look, also to a colour-blind reader --------
+
+# Machado, Oliveira and Fernandes (2009), "A physiologically-based model for simulation of
+# color vision deficiency", severity 1.0: linear-RGB matrices for the two red-green
+# dichromacies, which together with their milder forms are most colour-blind readers.
+VISION = {
+    "normal": ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
+    "deuteranopia": (
+        (0.367322, 0.860646, -0.227968),
+        (0.280085, 0.672501, 0.047413),
+        (-0.011820, 0.042940, 0.968881),
+    ),
+    "protanopia": (
+        (0.152286, 1.052583, -0.204868),
+        (0.114503, 0.786281, 0.099216),
+        (-0.003882, -0.048116, 1.051998),
+    ),
+}
+
+
+def _linear(v: float) -> float:
+    v /= 255
+    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+
+def lab(c: tuple, vision: str = "normal") -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of an sRGB colour (0–255 channels) as seen with ``vision``."""
+    rgb = [_linear(v) for v in c[:3]]
+    m = VISION[vision]
+    r, g, b = (min(1.0, max(0.0, sum(m[i][j] * rgb[j] for j in range(3)))) for i in range(3))
+    xyz = (
+        (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047,
+        0.2126729 * r + 0.7151522 * g + 0.0721750 * b,
+        (0.0193339 * r + 0.1191920 * g + 0.9503041 * b) / 1.08883,
+    )
+    fx, fy, fz = (t ** (1 / 3) if t > 216 / 24389 else (24389 / 27 * t + 16) / 116 for t in xyz)
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def delta_e(c1: tuple, c2: tuple) -> float:
+    """CIEDE2000 colour difference of two L*a*b* colours (Sharma, Wu and Dalal's notes)."""
+    (l1, a1, b1), (l2, a2, b2) = c1, c2
+    cbar = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - math.sqrt(cbar**7 / (cbar**7 + 25**7)))
+    a1p, a2p = (1 + g) * a1, (1 + g) * a2
+    c1p, c2p = math.hypot(a1p, b1), math.hypot(a2p, b2)
+    h1p = math.degrees(math.atan2(b1, a1p)) % 360
+    h2p = math.degrees(math.atan2(b2, a2p)) % 360
+    dlp, dcp = l2 - l1, c2p - c1p
+    dh = 0.0 if c1p * c2p == 0 else h2p - h1p
+    if dh > 180:
+        dh -= 360
+    elif dh < -180:
+        dh += 360
+    dhp = 2 * math.sqrt(c1p * c2p) * math.sin(math.radians(dh / 2))
+    lbar, cbarp = (l1 + l2) / 2, (c1p + c2p) / 2
+    hbar = h1p + h2p
+    if c1p * c2p != 0:
+        hbar = (h1p + h2p) / 2 + (180 if abs(h1p - h2p) > 180 else 0)
+        hbar %= 360
+    t = (
+        1
+        - 0.17 * math.cos(math.radians(hbar - 30))
+        + 0.24 * math.cos(math.radians(2 * hbar))
+        + 0.32 * math.cos(math.radians(3 * hbar + 6))
+        - 0.20 * math.cos(math.radians(4 * hbar - 63))
+    )
+    dtheta = 30 * math.exp(-(((hbar - 275) / 25) ** 2))
+    rc = 2 * math.sqrt(cbarp**7 / (cbarp**7 + 25**7))
+    sl = 1 + 0.015 * (lbar - 50) ** 2 / math.sqrt(20 + (lbar - 50) ** 2)
+    sc = 1 + 0.045 * cbarp
+    sh = 1 + 0.015 * cbarp * t
+    rt = -math.sin(math.radians(2 * dtheta)) * rc
+    return math.sqrt(
+        (dlp / sl) ** 2 + (dcp / sc) ** 2 + (dhp / sh) ** 2 + rt * (dcp / sc) * (dhp / sh)
+    )
+
+
+def seen_apart(a: tuple, b: tuple) -> dict[str, float]:
+    """CIEDE2000 between two sRGB colours as seen with each ``VISION``."""
+    return {v: delta_e(lab(a, v), lab(b, v)) for v in VISION}

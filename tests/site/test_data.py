@@ -81,7 +81,9 @@ def test_every_figure_renders(name):
     for entry in payload["devices"]:
         traces = entry["plot"]["data"]
         assert traces and all(len(t.get("x", [])) == len(t.get("y", [])) for t in traces)
-        assert entry["caption"].startswith("Measured on ")
+        # A counted figure (arithmetic on shapes, no GPU) says so instead.
+        head = "Counted: " if REGISTRY.figures[name].counted else "Measured on "
+        assert entry["caption"].startswith(head), entry["caption"]
 
 
 # The trace types in the partial Plotly bundle the site serves (docs/assets/vendor/

@@ -147,3 +147,48 @@ def test_select_reads_none_as_any_value():
     assert render.select(docs, "bench", block=4, warps=None) == rows[:2]
     assert render.select(docs, "bench", block=None, warps=1) == [rows[0], rows[2]]
     assert render.select(docs, "bench", block=None) == rows
+
+
+def test_panels_give_each_pane_its_axes_a_title_and_one_legend_entry_per_name():
+    a = render.line([1, 2], [3, 4], "Triton", "triton")
+    b = render.line([1, 2], [5, 6], "torch", "torch")
+    fig = render.panels(
+        [("fp32", [a, b]), ("bf16", [a, b])], render.axis("n", log=True), render.axis("TB/s")
+    )
+    assert [(t["xaxis"], t["yaxis"]) for t in fig["data"]] == [("x", "y")] * 2 + [("x2", "y2")] * 2
+    assert [t.get("showlegend", True) for t in fig["data"]] == [True, True, False, False]
+    assert {t["legendgroup"] for t in fig["data"]} == {"Triton", "torch"}
+    lay = fig["layout"]
+    assert lay["grid"]["rows"] == 1 and lay["grid"]["columns"] == 2
+    assert lay["xaxis2"]["type"] == "log" and lay["yaxis2"]["matches"] == "y"
+    assert [n["text"] for n in lay["annotations"]] == ["<b>fp32</b>", "<b>bf16</b>"]
+    assert lay["annotations"][1]["xref"] == "x2 domain"
+    assert "xaxis" not in a and "showlegend" not in a  # the traces given are not changed
+
+
+def _device(gpu: str, n: int) -> dict:
+    prov = {"gpu": gpu, "sm_count": 1, "driver": "1", "cuda": "1", "torch": "1", "triton": "1",
+            "date": "2026-01-01", "commit": "abc"}  # fmt: skip
+    return {"b": {"benchmark": "b", "provenance": prov, "rows": [{"n": n}]}}
+
+
+def test_a_counted_figure_is_drawn_once_and_says_counted():
+    import json
+    import re
+
+    import pytest
+
+    def build(docs):
+        return render.plot([render.line([1], [docs["b"]["rows"][0]["n"]], "x", "triton")])
+
+    fig = render.Figure("t", ("b",), build, "alt", counted="bytes from the shapes")
+    reg = render.Registry({"f": fig}, {})
+    devices = {"h100": _device("H100", 1), "h200": _device("H200", 1)}
+    out = render.figure_html("f", devices, reg)
+    payload = json.loads(re.search(r'data">(.*?)</script>', out).group(1))
+    assert payload["counted"] is True and len(payload["devices"]) == 1
+    assert payload["devices"][0]["caption"] == "Counted: bytes from the shapes"
+    assert "Measured on" not in out
+    devices["h200"] = _device("H200", 2)  # counted yet different: the build says so
+    with pytest.raises(render.RenderError, match="counted, not measured"):
+        render.figure_html("f", devices, reg)

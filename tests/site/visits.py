@@ -17,6 +17,12 @@ light (1280 x 900, ``prefers-color-scheme: light``)
                  light, then the palette toggled to dark, then back
     ``legible-phone``    the same after resizing the window to 390 px (figures.js redraws
                  from the data once resizing settles, as for a phone turned sideways)
+    ``zoom``     (pages with figures) at 390 px, each figure zoomed in as a reader would,
+                 then the window made shorter (a phone's address bar going away), then
+                 wider: the axis ranges after each
+light and dark, at 390 x 844 on a touch screen (``has_touch``, ``is_mobile``)
+    ``touch``    (pages with figures) each figure as drawn there: its toolbar, if any, and
+                 its plot areas (tests/site/test_figure_design.py)
 dark (1280 x 900, ``prefers-color-scheme: dark``)
     ``load``, ``figures``, ``axe``
 
@@ -165,8 +171,11 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
         if scheme == "light" and md in FIGURE_PAGES:
             v.run("legible-desktop", lambda: read_in_both_palettes(pg), needs=("load",))
             v.run("legible-phone", lambda: read_at_width(pg, PHONE), needs=("load",))
+            v.run("zoom", lambda: zoom_then_resize(pg), needs=("legible-phone",))
     finally:
         context.close()
+    if md in FIGURE_PAGES:
+        v.run("touch", lambda: read_on_touch(browser, site_url, md, scheme))
     return v
 
 
@@ -293,6 +302,62 @@ COLLECT = r"""
 """
 
 
+# What the design checks read of one drawn figure (tests/site/test_figure_design.py): its
+# plot areas, its traces as Plotly drew them (role, colour, width, dash, marker symbol),
+# the order the scatter traces are drawn in, each axis's ticks, and its toolbar.
+DESIGN = r"""
+(fig) => {
+  const box = (r) => ({x0: r.left, y0: r.top, x1: r.right, y1: r.bottom});
+  const gd = fig.querySelector(".book-figure__plot");
+  const areas = [...gd.querySelectorAll(".draglayer .nsewdrag")].map(
+    (a) => box(a.getBoundingClientRect()));
+  const traces = (gd._fullData || []).map((t) => ({
+    index: t.index, type: t.type, name: t.name || "", visible: t.visible === true,
+    role: (t.meta || {}).role || null, roles: (t.meta || {}).roles || null,
+    colour: t.mode && t.mode.includes("lines") && t.line ? t.line.color
+      : t.marker && typeof t.marker.color === "string" ? t.marker.color : null,
+    width: t.line ? t.line.width : null,
+    dash: t.line ? t.line.dash : null,
+    symbol: t.marker && t.mode && t.mode.includes("markers") ? t.marker.symbol : null,
+    lines: !!(t.mode && t.mode.includes("lines")),
+    bars: t.type === "bar" ? [].concat(t.marker.color) : null,
+    subplot: (t.xaxis || "x") + (t.yaxis || "y"),
+  }));
+  const drawn = [...gd.querySelectorAll(".scatterlayer .trace")].map((g) => {
+    const cd = g.__data__;
+    return cd && cd[0] && cd[0].trace ? cd[0].trace.index : -1;
+  });
+  // The ticks the figure itself chose (in its data, before figures.js drew it).
+  const book = fig.__book;
+  const own = book ? book.payload.devices[book.index].plot.layout || {} : {};
+  const axes = Object.keys(gd._fullLayout).filter((k) => /^[xy]axis\d*$/.test(k)).map((k) => {
+    const a = gd._fullLayout[k];
+    const mine = own[k] || {};
+    return {name: k, type: a.type, given: !!(mine.tickvals || mine.dtick !== undefined),
+            range: (a.range || []).slice(),
+            ticks: (a._vals || []).map((v) => ({x: v.x, text: String(v.text || "")}))};
+  });
+  const bar = gd.querySelector(".modebar-container");
+  let toolbar = null;
+  if (bar) {
+    const r = bar.querySelector(".modebar") || bar;
+    const cs = getComputedStyle(r);
+    const shown = cs.display !== "none" && cs.visibility !== "hidden"
+      && parseFloat(cs.opacity || "1") > 0;
+    toolbar = {box: box(r.getBoundingClientRect()), shown: shown};
+  }
+  return {
+    figure: fig.getAttribute("data-figure"), device: fig.getAttribute("data-device"),
+    width: gd.clientWidth, areas: areas, traces: traces, drawn: drawn, axes: axes,
+    toolbar: toolbar, page: getComputedStyle(document.body).backgroundColor,
+    devices: fig.querySelectorAll(".book-figure__devices button").length,
+    label: (fig.querySelector(".book-figure__devices-label") || {}).textContent || "",
+    ownDashes: fig.getAttribute("data-own-dashes") === "true",
+  };
+}
+"""
+
+
 # Every figure of the page drawn, and its fitting passes done (figures.js).
 FIGURES_DRAWN = (
     "[...document.querySelectorAll('.book-figure')].every("
@@ -329,7 +394,9 @@ def collect_every_figure(pg, scheme: str) -> list[tuple[dict, str]]:
                     arg=[fig.element_handle(), buttons.nth(d).get_attribute("data-slug")],
                 )
             settle(pg)
-            found.append((fig.evaluate(COLLECT), scheme))
+            read = fig.evaluate(COLLECT)
+            read["design"] = fig.evaluate(DESIGN)
+            found.append((read, scheme))
     return found
 
 
@@ -364,3 +431,82 @@ def read_at_width(pg, width: int) -> list[tuple[dict, str]]:
     )
     assert pg.evaluate("document.documentElement.clientWidth") <= width
     return read_in_both_palettes(pg)
+
+
+# ---- zoom kept across resizes, and no toolbar on touch: what test_figure_design.py judges ---
+
+# Zoom the first subplot of every figure to the middle half of what it shows, as a drag
+# would (Plotly.relayout is what a drag calls, and it tells figures.js the same way).
+ZOOM = r"""
+async () => {
+  const out = [];
+  for (const fig of document.querySelectorAll(".book-figure")) {
+    const gd = fig.querySelector(".book-figure__plot");
+    const want = {};
+    for (const k of ["xaxis", "yaxis"]) {
+      const a = gd._fullLayout[k];
+      if (!a || a.type === "category" || !a.range) continue;
+      const [lo, hi] = a.range.map(Number);
+      want[k] = [lo + (hi - lo) / 4, hi - (hi - lo) / 4];
+    }
+    const update = {};
+    for (const k in want) update[k + ".range"] = want[k];
+    await Plotly.relayout(gd, update);
+    out.push({figure: fig.getAttribute("data-figure"), want: want});
+  }
+  return out;
+}
+"""
+RANGES = r"""
+() => [...document.querySelectorAll(".book-figure")].map((fig) => {
+  const gd = fig.querySelector(".book-figure__plot");
+  const r = (k) => gd._fullLayout[k] && gd._fullLayout[k].range
+    ? gd._fullLayout[k].range.map(Number) : null;
+  return {figure: fig.getAttribute("data-figure"), xaxis: r("xaxis"), yaxis: r("yaxis")};
+})
+"""
+
+
+def zoom_then_resize(pg) -> dict:
+    """At the phone width: zoom every figure, then make the window shorter (only the
+    height changes, as when a phone's address bar slides away), then wider (figures.js
+    draws each figure again); the ranges the reader chose, and those after each step."""
+    zoomed = pg.evaluate(ZOOM)
+    settle(pg)
+    pg.set_viewport_size({"width": PHONE, "height": HEIGHT - 120})
+    pg.wait_for_timeout(400)  # longer than figures.js's 250 ms wait for resizing to settle
+    settle(pg)
+    shorter = pg.evaluate(RANGES)
+    before = pg.evaluate(DRAWS)
+    pg.set_viewport_size({"width": PHONE + 40, "height": HEIGHT})
+    pg.wait_for_function(
+        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=15_000
+    )
+    settle(pg)
+    return {"zoomed": zoomed, "shorter": shorter, "wider": pg.evaluate(RANGES)}
+
+
+TOUCH_PHONE = {"width": PHONE, "height": 844}
+
+
+def read_on_touch(browser, site_url: str, md: str, scheme: str) -> list[dict]:
+    """Open ``md`` on a 390 px touch screen in ``scheme``: DESIGN's reading of each figure
+    (its toolbar, its plot areas)."""
+    context = browser.new_context(
+        viewport=TOUCH_PHONE, color_scheme=scheme, has_touch=True, is_mobile=True
+    )
+    try:
+        pg = context.new_page()
+        pg.goto(url_of(site_url, md), wait_until="load")
+        wait_for_figures(pg)
+        settle(pg)
+        found = []
+        figures = pg.locator(".book-figure")
+        for i in range(figures.count()):
+            fig = figures.nth(i)
+            fig.scroll_into_view_if_needed()
+            fig.hover()  # where a toolbar would show on hover
+            found.append(fig.evaluate(DESIGN))
+        return found
+    finally:
+        context.close()

@@ -2,10 +2,20 @@
  *
  * Each figure is a <div class="book-figure"> holding a JSON payload written at build
  * time by scripts/book/render.py: {id, title, devices: [{slug, label, caption, plot,
- * stale?}]} (stale: why the data is older than the code, also at the caption's end).
- * Every trace names a colour role in meta.role; the palette for that role depends on
- * the light or dark scheme Material is showing, and the figure is redrawn when the
- * reader toggles it. With data from more than one GPU, buttons switch the device.
+ * stale?}], counted?} (stale: why the data is older than the code, also at the caption's
+ * end). Every trace names a colour role in meta.role; the palette for that role depends
+ * on the light or dark scheme Material is showing, and the figure is redrawn when the
+ * reader toggles it. With data from more than one GPU, buttons switch the device; a
+ * counted figure (arithmetic on shapes, the same on every GPU) has none.
+ *
+ * The design, the same for every figure (tests/site/test_figure_design.py checks each
+ * rule on every figure, light and dark, desktop and 390 px):
+ * - the book's kernel ("ours") in one reserved colour, thickest, drawn on top; every
+ *   other line in a colour-blind-safe colour with its own dash and marker symbol;
+ * - the height comes from the content: each plot area (each panel of small multiples)
+ *   keeps its height however long the legend below it grows;
+ * - log axes labelled at powers of ten only, written as powers;
+ * - no toolbar on a touch screen; the reader's zoom kept when the figure is redrawn.
  *
  * After Plotly draws, fitPlot() measures what it drew and redraws where text would not
  * be legible (tests/site/test_figure_legibility.py checks the result, every figure,
@@ -13,30 +23,43 @@
  * fits, in whichever of the two text colours stands out more against that bar, and
  * otherwise beside the end of its error bar in the page's text colour (never shrunk,
  * never on the whisker); an axis title wider than the figure is broken into lines; a
- * y tick label that collides with an x tick label at the corner is moved aside. When
- * the last pass is done the figure carries data-fitted="true".
+ * y tick label that collides with an x tick label at the corner is moved aside; the
+ * figure's height is set from what the plot areas got. When the last pass is done the
+ * figure carries data-fitted="true".
  */
 (function () {
   "use strict";
 
+  // The book's own kernel ("ours") has one reserved colour, is drawn last (on top) and
+  // thickest, with round markers. Every other implementation (a "peer", or one series of
+  // a sweep) takes a slot: a colour from a colour-blind-safe set (Okabe-Ito's hues, made
+  // darker for a white page and lighter for a dark one, so that each keeps 3:1 against
+  // the page), and its own dash and marker symbol, so that two slots differ in three ways.
+  // Under simulated deuteranopia and protanopia (Machado et al. 2009) every slot's colour
+  // stays at least CIEDE2000 20 from ours, light and dark (tests/site/test_figure_design.py
+  // measures what is drawn). Ceilings and markers are grey and thin, no symbol.
+  const OURS = ["triton", "wrapper", "ours"];
+  const REFERENCE = ["ceiling", "ceiling-2", "marker"];
+  // Named peers keep their slot across the book (torch is always orange); a role
+  // "series-N" takes slot N.
+  const SLOTS = { torch: 0, torch_add: 0, eager: 0, compile: 1, graph: 1, cublas: 2, liger: 3 };
+  const DASHES = ["dot", "dashdot", "longdash", "dash", "longdashdot", "5px,2px", "2px,5px"];
+  const SYMBOLS = ["square", "diamond", "triangle-up", "x", "triangle-down", "star", "cross",
+    "pentagon", "hexagram"];
+  const WIDTH = { ours: 3.5, peer: 2, ceiling: 1.5, marker: 1 };
+
   const PALETTES = {
     light: {
       text: "#1f2430", grid: "rgba(0,0,0,0.10)", line: "rgba(0,0,0,0.35)", barText: "#ffffff",
-      roles: {
-        triton: "#3949ab", torch: "#e65100", compile: "#2e7d32", cublas: "#6a1b9a",
-        ceiling: "#424242", "ceiling-2": "#8d6e63", marker: "#9e9e9e", graph: "#2e7d32",
-        wrapper: "#3949ab", torch_add: "#e65100",
-      },
-      series: ["#3949ab", "#e65100", "#2e7d32", "#8e24aa", "#00838f", "#6d4c41"],
+      ours: "#283593",
+      roles: { ceiling: "#424242", "ceiling-2": "#8d6e63", marker: "#9e9e9e" },
+      slots: ["#b86e00", "#00805c", "#4b9cd2", "#c0391b", "#8a7066", "#6f6400", "#767676"],
     },
     dark: {
       text: "#e2e4ec", grid: "rgba(255,255,255,0.12)", line: "rgba(255,255,255,0.35)", barText: "#15171e",
-      roles: {
-        triton: "#8c9eff", torch: "#ffab40", compile: "#69f0ae", cublas: "#ea80fc",
-        ceiling: "#e0e0e0", "ceiling-2": "#bcaaa4", marker: "#9e9e9e", graph: "#69f0ae",
-        wrapper: "#8c9eff", torch_add: "#ffab40",
-      },
-      series: ["#8c9eff", "#ffab40", "#69f0ae", "#ea80fc", "#4dd0e1", "#bcaaa4"],
+      ours: "#8c9eff",
+      roles: { ceiling: "#e0e0e0", "ceiling-2": "#bcaaa4", marker: "#9e9e9e" },
+      slots: ["#ffb026", "#1fa582", "#0f7587", "#ff6e4a", "#c2aaa2", "#e2d54a", "#b0b0b0"],
     },
   };
 
@@ -45,13 +68,17 @@
     return s === "slate" ? "dark" : "light";
   }
 
+  function isOurs(role) { return OURS.indexOf(role) >= 0; }
+
+  function slotOf(role) {
+    if (role && role.startsWith("series-")) return parseInt(role.slice(7), 10) || 0;
+    return SLOTS[role] !== undefined ? SLOTS[role] : 0;
+  }
+
   function colourFor(role, pal) {
-    if (!role) return pal.series[0];
-    if (role.startsWith("series-")) {
-      const i = parseInt(role.slice(7), 10) || 0;
-      return pal.series[i % pal.series.length];
-    }
-    return pal.roles[role] || pal.series[0];
+    if (isOurs(role)) return pal.ours;
+    if (pal.roles[role]) return pal.roles[role];
+    return pal.slots[slotOf(role) % pal.slots.length];
   }
 
   // WCAG relative luminance of "#rrggbb" (or "#rgb").
@@ -76,9 +103,17 @@
     return contrast(pal.barText, fill) >= contrast(pal.text, fill) ? pal.barText : pal.text;
   }
 
-  function themed(plot) {
+  const AXIS = /^[xy]axis\d*$/;
+
+  function themed(plot, state) {
     const pal = PALETTES[scheme()];
-    const data = plot.data.map(function (t) {
+    // A figure that encodes something in its own dashes (solid: fp32, dashed: bf16, say)
+    // keeps them; otherwise each peer's dash comes from its slot.
+    const ownDashes = plot.data.some(function (t) {
+      const role = (t.meta || {}).role;
+      return t.type !== "bar" && REFERENCE.indexOf(role) < 0 && t.line && t.line.dash;
+    });
+    let data = plot.data.map(function (t) {
       const trace = JSON.parse(JSON.stringify(t));
       const meta = trace.meta || {};
       if (trace.type === "bar") {
@@ -99,47 +134,112 @@
         }
         if (trace.error_x) trace.error_x = Object.assign({}, trace.error_x, { color: pal.text });
       } else {
-        const c = colourFor(meta.role, pal);
-        trace.line = Object.assign({ width: meta.role === "marker" ? 1 : 2 }, trace.line, { color: c });
-        trace.marker = Object.assign({ size: 6 }, trace.marker, { color: c });
+        const role = meta.role;
+        const c = colourFor(role, pal);
+        const ours = isOurs(role);
+        const ref = REFERENCE.indexOf(role) >= 0;
+        const slot = slotOf(role);
+        const given = trace.line || {};
+        const dash = ownDashes || ours || ref ? given.dash || "solid" : DASHES[slot % DASHES.length];
+        const width = ours ? Math.max(WIDTH.ours, given.width || 0)
+          : given.width || (role === "marker" ? WIDTH.marker : ref ? WIDTH.ceiling : WIDTH.peer);
+        trace.line = Object.assign({}, given, { color: c, dash: dash, width: width });
+        const symbol = ours || ref ? "circle" : SYMBOLS[slot % SYMBOLS.length];
+        trace.marker = Object.assign({ size: ours ? 8 : 7, symbol: symbol }, trace.marker, { color: c });
+        // Host-bound points are hollow (render.host_bound_markers): hollow in the slot's
+        // own symbol, unless the figure chose a symbol of its own.
+        const symbols = trace.marker.symbol;
+        if (Array.isArray(symbols) && Array.isArray(meta.host_bound)) {
+          const own = symbols.some(function (g) { return String(g).replace(/-open$/, "") !== "circle"; });
+          if (!own) {
+            trace.marker.symbol = meta.host_bound.map(function (b) { return b ? symbol + "-open" : symbol; });
+          }
+        }
         if (trace.mode && trace.mode.indexOf("text") >= 0) trace.textfont = { color: pal.text };
         // Error bars span the 20th to 80th percentile of the repetitions.
         if (trace.error_y) trace.error_y = Object.assign({}, trace.error_y, { color: c });
       }
       return trace;
     });
+    // Ours is drawn last, on top of every peer; the legend keeps the figure's order.
+    const order = data.map(function (t, i) { return i; }).sort(function (a, b) {
+      const ra = data[a].legendrank === undefined ? 1000 : data[a].legendrank;
+      const rb = data[b].legendrank === undefined ? 1000 : data[b].legendrank;
+      return ra - rb || a - b;
+    });
+    order.forEach(function (i, k) { data[i].legendrank = k + 1; });
+    const onTop = function (t) { return t.type !== "bar" && isOurs((t.meta || {}).role); };
+    data = data.filter(function (t) { return !onTop(t); }).concat(data.filter(onTop));
+
     const layout = JSON.parse(JSON.stringify(plot.layout || {}));
+    const phone = state.phone;
+    // Panels side by side on a desk are stacked on a phone.
+    if (layout.grid) {
+      const n = plot.data.reduce(function (m, t) {
+        return Math.max(m, parseInt((t.xaxis || "x").slice(1), 10) || 1);
+      }, 1);
+      const stacked = phone ? { rows: n, columns: 1 } : {};
+      const g = Object.assign({}, layout.grid, stacked);
+      // Room between rows for a panel's tick labels, its x title and the next one's title.
+      g.ygap = g.rows > 1 ? 0.3 : 0.2;
+      g.xgap = 0.12;
+      layout.grid = g;
+      // One x title under the last row, one y title left of the first column.
+      for (let i = 1; i <= n; i++) {
+        const suffix = i === 1 ? "" : String(i);
+        if (g.rows > 1 && i <= n - g.columns && layout["xaxis" + suffix]) {
+          layout["xaxis" + suffix] = Object.assign({}, layout["xaxis" + suffix], { title: { text: "" } });
+        }
+        if ((i - 1) % g.columns > 0 && layout["yaxis" + suffix]) {
+          layout["yaxis" + suffix] = Object.assign({}, layout["yaxis" + suffix], { title: { text: "" } });
+        }
+      }
+    }
     Object.assign(layout, {
       paper_bgcolor: "rgba(0,0,0,0)",
       plot_bgcolor: "rgba(0,0,0,0)",
       font: { color: pal.text, size: 13 },
-      margin: { l: 64, r: 16, t: 16, b: 16 },
+      margin: { l: 64, r: 16, t: layout.grid ? 32 : 16, b: 16 },  // panels: room for their titles
       // Anchored to the bottom of the whole figure (not the plot area), so the legend
       // takes its own room below the x-axis title however many rows it wraps into.
       legend: {
         orientation: "h", x: 0, y: 0, xref: "container", yref: "container", yanchor: "bottom",
-        bgcolor: "rgba(0,0,0,0)",
+        bgcolor: "rgba(0,0,0,0)", tracegroupgap: 0,
       },
       hoverlabel: { namelength: -1 },
-      height: layout.height || 420,  // a figure with a long legend asks for more
+      // A first guess: fitHeight() then sizes the figure to its content.
+      height: state.height || layout.height || 420,
     });
-    ["xaxis", "yaxis"].forEach(function (ax) {
+    Object.keys(layout).forEach(function (ax) {
+      if (!AXIS.test(ax)) return;
       layout[ax] = Object.assign({}, layout[ax], {
         gridcolor: pal.grid, linecolor: pal.line, zerolinecolor: pal.grid,
         automargin: true,
       });
+      // Powers of ten written as powers (10⁴), as everywhere in the book.
+      if (layout[ax].type === "log") layout[ax].exponentformat = "power";
+    });
+    ["xaxis", "yaxis"].forEach(function (ax) {
+      if (!layout[ax]) layout[ax] = { gridcolor: pal.grid, linecolor: pal.line, zerolinecolor: pal.grid, automargin: true };
+    });
+    // The reader's zoom survives a redraw (a new width, the other palette).
+    Object.keys(state.zoom || {}).forEach(function (ax) {
+      layout[ax] = Object.assign({}, layout[ax], { range: state.zoom[ax].slice(), autorange: false });
     });
     (layout.annotations || []).forEach(function (a) {
       a.font = Object.assign({}, a.font, { color: pal.text });
       a.arrowcolor = pal.text;
     });
-    return { data: data, layout: layout };
+    return {
+      data: data, layout: layout, asked: (plot.layout || {}).height || 0, ownDashes: ownDashes,
+      zoomed: Object.keys(state.zoom || {}),
+    };
   }
 
   // ---- fitting: measure what Plotly drew, redraw where text would not be legible ----
 
   const PAD = 4;  // px between a label and the edge of its bar or the end of its whisker
-  const FIT_PASSES = 4;
+  const FIT_PASSES = 6;
 
   function fitPasses(el, gd, fig, token, pass) {
     if (token !== el.__book.token) return null;  // a newer draw took over
@@ -154,9 +254,87 @@
   }
 
   function fitPlot(gd, fig) {
-    let changed = fitBarLabels(gd, fig);
+    let changed = decadeTicks(gd, fig);
+    changed = fitBarLabels(gd, fig) || changed;
     changed = wrapAxisTitles(gd, fig) || changed;
     changed = clearCornerTicks(gd, fig) || changed;
+    changed = fitHeight(gd, fig) || changed;
+    return changed;
+  }
+
+  // The height of a figure comes from its content: each plot area (each panel) gets
+  // PLOT_MIN px (a phone: less wide than PHONE_PX), and the legend, titles and tick
+  // labels get what they need on top of that, so that a long legend no longer squashes
+  // the plot. Horizontal bars get BAR_PX per bar instead (at least the figure's own
+  // height). A figure that asks for a height gets at least that.
+  const PHONE_PX = 600;
+  const PLOT_MIN = { desktop: 320, phone: 240 };
+  const BAR_PX = 32;
+
+  function fitHeight(gd, fig) {
+    const areas = Array.from(gd.querySelectorAll(".draglayer .nsewdrag")).map(function (a) {
+      return a.getBoundingClientRect();
+    });
+    if (!areas.length) return false;
+    const full = gd._fullLayout.height;
+    const least = Math.min.apply(null, areas.map(function (a) { return a.height; }));
+    const rows = new Set(areas.map(function (a) { return Math.round(a.top); })).size;
+    let want = gd.clientWidth < PHONE_PX ? PLOT_MIN.phone : PLOT_MIN.desktop;
+    const bars = fig.data.filter(function (t) { return t.type === "bar" && t.orientation === "h"; });
+    if (bars.length) {
+      const grouped = fig.layout.barmode === "group" ? bars.length : 1;
+      const labels = new Set();
+      bars.forEach(function (t) { t.y.forEach(function (y) { labels.add(y); }); });
+      // A label of two lines beside a bar needs the room of two lines.
+      const tall = bars.some(function (t) {
+        return (t.text || []).some(function (x) { return String(x).indexOf("<br>") >= 0; });
+      });
+      want = Math.max(4 * BAR_PX, labels.size * grouped * (tall ? 1.6 : 1) * BAR_PX);
+    }
+    const height = Math.max(Math.round(full + (want - least) * rows), fig.asked || 0);
+    if (Math.abs(height - full) < 2) return false;
+    fig.layout.height = height;
+    return true;
+  }
+
+  // Log axes are labelled at powers of ten only (Plotly's small "2" and "5" between them
+  // read as values); with less than a decade in view, at 1, 2 and 5 times a power of ten,
+  // each written out in full.
+  function decadeTicks(gd, fig) {
+    let changed = false;
+    Object.keys(gd._fullLayout).forEach(function (k) {
+      if (!AXIS.test(k)) return;
+      const full = gd._fullLayout[k];
+      const ax = fig.layout[k] || {};
+      // Ticks the figure chose stay; those chosen here are chosen again each pass (the
+      // plot area may have grown since).
+      const mine = fig.decades || (fig.decades = {});
+      if (!full || full.type !== "log" || ((ax.tickvals || ax.dtick !== undefined) && !mine[k])) return;
+      const lo = Math.min(full.range[0], full.range[1]);
+      const hi = Math.max(full.range[0], full.range[1]);
+      const first = Math.ceil(lo - 1e-9), last = Math.floor(hi + 1e-9);
+      let set;
+      if (last > first) {
+        const room = Math.max(2, Math.floor(full._length / (k[0] === "x" ? 60 : 30)));
+        set = { dtick: Math.max(1, Math.ceil((last - first) / (room - 1))), tick0: 0 };
+      } else {
+        const vals = [];
+        for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) {
+          [1, 2, 5].forEach(function (m) {
+            const v = m * Math.pow(10, e);
+            const l = Math.log10(v);
+            if (l >= lo - 1e-9 && l <= hi + 1e-9) vals.push(Number(v.toPrecision(1)));
+          });
+        }
+        set = { tickvals: vals, ticktext: vals.map(function (v) { return v.toLocaleString("en-US"); }) };
+      }
+      const before = JSON.stringify([ax.dtick, ax.tickvals]);
+      const next = Object.assign({}, ax, { dtick: undefined, tick0: undefined, tickvals: undefined, ticktext: undefined }, set);
+      mine[k] = true;
+      if (JSON.stringify([next.dtick, next.tickvals]) === before) return;
+      fig.layout[k] = next;
+      changed = true;
+    });
     return changed;
   }
 
@@ -223,7 +401,8 @@
       // Room for the label: x·L/R + PAD + width <= L  =>  R >= x·L / (L - PAD - width).
       if (xa.range && L - 2 * PAD - o.width > 0) rangeMax = Math.max(rangeMax, o.x * L / (L - 2 * PAD - o.width));
     });
-    if (xa.range && xa.type !== "log" && rangeMax > xa.range[1] * 1.001) {
+    // (Not while the reader has zoomed in: their range stays.)
+    if (xa.range && xa.type !== "log" && rangeMax > xa.range[1] * 1.001 && fig.zoomed.indexOf("xaxis") < 0) {
       layout.xaxis = Object.assign({}, layout.xaxis, { range: [xa.range[0], rangeMax], autorange: false });
     }
     return true;
@@ -238,7 +417,10 @@
       const c = horizontal ? (r.left + r.right) / 2 : (r.top + r.bottom) / 2;
       return horizontal ? Math.min(c - svg.left, svg.right - c) : Math.min(c - svg.top, svg.bottom - c);
     }
-    [["xaxis", ".g-xtitle text", true], ["yaxis", ".g-ytitle text", false]]
+    // Every axis, panels' included (xaxis2's title is .g-x2title).
+    Object.keys(fig.layout).filter(function (k) { return AXIS.test(k); }).map(function (k) {
+      return [k, ".g-" + k[0] + k.slice(5) + "title text", k[0] === "x"];
+    })
       .forEach(function (a) {
         const el = gd.querySelector(a[1]);
         const ax = fig.layout[a[0]];
@@ -290,20 +472,43 @@
     return true;
   }
 
+  // No toolbar on a touch screen: there it would sit, for good, over the top right of the
+  // plot, where the ceilings and the fastest kernels are. (A double tap still resets a zoom.)
+  const TOUCH = !!(window.matchMedia && window.matchMedia("(hover: none), (pointer: coarse)").matches);
   const CONFIG = {
     responsive: true,
     displaylogo: false,
+    displayModeBar: TOUCH ? false : "hover",
     modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
   };
+
+  // The reader's zoom, per axis, so that a redraw (a new width, the other palette) keeps it.
+  function remember(el, gd, ev) {
+    const zoom = el.__book.zoom;
+    Object.keys(ev || {}).forEach(function (key) {
+      const m = key.match(/^([xy]axis\d*)\.(range|autorange)/);
+      if (!m) return;
+      const ax = gd.layout[m[1]] || {};
+      if (m[2] === "autorange" || !ax.range) delete zoom[m[1]];
+      else zoom[m[1]] = ax.range.slice();
+    });
+  }
 
   function draw(el) {
     const state = el.__book;
     const entry = state.payload.devices[state.index];
-    const fig = themed(entry.plot);
     const plotDiv = el.querySelector(".book-figure__plot");
+    const fig = themed(entry.plot, {
+      phone: plotDiv.clientWidth > 0 && plotDiv.clientWidth < PHONE_PX, zoom: state.zoom,
+    });
     const token = (state.token = (state.token || 0) + 1);
     el.setAttribute("data-fitted", "false");
+    el.setAttribute("data-own-dashes", fig.ownDashes ? "true" : "false");
     Plotly.react(plotDiv, fig.data, fig.layout, CONFIG).then(function () {
+      if (!plotDiv.__bookZoom) {
+        plotDiv.__bookZoom = true;
+        plotDiv.on("plotly_relayout", function (ev) { remember(el, plotDiv, ev); });
+      }
       return fitPasses(el, plotDiv, fig, token, 0);
     });
     const caption = el.querySelector(".book-figure__caption");
@@ -328,11 +533,13 @@
     if (el.__book) return;
     const script = el.querySelector("script.book-figure__data");
     const payload = JSON.parse(script.textContent);
-    el.__book = { payload: payload, index: 0 };
+    el.__book = { payload: payload, index: 0, zoom: {} };
     const bar = el.querySelector(".book-figure__devices");
     const label = document.createElement("span");
     label.className = "book-figure__devices-label";
-    label.textContent = payload.devices.length > 1 ? "Measured on:" : "Measured on " + payload.devices[0].label;
+    // A counted figure (arithmetic on shapes, no GPU) says so, and has no device switch.
+    label.textContent = payload.counted ? "Counted, not measured"
+      : payload.devices.length > 1 ? "Measured on:" : "Measured on " + payload.devices[0].label;
     bar.appendChild(label);
     if (payload.devices.length > 1) {
       payload.devices.forEach(function (d, i) {
@@ -343,6 +550,7 @@
         b.setAttribute("data-slug", d.slug);
         b.addEventListener("click", function () {
           el.__book.index = i;
+          el.__book.zoom = {};  // another GPU's data: its own ranges
           draw(el);
         });
         bar.appendChild(b);
@@ -367,9 +575,14 @@
 
   function start() {
     drawAll();
-    // A new width changes what fits: draw again (from the data) once resizing settles.
+    // A new width changes what fits: draw again (from the data, keeping the reader's zoom)
+    // once resizing settles. A new height alone (a phone's address bar sliding away)
+    // changes nothing: Plotly's own resize keeps the figure as it is.
     let resizing = null;
+    let width = window.innerWidth;
     window.addEventListener("resize", function () {
+      if (window.innerWidth === width) return;
+      width = window.innerWidth;
       clearTimeout(resizing);
       resizing = setTimeout(redrawAll, 250);
     });

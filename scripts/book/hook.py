@@ -24,6 +24,12 @@
 - expands ``{{ config repo_url }}`` to a link to the repository named in mkdocs.yml's
   ``repo_url`` (the reproduce page's clone command), or to "this repository" while it is
   empty, so the sentence reads well either way: the address is never typed into a page;
+- sets ``site_url`` from the environment variable BOOK_SITE_URL where it is given (the
+  Pages workflow gives the address GitHub serves the site at, e.g.
+  ``https://OWNER.github.io/REPO/``): every page links its assets relatively, but
+  404.html is served for a missing address at any depth and so links them from the
+  site's root, which MkDocs takes from ``site_url``; left empty, that root is ``/`` and a
+  project site's 404 page lost its CSS and JavaScript;
 - inlines the diagram docs/assets/diagrams/NAME.svg where a line starts with
   ``{{ diagram NAME | caption }}``, as a figure with that caption (Markdown), so that its
   colours follow the page's palette (book.css) and its text stays text; the SVGs are
@@ -33,6 +39,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -64,8 +71,20 @@ _devices: dict = {}
 _registry: render.Registry | None = None
 
 
+SITE_URL_ENV = "BOOK_SITE_URL"
+
+
+def site_url_from_env(config) -> None:
+    """``site_url`` from BOOK_SITE_URL where that is set and not empty (see the module's
+    docstring), with the one trailing slash MkDocs expects; otherwise mkdocs.yml's."""
+    url = os.environ.get(SITE_URL_ENV, "").strip()
+    if url:
+        config["site_url"] = url.rstrip("/") + "/"
+
+
 def on_config(config):
     global _devices, _registry
+    site_url_from_env(config)
     _devices = render.load_devices()
     if not _devices:
         raise PluginError(f"no measured data under {render.data_root()}")

@@ -38,6 +38,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 import re
@@ -241,9 +243,31 @@ def strip_jupyter_theme(output: str) -> str:
     return STYLE_BLOCK.sub(drop, output)
 
 
+# A lab's chart (the labs' plot() helper draws an SVG with class "book-lab-chart") reaches
+# the page as nbconvert writes every SVG output: an <img> of a base64 data URI. Put inline,
+# its text takes the page's colour in both palettes and its lines the book's (book.css),
+# and it keeps its role and name (an <img> without alt has neither). Other SVGs stay.
+_SVG_IMG = re.compile(r'<img\b[^>]*?\bsrc="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"[^>]*>')
+LAB_CHART = 'class="book-lab-chart"'
+
+
+def inline_lab_charts(output: str) -> str:
+    def sub(m: re.Match) -> str:
+        try:
+            svg = base64.b64decode(m.group(1)).decode("utf-8").strip()
+        except (binascii.Error, ValueError):
+            return m.group(0)
+        opening = svg.split(">", 1)[0]
+        if not svg.startswith("<svg") or LAB_CHART not in opening:
+            return m.group(0)
+        return svg
+
+    return _SVG_IMG.sub(sub, output)
+
+
 def on_post_page(output, page, config):
     if page.file.src_uri.endswith(".ipynb"):
-        output = strip_jupyter_theme(output)
+        output = inline_lab_charts(strip_jupyter_theme(output))
     scripts = list(FIGURE_SCRIPTS) if FIGURE_MARK in output else []
     scripts += widget_scripts(output, page, config)
     if not scripts:

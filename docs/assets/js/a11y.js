@@ -25,7 +25,7 @@
   function scrollers() {
     SCROLLERS.forEach(function (pair) { scrollable(pair[0], pair[1]); });
     document.querySelectorAll(".md-typeset__scrollwrap").forEach(cue);
-    document.querySelectorAll(".md-typeset pre > code").forEach(track);
+    document.querySelectorAll(".md-typeset pre > code, .jupyter-wrapper .highlight-ipynb pre").forEach(track);
   }
   // Where a sideways scroller stands: at its start, in the middle, or at its end; null
   // when everything fits.

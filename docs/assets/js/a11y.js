@@ -55,7 +55,7 @@
       hint = document.createElement("p");
       hint.className = "book-table-cue";
       hint.setAttribute("aria-hidden", "true");  // the wrapper's own name says it scrolls
-      hint.textContent = "Wider than the screen: scroll the table sideways \u2192 (its first column stays)";
+      hint.textContent = "Wider than the page: scroll the table sideways \u2192 (its first column stays)";
       wrap.parentNode.insertBefore(hint, wrap);
     }
     hint.hidden = !wide;

@@ -1,6 +1,8 @@
 # The book's commands. Each target creates what it needs; see README.md.
 #   make serve    build the site from committed data and serve it on 127.0.0.1:8000
-#   make site     build the static site into site/ (strict)
+#                 (PORT=8001 for another port)
+#   make site     build the static site into site/ (strict); SITE_URL=https://host/path/
+#                 when it will be served below the root of its host (its 404 page needs it)
 #   make test     lint, then every test: kernels (GPU if present, else the Triton
 #                 interpreter), strict build, sources, figure data, links, headless Chromium
 #   make test-fast  the same without the browser tests (no Chromium): for the edit loop
@@ -12,6 +14,7 @@
 #   make stale    list the stale data files (code changed since they were measured)
 
 PYTHON  ?= python3
+PORT    ?= 8000
 VENV    := .venv
 VPY     := $(VENV)/bin/python
 PIP     := $(VPY) -m pip install -q --disable-pip-version-check -c constraints.txt
@@ -23,21 +26,24 @@ export NO_MKDOCS_2_WARNING := 1
 .PHONY: serve site test test-fast test-site lint figures stale chromium constraints
 
 $(VENV)/.created:
+	@echo "First run: creating $(VENV)/ with the pinned packages (MkDocs, Material, Plotly, ...)."
+	@echo "This takes a minute or so and happens once; later runs start at once."
 	$(PYTHON) -m venv $(if $(HAVE_GPU),--system-site-packages) $(VENV)
 	$(VPY) -m pip install -q --disable-pip-version-check pip==26.3
 	touch $@
 
 $(VENV)/.docs: $(VENV)/.created pyproject.toml constraints.txt
+	@echo "Installing the site's pinned packages into $(VENV)/ (once, and again only when pyproject.toml or constraints.txt change)..."
 	$(PIP) --group docs && touch $@
 
 $(VENV)/.test: $(VENV)/.docs
 	$(PIP) --group $(TEST_GROUP) && touch $@
 
 serve: $(VENV)/.docs
-	$(VPY) -m mkdocs serve -a 127.0.0.1:8000
+	@$(VPY) scripts/book/serve.py $(PORT)
 
 site: $(VENV)/.docs
-	$(VPY) -m mkdocs build --strict -d site
+	$(if $(SITE_URL),BOOK_SITE_URL=$(SITE_URL) )$(VPY) -m mkdocs build --strict -d site
 
 # The stale list is printed, never failed on: a GPU to rerun them is not always at hand.
 test: $(VENV)/.test lint chromium

@@ -13,13 +13,17 @@ this page" line is rewritten to say where and when the outputs were made.
 Needs torch + triton (the kernels). With nbclient and ipykernel installed each notebook
 runs in a Jupyter kernel of its own; without them (a bare GPU machine: torch, triton and
 numpy only) the cells run in this process, one after the other in one namespace, and
-what they print is stored as their output, which is all the labs produce without
-matplotlib (``--plain`` forces this). matplotlib is optional: with it, the labs also plot.
+what they print is stored as their output (``--plain`` forces this); a cell that ends in
+an expression has its value stored as Jupyter would, with the SVG of one that has
+``_repr_svg_``: the labs' ``plot(...)`` draws its chart as SVG, with no plotting library,
+so a GPU machine without matplotlib stores real charts (the site shows them inline,
+scripts/book/hook.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import io
 import json
@@ -72,6 +76,29 @@ def write(nb: dict, path: Path) -> None:
     path.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 
+def run_cell(code: str, name: str, namespace: dict):
+    """Run a cell's code as Jupyter does: every statement, then, if the cell ends in an
+    expression, that expression, whose value is returned (else None)."""
+    tree = ast.parse(code, name)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, name, "exec"), namespace)
+    if last is None:
+        return None
+    return eval(compile(ast.Expression(last.value), name, "eval"), namespace)
+
+
+def result_output(value, count: int) -> dict | None:
+    """What Jupyter stores for a cell's last value: its text, and its SVG where it draws
+    one (``_repr_svg_``, the labs' charts); None stores nothing, as in Jupyter."""
+    if value is None:
+        return None
+    data = {"text/plain": repr(value)}
+    svg = getattr(value, "_repr_svg_", None)
+    if callable(svg) and svg():
+        data["image/svg+xml"] = svg()
+    return {"output_type": "execute_result", "execution_count": count, "data": data, "metadata": {}}
+
+
 def execute_plain(path: Path) -> dict:
     """Run the code cells in this process, in order, in one namespace, from the notebook's
     folder; store what each prints as its output. A failing cell raises, naming it."""
@@ -88,7 +115,7 @@ def execute_plain(path: Path) -> dict:
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 try:
-                    exec(compile(source(cell), f"{path.name} cell {index}", "exec"), namespace)
+                    value = run_cell(source(cell), f"{path.name} cell {index}", namespace)
                 except Exception as exc:
                     raise RuntimeError(f"{path.name}, cell {index}: {exc!r}") from exc
             cell["execution_count"] = count
@@ -97,6 +124,9 @@ def execute_plain(path: Path) -> dict:
                 for name, text in (("stdout", out.getvalue()), ("stderr", err.getvalue()))
                 if text
             ]
+            shown = result_output(value, count)
+            if shown is not None:
+                cell["outputs"].append(shown)
     finally:
         os.chdir(here)
     return nb
@@ -163,7 +193,7 @@ def main(argv=None) -> int:
     device, versions = device_and_versions()
     plain = args.plain or not have_jupyter()
     if plain:
-        print("running the cells in this process (no Jupyter kernel): printed output only")
+        print("running the cells in this process (no Jupyter kernel): printed output and charts")
     failed = []
     for path in notebooks(args.names, args.folder):
         t0 = time.perf_counter()

@@ -26,6 +26,12 @@
   empty, so the sentence reads well either way: the address is never typed into a page;
 - opens a page that drew a figure, table or value from stale data (measured with code
   that has changed since: render.py, "stale data") with a note that names it;
+- sets ``site_url`` from the environment variable BOOK_SITE_URL where it is given (the
+  Pages workflow gives the address GitHub serves the site at, e.g.
+  ``https://OWNER.github.io/REPO/``): every page links its assets relatively, but
+  404.html is served for a missing address at any depth and so links them from the
+  site's root, which MkDocs takes from ``site_url``; left empty, that root is ``/`` and a
+  project site's 404 page lost its CSS and JavaScript;
 - inlines the diagram docs/assets/diagrams/NAME.svg where a line starts with
   ``{{ diagram NAME | caption }}``, as a figure with that caption (Markdown), so that its
   colours follow the page's palette (book.css) and its text stays text; the SVGs are
@@ -34,7 +40,10 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -66,8 +75,20 @@ _devices: dict = {}
 _registry: render.Registry | None = None
 
 
+SITE_URL_ENV = "BOOK_SITE_URL"
+
+
+def site_url_from_env(config) -> None:
+    """``site_url`` from BOOK_SITE_URL where that is set and not empty (see the module's
+    docstring), with the one trailing slash MkDocs expects; otherwise mkdocs.yml's."""
+    url = os.environ.get(SITE_URL_ENV, "").strip()
+    if url:
+        config["site_url"] = url.rstrip("/") + "/"
+
+
 def on_config(config):
     global _devices, _registry
+    site_url_from_env(config)
     _devices = render.load_devices()
     if not _devices:
         raise PluginError(f"no measured data under {render.data_root()}")
@@ -240,9 +261,31 @@ def strip_jupyter_theme(output: str) -> str:
     return STYLE_BLOCK.sub(drop, output)
 
 
+# A lab's chart (the labs' plot() helper draws an SVG with class "book-lab-chart") reaches
+# the page as nbconvert writes every SVG output: an <img> of a base64 data URI. Put inline,
+# its text takes the page's colour in both palettes and its lines the book's (book.css),
+# and it keeps its role and name (an <img> without alt has neither). Other SVGs stay.
+_SVG_IMG = re.compile(r'<img\b[^>]*?\bsrc="data:image/svg\+xml;base64,([A-Za-z0-9+/=\s]+)"[^>]*>')
+LAB_CHART = 'class="book-lab-chart"'
+
+
+def inline_lab_charts(output: str) -> str:
+    def sub(m: re.Match) -> str:
+        try:
+            svg = base64.b64decode(m.group(1)).decode("utf-8").strip()
+        except (binascii.Error, ValueError):
+            return m.group(0)
+        opening = svg.split(">", 1)[0]
+        if not svg.startswith("<svg") or LAB_CHART not in opening:
+            return m.group(0)
+        return svg
+
+    return _SVG_IMG.sub(sub, output)
+
+
 def on_post_page(output, page, config):
     if page.file.src_uri.endswith(".ipynb"):
-        output = strip_jupyter_theme(output)
+        output = inline_lab_charts(strip_jupyter_theme(output))
     scripts = list(FIGURE_SCRIPTS) if FIGURE_MARK in output else []
     scripts += widget_scripts(output, page, config)
     if not scripts:

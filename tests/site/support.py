@@ -31,12 +31,18 @@ def python_without_torch(code: str) -> list[str]:
     return [sys.executable, "-c", f"{WITHOUT_TORCH}\n{code}"]
 
 
-def mkdocs_build(config: Path, dest: Path, data: Path | None = None) -> subprocess.CompletedProcess:
+def mkdocs_build(
+    config: Path, dest: Path, data: Path | None = None, site_url: str | None = None
+) -> subprocess.CompletedProcess:
     """A strict build into ``dest``, without torch (as on Pages); with ``data``, from that
-    data folder instead of figures/data (BOOK_DATA_DIR, as `make serve` takes it)."""
+    data folder instead of figures/data (BOOK_DATA_DIR, as `make serve` takes it); with
+    ``site_url``, for that address (BOOK_SITE_URL, as the Pages workflow gives it)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    env.pop("BOOK_SITE_URL", None)
     if data is not None:
         env["BOOK_DATA_DIR"] = str(data)
+    if site_url is not None:
+        env["BOOK_SITE_URL"] = site_url
     return subprocess.run(
         python_without_torch("from mkdocs.__main__ import cli; cli()")
         + ["build", "--strict", "-f", str(config), "-d", str(dest)],

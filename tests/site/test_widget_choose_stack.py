@@ -52,6 +52,8 @@ MM_RATE = {
 EPI_EAGER, EPI_ADDMM = (
     MM + f"epilogue_ratio:of={p},to=triton_fused,n=8192" for p in ("cublas_eager", "cublas_addmm")
 )
+# lesson 12's forward rate at N = 4096, d = 128, no mask: the same FLOPs for every impl
+ATT = "attention.tflops:impl={},direction=forward,d=128,mask=full".format
 COPY_NORM = over(RN("triton"), "rmsnorm.of_copy:direction=forward,hidden=8192")  # copy bandwidth
 # pattern -> stack -> (kind, speed-up as a function of the value lookup), or just a kind.
 SPEC = {
@@ -73,7 +75,12 @@ SPEC = {
         "triton": ("measured", over(MM_RATE["triton"], MM_RATE["cublas"])),
         "cuda": ("measured", one_if(MM_RATE["cublas"])),  # eager is cuBLAS
     },
-    "attention": {"eager": "baseline", "compile": None, "triton": None, "cuda": None},
+    "attention": {
+        "eager": ("measured", one_if(ATT("naive"))),  # naive attention, the scores in HBM
+        "compile": ("measured", over(ATT("flex"), ATT("naive"))),  # FlexAttention
+        "triton": ("measured", over(ATT("triton"), ATT("naive"))),
+        "cuda": ("measured", over(ATT("sdpa_cudnn"), ATT("naive"))),  # cuDNN through SDPA
+    },
     "novel": {"eager": "baseline", "compile": None, "triton": None, "cuda": None},
 }
 
@@ -185,10 +192,24 @@ def test_matches_the_books_measurements(open_14):
     assert not pg.errors, pg.errors
 
 
+def test_attention_is_measured(open_14):
+    """Lesson 12 measures every attention stack: none of them reads "not measured"."""
+    devices = values_by_device()
+    assert any(ATT("triton") in vals for vals in devices.values())
+    pg = open_14()
+    el = widget(pg, NAME)
+    el.locator('[data-in="pattern"]').select_option("attention")
+    got = shown(el)
+    assert {kind for kind, _ in got.values()} == {"measured"}, got
+    assert got["eager"] == ("measured", "1.00×")
+    assert "not measured" not in el.locator(".book-widget__stacks").inner_text()
+    assert not pg.errors, pg.errors
+
+
 def test_patterns_without_data_say_so(open_14):
     pg = open_14()
     el = widget(pg, NAME)
-    for pattern in ("attention", "novel"):
+    for pattern in ("novel",):
         el.locator('[data-in="pattern"]').select_option(pattern)
         got = shown(el)
         assert got["eager"] == ("baseline", "1× by definition")

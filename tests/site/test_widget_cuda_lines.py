@@ -262,3 +262,39 @@ def test_no_serious_accessibility_violation(open_page, scheme):
     violations = Axe().run(pg, context=ctx).response["violations"]
     serious = [v["id"] for v in violations if v["impact"] in ("serious", "critical")]
     assert not serious, serious
+
+
+# Lines of each element's text as laid out: one client rect per line box it occupies.
+LINE_BOXES = """e => { const r = document.createRange(); r.selectNodeContents(e);
+  const tops = new Set([...r.getClientRects()].map(b => Math.round(b.top)));
+  return tops.size; }"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_code_is_never_wrapped_on_a_phone(open_page, scheme):
+    """At 390 px a statement's code keeps its lines as in the file (issue 20: "tl.int64"
+    broke into "tl.i / nt64" and continuation lines lost their indentation): as many line
+    boxes as lines, the indentation kept, and the list scrolls sideways as one block with
+    the running count in view."""
+    pg = open_page(width=390, scheme=scheme, md=PAGE)
+    el = open_all(pg)
+    codes = el.locator(".book-widget__cl-code")
+    assert codes.count() > 5
+    for i in range(codes.count()):
+        code = codes.nth(i)
+        text = code.text_content()
+        assert code.evaluate("e => getComputedStyle(e).whiteSpace") == "pre"
+        assert code.evaluate(LINE_BOXES) == len(text.split("\n")), text
+    assert any("\n    " in codes.nth(i).text_content() for i in range(codes.count()))
+    listing = el.locator("ol.book-widget__cl-list")
+    assert listing.evaluate("e => e.scrollWidth > e.clientWidth"), "nothing to scroll at 390 px?"
+    box = listing.bounding_box()
+    listing.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+    for count in el.locator('[data-out="running"]').all()[:5]:
+        c = count.bounding_box()
+        assert box["x"] <= c["x"] and c["x"] + c["width"] <= box["x"] + box["width"] + 1, c
+    listing.evaluate("e => { e.scrollLeft = 0; }")
+    first = el.locator('[data-out="running"]').first.bounding_box()
+    assert first["x"] + first["width"] <= box["x"] + box["width"] + 1, "the count sticks in view"
+    assert_fits_screen(pg, el)
+    assert not pg.errors, pg.errors

@@ -308,3 +308,46 @@ def test_no_serious_accessibility_violation(open_12, scheme):
     violations = Axe().run(pg, context=".book-widget").response["violations"]
     serious = [v["id"] for v in violations if v["impact"] in ("serious", "critical")]
     assert not serious, serious
+
+
+def test_typing_n_keeps_the_chosen_query_block(open_12):
+    """Typing N = 16 key by key passes through N = 1 (one query block): the walk must come
+    back to the block and row the reader chose, not stay on block 0."""
+    pg = open_12()
+    el = widget(pg, "flash-walk")
+    assert outputs(el, "q-block", "row-index") == {"q-block": "2", "row-index": "9"}
+    n = el.locator('[data-in="n"]')
+    n.select_text()
+    pg.keyboard.type("16")
+    expected = walk(16, 4, 4, True, 2, 1, 21)
+    assert outputs(el, "q-block", "row-index", "kv-blocks") == {
+        "q-block": "2",
+        "row-index": str(expected["i"]),
+        "kv-blocks": str(expected["nkv"]),
+    }
+    assert el.locator('[data-in="q_block"]').input_value() == "2"
+    assert el.locator('[data-in="row"]').input_value() == "1"
+    # A smaller N clamps what is shown, and a larger one gives the choice back.
+    n.fill("5")
+    assert outputs(el, "q-block", "row-index") == {"q-block": "1", "row-index": "4"}
+    n.fill("40")
+    assert outputs(el, "q-block", "row-index") == {"q-block": "2", "row-index": "9"}
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize(("typed", "kept"), [("100", 64), ("0", 1), ("-3", 1)])
+def test_n_out_of_range_is_clamped_on_leaving(open_12, typed, kept):
+    pg = open_12()
+    el = widget(pg, "flash-walk")
+    n = el.locator('[data-in="n"]')
+    n.fill(typed)
+    n.press("Tab")
+    assert n.input_value() == str(kept)
+    qb = min(2, math.ceil(kept / 4) - 1)  # the chosen block and row, clamped to the grid
+    row = min(1, min(4, kept - qb * 4) - 1)
+    expected = walk(kept, 4, 4, True, qb, row, 21)
+    assert outputs(el, "kv-blocks", "row-index") == {
+        "kv-blocks": str(expected["nkv"]),
+        "row-index": str(expected["i"]),
+    }
+    assert not pg.errors, pg.errors

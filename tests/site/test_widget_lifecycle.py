@@ -125,3 +125,41 @@ def test_fits_a_narrow_screen(open_page, scheme):
     set_lifecycle(pg, 1000, 1024)  # the widest drawing: 1024 elements
     assert_fits_screen(pg, el)
     assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("block", [256, 16])
+def test_an_empty_input_has_no_program(open_page, block):
+    """N = 0: ⌈0 / BLOCK⌉ = 0 programs, so nothing to follow; the widget says so rather
+    than showing one program with BLOCK − 1 masked elements (it clamped 0 to 1)."""
+    pg = open_page()
+    el = widget(pg, "lifecycle")
+    el.locator('[data-in="block"]').select_option(str(block))
+    n = el.locator('[data-in="n"]')
+    n.fill("0")
+    n.press("Tab")  # commit: the value is kept as typed, not clamped to 1
+    assert n.input_value() == "0"
+    assert outputs(el, "programs", "elements", "masked") == {
+        "programs": "0",
+        "elements": "0",
+        "masked": "0",
+    }
+    empty = el.locator('[data-out="empty"]')
+    assert empty.is_visible()
+    assert f"⌈0 / {block}⌉ = 0 programs" in empty.inner_text()
+    assert "Nothing is launched" in empty.inner_text()
+    for part in ('[data-out="pid"]', '[data-action="step"]', '[data-out="explain"]'):
+        assert el.locator(part).is_hidden(), part
+    assert el.locator(".book-widget__cells .book-widget__cell").count() == 0
+    assert el.locator('[data-in="program"]').is_disabled()
+    assert "valid elements" not in el.inner_text()  # no program's line is shown
+    # Back to N = 1: one program, BLOCK − 1 masked, and the stages return.
+    n.fill("1")
+    assert outputs(el, "programs", "masked", "valid") == {
+        "programs": "1",
+        "masked": str(block - 1),
+        "valid": "1",
+    }
+    assert empty.is_hidden()
+    assert el.locator('[data-action="step"]').is_visible()
+    assert not el.locator('[data-in="program"]').is_disabled()
+    assert not pg.errors, pg.errors

@@ -386,3 +386,22 @@ def test_opens_on_the_committed_sweep(open_13, slug):
     assert outputs(el, "is-pick")["is-pick"] == "this is it"
     assert "configuration sweep" in el.locator('[data-out="source"]').inner_text()
     assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_word_is_split_on_a_phone(open_13, scheme):
+    """At 390 px every header and cell of the table of measured configurations stays on
+    one line (issue 20: "warp s", "TFLOP /s", "128×128×12 8"), and the table fits."""
+    pg = open_13(width=390, scheme=scheme)
+    el = widget(pg, "pick-config")
+    table = el.locator('[data-out="measured-table"]')
+    table.scroll_into_view_if_needed()
+    split = table.locator("th, td").evaluate_all(
+        "cs => cs.filter(c => { const r = document.createRange(); r.selectNodeContents(c);"
+        " return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size > 1; })"
+        ".map(c => c.textContent)"
+    )
+    assert not split, split
+    scroller = el.locator(".book-widget__scroll")
+    assert scroller.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the table scrolls"
+    assert not pg.errors, pg.errors

@@ -55,7 +55,7 @@ def decide(share: float, op: str, shapes: str, bound: str) -> tuple[int, str]:
 
 
 def step_bound(share: float) -> str:
-    return "without limit" if share >= 100 else f"{100 / (100 - share):.2f}×"
+    return "no limit" if share >= 100 else f"{100 / (100 - share):.2f}×"
 
 
 # ---- the page's table, read from the Markdown ----------------------------------------------
@@ -207,4 +207,54 @@ def test_every_control_has_a_label(open_01):
     pg = open_01()
     el = widget(pg, NAME)
     assert_controls_labelled(el)
+    assert not pg.errors, pg.errors
+
+
+def test_the_whole_step_reads_as_a_sentence(open_01):
+    """At 100 % the op is the whole step: no bound, said in words (it printed "at most
+    without limit faster")."""
+    pg = open_01()
+    el = widget(pg, NAME)
+    sentence = el.locator('[data-out="bound-sentence"]')
+    answer(el, 100, "custom", "regular", "compute")
+    text = sentence.inner_text()
+    assert "This op is the whole step" in text and "no limit" in text, text
+    assert "at most" not in text and "without limit" not in text, text
+    answer(el, 99, "custom", "regular", "compute")
+    assert sentence.inner_text() == (
+        "Even if this op took no time at all, the step could get at most 100.00× faster"
+        " (1 / (1 − share))."
+    )
+    assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("typed", ["150", "-5", ""])
+def test_a_share_out_of_range_is_refused_out_loud(open_01, typed):
+    """150 % was silently ignored: now the field is marked invalid and a message beside it
+    says why and which share the answer is for; leaving the field puts back the last good
+    share and says so; a good share clears the message."""
+    pg = open_01()
+    el = widget(pg, NAME)
+    share = el.locator('[data-in="share"]')
+    error = el.locator('[data-out="share-error"]')
+    assert error.is_hidden()
+    answer(el, 20, "custom", "regular", "compute")
+    share.fill(typed)
+    assert error.is_visible()
+    assert "between 0 and 100 %" in error.inner_text()
+    assert (typed + " %" if typed else "An empty share") in error.inner_text()
+    assert "still for 20 %" in error.inner_text()
+    assert share.get_attribute("aria-invalid") == "true"
+    assert outputs(el, "use", "row", "step-bound") == {
+        "use": "Triton",
+        "row": "7",
+        "step-bound": "1.25×",
+    }
+    share.press("Tab")
+    assert share.input_value() == "20"
+    assert "Kept 20 %." in error.inner_text()
+    share.fill("50")
+    assert error.is_hidden()
+    assert share.get_attribute("aria-invalid") is None
+    assert outputs(el, "step-bound") == {"step-bound": "2.00×"}
     assert not pg.errors, pg.errors

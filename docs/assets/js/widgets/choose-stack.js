@@ -30,6 +30,11 @@
     return a === undefined || b === undefined ? undefined : a / b;
   }
 
+  // Lesson 12's forward rate of one implementation at N = 4096, d = 128, no mask.
+  function attention(v, impl) {
+    return v("attention.tflops:impl=" + impl + ",direction=forward,d=128,mask=full");
+  }
+
   const PATTERNS = [
     {
       id: "elementwise",
@@ -91,13 +96,18 @@
     {
       id: "attention",
       name: "Attention",
-      what: "softmax(QKᵀ/√d)·V (lesson 12)",
+      what: "softmax(QKᵀ/√d)·V forward, bf16, N = 4,096, head size 128, no mask (lesson 12)",
       effort: { eager: 0, compile: 1, triton: 4, cuda: 4 },
+      // The same FLOP count for every implementation, so a ratio of rates is a ratio of times.
       speedup: {
-        eager: { kind: "baseline", note: "the baseline: two matmuls and a softmax, the scores written to HBM" },
-        compile: { kind: "not measured", note: "not measured in this book" },
-        triton: { kind: "not measured", note: "not yet measured: lesson 12 times the book's flash-attention kernel against SDPA" },
-        cuda: { kind: "not measured", note: "not measured here; FlashAttention and cuDNN, called through scaled_dot_product_attention, are this column" },
+        eager: { kind: "measured", f: function (v) { return attention(v, "naive") === undefined ? undefined : 1; },
+          note: "the baseline: two matmuls and a softmax in torch ops, the N×N scores written to HBM (lesson 12's naive attention)" },
+        compile: { kind: "measured", f: function (v) { return ratio(attention(v, "flex"), attention(v, "naive")); },
+          note: "FlexAttention: torch.compile turns flex_attention into a generated Triton kernel" },
+        triton: { kind: "measured", f: function (v) { return ratio(attention(v, "triton"), attention(v, "naive")); },
+          note: "the book's flash-attention kernel, kernels/attention.py" },
+        cuda: { kind: "measured", f: function (v) { return ratio(attention(v, "sdpa_cudnn"), attention(v, "naive")); },
+          note: "cuDNN's fused attention, NVIDIA's own CUDA, called through scaled_dot_product_attention" },
       },
     },
     {

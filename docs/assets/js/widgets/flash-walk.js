@@ -13,6 +13,11 @@
  * congruential generator seeded by the reader, mirrored in tests/site/test_widget_flash_walk.py.
  * Every number shown sits in an element with a data-out attribute; data-value holds it at
  * full precision for the tests.
+ *
+ * The query block and row the reader picked are kept as asked and only clamped for
+ * display: typing N = 16 passes through N = 1, which has one query block, and must not
+ * leave the walk on block 0 (issue 20). A number typed out of range is clamped into it
+ * when the field is left.
  */
 (function () {
   "use strict";
@@ -137,6 +142,8 @@
 
   W.register("flash-walk", function mount(el) {
     const state = { n: 12, bm: 4, bn: 4, causal: true, qb: 2, row: 1, seed: 21, step: 0 };
+    // What the reader asked for; state.qb and state.row are these, clamped to the grid.
+    const wanted = { qb: state.qb, row: state.row };
 
     const nInput = h("input", { type: "number", min: N_MIN, max: N_MAX, step: 1, value: state.n, "data-in": "n", inputmode: "numeric" });
     function blockSelect(name, v) {
@@ -234,9 +241,9 @@
 
     function clampInputs() {
       const nq = Math.ceil(state.n / state.bm);
-      state.qb = Math.min(state.qb, nq - 1);
+      state.qb = Math.min(wanted.qb, nq - 1);
       const rows = Math.min(state.bm, state.n - state.qb * state.bm);
-      state.row = Math.min(state.row, rows - 1);
+      state.row = Math.min(wanted.row, rows - 1);
       qbInput.max = nq - 1;
       qbInput.value = state.qb;
       rowInput.max = rows - 1;
@@ -374,7 +381,17 @@
       restart();
     });
     nInput.addEventListener("change", function () {
-      if (readInt(nInput, N_MIN, N_MAX) === null) nInput.value = state.n;
+      const v = parseInt(nInput.value, 10);
+      if (!Number.isFinite(v)) {
+        nInput.value = state.n;
+        return;
+      }
+      const c = Math.min(N_MAX, Math.max(N_MIN, v));
+      nInput.value = c;
+      if (c !== state.n) {
+        state.n = c;
+        restart();
+      }
     });
     bmSelect.addEventListener("change", function () {
       state.bm = parseInt(bmSelect.value, 10);
@@ -395,6 +412,7 @@
         const v = readInt(input, 0, key === "seed" ? SEED_MAX : parseInt(input.max, 10));
         if (v === null) return;
         state[key] = v;
+        if (key in wanted) wanted[key] = v;
         restart();
       });
       input.addEventListener("change", function () {

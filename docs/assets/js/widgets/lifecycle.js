@@ -3,15 +3,17 @@
  * The reader picks N and BLOCK; the grid has ceil(N / BLOCK) programs. For the chosen
  * program it steps through pointers -> mask -> load -> compute -> store and draws the
  * program's BLOCK elements (positions of its tile), valid ones filled and masked ones
- * hatched (and named in the legend and the text, not told apart by colour alone). Every
- * number shown sits in an element with a data-out attribute, which the browser tests read.
+ * hatched (and named in the legend and the text, not told apart by colour alone). At
+ * N = 0 the grid has no program at all, and the widget says so instead of drawing one.
+ * Every number shown sits in an element with a data-out attribute, which the browser
+ * tests read.
  */
 (function () {
   "use strict";
   const W = window.BookWidgets;
   const h = W.h;
   const BLOCKS = [16, 32, 64, 128, 256, 512, 1024];
-  const N_MIN = 1;
+  const N_MIN = 0;  // an empty input: a grid of 0 programs
   const N_MAX = 5000;
   const STEPS = [
     { key: "pointers", name: "Pointers" },
@@ -72,18 +74,22 @@
       "Grid: ", o("programs"), " programs × BLOCK = ", o("elements"), " tile elements, of which ",
       o("masked"), " are masked (programs × BLOCK − N).",
     ]));
-    el.appendChild(h("p", { class: "book-widget__numbers" }, [
+    const programLine = h("p", { class: "book-widget__numbers" }, [
       "Program ", o("pid"), " covers offsets ", o("first"), " … ", o("last"), ": ",
       o("valid"), " valid elements, ", o("program-masked"), " masked."
-    ]));
-    el.appendChild(h("div", { class: "book-widget__stepper" }, [backBtn, stepBtn, stepList]));
+    ]);
+    const stepper = h("div", { class: "book-widget__stepper" }, [backBtn, stepBtn, stepList]);
+    const emptyText = h("p", { class: "book-widget__explain", "data-out": "empty", "aria-live": "polite" });
+    el.appendChild(programLine);
+    el.appendChild(stepper);
     el.appendChild(stepText);
+    el.appendChild(emptyText);
     el.appendChild(cellsEl);
     el.appendChild(legend);
 
     function compute() {
       const programs = Math.ceil(state.n / state.block);
-      if (state.pid > programs - 1) state.pid = programs - 1;
+      if (state.pid > programs - 1) state.pid = Math.max(0, programs - 1);
       const first = state.pid * state.block;
       const last = first + state.block - 1;
       const valid = Math.max(0, Math.min(state.block, state.n - first));
@@ -140,8 +146,34 @@
         : "Elements of program " + state.pid + "'s tile: " + state.block + ", not yet checked against N");
     }
 
+    // N = 0: no program runs, so there is no program to follow, no stage and no tile.
+    function renderEmpty(r) {
+      out.programs.textContent = r.programs;
+      out.elements.textContent = r.elements;
+      out.masked.textContent = r.masked;
+      pidInput.max = 0;
+      pidInput.value = 0;
+      pidInput.disabled = true;
+      pidInput.setAttribute("aria-valuetext", "no program");
+      pidShown.textContent = "no program";
+      emptyText.textContent = "N = 0: the grid is ⌈0 / " + state.block + "⌉ = 0 programs. Nothing is launched, " +
+        "so nothing is loaded, masked or stored; the book's wrapper (kernels/vector_add.py) returns " +
+        "the empty output before launching.";
+      el.setAttribute("data-step", "none");
+      cellsEl.textContent = "";
+      drawnBlock = 0;
+    }
+
     function render() {
       const r = compute();
+      const empty = r.programs === 0;
+      [programLine, stepper, stepText, cellsEl, legend].forEach(function (e) { e.hidden = empty; });
+      emptyText.hidden = !empty;
+      if (empty) {
+        renderEmpty(r);
+        return;
+      }
+      pidInput.disabled = false;
       pidInput.max = r.programs - 1;
       pidInput.value = state.pid;
       pidInput.setAttribute("aria-valuetext", "program " + state.pid + " of " + r.programs);

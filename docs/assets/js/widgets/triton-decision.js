@@ -8,7 +8,10 @@
  * a Python copy of the rule, and that copy against the table on the page.
  *
  * Beside the answer: the most the whole step can gain from this op, 1 / (1 - share), the
- * limit if the op took no time at all (Amdahl's law). Outputs carry data-out attributes.
+ * limit if the op took no time at all (Amdahl's law); at 100 % the op is the whole step
+ * and there is no such limit, which the sentence says in words. A share outside 0 to
+ * 100 % is refused with a message beside the field (the answer stays on the last good
+ * share, which the field gets back when it is left). Outputs carry data-out attributes.
  */
 (function () {
   "use strict";
@@ -89,9 +92,14 @@
       "Use: ", o("use", "book-widget__verdict"), " (row ", o("row"), " of the table).",
     ]));
     el.appendChild(h("p", { class: "book-widget__explain" }, [o("why")]));
-    el.appendChild(h("p", { class: "book-widget__numbers" }, [
-      "Even if this op took no time at all, the step could get at most ", o("step-bound"),
-      " faster (1 / (1 − share)).",
+    const shareError = h("p", { class: "book-widget__error", "data-out": "share-error", id: "book-widget-share-error", "aria-live": "polite" });
+    shareError.hidden = true;
+    shareInput.setAttribute("aria-describedby", shareError.id);
+    el.appendChild(shareError);
+    const before = h("span", {});
+    const after = h("span", {});
+    el.appendChild(h("p", { class: "book-widget__numbers", "data-out": "bound-sentence" }, [
+      before, o("step-bound"), after,
     ]));
 
     function readShare() {
@@ -100,24 +108,53 @@
       return v;
     }
 
+    // Beside the field: why a share was not taken (typing), or that it was put back (left).
+    function complain(left) {
+      const typed = shareInput.value.trim();
+      const what = typed === "" ? "An empty share" : typed + " %";
+      shareError.textContent = what + " is not a share of the step: it lies between 0 and 100 %. " +
+        (left ? "Kept " + state.share + " %." : "The answer below is still for " + state.share + " %.");
+      shareError.hidden = false;
+      shareInput.setAttribute("aria-invalid", "true");
+    }
+    function accept() {
+      shareError.hidden = true;
+      shareError.textContent = "";
+      shareInput.removeAttribute("aria-invalid");
+    }
+
     function render() {
       const r = decide(state.share, state.op, state.shapes, state.bound);
       el.setAttribute("data-use", r.use);
       out.use.textContent = r.use;
       out.row.textContent = String(r.row);
       out.why.textContent = r.why;
-      out["step-bound"].textContent = state.share >= 100 ? "without limit" :
-        (100 / (100 - state.share)).toFixed(2) + "×";
+      if (state.share >= 100) {
+        before.textContent = "This op is the whole step, so the step gets faster by as much as the op does: ";
+        out["step-bound"].textContent = "no limit";
+        after.textContent = " from Amdahl's law (1 / (1 − share) has no bound at 100 %).";
+      } else {
+        before.textContent = "Even if this op took no time at all, the step could get at most ";
+        out["step-bound"].textContent = (100 / (100 - state.share)).toFixed(2) + "×";
+        after.textContent = " faster (1 / (1 − share)).";
+      }
     }
 
     shareInput.addEventListener("input", function () {
       const v = readShare();
-      if (v === null) return;
+      if (v === null) {
+        complain(false);
+        return;
+      }
+      accept();
       state.share = v;
       render();
     });
     shareInput.addEventListener("change", function () {
-      if (readShare() === null) shareInput.value = state.share;
+      if (readShare() === null) {
+        complain(true);
+        shareInput.value = state.share;
+      }
     });
     [[opSelect, "op"], [shapesSelect, "shapes"], [boundSelect, "bound"]].forEach(function (pair) {
       pair[0].addEventListener("change", function () {

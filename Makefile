@@ -5,6 +5,8 @@
 #                 interpreter), strict build, sources, figure data, links, headless Chromium
 #   make test-fast  the same without the browser tests (no Chromium): for the edit loop
 #   make lint     ruff check + ruff format --check
+#   make check EX=04.1  check your answer to an exercise (exercises/): PASS, or the first
+#                 thing wrong and the hint to read; no GPU needed
 #   make figures  run the GPU benchmarks -> figures/data/<gpu>/*.json; needs only an
 #                 existing torch + triton + numpy (no venv). ONLY="names" runs a subset;
 #                 QUICK=1 fewer sizes -> figures/data-quick/<gpu>/ (never drawn by the site)
@@ -18,7 +20,7 @@ HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
 TEST_GROUP := $(if $(HAVE_GPU),site,test)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test test-fast test-site lint figures chromium constraints
+.PHONY: serve site test test-fast test-site lint check figures chromium constraints
 
 $(VENV)/.created:
 	$(PYTHON) -m venv $(if $(HAVE_GPU),--system-site-packages) $(VENV)
@@ -49,6 +51,9 @@ test-site: $(VENV)/.test chromium
 lint: $(VENV)/.test
 	$(VPY) -m ruff check .
 	$(VPY) -m ruff format --check .
+
+check: $(VENV)/.test
+	$(VPY) -m exercises check $(EX)
 
 figures:
 	$(PYTHON) scripts/bench/measure.py $(if $(QUICK),--quick) $(ONLY)

@@ -20,10 +20,14 @@ The API (stable: add to it, never rename):
 - ``jit(module, name)``: the reader's kernel, or ``Wrong`` if it is missing or not a kernel.
 - ``launch(kernel, grid, *args, **meta)``: runs it; an exception becomes ``Wrong``.
 - ``answer(module, name)``: a prediction the reader wrote down (kind "predict").
+- ``Spy(module, name)``: with it, the reader's host code (a ``launch``, a wrapper) runs
+  its kernel through a counter; ``call(fn, ...)`` runs that host code, exceptions as
+  ``Wrong``.
 - ``book_value(device, kind, **params)``: a number of the book's measured data (the truth
   of a prediction), the same number a page's ``{{ value ... }}`` shows.
 - ``compiled_ir(path, kernel, signature, constexprs)``: compile the reader's kernel for a
-  Hopper GPU without one (in a child process, outside the interpreter) and return its IR.
+  Hopper GPU without one (in a child process, outside the interpreter) and return its IR;
+  ``compiled_irs`` does several versions (divisible arguments) in one child process.
 - ``run(exercise, solution=False)``: load the file, check it, say PASS or FAIL.
 """
 
@@ -173,21 +177,21 @@ class Guarded:
     out: torch.Tensor
     what: str
 
-    def check(self) -> None:
+    def check(self, hint: int | None = None) -> None:
         """Wrong if the kernel wrote into either guard region."""
         poison = _poison(self.buffer.dtype)
+        n = self.out.numel()
         for name, part, base in (
             ("before", self.buffer[:GUARD], -GUARD),
-            ("after", self.buffer[GUARD + self.out.numel() :], self.out.numel()),
+            ("after", self.buffer[GUARD + n :], n),
         ):
             kept = part.isnan() if self.buffer.dtype.is_floating_point else part == poison
             if not bool(kept.all()):
-                first = int((~kept).nonzero()[0, 0])
-                index = base + first
+                index = base + int((~kept).nonzero()[0, 0])
                 raise Wrong(
-                    f"wrote outside {self.what}: the guard {name} it changed, at flat index "
-                    f"{index} of {self.what} (valid: 0 to {self.out.numel() - 1})",
-                    hint=None,
+                    f"wrote outside {self.what}: the poison {name} it changed, at flat index "
+                    f"{index} ({self.what} has {n} elements, 0 to {n - 1})",
+                    hint=hint,
                 )
 
 
@@ -297,6 +301,43 @@ def launch(kernel: KernelInterface, grid, *args, hint: int | None = None, **meta
         torch.cuda.synchronize()
 
 
+class Spy:
+    """Stands in for the kernel ``name`` of the reader's module while a check calls the
+    reader's host code (a ``launch`` or a wrapper): every launch goes through to the real
+    kernel and is counted, with its grid, so a check can tell that the kernel ran (and
+    that a refusal launched nothing)."""
+
+    def __init__(self, module: ModuleType, name: str):
+        self.module, self.name = module, name
+        self.kernel = jit(module, name)
+        self.grids: list = []
+
+    def __getitem__(self, grid):
+        def run(*args, **meta):
+            self.grids.append(grid)
+            return self.kernel[grid](*args, **meta)
+
+        return run
+
+    def __enter__(self) -> Spy:
+        setattr(self.module, self.name, self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        setattr(self.module, self.name, self.kernel)
+
+
+def call(fn: Callable, *args, hint: int | None = None, **kwargs):
+    """``fn(*args, **kwargs)`` for the reader's host code, an exception becoming ``Wrong``."""
+    try:
+        return fn(*args, **kwargs)
+    except Wrong:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the reader's code raises
+        name = getattr(fn, "__name__", "the function")
+        raise Wrong(f"{name} raised {type(exc).__name__}: {_last_line(exc)}", hint=hint) from exc
+
+
 def answer(module: ModuleType, name: str = "ANSWER", hint: int | None = None):
     """A prediction the reader wrote into the file, or Wrong while it is still ``None``."""
     value = getattr(module, name, None)
@@ -327,31 +368,57 @@ import importlib.util, json, sys
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-path, name, signature, constexprs, options = sys.argv[1:6]
+path, name, signature, constexprs, options, divisible_sets = sys.argv[1:7]
 spec = importlib.util.spec_from_file_location("reader_file", path)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
-source = ASTSource(fn=getattr(module, name), signature=json.loads(signature),
-                   constexprs=json.loads(constexprs))
-compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options=json.loads(options))
-print(json.dumps({k: v for k, v in compiled.asm.items() if isinstance(v, str)}))
+fn = getattr(module, name)
+found = []
+for divisible in json.loads(divisible_sets):
+    attrs = {(fn.arg_names.index(a),): [["tt.divisibility", 16]] for a in divisible}
+    source = ASTSource(fn=fn, signature=json.loads(signature),
+                       constexprs=json.loads(constexprs), attrs=attrs)
+    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32),
+                              options=json.loads(options))
+    found.append({k: v for k, v in compiled.asm.items() if isinstance(v, str)})
+print(json.dumps(found))
 """
 
 
-def compiled_ir(
-    path: Path, kernel: str, signature: dict, constexprs: dict, options: dict | None = None
-) -> dict[str, str]:
-    """Compile ``kernel`` of the file ``path`` for an H100 (sm_90), which needs no GPU, and
-    return its IR by stage (``ttir``, ``ttgir``, ``llir``, ``ptx``). Runs in a child
-    process: a kernel defined under the interpreter cannot be compiled."""
+def compiled_irs(
+    path: Path,
+    kernel: str,
+    signature: dict,
+    constexprs: dict,
+    options: dict | None = None,
+    divisible_sets: list[tuple[str, ...]] = ((),),
+) -> list[dict[str, str]]:
+    """``compiled_ir`` once per set of divisible arguments, in one child process (the
+    file is imported once: a kernel file that imports torch costs seconds to import)."""
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     cmd = [sys.executable, "-c", _COMPILE, str(path), kernel, json.dumps(signature)]
     cmd += [json.dumps(constexprs), json.dumps(options or {})]
+    cmd += [json.dumps([list(d) for d in divisible_sets])]
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     if done.returncode != 0:
         lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
         raise Wrong(f"{kernel} does not compile: {lines[-1] if lines else 'no message'}")
     return json.loads(done.stdout.splitlines()[-1])
+
+
+def compiled_ir(
+    path: Path,
+    kernel: str,
+    signature: dict,
+    constexprs: dict,
+    options: dict | None = None,
+    divisible: tuple[str, ...] = (),
+) -> dict[str, str]:
+    """Compile ``kernel`` of the file ``path`` for an H100 (sm_90), which needs no GPU, and
+    return its IR by stage (``ttir``, ``ttgir``, ``llir``, ``ptx``). ``divisible`` names the
+    arguments to treat as multiples of 16, as a launch finds them (lesson 03). Runs in a
+    child process: a kernel defined under the interpreter cannot be compiled."""
+    return compiled_irs(path, kernel, signature, constexprs, options, [divisible])[0]
 
 
 # ---- running one exercise ---------------------------------------------------------------------

@@ -45,7 +45,7 @@ def transpose(module) -> str:
             BLOCK_C=block_c,
             hint=2,
         )
-        out.check()
+        out.check(hint=3)
         try:
             compare(out.out, x.t(), "out", hint=2, unwritten_hint=1)
         except Wrong as w:

@@ -18,6 +18,8 @@
  * data-pick says how the truth picks the right answer:
  *   at-least  (choices are numbers; one value) the smallest choice >= the value
  *   nearest   (choices are numbers; one value) the choice nearest the value (ratio)
+ *             (for both, data-numbers="0.01 0.1 1" gives each choice its number when the
+ *             labels are words: "under 10 ms|10 to 100 ms|...")
  *   max / min (one value per choice, in order) the choice whose value is largest/smallest
  *   number    (no choices; one value) the reader types a number; right within
  *             data-tolerance (relative, default 0.25) of the value divided by data-scale
@@ -45,7 +47,7 @@
   }
 
   // The index of the right choice, or the number itself (pick "number"); null: no data.
-  function truth(pick, choices, keys, slug) {
+  function truth(pick, choices, numbers, keys, slug) {
     const vals = keys.map(function (k) { return value(k, slug); });
     if (vals.some(function (v) { return v === null; })) return null;
     if (pick === "number") return vals[0];
@@ -56,7 +58,7 @@
       });
       return best;
     }
-    const nums = choices.map(Number);
+    const nums = numbers.length ? numbers : choices.map(Number);
     if (pick === "at-least") {
       let best = -1;
       nums.forEach(function (c, i) {
@@ -79,6 +81,7 @@
     const pick = el.getAttribute("data-pick") || "number";
     const choices = (el.getAttribute("data-choices") || "").split("|").filter(function (c) { return c.trim(); });
     const keys = (el.getAttribute("data-values") || "").split(/\s+/).filter(Boolean);
+    const numbers = (el.getAttribute("data-numbers") || "").split(/\s+/).filter(Boolean).map(Number);
     const unit = el.getAttribute("data-unit") || "";
     const scale = parseFloat(el.getAttribute("data-scale") || "1");
     const tolerance = parseFloat(el.getAttribute("data-tolerance") || "0.25");
@@ -142,7 +145,7 @@
         verdict.textContent = number ? "Type a number first." : "Pick an answer first.";
         return;
       }
-      const t = truth(pick, choices, keys, slug);
+      const t = truth(pick, choices, numbers, keys, slug);
       let right;
       if (t === null) {
         verdict.textContent = "The book has no measurement of this on " + gpu + "; the explanation below says how to reason about it.";

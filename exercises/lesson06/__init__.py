@@ -1,0 +1,39 @@
+"""Lesson 06's exercises (docs/dsl/06-reductions.md, "Exercises")."""
+
+from exercises.checking import Exercise
+from exercises.lesson06 import checks
+
+PAGE = "dsl/06-reductions.md"
+
+EXERCISES = {
+    "1": Exercise(
+        slug="ex1_column_sum",
+        kind="write",
+        title="a strided column sum",
+        check=checks.column_sum,
+        page=PAGE,
+        untouched="was never written",
+        hints=(
+            "The tile's offsets are rows[:, None] * stride_r + cols[None, :] * stride_c, "
+            "its mask one comparison per axis joined by &, and other=0.0 (the identity of "
+            "+). Until the kernel stores, out still holds the poison.",
+            "axis names the dimension that disappears: tl.sum(acc, axis=0) adds down the "
+            "rows and leaves BLOCK_C column sums.",
+            "The store's mask is cols < n_cols: the last program's columns hang over the end.",
+        ),
+    ),
+    "2": Exercise(
+        slug="ex2_row_min",
+        kind="bughunt",
+        title="the row minimum of positive numbers",
+        check=checks.row_min,
+        page=PAGE,
+        cites=("https://github.com/flagos-ai/FlagGems/issues/3716",),
+        untouched="wrong value at out[1]",
+        hints=(
+            "The tile has BLOCK elements and the row only n_cols. What do the other "
+            "BLOCK - n_cols elements hold when tl.load is given a mask and no other=?",
+            'Pad with the identity of min: other=float("inf"), a value that never wins.',
+        ),
+    ),
+}

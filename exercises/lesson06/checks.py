@@ -1,0 +1,44 @@
+"""The checks of lesson 06's exercises."""
+
+from __future__ import annotations
+
+import torch
+
+from exercises.checking import Wrong, compare, guarded, jit, launch, ragged, rand
+
+
+def column_sum(module) -> str:
+    kernel = jit(module, "column_sum_kernel")
+    block_r, block_c = 16, 32
+    cases = []
+    for dtype in (torch.float32, torch.float16):
+        n_rows, n_cols = ragged(40, 120), ragged(20, 90)
+        cases += [
+            ("x", rand((n_rows, n_cols), dtype)),
+            ("x.t()", rand((n_cols, n_rows), dtype).t()),
+        ]
+    for name, x in cases:
+        n_rows, n_cols = x.shape
+        out = guarded((n_cols,), torch.float32)
+        grid = ((n_cols + block_c - 1) // block_c,)
+        launch(kernel, grid, x, out.out, n_rows, n_cols, x.stride(0), x.stride(1),
+               BLOCK_R=block_r, BLOCK_C=block_c, hint=1)  # fmt: skip
+        out.check(hint=3)
+        try:
+            compare(out.out, x.double().sum(dim=0), "out", rtol=1e-4, atol=1e-4, hint=2,
+                    unwritten_hint=1)  # fmt: skip
+        except Wrong as w:
+            raise Wrong(f"{w.message}, for {name} of shape {n_rows} x {n_cols}", w.hint) from None
+    return f"{len(cases)} ragged shapes, contiguous and transposed, fp32 and fp16"
+
+
+def row_min(module) -> str:
+    kernel = jit(module, "row_min_kernel")
+    n_rows, n_cols, block = 8, ragged(20, 60), 64
+    x = rand((n_rows, n_cols))
+    x[1::2] = x[1::2].abs() + 0.5  # every other row: all positive
+    out = guarded((n_rows,))
+    launch(kernel, (n_rows,), x, out.out, n_cols, x.stride(0), BLOCK=block, hint=2)
+    out.check()
+    compare(out.out, x.min(dim=1).values, "out", hint=1)
+    return f"{n_rows} rows of {n_cols} in tiles of {block}, half of them all positive"

@@ -15,7 +15,8 @@ The API (stable: add to it, never rename):
 - ``fresh_seed()``, ``ragged(lo, hi)``, ``rand(shape, dtype)``: fresh inputs, sizes that
   are not powers of two.
 - ``guarded(shape, dtype)``: an output poisoned with NaN (or a sentinel for integers) and
-  surrounded by guard regions; ``.check()`` says if anything was written outside.
+  surrounded by guard regions (``.guard`` elements each); ``.check()`` says if anything
+  was written outside.
 - ``compare(got, want, what)``: the first wrong element, by index, or a wrong dtype/shape.
 - ``jit(module, name)``: the reader's kernel, or ``Wrong`` if it is missing or not a kernel.
 - ``launch(kernel, grid, *args, **meta)``: runs it; an exception becomes ``Wrong``.
@@ -71,9 +72,12 @@ INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
 DEVICE = "cpu" if INTERPRETED else "cuda"
 KINDS = ("write", "predict", "bughunt")
 
-# Elements of poison on each side of an output: a kernel that writes past either end of
-# its output changes them.
+# Elements of poison on each side of an output, at least: a kernel that writes past either
+# end of its output changes them. Under the interpreter a stray store lands in the process's
+# own memory, so the guards are made large enough (GUARD_FACTOR outputs on each side) to
+# hold the strays of a whole padded tile grid instead of the heap around the buffer.
 GUARD = 64
+GUARD_FACTOR = 4
 # (rtol, atol) per output dtype, for results allowed to differ in the last bits.
 TOLERANCES = {
     torch.float32: (1e-5, 1e-5),
@@ -170,20 +174,22 @@ def _poison(dtype: torch.dtype):
 
 @dataclasses.dataclass
 class Guarded:
-    """``out``: a contiguous output of the asked shape, poisoned, with ``GUARD`` poisoned
+    """``out``: a contiguous output of the asked shape, poisoned, with ``guard`` poisoned
     elements before and after it in the same buffer."""
 
     buffer: torch.Tensor
     out: torch.Tensor
     what: str
+    guard: int = GUARD
 
     def check(self, hint: int | None = None) -> None:
         """Wrong if the kernel wrote into either guard region."""
         poison = _poison(self.buffer.dtype)
         n = self.out.numel()
+        g = self.guard
         for name, part, base in (
-            ("before", self.buffer[:GUARD], -GUARD),
-            ("after", self.buffer[GUARD + n :], n),
+            ("before", self.buffer[:g], -g),
+            ("after", self.buffer[g + n :], n),
         ):
             kept = part.isnan() if self.buffer.dtype.is_floating_point else part == poison
             if not bool(kept.all()):
@@ -200,8 +206,9 @@ def guarded(shape, dtype=torch.float32, what: str = "out") -> Guarded:
     numel = 1
     for s in shape:
         numel *= s
-    buffer = torch.full((GUARD + numel + GUARD,), _poison(dtype), dtype=dtype, device=DEVICE)
-    return Guarded(buffer, buffer[GUARD : GUARD + numel].view(shape), what)
+    guard = max(GUARD, GUARD_FACTOR * numel)
+    buffer = torch.full((guard + numel + guard,), _poison(dtype), dtype=dtype, device=DEVICE)
+    return Guarded(buffer, buffer[guard : guard + numel].view(shape), what, guard)
 
 
 # ---- comparing -----------------------------------------------------------------------------

@@ -110,6 +110,9 @@ def break_even(module) -> str:
     block = book_value("h100", "vector_add.break_even_block")
     want = min(c for c in choices if c >= block)
     if guess != want:
-        side = "too small: the programs still cost more" if guess < want else "past the first"
+        if guess < want:
+            side = "too small: starting the programs still costs more there"
+        else:
+            side = "a smaller power of two already moves bytes for longer than it starts programs"
         raise Wrong(f"not {guess} ({side}); C / (12 R) on our H100 is about {block:.0f}", hint=2)
     return f"C / (12 R) on our H100 is about {block:.0f}, so from {want} on the bytes cost more"

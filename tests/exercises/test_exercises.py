@@ -66,7 +66,7 @@ def test_a_wrapper_that_returns_torchs_answer_cannot_pass():
 
 def test_writing_outside_the_output_is_caught():
     out = checking.guarded((3, 5))
-    out.buffer[checking.GUARD + 15] = 1.0  # one element past the end
+    out.buffer[out.guard + 15] = 1.0  # one element past the end
     with pytest.raises(checking.Wrong, match="wrote outside out.*flat index 15"):
         out.check()
 

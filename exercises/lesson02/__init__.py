@@ -33,4 +33,19 @@ EXERCISES = {
             "offsets, and mask them against n as before.",
         ),
     ),
+    "3": Exercise(
+        slug="ex3_programs_per_sm",
+        kind="predict",
+        title="how many programs fit on an SM?",
+        check=checks.programs_per_sm,
+        page=PAGE,
+        untouched="no prediction yet",
+        hints=(
+            "Three limits, and the least of them wins: threads (2,048 per SM, 64 per "
+            "program), program slots (32 per SM), registers (65,536 per SM).",
+            "Registers go to a warp, not a thread: registers per thread x 32, rounded up to "
+            "a multiple of 256. Divide 65,536 by that for the warps that fit, then by the "
+            "program's 2 warps.",
+        ),
+    ),
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from exercises.checking import compare, guarded, jit, launch, ragged, rand
+from exercises.checking import Wrong, book_value, compare, guarded, jit, launch, ragged, rand
 
 
 def store_mask(module) -> str:
@@ -34,3 +34,25 @@ def several_tiles(module) -> str:
             compare(out.out, (1.5 * x.double()).to(dtype), "out", hint=1, unwritten_hint=1)
             sizes.append(n)
     return f"n = {', '.join(map(str, sizes))}, {tiles} tiles of {block} per program"
+
+
+def programs_per_sm(module) -> str:
+    cfg = {"block": 2048, "warps": 2}
+    regs = book_value("h100", "vector_add.regs", **cfg)
+    guess = getattr(module, "ANSWER", None)
+    if guess is None:
+        raise Wrong(
+            f"no prediction yet: the add at BLOCK = 2048 on 2 warps uses {regs} registers "
+            "per thread on our H100; write into ANSWER how many of its programs fit on one SM",
+            hint=1,
+        )
+    want = book_value("h100", "vector_add.resident", per="sm", **cfg)
+    limits = {
+        name: book_value("h100", "vector_add.resident_by", limit=limit, **cfg)
+        for name, limit in (("threads", "threads"), ("slots", "blocks"), ("registers", "registers"))
+    }
+    if guess != want:
+        worked = ", ".join(f"{k} allow {v}" for k, v in limits.items())
+        raise Wrong(f"not {guess}: {worked}; the least of them fits", hint=2)
+    deciding = " and ".join(k for k, v in limits.items() if v == want)
+    return f"{want} programs at {regs} registers per thread: {deciding} decide"

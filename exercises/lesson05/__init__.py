@@ -37,4 +37,18 @@ EXERCISES = {
             "21 bits, for less time.)",
         ),
     ),
+    "3": Exercise(
+        slug="ex3_bf16_over_ieee",
+        kind="predict",
+        title="what tensor cores buy",
+        check=checks.bf16_over_ieee,
+        page=PAGE,
+        untouched="no prediction yet",
+        hints=(
+            "Write one number into ANSWER: 2, 5, 20 or 100.",
+            "Compare the two roofs rather than the kernels: the fp32 FMA rate of the CUDA "
+            "cores against the bf16 rate of the tensor cores, which this page sets side by "
+            "side.",
+        ),
+    ),
 }

@@ -36,4 +36,18 @@ EXERCISES = {
             'Pad with the identity of min: other=float("inf"), a value that never wins.',
         ),
     ),
+    "3": Exercise(
+        slug="ex3_argmin",
+        kind="write",
+        title="a row argmin with your own combine",
+        check=checks.argmin,
+        page=PAGE,
+        untouched="wrong value at idx_out",
+        hints=(
+            "Pair 1 wins when v1 < v2, or when v1 == v2 and i1 < i2. Return "
+            "tl.where(keep_1, v1, v2) and tl.where(keep_1, i1, i2).",
+            'The padding must never be the minimum: other=float("inf"), the identity of '
+            "min. With 0.0, a row of positive values finds its minimum in the padding.",
+        ),
+    ),
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from exercises.checking import Wrong, compare, guarded, jit, launch, ragged, rand
+from exercises.checking import DEVICE, Wrong, compare, guarded, jit, launch, ragged, rand
 
 
 def column_sum(module) -> str:
@@ -42,3 +42,17 @@ def row_min(module) -> str:
     out.check()
     compare(out.out, x.min(dim=1).values, "out", hint=1)
     return f"{n_rows} rows of {n_cols} in tiles of {block}, half of them all positive"
+
+
+def argmin(module) -> str:
+    kernel = jit(module, "row_argmin_kernel")
+    n_rows, n_cols, block = 32, ragged(20, 60), 64
+    x = torch.randint(-4, 3, (n_rows, n_cols)).float().to(DEVICE)  # ties in every row
+    x[: n_rows // 4] = x[: n_rows // 4].abs() + 1  # some rows all positive: the padding
+    mins, idx = guarded((n_rows,), what="min_out"), guarded((n_rows,), torch.int32, "idx_out")
+    launch(kernel, (n_rows,), x, mins.out, idx.out, n_cols, BLOCK_N=block, hint=1)
+    mins.check()
+    idx.check()
+    compare(idx.out, x.argmin(dim=1).to(torch.int32), "idx_out", hint=1)
+    compare(mins.out, x.min(dim=1).values, "min_out", hint=2)
+    return f"{n_rows} rows of {n_cols} small integers (ties everywhere), tiles of {block}"

@@ -35,6 +35,7 @@ The API (stable: add to it, never rename):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.util
 import json
 import os
@@ -356,17 +357,23 @@ def answer(module: ModuleType, name: str = "ANSWER", hint: int | None = None):
 # ---- the book's data and compiled output ------------------------------------------------------
 
 
-def book_value(device: str, kind: str, **params):
-    """The unformatted number a page's ``{{ value DEVICE KIND NAME=VALUE ... }}`` shows,
-    computed from the committed data in figures/data (no GPU needed)."""
+@functools.cache
+def _book_data():
+    """The committed data and the value registry, read once per process."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from scripts.book import render
 
-    devices = render.load_devices()
+    return render, render.load_devices(), render.discover()
+
+
+def book_value(device: str, kind: str, **params):
+    """The unformatted number a page's ``{{ value DEVICE KIND NAME=VALUE ... }}`` shows,
+    computed from the committed data in figures/data (no GPU needed)."""
+    render, devices, registry = _book_data()
     slug = render.resolve_device(device, devices)
     word = kind + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
-    val, args, _ = render.bind(render.parse_widget_word(word), render.discover())
+    val, args, _ = render.bind(render.parse_widget_word(word), registry)
     return val.compute(devices[slug], **args)
 
 

@@ -29,7 +29,7 @@ EXERCISES = {
         check=checks.tf32,
         page=PAGE,
         cites=("https://github.com/triton-lang/triton/issues/1800",),
-        untouched="inputPrecision is tf32",
+        untouched="inputPrecision is tf32:",
         hints=(
             "What does tl.dot do with fp32 inputs when input_precision is not given? The "
             "table of the three precisions above says.",

@@ -29,11 +29,12 @@ EXERCISES = {
         check=checks.row_min,
         page=PAGE,
         cites=("https://github.com/flagos-ai/FlagGems/issues/3716",),
-        untouched="wrong value at out[1]",
+        untouched="the load has a mask and no other=",
         hints=(
             "The tile has BLOCK elements and the row only n_cols. What do the other "
             "BLOCK - n_cols elements hold when tl.load is given a mask and no other=?",
-            'Pad with the identity of min: other=float("inf"), a value that never wins.',
+            'Pad with the identity of min: other=float("inf"), a value that never wins. '
+            "other=0.0 would not do: 0.0 wins the minimum of a row of positive numbers.",
         ),
     ),
     "3": Exercise(

@@ -140,3 +140,14 @@ def test_labels_dark_and_narrow(open_page, page, index, attrs):
     el.scroll_into_view_if_needed()
     assert_fits_screen(pg, el)
     assert not pg.errors, pg.errors
+
+
+def test_without_the_data_it_says_so(open_page):
+    page, index, attrs = WIDGETS[0]
+    pg = open_page(md=page, without_widget_data=True)
+    el = widget(pg, NAME).nth(index)
+    answer(el, attrs, 0)
+    assert "no measurement" in el.locator('[data-out="verdict"]').inner_text()
+    assert el.get_attribute("data-correct") is None
+    assert el.locator('[data-out="explain"]').is_visible()
+    assert not pg.errors, pg.errors

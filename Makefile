@@ -7,6 +7,8 @@
 #                 interpreter), strict build, sources, figure data, links, headless Chromium
 #   make test-fast  the same without the browser tests (no Chromium): for the edit loop
 #   make lint     ruff check + ruff format --check
+#   make check EX=04.1  check your answer to an exercise (exercises/): PASS, or the first
+#                 thing wrong and the hint to read; no GPU needed
 #   make figures  run the GPU benchmarks -> figures/data/<gpu>/*.json; needs only an
 #                 existing torch + triton + numpy (no venv). ONLY="names" runs a subset;
 #                 QUICK=1 fewer sizes -> figures/data-quick/<gpu>/ (never drawn by the site);
@@ -23,7 +25,7 @@ HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
 TEST_GROUP := $(if $(HAVE_GPU),site,test)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test test-fast test-site lint figures stale chromium constraints
+.PHONY: serve site test test-fast test-site lint check figures stale chromium constraints
 
 $(VENV)/.created:
 	@echo "First run: creating $(VENV)/ with the pinned packages (MkDocs, Material, Plotly, ...)."
@@ -60,6 +62,9 @@ test-site: $(VENV)/.test chromium
 lint: $(VENV)/.test
 	$(VPY) -m ruff check .
 	$(VPY) -m ruff format --check .
+
+check: $(VENV)/.test
+	$(VPY) -m exercises check $(EX)
 
 figures:
 	$(PYTHON) scripts/bench/measure.py $(if $(QUICK),--quick) $(if $(STALE),--stale) $(ONLY)

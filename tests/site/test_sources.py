@@ -16,7 +16,10 @@ KERNEL_FILES = sorted(p for p in (ROOT / "kernels").glob("*.py") if p.name != "_
 # kernel family: it has no kernel or wrapper section, and is otherwise checked like the rest.
 FAMILY_FILES = [p for p in KERNEL_FILES if not p.name.startswith("_")]
 SOURCES = (
-    KERNEL_FILES + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "scripts").rglob("*.py"))
+    KERNEL_FILES
+    + sorted((ROOT / "tests").rglob("*.py"))
+    + sorted((ROOT / "scripts").rglob("*.py"))
+    + sorted((ROOT / "exercises").rglob("*.py"))
 )
 MARKER = re.compile(r"#\s*--8<--\s*\[(start|end):([A-Za-z0-9_-]+)\]")
 INCLUDE = re.compile(r'--8<--\s*"([^"]+?)(?::([A-Za-z0-9_-]+))?"')

@@ -47,6 +47,7 @@ def test_widget_scripts_only_on_pages_with_widgets(built_site):
         "../../assets/js/widgets/lifecycle.js",
         "../../assets/js/widgets/lanes.js",
         "../../assets/js/widgets/cuda-lines.js",
+        "../../assets/js/widgets/predict.js",  # exercise 02.3, at the page's end
     ]
 
 

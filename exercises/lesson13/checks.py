@@ -1,0 +1,70 @@
+"""Checks of lesson 13's exercises: each launches the reader's kernel with its own grid."""
+
+import time
+
+import torch
+import triton
+from triton.runtime.autotuner import Autotuner
+
+from exercises.checking import INTERPRETED, Wrong, answer, book_value, launch, ragged, rand
+
+RUNS_PER_CONFIG = 3  # the CPU stand-in for do_bench runs each config this often
+
+
+def _cpu_bench(kernel_call, quantiles=None):
+    """do_bench without a GPU: run the config RUNS_PER_CONFIG times, the mean in ms."""
+    t0 = time.perf_counter()
+    for _ in range(RUNS_PER_CONFIG):
+        kernel_call()
+    ms = (time.perf_counter() - t0) / RUNS_PER_CONFIG * 1e3
+    return [ms, ms, ms] if quantiles else ms
+
+
+def _tuner(module) -> Autotuner:
+    tuner = getattr(module, "sum_kernel", None)
+    if not isinstance(tuner, Autotuner):
+        raise Wrong("sum_kernel is no longer autotuned: keep @triton.autotune and fix its settings")
+    if INTERPRETED:
+        # Without a GPU the autotuner cannot time with CUDA events: the same autotuner (your
+        # configs, key, reset_to_zero and restore_value) with a CPU stand-in for do_bench.
+        return triton.autotune(
+            configs=tuner.configs,
+            key=tuner.keys,
+            reset_to_zero=tuner.reset_to_zero or None,
+            restore_value=tuner.restore_value or None,
+            do_bench=_cpu_bench,
+        )(tuner.fn)
+    return tuner
+
+
+def reset_to_zero(module) -> str:
+    tuner = _tuner(module)
+    sizes = (ragged(200, 400), ragged(500, 900))
+    for n in (*sizes, sizes[0]):  # two new n (each tuned), then the first again (cached)
+        x = rand((n,))
+        out = torch.zeros(1, device=x.device)
+        grid = lambda meta, n=n: ((n + meta["BLOCK"] - 1) // meta["BLOCK"],)  # noqa: E731
+        launch(tuner, grid, x, out, n)
+        got, want = out.item(), x.double().sum().item()
+        if abs(got - want) > 1e-3 * (1 + x.double().abs().sum().item()):
+            times = f", {got / want:.1f} times the sum" if abs(want) > 1e-3 else ""
+            raise Wrong(f"n = {n}: out = {got:.6g}, want {want:.6g}{times}", hint=1)
+    return f"n = {sizes[0]} and {sizes[1]}, each tuned over 3 BLOCKs, then {sizes[0]} cached"
+
+
+STAGES = (3, 4, 5)
+
+
+def stages(module) -> str:
+    guess = answer(module, "ANSWER", hint=1)
+    if guess not in STAGES:
+        raise Wrong(f"ANSWER is {guess!r}: pick 3, 4 or 5", hint=1)
+    rates = {
+        s: book_value("h100", "matmul_autotune.config_tflops", tile="128x128x64", warps=8, stages=s)
+        for s in STAGES
+    }
+    best = max(rates, key=rates.get)
+    said = ", ".join(f"{s} stages {rates[s] / 1e12:.0f}" for s in STAGES)
+    if guess != best:
+        raise Wrong(f"not {guess}: our H100 measured {said} TFLOP/s", hint=2)
+    return f"our H100 measured {said} TFLOP/s"

@@ -9,7 +9,7 @@ input, without changing what it computes for ordinary ones.
 
 The same bug shipped in GPU kernels that ran real models: a GELU shader in PyTorch's
 ExecuTorch Vulkan backend (pytorch/executorch#22323) and PyTorch's MPS tanh
-(pytorch/pytorch#186278) both turned activations of about 10 into NaN.
+(pytorch/pytorch#186278) both turned large activations (about 10 in size) into NaN.
 
 Check it:  python -m exercises check 08.2
 """

@@ -3,7 +3,17 @@
 import numpy as np
 import torch
 
-from exercises.checking import compare, guarded, jit, launch, ragged, rand
+from exercises.checking import (
+    Wrong,
+    answer,
+    book_value,
+    compare,
+    guarded,
+    jit,
+    launch,
+    ragged,
+    rand,
+)
 
 
 def _softmax(x: torch.Tensor) -> torch.Tensor:
@@ -43,3 +53,13 @@ def online(module) -> str:
         compare(y.out, _softmax(x), "y", hint=hint, unwritten_hint=1)
         done.append(f"{n_rows}x{n_cols} {str(dtype).removeprefix('torch.')}")
     return f"{', '.join(done)}, tiles of 32, values up to about 150"
+
+
+def second_read(module) -> str:
+    guess = answer(module, "ANSWER", hint=1)
+    if not isinstance(guess, (int, float)) or isinstance(guess, bool) or not 0 < guess <= 100:
+        raise Wrong(f"ANSWER is {guess!r}: write a percentage, a number from 0 to 100", hint=1)
+    share = 100 * book_value("h100", "softmax.sweep_share", cols=262144)
+    if abs(guess - share) > 0.1 * share:
+        raise Wrong(f"not {guess}%: our H100 reached {share:.0f}% of copy at best", hint=2)
+    return f"our H100 reached {share:.0f}% of copy at best, at 262,144 fp32 columns"

@@ -4,8 +4,8 @@
 tile of BLOCK >= n_cols elements. It is right whenever n_cols is a power of two, and wrong
 on almost every other width. Find the line and fix it.
 
-The value a masked load puts in the lanes past the end of the row matters as soon as
-those lanes meet a reduction: FlagGems, a library of Triton operators, found masked loads
+The value a masked load puts in the elements past the end of the row matters as soon as
+those elements meet a reduction: FlagGems, a library of Triton operators, found masked loads
 whose padding fed max, sum and softmax reductions (flagos-ai/FlagGems#3716).
 
 Check it:  python -m exercises check 10.1

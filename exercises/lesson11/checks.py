@@ -1,8 +1,20 @@
 """Checks of lesson 11's exercises: each launches the reader's kernel with its own grid."""
 
+import math
+
 import torch
 
-from exercises.checking import Wrong, compare, guarded, jit, launch, ragged, rand
+from exercises.checking import (
+    Wrong,
+    answer,
+    book_value,
+    compare,
+    guarded,
+    jit,
+    launch,
+    ragged,
+    rand,
+)
 
 EPS = 1e-5
 
@@ -38,7 +50,7 @@ def _rmsnorm_grads(x, w, dy):
 
 def dy_stride(module) -> str:
     kernel = jit(module, "rmsnorm_bwd_kernel")
-    n_rows, n_cols = ragged(4, 12), ragged(60, 200)
+    n_rows, n_cols = ragged(3, 8), ragged(40, 120)
     x, w = rand((n_rows, n_cols)), rand((n_cols,))
     rstd = torch.rsqrt(x.pow(2).mean(-1) + EPS)
     layouts = (
@@ -61,3 +73,21 @@ def dy_stride(module) -> str:
         except Wrong as w:
             raise Wrong(f"with dy {name}: {w.message}", hint=w.hint) from None
     return f"{n_rows}x{n_cols}, dy contiguous, sliced and expanded"
+
+
+RATIOS = (0.8, 1, 1.2, 1.5, 2)
+
+
+def against_compile(module) -> str:
+    guess = answer(module, "ANSWER", hint=1)
+    if guess not in RATIOS:
+        raise Wrong(f"ANSWER is {guess!r}: pick one of {', '.join(map(str, RATIOS))}", hint=1)
+    ratio = book_value("h100", "rmsnorm.vs", peer="compile", direction="backward", hidden=8192)
+    want = min(RATIOS, key=lambda r: abs(math.log(r / ratio)))  # as the widget picks
+    if guess != want:
+        raise Wrong(
+            f"not {guess}: torch.compile's backward took {ratio:.2f} times the book's on our "
+            f"H100, nearest to {want}",
+            hint=2,
+        )
+    return f"torch.compile's backward took {ratio:.2f} times the book's on our H100"

@@ -22,7 +22,7 @@ def layernorm_fwd_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, x_stride, eps, BLOC
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
     x = tl.load(x_ptr + row * x_stride + cols, mask=mask, other=0.0).to(tl.float32)
-    # Your code: the row's mean; the differences x - mean (careful: the padding lanes
+    # Your code: the row's mean; the differences x - mean (careful: the padding elements
     # must add nothing to the variance); rstd = 1 / sqrt(variance + eps); then
     # y = (x - mean) * rstd * w + b, stored at y_ptr + row * n_cols + cols.
 

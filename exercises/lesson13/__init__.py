@@ -39,4 +39,23 @@ EXERCISES = {
             "second program do while the first waits for its loads?",
         ),
     ),
+    "3": Exercise(
+        slug="ex3_key",
+        kind="bughunt",
+        title="an autotune key that forgets a shape",
+        check=checks.key,
+        page=PAGE,
+        untouched="this call ran with BLOCK = 128",
+        cites=(
+            "https://github.com/IBM/triton-dejavu/issues/1",
+            "https://github.com/tile-ai/tilelang/issues/1250",
+        ),
+        hints=(
+            "The autotuner stores its choice under the values of the key's arguments. Which "
+            "argument decides whether a BLOCK is usable, and is it in the key? What happens "
+            "on a call whose key values were seen before?",
+            "Put every argument that changes which configs are usable, or which is fastest, "
+            'into the key: key=["n_rows", "n_cols"].',
+        ),
+    ),
 }

@@ -20,11 +20,11 @@ def _cpu_bench(kernel_call, quantiles=None):
     return [ms, ms, ms] if quantiles else ms
 
 
-def _tuner(module) -> Autotuner:
-    tuner = getattr(module, "sum_kernel", None)
+def _tuner(module, name="sum_kernel", do_bench=None) -> Autotuner:
+    tuner = getattr(module, name, None)
     if not isinstance(tuner, Autotuner):
-        raise Wrong("sum_kernel is no longer autotuned: keep @triton.autotune and fix its settings")
-    if INTERPRETED:
+        raise Wrong(f"{name} is no longer autotuned: keep @triton.autotune and fix its settings")
+    if do_bench is not None or INTERPRETED:
         # Without a GPU the autotuner cannot time with CUDA events: the same autotuner (your
         # configs, key, reset_to_zero and restore_value) with a CPU stand-in for do_bench.
         return triton.autotune(
@@ -32,7 +32,12 @@ def _tuner(module) -> Autotuner:
             key=tuner.keys,
             reset_to_zero=tuner.reset_to_zero or None,
             restore_value=tuner.restore_value or None,
-            do_bench=_cpu_bench,
+            prune_configs_by=(
+                {"early_config_prune": tuner.early_config_prune}
+                if tuner.early_config_prune
+                else None
+            ),
+            do_bench=do_bench or _cpu_bench,
         )(tuner.fn)
     return tuner
 
@@ -50,6 +55,37 @@ def reset_to_zero(module) -> str:
             times = f", {got / want:.1f} times the sum" if abs(want) > 1e-3 else ""
             raise Wrong(f"n = {n}: out = {got:.6g}, want {want:.6g}{times}", hint=1)
     return f"n = {sizes[0]} and {sizes[1]}, each tuned over 3 BLOCKs, then {sizes[0]} cached"
+
+
+def _same_time(kernel_call, quantiles=None):
+    """do_bench that runs the config once and calls every config equally fast: the
+    autotuner then keeps the first config left after pruning, the same on every machine."""
+    kernel_call()
+    return [1.0, 1.0, 1.0] if quantiles else 1.0
+
+
+def key(module) -> str:
+    tuner = _tuner(module, "row_max_kernel", do_bench=_same_time)
+    n_rows = ragged(3, 9)
+    calls = []
+    for n_cols in (ragged(70, 120), ragged(300, 500)):  # the same rows, then wider ones
+        x = rand((n_rows, n_cols + 3))[:, :n_cols]
+        x[:, -1] = x.abs().max() + 1  # every row's maximum in its last column
+        out = torch.full((n_rows,), float("nan"), device=x.device)
+        launch(tuner, (n_rows,), x, out, n_rows, n_cols, x.stride(0))
+        block = tuner.best_config.kwargs["BLOCK"]
+        calls.append(f"{n_cols} columns: BLOCK {block}")
+        want = x.double().amax(dim=1)
+        bad = ~((out.double() - want).abs() <= 1e-6)
+        if bool(bad.any()):
+            i = int(bad.nonzero()[0, 0])
+            raise Wrong(
+                f"{n_rows} rows of {n_cols} columns, after {' and '.join(calls[:-1])}: "
+                f"out[{i}] = {out[i].item():.6g}, want {want[i].item():.6g}; this call ran "
+                f"with BLOCK = {block}",
+                hint=1,
+            )
+    return f"{n_rows} rows of {calls[0]}, then of {calls[1]}"
 
 
 STAGES = (3, 4, 5)

@@ -15,7 +15,7 @@ EXERCISES = {
         untouched="on a slice with a step, x[:, ::2]: wrong value at out[",
         cites=(
             "https://github.com/pytorch/pytorch/issues/130243",
-            "https://github.com/vllm-project/compressed-tensors/pull/807",
+            "https://github.com/pytorch/executorch/pull/22192",
         ),
         hints=(
             "The kernel reads x_ptr + 0, 1, 2, ... n - 1. For which views are x's elements "
@@ -38,6 +38,25 @@ EXERCISES = {
             "torch.add checks its arguments too, in C++. LeanAdd checks only what would make "
             "its compiled kernel wrong, then calls Triton's launcher directly. Which of the "
             "two does more work per call, and by how much?",
+        ),
+    ),
+    "3": Exercise(
+        slug="ex3_version",
+        kind="bughunt",
+        title="an out= that autograd cannot see",
+        check=checks.version,
+        page=PAGE,
+        untouched="the backward ran anyway",
+        cites=(
+            "https://github.com/linkedin/Liger-Kernel/issues/272",
+            "https://github.com/pytorch/pytorch/pull/96852",
+        ),
+        hints=(
+            "How does autograd know that a tensor it saved was overwritten? What does every "
+            "in-place torch op do that a Triton kernel writing through a pointer does not?",
+            "After the launch, call torch.autograd.graph.increment_version(out): the tensor's "
+            "version counter goes up, and a backward that saved out raises instead of using "
+            "the new values.",
         ),
     ),
 }

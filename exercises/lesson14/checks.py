@@ -5,7 +5,7 @@ import re
 
 import torch
 
-from exercises.checking import Wrong, answer, book_value, compare, jit, rand
+from exercises.checking import Wrong, answer, book_value, compare, jit, ragged, rand
 
 
 class _Counted:
@@ -62,6 +62,46 @@ def strides(module) -> str:
     right = [name.split(",")[0] for name, _ in views if name.split(",")[0] not in refused]
     said = f"; refused, naming x: {', '.join(refused)}" if refused else ""
     return f"right on {', '.join(right)}{said}"
+
+
+def version(module) -> str:
+    kernel = jit(module, "scale_kernel")
+    wrapper = getattr(module, "scale", None)
+    if not callable(wrapper):
+        raise Wrong("the file has no function scale: keep the starter's names")
+    n = ragged(300, 900)
+    x = rand((n,))
+    counted = _Counted(kernel)
+    module.scale_kernel = counted
+    try:
+        fresh = wrapper(x, 1.5)
+        out = torch.empty_like(x)
+        returned = wrapper(x, 2.0, out=out)
+        # The case that matters: out is a tensor autograd saved (sigmoid saves its output).
+        a = rand((n,)).requires_grad_()
+        y = torch.sigmoid(a)
+        with torch.no_grad():
+            wrapper(x, 3.0, out=y)
+    finally:
+        module.scale_kernel = kernel
+    if counted.launches < 3:
+        raise Wrong("scale returned without launching scale_kernel")
+    compare(fresh, x.double() * 1.5, "scale(x, 1.5)", hint=2)
+    compare(out, x.double() * 2.0, "out", hint=2)
+    if returned is not out:
+        raise Wrong("scale(x, alpha, out=out) must return out itself, as torch's out= ops do")
+    try:
+        y.sum().backward()
+    except RuntimeError as exc:
+        if "modified by an inplace operation" in str(exc):
+            return "right values, and a backward that saved out refuses to run once scale wrote it"
+        raise
+    raise Wrong(
+        "scale wrote into a tensor that sigmoid saved for its backward, and the backward ran "
+        "anyway, on the new values: its gradient is silently wrong (torch.mul(..., out=y) "
+        "would have made it raise)",
+        hint=1,
+    )
 
 
 RATIOS = (1, 1.25, 2, 3, 5)

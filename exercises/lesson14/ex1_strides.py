@@ -8,9 +8,9 @@ answer or raises a ``ValueError`` whose message names ``x``, as lesson 14's cont
 (Keep using ``scale_kernel``: the check counts its launches.)
 
 Two real reports of this: pytorch/pytorch#130243 (a user's flat-indexed Triton kernel,
-handed tensors whose strides torch.compile had reordered, gave wrong results) and
-vllm-project/compressed-tensors#807 (a quantisation kernel read non-contiguous activations
-as if they were contiguous).
+handed tensors whose strides torch.compile had reordered, gave wrong results) and the
+review of pytorch/executorch#22192 (a cast kernel that read its activations with a flat
+index: a transposed view and a plain row slice came out badly wrong).
 
 Check it:  python -m exercises check 14.1
 """

@@ -11,7 +11,7 @@ def layernorm_fwd_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, x_stride, eps, BLOC
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
     x = tl.load(x_ptr + row * x_stride + cols, mask=mask, other=0.0).to(tl.float32)
-    mean = tl.sum(x, axis=0) / n_cols  # padding lanes are 0: they add nothing
+    mean = tl.sum(x, axis=0) / n_cols  # padding elements are 0: they add nothing
     # ...but 0 - mean is not 0: zero the padding again before squaring.
     d = tl.where(mask, x - mean, 0.0)
     rstd = tl.rsqrt(tl.sum(d * d, axis=0) / n_cols + eps)

@@ -1,0 +1,10 @@
+"""Exercise 10.3, a solution (the starter is exercises/lesson10/ex3_second_read.py).
+
+Once the rows in flight pass the L2, the second read comes from HBM again: the kernel moves
+three passes while its bandwidth counts two, so it reaches at most two thirds of copy.
+The page's widget shows the measured share.
+"""
+
+# --8<-- [start:solution]
+ANSWER = 67  # two thirds: three passes over HBM, counted as two
+# --8<-- [end:solution]

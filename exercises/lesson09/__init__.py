@@ -37,4 +37,18 @@ EXERCISES = {
             "Mask the store like the tile: (rows < M)[:, None] & (cols < N)[None, :].",
         ),
     ),
+    "3": Exercise(
+        slug="ex3_epilogue",
+        kind="predict",
+        title="what an eager epilogue costs",
+        check=checks.epilogue,
+        page=PAGE,
+        untouched="no prediction yet",
+        hints=(
+            "Write one of 1.05, 1.1, 1.25, 1.5 or 2 into ANSWER.",
+            "Four passes over C (4096 x 4096 x 2 bytes) at the copy bandwidth: how long is "
+            "that next to cuBLAS's time for the product? The eager kernels cannot beat copy "
+            "speed, so that is the least they add.",
+        ),
+    ),
 }

@@ -1,8 +1,20 @@
 """Checks of lesson 09's exercises: each launches the reader's kernel with its own grid."""
 
+import math
+
 import torch
 
-from exercises.checking import Wrong, compare, guarded, jit, launch, ragged, rand
+from exercises.checking import (
+    Wrong,
+    answer,
+    book_value,
+    compare,
+    guarded,
+    jit,
+    launch,
+    ragged,
+    rand,
+)
 
 # A sum over K of products of N(0, 1) values grows like sqrt(K); fp16 keeps 11 bits.
 RTOL, ATOL = 2e-3, 2e-2
@@ -46,3 +58,21 @@ def store_mask(module) -> str:
         compare(c.out, a.double() @ b.double(), "c", rtol=RTOL, atol=ATOL, hint=1)
         shapes.append(f"{m}x{k} @ {k}x{n}")
     return "; ".join(shapes) + ", 32 x 32 tiles"
+
+
+RATIOS = (1.05, 1.1, 1.25, 1.5, 2)
+
+
+def epilogue(module) -> str:
+    guess = answer(module, "ANSWER", hint=1)
+    if guess not in RATIOS:
+        raise Wrong(f"ANSWER is {guess!r}: pick one of {', '.join(map(str, RATIOS))}", hint=1)
+    ratio = book_value("h100", "matmul.epilogue_ratio", of="cublas_eager", to="cublas", n=4096)
+    want = min(RATIOS, key=lambda r: abs(math.log(r / ratio)))  # as the widget picks
+    if guess != want:
+        raise Wrong(
+            f"not {guess}: the chain took {ratio:.2f} times cuBLAS's time on our H100, "
+            f"nearest to {want}",
+            hint=2,
+        )
+    return f"the chain took {ratio:.2f} times cuBLAS's time at 4096^3 on our H100"

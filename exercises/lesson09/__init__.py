@@ -14,13 +14,13 @@ EXERCISES = {
         page=PAGE,
         untouched="wrong value at c[0, 0]: got 0,",
         hints=(
-            "Loop with for k0 in range(0, K, BLOCK_K) and k = k0 + ks. The tile of a sits at "
-            "rows[:, None] * stride_am + k[None, :] * stride_ak, the tile of b at "
-            "k[:, None] * stride_bk + cols[None, :] * stride_bn: strides, not K and N, so that "
-            "a transposed b is read in place.",
-            "Each load needs a two-axis mask: (rows < M)[:, None] & (k < K)[None, :] for a, "
-            "(k < K)[:, None] & (cols < N)[None, :] for b, and other=0.0, so that what hangs "
-            "over an edge adds 0 to the sum.",
+            "Loop with `for k0 in range(0, K, BLOCK_K)` and `k = k0 + ks`. The tile of a sits"
+            " at `rows[:, None] * stride_am + k[None, :] * stride_ak`, the tile of b at `k[:,"
+            " None] * stride_bk + cols[None, :] * stride_bn`: strides, not K and N, so that"
+            " a transposed b is read in place.",
+            "Each load needs a two-axis mask: `(rows < M)[:, None] & (k < K)[None, :]` for a,"
+            " `(k < K)[:, None] & (cols < N)[None, :]` for b, and `other=0.0`, so that what "
+            "hangs over an edge adds 0 to the sum.",
         ),
     ),
     "2": Exercise(
@@ -32,9 +32,9 @@ EXERCISES = {
         untouched="wrote outside c",
         cites=("https://github.com/huggingface/kernels-community/issues/1153",),
         hints=(
-            "Compare the masks of the two loads with the mask of the store. Where does "
-            "c + row * N + col point when col >= N, in a contiguous c?",
-            "Mask the store like the tile: (rows < M)[:, None] & (cols < N)[None, :].",
+            "Compare the masks of the two loads with the mask of the store. Where does `c + "
+            "row * N + col` point when `col >= N`, in a contiguous c?",
+            "Mask the store like the tile: `(rows < M)[:, None] & (cols < N)[None, :]`.",
         ),
     ),
     "3": Exercise(
@@ -45,7 +45,7 @@ EXERCISES = {
         page=PAGE,
         untouched="no prediction yet",
         hints=(
-            "Write one of 1.05, 1.1, 1.25, 1.5 or 2 into ANSWER.",
+            "Write one of 1.05, 1.1, 1.25, 1.5 or 2 into `ANSWER`.",
             "Four passes over C (4096 x 4096 x 2 bytes) at the copy bandwidth: how long is "
             "that next to cuBLAS's time for the product? The eager kernels cannot beat copy "
             "speed, so that is the least they add.",

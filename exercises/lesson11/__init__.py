@@ -14,12 +14,12 @@ EXERCISES = {
         page=PAGE,
         untouched="y[0, 0] was never written",
         hints=(
-            "mean = tl.sum(x, axis=0) / n_cols: the padding elements were loaded as 0 and add "
-            "nothing. Load w and b like x (masked, other=0.0), and store y in y's dtype with "
-            "y.to(y_ptr.dtype.element_ty).",
-            "The padding elements of x - mean hold -mean, not 0: zero them with "
-            "tl.where(mask, x - mean, 0.0) before you square and sum. Then "
-            "rstd = tl.rsqrt(tl.sum(d * d, axis=0) / n_cols + eps) and y = d * rstd * w + b.",
+            "`mean = tl.sum(x, axis=0) / n_cols`: the padding elements were loaded as 0 and "
+            "add nothing. Load w and b like x (masked, `other=0.0`), and store y in y's dtype"
+            " with `y.to(y_ptr.dtype.element_ty)`.",
+            "The padding elements of `x - mean` hold -mean, not 0: zero them with "
+            "`tl.where(mask, x - mean, 0.0)` before you square and sum. Then `rstd = "
+            "tl.rsqrt(tl.sum(d * d, axis=0) / n_cols + eps)` and `y = d * rstd * w + b`.",
         ),
     ),
     "2": Exercise(
@@ -35,9 +35,9 @@ EXERCISES = {
         ),
         hints=(
             "The kernel takes two row strides. Which tensors are read through which? Where "
-            "does row * x_stride point in a dy whose rows are 2 * n_cols + 3 apart, or 0 "
+            "does `row * x_stride` point in a dy whose rows are `2 * n_cols + 3` apart, or 0 "
             "apart?",
-            "Read dy through its own stride: dy_ptr + row * dy_stride + cols.",
+            "Read dy through its own stride: `dy_ptr + row * dy_stride + cols`.",
         ),
     ),
     "3": Exercise(
@@ -48,9 +48,9 @@ EXERCISES = {
         page=PAGE,
         untouched="no prediction yet",
         hints=(
-            "Write one of 0.8, 1, 1.2, 1.5 or 2 into ANSWER.",
-            "Both backwards read x and dy and write dx: the same bytes. At copy speed they would "
-            "tie; the ratio measures how much closer to copy one gets than the other.",
+            "Write one of 0.8, 1, 1.2, 1.5 or 2 into `ANSWER`.",
+            "Both backwards read x and dy and write dx: the same bytes. At copy speed they "
+            "would tie; the ratio measures how much closer to copy one gets than the other.",
         ),
     ),
 }

@@ -21,8 +21,8 @@ EXERCISES = {
             "How many times does the first call for a new n run the kernel, counting the "
             "autotuner's timing runs of every config? What does each run do to out?",
             "Tell the autotuner which argument to zero before each run: "
-            'reset_to_zero=["out_ptr"] in @triton.autotune (restore_value is the choice '
-            "for a kernel that updates its output in place).",
+            '`reset_to_zero=["out_ptr"]` in `@triton.autotune` (`restore_value` is the choice'
+            " for a kernel that updates its output in place).",
         ),
     ),
     "2": Exercise(
@@ -33,9 +33,9 @@ EXERCISES = {
         page=PAGE,
         untouched="no prediction yet",
         hints=(
-            "Write 3, 4 or 5 into ANSWER.",
-            "Count programs per SM by shared memory: 228 KiB / (the program's shared memory "
-            "+ 1 KiB). Which stage counts leave room for a second program, and what does a "
+            "Write 3, 4 or 5 into `ANSWER`.",
+            "Count programs per SM by shared memory: 228 KiB / (the program's shared memory +"
+            " 1 KiB). Which stage counts leave room for a second program, and what does a "
             "second program do while the first waits for its loads?",
         ),
     ),
@@ -55,7 +55,7 @@ EXERCISES = {
             "argument decides whether a BLOCK is usable, and is it in the key? What happens "
             "on a call whose key values were seen before?",
             "Put every argument that changes which configs are usable, or which is fastest, "
-            'into the key: key=["n_rows", "n_cols"].',
+            'into the key: `key=["n_rows", "n_cols"]`.',
         ),
     ),
 }

@@ -12,7 +12,7 @@ EXERCISES = {
         title="the K loop, for any M, N and K",
         check=checks.masked_matmul,
         page=PAGE,
-        untouched="wrong value at c[0, 0]: got 0,",
+        untouched=": got 0, want",
         hints=(
             "Loop with `for k0 in range(0, K, BLOCK_K)` and `k = k0 + ks`. The tile of a sits"
             " at `rows[:, None] * stride_am + k[None, :] * stride_ak`, the tile of b at `k[:,"

@@ -12,7 +12,7 @@ EXERCISES = {
         title="the causal mask",
         check=checks.causal,
         page=PAGE,
-        untouched="wrong value at out[0, 0, 0]",
+        untouched="wrong value at out[0, 0, ",
         hints=(
             "Query `offs_m[i]` sees key `start_n + offs_n[j]` when "
             "`offs_m[i] >= start_n + offs_n[j]`. Set the other scores to `-inf` with "

@@ -33,8 +33,8 @@ def _tuner(module, name="sum_kernel", do_bench=None) -> Autotuner:
             reset_to_zero=tuner.reset_to_zero or None,
             restore_value=tuner.restore_value or None,
             prune_configs_by=(
-                {"early_config_prune": tuner.early_config_prune}
-                if tuner.early_config_prune
+                {"early_config_prune": prune}
+                if (prune := getattr(tuner, "early_config_prune", None))
                 else None
             ),
             do_bench=do_bench or _cpu_bench,

@@ -1608,8 +1608,11 @@ def time_ratio(of: dict | None, to: dict | None) -> float | None:
 
 def per_byte(row: dict) -> Spread:
     """A row's time spread over its bytes: seconds per byte read or written, so that rows
-    moving different amounts compare by rate (the faster rate has the shorter time)."""
-    return {k: v / row["bytes"] if k != "reps" else v for k, v in row["time_s"].items()}
+    moving different amounts compare by rate (the faster rate has the shorter time). The
+    head-to-head ratio of times (``ab``, ``vs``) is left out: between rows of different
+    sizes it is not a ratio of rates, so such a pair compares by the spreads alone."""
+    t = row["time_s"]
+    return {**{k: t[k] / row["bytes"] for k in ("p20", "p50", "p80")}, "reps": t["reps"]}
 
 
 def graph_host_bound(row: dict) -> bool:

@@ -163,16 +163,20 @@ def git_has(commit: str) -> bool:
 
 
 def test_backfill_hashes_the_files_at_the_data_files_commit():
-    """H100 quick_run.json was measured at 1c98167, before scripts/ moved to scripts/bench/:
-    its recorded fingerprints are those of the files then (git show), under today's names."""
-    doc = json.loads((ROOT / "figures/data/h100-80gb-hbm3/quick_run.json").read_text())
+    """H200 rmsnorm.json was measured at 435de4d and its fingerprints were backfilled: they
+    are those of the files at that commit (git show), not of today's tree."""
+    doc = json.loads((ROOT / "figures/data/h200/rmsnorm.json").read_text())
     prov = doc["provenance"]
     if not git_has(prov["commit"]):
         pytest.skip("this checkout's history does not reach the file's commit")
     then = {
-        "kernels/ceilings.py": "kernels/ceilings.py",
-        "scripts/bench/benchlib.py": "scripts/benchlib.py",
-        "scripts/bench/measure.py": "scripts/measure.py",
+        path: path
+        for path in (
+            "kernels/rmsnorm.py",
+            "kernels/ceilings.py",
+            "scripts/bench/benchmarks/rmsnorm.py",
+            "scripts/bench/benchlib.py",
+        )
     }
     assert set(prov["sources"]) == set(then)
     for now, old in then.items():
@@ -184,7 +188,7 @@ def test_backfill_hashes_the_files_at_the_data_files_commit():
             check=True,
         ).stdout
         assert prov["sources"][now] == sources.fingerprint(text, now), now
-    assert sources.recorded_sources(prov, "quick_run") == {"sources": prov["sources"]}
+    assert sources.recorded_sources(prov, "rmsnorm") == {"sources": prov["sources"]}
 
 
 def test_backfill_refuses_a_dirty_tree_and_an_unknown_commit():

@@ -1592,11 +1592,12 @@ def tie_words(
 
 
 def field(row: dict | None, *keys: str):
-    """``row[key][key]...``, or None where there is no row (not measured)."""
+    """``row[key][key]...``, or None where there is no row or the row lacks the field
+    (not measured, or a row that failed)."""
     for key in keys:
         if row is None:
             return None
-        row = row[key]
+        row = row.get(key)
     return row
 
 

@@ -11,7 +11,7 @@ import pytest
 from tests.site.support import DOCS, html_for
 
 
-def source(cell: dict) -> str:
+def cell_source(cell: dict) -> str:
     """A notebook cell's source as one string (nbformat stores a string or a list of
     lines; scripts/bench/run_labs.py reads it the same way, but imports torch)."""
     text = cell["source"]
@@ -24,7 +24,7 @@ LAB = "labs/part-2-dsl.ipynb"
 @pytest.mark.parametrize("width", [1280, 390])
 def test_every_code_cell_copies_its_source(browser, site_url, width):
     nb = json.loads((DOCS / LAB).read_text())
-    sources = [source(c) for c in nb["cells"] if c["cell_type"] == "code"]
+    sources = [cell_source(c) for c in nb["cells"] if c["cell_type"] == "code"]
     context = browser.new_context(viewport={"width": width, "height": 900})
     origin = site_url
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)

@@ -38,6 +38,7 @@ import dataclasses
 import functools
 import importlib.util
 import json
+import math
 import os
 import random
 import subprocess
@@ -352,6 +353,20 @@ def answer(module: ModuleType, name: str = "ANSWER", hint: int | None = None):
     if value is None:
         raise Wrong(f"no prediction yet: write yours into {name} at the top of the file", hint)
     return value
+
+
+def nearest_choice(module: ModuleType, choices, measured: float, wrong: str):
+    """The reader's prediction (``ANSWER``) when it is the one of ``choices`` nearest to
+    ``measured`` on a log scale, as the page's predict widget picks (``nearest``); else
+    Wrong: hint 1 for no prediction or one not among the choices, hint 2 with ``wrong``
+    (formatted with ``guess`` and ``want``) for another choice."""
+    guess = answer(module, "ANSWER", hint=1)
+    if guess not in choices:
+        raise Wrong(f"ANSWER is {guess!r}: pick one of {', '.join(map(str, choices))}", hint=1)
+    want = min(choices, key=lambda c: abs(math.log(c / measured)))
+    if guess != want:
+        raise Wrong(wrong.format(guess=guess, want=want), hint=2)
+    return want
 
 
 # ---- the book's data and compiled output ------------------------------------------------------

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import math
 import re
 
 import torch
 
 from exercises.checking import (
     Wrong,
-    answer,
     book_value,
     compare,
     compiled_ir,
     guarded,
     jit,
     launch,
+    nearest_choice,
     ragged,
     rand,
 )
@@ -73,12 +72,7 @@ def tf32(module) -> str:
 
 
 def bf16_over_ieee(module) -> str:
-    guess = answer(module, "ANSWER", hint=1)
-    choices = (2, 5, 20, 100)
-    if guess not in choices:
-        raise Wrong(f"ANSWER is {guess!r}: pick one of 2, 5, 20 or 100", hint=1)
     ratio = book_value("h100", "dot.over", of="bf16", to="ieee")
-    want = min(choices, key=lambda c: abs(math.log(c / ratio)))
-    if guess != want:
-        raise Wrong(f"not {guess}: on our H100 bf16 ran {ratio:.1f} times as fast", hint=2)
+    wrong = f"not {{guess}}: on our H100 bf16 ran {ratio:.1f} times as fast"
+    want = nearest_choice(module, (2, 5, 20, 100), ratio, wrong)
     return f"bf16 ran {ratio:.1f} times as fast as ieee fp32 on our H100: about {want}"

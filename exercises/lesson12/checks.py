@@ -4,7 +4,16 @@ import math
 
 import torch
 
-from exercises.checking import Wrong, answer, book_value, compare, guarded, jit, launch, rand
+from exercises.checking import (
+    Wrong,
+    book_value,
+    compare,
+    guarded,
+    jit,
+    launch,
+    nearest_choice,
+    rand,
+)
 
 BH, N, D, BLOCK = 2, 64, 16, 16
 QK_SCALE = math.log2(math.e) / math.sqrt(D)  # scores in base 2: exp2(s) = exp(q.k / sqrt(d))
@@ -65,14 +74,7 @@ RATIOS = (2, 8, 32, 128, 512)
 
 
 def memory(module) -> str:
-    guess = answer(module, "ANSWER", hint=1)
-    if guess not in RATIOS:
-        raise Wrong(f"ANSWER is {guess!r}: pick one of {', '.join(map(str, RATIOS))}", hint=1)
     ratio = book_value("h100", "attention.memory_ratio", direction="training", n=16384)
-    want = min(RATIOS, key=lambda r: abs(math.log(r / ratio)))
-    if guess != want:
-        raise Wrong(
-            f"not {guess}: our H100 measured {ratio:.0f} times the memory, nearest to {want}",
-            hint=2,
-        )
+    wrong = f"not {{guess}}: our H100 measured {ratio:.0f} times the memory, nearest to {{want}}"
+    nearest_choice(module, RATIOS, ratio, wrong)
     return f"our H100 measured the naive step at {ratio:.0f} times the book's memory"

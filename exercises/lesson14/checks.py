@@ -1,11 +1,10 @@
 """Checks of lesson 14's exercises."""
 
-import math
 import re
 
 import torch
 
-from exercises.checking import Wrong, answer, book_value, compare, jit, ragged, rand
+from exercises.checking import Wrong, book_value, compare, jit, nearest_choice, ragged, rand
 
 
 class _Counted:
@@ -108,15 +107,10 @@ RATIOS = (1, 1.25, 2, 3, 5)
 
 
 def lean(module) -> str:
-    guess = answer(module, "ANSWER", hint=1)
-    if guess not in RATIOS:
-        raise Wrong(f"ANSWER is {guess!r}: pick one of {', '.join(map(str, RATIOS))}", hint=1)
     ratio = book_value("h100", "launch_lean.ratio", of="lean", to="torch_add")
-    want = min(RATIOS, key=lambda r: abs(math.log(r / ratio)))
-    if guess != want:
-        raise Wrong(
-            f"not {guess}: on our H100 a LeanAdd call took {ratio:.2f} times torch.add's host "
-            f"time, nearest to {want}",
-            hint=2,
-        )
+    wrong = (
+        f"not {{guess}}: on our H100 a LeanAdd call took {ratio:.2f} times torch.add's host "
+        "time, nearest to {want}"
+    )
+    nearest_choice(module, RATIOS, ratio, wrong)
     return f"on our H100 a LeanAdd call took {ratio:.2f} times torch.add's host time"

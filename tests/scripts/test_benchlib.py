@@ -147,28 +147,32 @@ def test_write_puts_the_envelope_around_rows(tmp_path):
     assert path.read_text() == json.dumps(doc, indent=1) + "\n"
 
 
-def test_a_subset_run_rewrites_only_its_files(tmp_path, monkeypatch):
-    """`make figures ONLY=toy_a` writes toy_a.json and keeps every other file as it was."""
-    _fake_benchmarks(tmp_path, monkeypatch, "toy", ["toy_a", "toy_b"])
+SPREAD = {"p20": 1.0, "p50": 1.0, "p80": 1.0, "reps": 1}
+
+
+def _fake_gpu(tmp_path, monkeypatch, names: list[str]):
+    """The runner on a fake GPU: toy benchmarks ``names`` (family "toy"), data written under
+    tmp_path/data, a provenance the caller may change, no clocks and no memory counters.
+    Returns the data folder and that provenance; the caller fakes the ceilings."""
+    _fake_benchmarks(tmp_path, monkeypatch, "toy", names)
     data = tmp_path / "data"
     monkeypatch.setattr(benchlib, "DATA_DIR", data)
     monkeypatch.setattr(measure.torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(measure.torch.cuda, "current_device", lambda: 0)
     for name in ("reset_peak_memory_stats", "max_memory_allocated", "max_memory_reserved"):
         monkeypatch.setattr(measure.torch.cuda, name, lambda device=None: 0)
-    prov = {
-        "gpu": "Fake GPU",
-        "device_slug": "fake-gpu",
-        "torch": "t",
-        "triton": "t",
-        "cuda": "c",
-        "driver": "d",
-        "commit": "0123456789ab",
-        "clocks_at_start": None,
-    }
+    prov = {"gpu": "Fake GPU", "device_slug": "fake-gpu", "torch": "t", "triton": "t",
+            "cuda": "c", "driver": "d", "commit": "0123456789ab",
+            "clocks_at_start": None}  # fmt: skip
     monkeypatch.setattr(benchlib, "provenance", lambda: dict(prov))
     monkeypatch.setattr(benchlib, "read_clocks", lambda index=0: None)
-    spread = {"p20": 1.0, "p50": 1.0, "p80": 1.0, "reps": 1}
+    return data, prov
+
+
+def test_a_subset_run_rewrites_only_its_files(tmp_path, monkeypatch):
+    """`make figures ONLY=toy_a` writes toy_a.json and keeps every other file as it was."""
+    data, prov = _fake_gpu(tmp_path, monkeypatch, ["toy_a", "toy_b"])
+    spread = SPREAD
     ceilings = {
         "copy": {"bytes": 8, "time_s": spread},
         "matmul": {"float16": {"flops": 8, "time_s": spread}},
@@ -223,20 +227,8 @@ def test_each_file_carries_the_power_sampled_while_its_benchmark_ran(tmp_path, m
     """The runner samples power and SM clock during every benchmark (a fake reader here:
     a board at its limit) and stamps the summary into that file's provenance, where the
     envelope schema accepts it; with nothing to read, no field is written."""
-    _fake_benchmarks(tmp_path, monkeypatch, "toy", ["toy_a"])
-    data = tmp_path / "data"
-    monkeypatch.setattr(benchlib, "DATA_DIR", data)
-    monkeypatch.setattr(measure.torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(measure.torch.cuda, "current_device", lambda: 0)
-    for name in ("reset_peak_memory_stats", "max_memory_allocated", "max_memory_reserved"):
-        monkeypatch.setattr(measure.torch.cuda, name, lambda device=None: 0)
-    prov = {"gpu": "Fake GPU", "device_slug": "fake-gpu", "torch": "t", "triton": "t",
-            "cuda": "c", "driver": "d", "commit": "0123456789ab",
-            "clocks_at_start": None}  # fmt: skip
-    monkeypatch.setattr(benchlib, "provenance", lambda: dict(prov))
-    monkeypatch.setattr(benchlib, "read_clocks", lambda index=0: None)
-    spread = {"p20": 1.0, "p50": 1.0, "p80": 1.0, "reps": 1}
-    ceilings = {"copy": {"bytes": 8, "time_s": spread}, "matmul": {}}
+    data, _ = _fake_gpu(tmp_path, monkeypatch, ["toy_a"])
+    ceilings = {"copy": {"bytes": 8, "time_s": SPREAD}, "matmul": {}}
     monkeypatch.setattr(benchlib, "measure_ceilings", lambda: ceilings)
     at_limit = {"power_w": 695.0, "power_limit_w": 700.0, "sm_mhz": 1700.0,
                 "sm_max_mhz": 1980.0, "busy_percent": 100.0}  # fmt: skip

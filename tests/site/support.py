@@ -141,9 +141,10 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve(directory: Path):
-    """Serves ``directory`` on a loopback port for as long as the block runs; yields its URL."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
+def serve(directory: Path, handler_class: type = _QuietHandler):
+    """Serves ``directory`` on a loopback port for as long as the block runs; yields its URL.
+    ``handler_class``: a SimpleHTTPRequestHandler (say one that answers like GitHub Pages)."""
+    handler = functools.partial(handler_class, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -12,16 +12,13 @@ Chromium: its styles and scripts load, and its links lead back into the site.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import http.server
-import threading
 from pathlib import Path
 
 import pytest
 
 from scripts.book import hook
-from tests.site.support import ROOT, mkdocs_build
+from tests.site.support import ROOT, mkdocs_build, serve
 
 PREFIX = "/triton-measured/"  # a project site's path, as Pages serves it
 
@@ -50,15 +47,8 @@ class _PagesLike(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
-@contextlib.contextmanager
 def serve_like_pages(directory: Path):
-    handler = functools.partial(_PagesLike, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
+    return serve(directory, _PagesLike)
 
 
 def test_site_url_comes_from_the_environment(monkeypatch):

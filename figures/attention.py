@@ -254,3 +254,81 @@ def executed_tflops(docs: Docs, d: HeadDim, mask: Mask) -> float | None:
 
 
 VALUES["attention.executed_tflops"] = Value(executed_tflops, render.tflops, missing=NOT_MEASURED)
+
+
+# ---- lesson 12: every implementation as a multiple of cuDNN's speed (issue 20) -------------
+#
+# The question the TFLOP/s figures leave to arithmetic, "how far from cuDNN?", drawn as the
+# ratio itself. Kept apart from the rest of the module: it reads the same rows.
+
+BASELINE = "sdpa_cudnn"  # the peer every other implementation is measured against
+RATIO_IMPLS = tuple(i for i in IMPLS if i[0] in ("triton", "flex", "sdpa_flash"))
+RATIO_PANES = (  # (direction, causal, panel title)
+    ("forward", False, "forward, full"),
+    ("forward", True, "forward, causal"),
+    ("backward", False, "backward, full"),
+    ("backward", True, "backward, causal"),
+)
+
+
+def of_baseline(row: dict, base: dict) -> tuple[float, float, float]:
+    """``row``'s speed as a multiple of the baseline's, cuDNN's time over the row's
+    (above 1: faster than cuDNN), as (median, p20, p80): the per-round ratio where the two
+    were timed in alternating rounds (``render.paired``), else the ratio of the spreads."""
+    return render.speedup(row["time_s"], base["time_s"])
+
+
+def fig_vs_baseline(d: int):
+    """One panel per direction and mask: each implementation's speed against N, as a
+    multiple of SDPA cuDNN's (a line at 1), with the per-round 20th-80th percentiles."""
+
+    def build(docs: Docs) -> dict:
+        panes, ns = [], set()
+        hover = "N = %{x:,}<br>%{y:.2f}× cuDNN's speed"
+        for direction, causal, title in RATIO_PANES:
+            match = {"direction": direction, "head_dim": d}
+            rows = render.rows(docs, BENCH, impl=BASELINE, causal=causal, **match)
+            base = {r["n"]: r for r in rows}
+            traces = []
+            for _, label, role, _, rs in render.curves(
+                docs, BENCH, "n", RATIO_IMPLS, "causal", [(causal, None)], **match
+            ):
+                rs = [r for r in rs if r["n"] in base]
+                ns |= {r["n"] for r in rs}
+                points = [of_baseline(r, base[r["n"]]) for r in rs]
+                traces.append(render.line([r["n"] for r in rs], points, label, role, hover=hover))
+            if base:  # cuDNN itself: the line at 1, drawn first
+                one = render.line(
+                    [min(base), max(base)], [1, 1], f"{LABEL[BASELINE]} (= 1)", "cublas",
+                    mode="lines", hoverinfo="skip",
+                )  # fmt: skip
+                traces.insert(0, one)
+            panes.append((title, traces))
+        return render.panels(
+            panes,
+            render.axis(f"sequence length N (bf16, d = {d})", log=True, ticks=sorted(ns)),
+            render.axis("× cuDNN's speed (higher is faster)"),
+        )
+
+    return build
+
+
+FIGURES.update(
+    {
+        f"attention-vs-cudnn-d{d}": Figure(
+            f"Attention, d = {d}: speed as a multiple of SDPA cuDNN's",
+            (BENCH,),
+            fig_vs_baseline(d),
+            f"Speed of the Triton flash attention, FlexAttention and SDPA's flash backend as "
+            f"a multiple of SDPA's cuDNN backend (its time over theirs; 1 is cuDNN, higher "
+            f"is faster) for N from 1,024 to 16,384 in bf16 at head dim {d} (B·N = 16,384, "
+            "H·d = 4,096), one panel per direction and mask. Where the run timed each pair "
+            "in alternating rounds, a point is the median of the per-round ratios and its "
+            "error bar spans their 20th to 80th percentile; otherwise it is the ratio of "
+            "the median times, its error bar from the two 20th-80th percentile ranges. "
+            "SDPA's memory-efficient backend and the naive attention are left to the "
+            "TFLOP/s figures.",
+        )
+        for d in (128, 64)
+    }
+)

@@ -247,6 +247,13 @@ def fig_overhead(docs: Docs) -> dict:
     )
 
 
+# How many decades of n a label of the crossover figure covers on a phone (its plot area
+# about 240 px wide for six decades: 40 px a decade), and how many decades of time the
+# gap's three lines take there (about 100 px a decade).
+LABEL_DECADES = {"gap": 1.6, "cross": 3.4}
+GAP_LABEL_DECADES = 0.75
+
+
 def fig_crossover(docs: Docs) -> dict:
     launch = time(docs, "triton")
     traces = []
@@ -288,26 +295,43 @@ def fig_crossover(docs: Docs) -> dict:
         )
     # Both marks sit on the plotted lines: the crossing is computed from the dotted
     # device-time line and the dashed launch line; the gap spans from the launch line to a
-    # point of the Triton host-time line. Their labels go in the empty upper half.
+    # point of the Triton host-time line. The x axis spans the data and nothing else:
+    # Plotly would widen an autoranged axis to hold a label, on a phone down to n = 1
+    # (issue 20). So each label is placed where it fits at any width, above every marker
+    # and error bar under it, whatever the run measured (LABEL_DECADES: how many decades a
+    # label covers on a phone's plot, the narrowest).
     cross = crossover_n(docs)
     gap = gap_point(docs)
     top = gap["host_s"]["p50"]
-    # The labels sit above every marker and error bar they span: the gap's label ends at
-    # the gap, above every time of either implementation left of it, whatever the run
-    # measured (the lines right of the gap climb with n).
-    spans = ("host_s", "time_s", "empty_host_s")
-    highest = max(
-        [top]
-        + [
-            r[k]["p80"]
-            for impl in ("triton", "torch")
-            for r in by_size(docs, impl)
-            if r["n"] <= gap["n"]
-            for k in spans
-            if k in r
-        ]
-    )
+    ns = sorted({r["n"] for impl in ("triton", "torch") for r in by_size(docs, impl)})
     lx, ly = math.log10, lambda s: math.log10(s * 1e6)
+
+    def highest(lo: float, hi: float) -> float:
+        """The highest time drawn (error bars included) for n in [10^lo, 10^hi]."""
+        return max(
+            [launch]
+            + [
+                r[k]["p80"]
+                for impl in ("triton", "torch")
+                for r in by_size(docs, impl)
+                if lo <= lx(r["n"]) <= hi
+                for k in ("host_s", "time_s", "empty_host_s")
+                if k in r
+            ]
+        )
+
+    # The gap's label: right of its arrow, narrow (three short lines) so that it ends
+    # before the crossing's arrow on a phone.
+    gap_at = ly(highest(lx(gap["n"]) - 0.2, lx(gap["n"]) + LABEL_DECADES["gap"]) * 1.25)
+    # The crossing's label: above the crossing, on the side (centred, left or right of its
+    # arrow) where the lines under it are lowest, and above the gap's label.
+    span = LABEL_DECADES["cross"]
+    side = min(
+        (("center", 0.5), ("right", 1.0), ("left", 0.0)),
+        key=lambda a: highest(lx(cross) - a[1] * span, lx(cross) + (1 - a[1]) * span),
+    )
+    under = highest(lx(cross) - side[1] * span, lx(cross) + (1 - side[1]) * span)
+    cross_at = max(ly(under * 1.6), gap_at + GAP_LABEL_DECADES)
     annotations = [
         {  # a double-headed arrow from the launch line up to the wrapper's host time
             "x": lx(gap["n"]),
@@ -323,33 +347,34 @@ def fig_crossover(docs: Docs) -> dict:
         },
         {
             "x": lx(gap["n"]),
-            "y": ly(highest * 1.3),
-            "text": f"+{(top - launch) * 1e6:.1f} µs: checks in<br>the validated wrapper",
+            "y": gap_at,
+            "xshift": 2,
+            "text": f"{(top - launch) * 1e6:+.1f} µs:<br>wrapper<br>checks",
             "showarrow": False,
-            "xanchor": "right",
+            "xanchor": "left",
             "yanchor": "bottom",
-            "align": "right",
+            "align": "left",
         },
         {
             "x": lx(cross),
             "y": ly(launch),
-            # The label ends just left of the crossing, high above it, so the short
-            # arrow down to the crossing passes no other label.
-            "ax": lx(cross) - 0.6,
-            "ay": ly(highest * 12),
+            "ax": lx(cross),
+            "ay": cross_at,
             "axref": "x",
             "ayref": "y",
             "text": f"device time passes<br>an empty launch:<br>n ≈ {millions(cross)}",
             "showarrow": True,
             "arrowhead": 2,
-            "xanchor": "right",
+            "xanchor": side[0],
             "yanchor": "bottom",
-            "align": "right",
+            "align": side[0],
         },
     ]
+    pad = (lx(ns[-1]) - lx(ns[0])) * 0.04
+    xrange = [lx(ns[0]) - pad, lx(ns[-1]) + pad]
     return render.plot(
         traces,
-        xaxis=render.axis("elements n (fp32)", log=True, exponentformat="power"),
+        xaxis=render.axis("elements n (fp32)", log=True, exponentformat="power", range=xrange),
         yaxis=render.axis("time per vector add (µs)", log=True),
         annotations=annotations,
     )

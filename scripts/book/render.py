@@ -96,6 +96,9 @@ six lines, or a dash to tell two settings apart (fp32 and bf16, full and causal)
 small multiples with ``panels`` (``width_panels`` for the row-wise benchmarks). Write
 dtypes as ``SHORT_DTYPE`` does (bf16) and powers with superscripts (``powers``). A figure
 counted from shapes rather than measured gives ``Figure(..., counted="what and how")``.
+A figure whose point is a comparison ("how far from cuDNN") draws the ratio itself: each
+row's ``speedup`` against the baseline's row, the baseline a line at 1, one unit on the
+axis ("× cuDNN's speed (higher is faster)"; figures/attention.py, ``fig_vs_baseline``).
 """
 
 from __future__ import annotations

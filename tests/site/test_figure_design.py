@@ -299,3 +299,108 @@ def test_a_device_switch_changes_the_figure(built_site):
                 same.append(payload["id"])
     assert nav_pages()
     assert not same, f"a device switch that changes nothing: {same}"
+
+
+# ---- ratios drawn as ratios: lesson 12's "× cuDNN's speed" -------------------------------
+
+RATIO_PAGE = "flagship/12-flash-attention.md"
+RATIO_FIGURES = ("attention-vs-cudnn-d128", "attention-vs-cudnn-d64")
+BASELINE_ROLE = "cublas"  # cuDNN keeps its peer colour in the lesson: the line at 1
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("md", per_page([RATIO_PAGE]))
+def test_ratio_figures_draw_ours_against_the_line_at_one(visit, md, width):
+    """The comparison lesson 12's reader asks for, "how far from cuDNN", is drawn as a
+    ratio (the design checks above cover these figures with every other): every panel
+    (direction × mask) has the book's kernel and cuDNN's line at exactly 1, on a y axis
+    that shows 1, in light and dark, with each device's data."""
+    found, seen = [], set()
+    for fig in (f for s in SCHEMES for f in drawn(visit, md, width, s)):
+        d = fig["design"]
+        if d["figure"] not in RATIO_FIGURES:
+            continue
+        seen.add(d["figure"])
+        at = f"{d['figure']} [{d['device']}, {width}]"
+        subplots = {t["subplot"] for t in d["traces"]}
+        if len(subplots) != 4 or len(d["areas"]) != 4:
+            found.append(f"{at}: {len(subplots)} panels, not one per direction and mask")
+        for subplot in sorted(subplots):
+            here = [t for t in d["traces"] if t["subplot"] == subplot and t["visible"]]
+            if not any(ours(t) for t in here):
+                found.append(f"{at}: no line of ours in {subplot}")
+            if not any(t["role"] == BASELINE_ROLE and "= 1" in t["name"] for t in here):
+                found.append(f"{at}: no cuDNN line at 1 in {subplot}")
+        for ax in d["axes"]:
+            if ax["name"].startswith("yaxis") and not min(ax["range"]) < 1 < max(ax["range"]):
+                found.append(f"{at}: {ax['name']} range {ax['range']} hides the line at 1")
+    assert seen == set(RATIO_FIGURES), f"{md}: read {sorted(seen)}"
+    assert not found, "\n".join(sorted(set(found)))
+
+
+def test_ratio_figures_plot_the_medians_of_the_per_round_ratios(built_site):
+    """Each point of the "× cuDNN's speed" figures is, for its implementation, direction,
+    mask, head dim and N, the median of the per-round ratios the run recorded (the row's
+    ``vs.sdpa_cudnn``: cuDNN's time over its own in each round), and its error bar spans
+    their 20th to 80th percentile; in data timed apart (no ``vs``), the ratio of the
+    median times with the widest interval the two spreads allow. The line at 1 is cuDNN."""
+    import json
+
+    from figures import attention
+    from scripts.book import render
+    from tests.site.support import html_for
+
+    devices = render.load_devices()
+    page = (built_site / html_for(RATIO_PAGE)).read_text()
+    payloads = {p["id"]: p for p in map(json.loads, FIGURE_DATA.findall(page))}
+    assert set(RATIO_FIGURES) <= set(payloads), sorted(payloads)
+    label = {name: key for key, name, _ in attention.IMPLS}
+    checked = paired = 0
+    for name in RATIO_FIGURES:
+        d = int(name.removeprefix("attention-vs-cudnn-d"))
+        for device in payloads[name]["devices"]:
+            rows = render.doc(devices[device["slug"]], attention.BENCH)["rows"]
+            plot = device["plot"]
+            titles = [a["text"] for a in plot["layout"]["annotations"]]
+            for t in plot["data"]:
+                title = titles[int(t["xaxis"].removeprefix("x") or 1) - 1]
+                direction, mask = re.sub(r"</?b>", "", title).split(", ")
+                if t["name"].endswith("(= 1)"):
+                    assert t["y"] == [1, 1] and t["meta"]["role"] == BASELINE_ROLE, t["name"]
+                    continue
+                impl = label[t["name"]]
+                bars = t["error_y"]
+                for n, y, plus, minus in zip(
+                    t["x"], t["y"], bars["array"], bars["arrayminus"], strict=True
+                ):
+                    (row,) = [
+                        r
+                        for r in rows
+                        if (r["impl"], r["direction"], r["causal"], r["head_dim"], r["n"])
+                        == (impl, direction, mask == "causal", d, n)
+                    ]
+                    where = f"{name} [{device['slug']}] {impl} {direction} {mask} N={n}"
+                    mine = row["time_s"]
+                    if "vs" in mine:  # timed in alternating rounds
+                        ratio = mine["vs"][attention.BASELINE]
+                        low, mid, high = ratio["p20"], ratio["p50"], ratio["p80"]
+                        paired += 1
+                    else:  # timed apart: the medians' ratio, opposite percentiles
+                        (base,) = [
+                            r
+                            for r in rows
+                            if r["impl"] == attention.BASELINE
+                            and all(r[k] == row[k] for k in ("direction", "causal", "head_dim"))
+                            and r["n"] == n
+                        ]
+                        theirs = base["time_s"]
+                        mid = theirs["p50"] / mine["p50"]
+                        low, high = theirs["p20"] / mine["p80"], theirs["p80"] / mine["p20"]
+                    assert y == pytest.approx(mid, rel=1e-12), where
+                    assert y + plus == pytest.approx(high, rel=1e-9), where
+                    assert y - minus == pytest.approx(low, rel=1e-9), where
+                    checked += 1
+    # Three implementations, forward (5 lengths, FlexAttention 2) and backward (3 and 2),
+    # full and causal, both head dims, on every device with the data.
+    assert checked == len(payloads[RATIO_FIGURES[0]]["devices"]) * 2 * 2 * (12 + 8)
+    assert paired, "no device's data carries per-round ratios"

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 
 import pytest
@@ -75,7 +76,7 @@ def test_gap_arrow_spans_from_the_launch_line_to_the_host_line(slug):
     assert 10 ** arrow["ay"] == pytest.approx(empty["y"][0])  # tail on the launch line
     gap_us = host["y"][i] - empty["y"][0]
     label = next(a for a in fig["layout"]["annotations"] if "wrapper" in a.get("text", ""))
-    assert label["text"].startswith(f"+{gap_us:.1f} µs")
+    assert label["text"].startswith(f"{gap_us:+.1f} µs")  # signed: "+5.9", "-2.7"
     assert launch.wrapper_gap(docs) * 1e6 == pytest.approx(gap_us)
 
 
@@ -122,3 +123,71 @@ def test_values_from_the_new_fields_say_not_measured_on_old_data():
     assert text == "not measured"
     new = with_new_fields(old[slug])
     assert launch.time(new, "graph", "gpu") == launch.row(new, "graph")["gpu_s"]["p50"]
+
+
+# ---- in the browser: the x axis follows the data at every width (issue 20) ---------------
+
+CROSSOVER_READ = r"""
+(fig) => {
+  const gd = fig.querySelector(".book-figure__plot");
+  const box = (r) => ({x0: r.left, y0: r.top, x1: r.right, y1: r.bottom});
+  const xs = gd._fullData.flatMap((t) => t.x || []).filter((x) => x > 0);
+  const labels = [...gd.querySelectorAll(".annotation")]
+    .filter((a) => a.textContent.trim())
+    .map((a) => ({text: a.textContent, box: box(a.querySelector(".annotation-text-g")
+      .getBoundingClientRect())}));
+  return {range: gd._fullLayout.xaxis.range.slice(), lo: Math.min(...xs), hi: Math.max(...xs),
+          area: box(gd.querySelector(".draglayer .nsewdrag").getBoundingClientRect()),
+          labels: labels, device: fig.getAttribute("data-device")};
+}
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_crossover_axis_follows_the_data_at_every_width(browser, site_url, width):
+    """Plotly widens an autoranged axis to hold an annotation: at 390 px the labels pulled
+    the x axis of lesson 03's crossover figure down to n = 1. Now, on every device's data,
+    at a desk's width and a phone's, the axis spans the data (a few percent of padding),
+    and each label lies inside the plot area, clear of the other."""
+    from tests.site.support import html_for
+    from tests.site.visits import settle
+
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        pg = context.new_page()
+        pg.goto(f"{site_url}/{html_for('model/03-what-jit-does.md').removesuffix('index.html')}")
+        fig = pg.locator("#fig-launch-crossover")
+        fig.scroll_into_view_if_needed()
+        settle(pg)
+        buttons = fig.locator(".book-figure__devices button")
+        reads = []
+        for d in range(max(1, buttons.count())):
+            if buttons.count():
+                buttons.nth(d).click()
+                slug = buttons.nth(d).get_attribute("data-slug")
+                pg.wait_for_function(
+                    "([el, slug]) => el.getAttribute('data-device') === slug",
+                    arg=[fig.element_handle(), slug],
+                )
+            settle(pg)
+            reads.append(fig.evaluate(CROSSOVER_READ))
+    finally:
+        context.close()
+    found = []
+    for r in reads:
+        at = f"{r['device']} at {width} px"
+        lo, hi = math.log10(r["lo"]), math.log10(r["hi"])
+        pad = 0.1 * (hi - lo)
+        if not (lo - pad <= r["range"][0] <= lo and hi <= r["range"][1] <= hi + pad):
+            found.append(f"{at}: x axis {r['range']} for data from 10^{lo:.2f} to 10^{hi:.2f}")
+        a = r["area"]
+        for label in r["labels"]:
+            b = label["box"]
+            if b["x0"] < a["x0"] - 1 or b["x1"] > a["x1"] + 1 or b["y0"] < a["y0"] - 1:
+                found.append(f"{at}: label {label['text']!r} {b} leaves the plot area {a}")
+        for p, q in itertools.combinations(r["labels"], 2):
+            b, c = p["box"], q["box"]
+            if b["x0"] < c["x1"] and c["x0"] < b["x1"] and b["y0"] < c["y1"] and c["y0"] < b["y1"]:
+                found.append(f"{at}: labels {p['text']!r} and {q['text']!r} overlap")
+    assert len(reads) == len(WITH_LAUNCH), reads
+    assert not found, "\n".join(found)

@@ -174,3 +174,41 @@ def test_the_copy_button_never_covers_code(phone, scheme, width):
         )
         assert set(ends) == {"end"}, ends
     assert not pg.errors, pg.errors
+
+
+def math_pages() -> list[str]:
+    """Pages with a formula block (the book writes formulas as ```text blocks of Unicode
+    math), found from the text."""
+    return [md for md in nav_pages() if md.endswith(".md") and "```text" in (DOCS / md).read_text()]
+
+
+# Per code block of the page: its box and its copy button's, whether its text is wider or
+# taller than the box, how it overflows, and its scroll cue.
+BLOCKS = """() => [...document.querySelectorAll('.md-typeset pre > code')].map(c => {
+  const pre = c.parentElement, nav = pre.querySelector('.md-code__nav');
+  const cr = c.getBoundingClientRect(), pr = pre.getBoundingClientRect();
+  const s = getComputedStyle(c);
+  return {text: c.textContent.slice(0, 40), math: !!c.closest('.language-text'),
+          nav: nav ? nav.getBoundingClientRect().left : null, right: cr.right,
+          pre: [pr.left, pr.right], screen: document.documentElement.clientWidth,
+          wide: c.scrollWidth > c.clientWidth + 1, tall: c.scrollHeight > c.clientHeight + 1,
+          overflow: s.overflowX, scroll: c.dataset.scroll || null, mask: s.maskImage};
+})"""
+
+
+@pytest.mark.parametrize("md", math_pages())
+def test_no_formula_is_clipped_or_under_the_copy_button_on_a_phone(phone, md):
+    """Every code block of a page with formulas, at 390 px: on the screen, its text left
+    of its copy button, never cut off (a line wider than the screen scrolls sideways, and
+    the edge where it goes on fades), nothing hidden below its box."""
+    pg = phone(md)
+    blocks = pg.evaluate(BLOCKS)
+    assert any(b["math"] for b in blocks), f"{md}: no formula block found"
+    for b in blocks:
+        assert b["nav"] is not None and b["right"] <= b["nav"] + 0.5, (md, b)
+        assert 0 <= b["pre"][0] and b["pre"][1] <= b["screen"] + 0.5, (md, b)
+        assert not b["tall"], (md, b)
+        if b["wide"]:
+            assert b["overflow"] in ("auto", "scroll"), (md, b)
+            assert b["scroll"] == "start" and b["mask"] != "none", (md, b)
+    assert not pg.errors, pg.errors

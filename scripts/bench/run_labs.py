@@ -190,6 +190,10 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
+    if not torch.cuda.is_available():
+        # The labs switch the interpreter on before their first kernel, but this process
+        # imports triton first (its version, below): switch it on here, as they would.
+        os.environ.setdefault("TRITON_INTERPRET", "1")
     device, versions = device_and_versions()
     plain = args.plain or not have_jupyter()
     if plain:

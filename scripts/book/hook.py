@@ -283,9 +283,21 @@ def inline_lab_charts(output: str) -> str:
     return _SVG_IMG.sub(sub, output)
 
 
+# A lab links each exercise's file relative to the notebook (../../exercises/lessonNN/...),
+# so that in Jupyter, inside a clone, the link opens the file to edit. The site does not
+# serve the repository's files: on the page such a link becomes its text, the file's path.
+_EXERCISE_FILE_LINK = re.compile(
+    r'<a\b[^>]*?\bhref="(?:\.\./)+exercises/[^"]*"[^>]*>(.*?)</a>', re.S
+)
+
+
+def unlink_exercise_files(output: str) -> str:
+    return _EXERCISE_FILE_LINK.sub(lambda m: m.group(1), output)
+
+
 def on_post_page(output, page, config):
     if page.file.src_uri.endswith(".ipynb"):
-        output = inline_lab_charts(strip_jupyter_theme(output))
+        output = unlink_exercise_files(inline_lab_charts(strip_jupyter_theme(output)))
     scripts = list(FIGURE_SCRIPTS) if FIGURE_MARK in output else []
     scripts += widget_scripts(output, page, config)
     if not scripts:

@@ -137,3 +137,40 @@ def test_cli_commands(capsys):
     assert main(["hint", "04.3", "2"]) == 0 and "C / (12 R)" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="no exercise"):
         main(["check", "99.9"])
+
+
+def test_check_and_hint_from_python(capsys, monkeypatch):
+    """The labs' cells call the checker from Python: it prints what the command prints,
+    returns True or False, and never raises or exits (a notebook's kernel keeps running)."""
+    import exercises
+
+    assert exercises.check("04.3") is False
+    out = capsys.readouterr().out
+    assert "checking exercises/lesson04/ex3_break_even.py on" in out
+    assert "FAIL 04.3 " in out and "python -m exercises hint 04.3 1" in out
+    # A prediction given in the cell stands in for the file's; one left at None does not.
+    assert exercises.check("04.3", ANSWER=256) is True
+    assert "with ANSWER = 256" in capsys.readouterr().out
+    assert exercises.check("04.3", ANSWER=32) is False
+    assert "FAIL 04.3 " in capsys.readouterr().out
+    assert exercises.check("04.3", ANSWER=None) is False
+    assert "no prediction yet" in capsys.readouterr().out
+    assert exercises.check("04.3", NO_SUCH_NAME=1) is False
+    assert "has no name NO_SUCH_NAME" in capsys.readouterr().out
+    assert exercises.check("04.1", solution=True) is True
+    assert "PASS 04.1 " in capsys.readouterr().out
+    assert exercises.check("99.9") is False
+    assert "no exercise '99.9'" in capsys.readouterr().out
+    exercises.hint("04.3", 2)
+    assert "C / (12 R)" in capsys.readouterr().out
+    exercises.hint("04.3", 9)
+    assert "hints 1 to" in capsys.readouterr().out
+
+    def stops(*args, **kwargs):
+        raise RuntimeError("the GPU went away")
+
+    monkeypatch.setattr(checking, "run", stops)
+    assert exercises.check("04.1") is False
+    assert "the check itself stopped: RuntimeError: the GPU went away" in capsys.readouterr().out
+    module = exercises.reader_module("04.1", solution=True)
+    assert hasattr(module, "transpose_kernel")

@@ -1579,6 +1579,56 @@ def stale_note(seen: dict, devices: dict[str, Docs]) -> str:
 # ---- kinds and figures shared by modules --------------------------------------------------
 
 
+def _kind(compute: Callable, params: list[inspect.Parameter], doc: str) -> Callable:
+    """``compute`` as a value kind taking ``params`` (after docs), with docstring ``doc``."""
+    first = inspect.Parameter("docs", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    compute.__signature__ = inspect.Signature([first, *params])
+    compute.__annotations__ = {p.name: p.annotation for p in params}
+    return named("kind", doc, compute)
+
+
+def row_kind(choose: Callable, read: Callable[[dict], object], doc: str) -> Callable:
+    """A value kind: ``read(row)`` of the row ``choose(docs, **params)`` picks (None where it
+    picks none). Its parameters are ``choose``'s, its docstring ``doc``."""
+
+    def compute(docs: Docs, **params):
+        row = choose(docs, **params)
+        return None if row is None else read(row)
+
+    return _kind(compute, list(inspect.signature(choose).parameters.values())[1:], doc)
+
+
+def pair_kind(choose: Callable, over: str, combine: Callable, doc: str) -> Callable:
+    """A value kind comparing two rows: ``combine(docs, a, b)`` of the rows ``choose`` picks
+    with its parameter ``over`` set to the kind's ``of`` and ``to`` (its other parameters
+    shared), e.g. ``ratio of=triton to=cublas``."""
+
+    def compute(docs: Docs, of, to, **params):
+        return combine(
+            docs, choose(docs, **{over: of}, **params), choose(docs, **{over: to}, **params)
+        )
+
+    params = []
+    for p in list(inspect.signature(choose).parameters.values())[1:]:
+        params += [p.replace(name="of"), p.replace(name="to")] if p.name == over else [p]
+    return _kind(compute, params, doc)
+
+
+def p50(row: dict) -> float:
+    """A row's median device time, seconds."""
+    return row["time_s"]["p50"]
+
+
+def tie(bench: str) -> Callable:
+    """For ``pair_kind``: two rows of ``bench`` in words by the tie rule (``tie_words``)."""
+    return lambda docs, a, b: tie_words(docs, bench, a, b)
+
+
+def divide(read: Callable[[dict], float], minus: float = 0.0) -> Callable:
+    """For ``pair_kind``: ``read(a) / read(b) - minus``, None without both rows."""
+    return lambda docs, a, b: None if a is None or b is None else read(a) / read(b) - minus
+
+
 def tie_words(
     docs: Docs, bench: str, ours: dict | None, peer: dict | None, words=COMPARE_WORDS
 ) -> str | None:

@@ -53,7 +53,7 @@ def forward(docs: Docs, cols: int, dtype: str = "float32") -> dict:
 
 
 def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str | None):
-    """``impl``'s rows at width ``cols`` (None: every width up to 16,384), ``dtype`` (None: both)."""
+    """``impl``'s rows at width ``cols`` (None: all up to 16,384) and ``dtype`` (None: both)."""
     return [
         r
         for r in render.rows_by(docs, BENCH, "cols", impl=impl, direction=direction)

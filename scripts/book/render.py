@@ -1580,11 +1580,19 @@ def stale_note(seen: dict, devices: dict[str, Docs]) -> str:
 
 
 def _kind(compute: Callable, params: list[inspect.Parameter], doc: str) -> Callable:
-    """``compute`` as a value kind taking ``params`` (after docs), with docstring ``doc``."""
-    first = inspect.Parameter("docs", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    compute.__signature__ = inspect.Signature([first, *params])
-    compute.__annotations__ = {p.name: p.annotation for p in params}
-    return named("kind", doc, compute)
+    """``compute`` (called with every argument by name) as a value kind taking ``params``
+    after docs, with docstring ``doc``; callable as a plain function too."""
+    docs = inspect.Parameter("docs", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    signature = inspect.Signature([docs, *params])
+
+    def kind(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return compute(**bound.arguments)
+
+    kind.__signature__ = signature
+    kind.__annotations__ = {p.name: p.annotation for p in params}
+    return named("kind", doc, kind)
 
 
 def row_kind(choose: Callable, read: Callable[[dict], object], doc: str) -> Callable:

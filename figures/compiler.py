@@ -66,8 +66,6 @@ def listing(lines: list[str], lang: str, pattern: re.Pattern) -> str:
     return block(lines, lang, [i + 1 for i, line in enumerate(lines) if pattern.search(line)])
 
 
-# ---- vector add: the whole IR, and the PTX's memory instructions ---------------------------
-
 VECTOR_HIGHLIGHT = {"ttir": TTIR_LINES, "ttgir": r"^#blocked|tt\.(load|store)"}
 
 
@@ -117,9 +115,6 @@ def ragged_signature(docs: Docs) -> str:
     (sig,) = [line.strip() for line in lines if "tt.func" in line]
     sig_lines = split_signature([sig])
     return listing(sig_lines, "mlir", re.compile(r"%n_elements"))
-
-
-# ---- matmul: where tl.dot becomes tensor-core instructions ---------------------------------
 
 
 def matmul_ttgir_dot(docs: Docs) -> str:
@@ -172,8 +167,6 @@ def matmul_config(docs: Docs) -> str:
         f"num_warps={c['num_warps']}, num_stages={c['num_stages']}"
     )
 
-
-# ---- compile time (compiler_time) -----------------------------------------------------------
 
 TIME = "compiler_time"
 # The order files come out of the pipeline, for the cache listing.

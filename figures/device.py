@@ -22,16 +22,14 @@ def l2_mb(docs: Docs) -> int:
 
 
 def version(docs: Docs, of: Literal["triton", "torch", "cuda"]) -> str:
-    """The version of Triton, PyTorch, or the CUDA PyTorch was built with, that the
-    device's data was measured with (from its provenance)."""
+    """The version of Triton, PyTorch, or CUDA the device's data was measured with."""
     return render.provenance(docs)[of]
 
 
 def after(
     docs: Docs, bench: str, field: Literal["sm_mhz", "sm_max_mhz", "power_draw_w", "power_limit_w"]
 ) -> float:
-    """The GPU's state right after benchmark ``bench`` ran, from its provenance: the SM
-    clock and its maximum (MHz), the power drawn and the power limit (W)."""
+    """The SM clock or its maximum (MHz), or the power or its limit (W), after ``bench``."""
     return render.doc(docs, bench)["provenance"]["clocks_after"][field]
 
 
@@ -40,6 +38,5 @@ VALUES = {
     "device.sm_count": Value(sm_count, render.plain),
     "device.l2_mb": Value(l2_mb, render.mib),
     "device.version": Value(version),
-    # added for the methodology appendix
     "device.after": Value(after, render.whole),
 }

@@ -38,9 +38,6 @@ EXAMPLE = {
 WGMMA_TF32 = {"m": 64, "n": 128, "k": 8}
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
 def measured(docs: Docs) -> bool:
     return BENCH in docs
 
@@ -66,9 +63,6 @@ def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | 
 
 Precision = Literal["ieee", "tf32", "fp16", "bf16", "fp8"]
 Impl = Literal["triton", "cublas"]
-
-
-# ---- values: measured -------------------------------------------------------------------
 
 
 def size(docs: Docs) -> int | None:
@@ -102,9 +96,6 @@ def over_fma(docs: Docs, precision: Precision) -> float | None:
     return render.quotient(rate_of(docs, "triton", precision), fma_roof(docs))
 
 
-# ---- values: the worked example (arithmetic, no data) -------------------------------------
-
-
 Quantity = Literal["step_flops", "step_bytes", "step_intensity", "step_fmas",
                   "fmas_per_thread", "warp_groups", "wgmma_per_step", "rounded_per_thread",
                   "k_steps", "tile_flops", "tiles", "total_flops"]  # fmt: skip
@@ -132,8 +123,6 @@ def example(docs: Docs, of: Quantity) -> float:
         "total_flops": 2 * size**3,
     }[of]
 
-
-# ---- values: what "tf32" does to fp32 inputs (dot_tf32) ------------------------------------
 
 TF32 = "dot_tf32"
 Fp32Precision = Literal["ieee", "tf32", "tf32x3"]
@@ -225,9 +214,6 @@ VALUES = {
     "dot.of_peak": Value(of_peak, render.percent, missing="no datasheet peak for this GPU"),
     "dot.clock_share": Value(clock_share, render.percent, missing=NOT_YET),
 }
-
-
-# ---- the figure ---------------------------------------------------------------------------
 
 
 def bars(name: str, role, labels: list[str], points: list, text: list[str]) -> dict:

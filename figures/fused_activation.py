@@ -42,9 +42,6 @@ CLOCKS = {"device": "time_s", "host": "host_s"}
 NOT_MEASURED = "not measured"
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
 def of(docs: Docs, impl: str, case: str = "bf16") -> list[dict]:
     """Rows of one implementation for one case, by size."""
     (dtype, approximate, mask), _ = CASES[case]
@@ -93,9 +90,6 @@ def timed(
 def median(spread: dict) -> float:
     """A time spread's median, seconds."""
     return spread["p50"]
-
-
-# ---- values -------------------------------------------------------------------------------
 
 
 def n_cols(docs: Docs) -> int:
@@ -189,8 +183,6 @@ def widest_load(docs: Docs) -> str:
     return f"{max(bits)}-bit"
 
 
-# ---- values: dropout made in the kernel (fused_activation_dropout) ------------------------
-
 DROPOUT = "fused_activation_dropout"
 DropImpl = Literal["triton_seed", "triton_mask", "eager", "compile"]
 GeluForm = Literal["none", "tanh"]
@@ -238,8 +230,6 @@ def dropout_compare(
     a, b = (dropout_row(docs, impl, "largest", approximate, dtype) for impl in (of, to))
     return render.tie_words(docs, DROPOUT, a, b)
 
-
-# ---- values: what limits the kernel (fused_activation_controls) ---------------------------
 
 CONTROLS = "fused_activation_controls"
 Keep = Literal["none", "memory", "seed"]
@@ -418,9 +408,6 @@ VALUES = {
 }
 
 
-# ---- figures ----------------------------------------------------------------------------
-
-
 def rows_axis(docs: Docs) -> dict:
     """The log x axis over the swept rows, labels tilted counter-clockwise on a phone (the
     last one stays inside the figure)."""
@@ -561,8 +548,6 @@ FIGURES = {
     ),
 }
 
-
-# ---- lesson 01's roofline -----------------------------------------------------------------
 
 GELU_FLOPS = 7  # per element, nominal: x+b, v/sqrt2, erf (as one), 1+, 0.5*v, *, *mask
 

@@ -25,8 +25,6 @@ Epi = Literal["triton_fused", "triton_plain", "cublas", "cublas_eager", "cublas_
 Clock = Literal["device", "graph", "host"]
 CLOCKS = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}
 
-# ---- the tile-load model of program order -------------------------------------------------
-
 
 def program_tiles(num_pid_m: int, num_pid_n: int, group_m: int) -> list[tuple[int, int]]:
     """(pid_m, pid_n) of each program id in launch order, as kernels/matmul.py maps it."""
@@ -65,9 +63,6 @@ def modelled_bytes(row: dict, wave: int) -> int:
     return a_tiles * bm * bk * elem + b_tiles * bk * bn * elem
 
 
-# ---- rows ----------------------------------------------------------------------------------
-
-
 def square(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> dict:
     """The ``matmul`` row of ``impl`` at n³."""
     return render.one(docs, SQUARES, impl=impl, dtype=dtype, m=n)
@@ -98,8 +93,6 @@ def median(spread: dict) -> float:
     return spread["p50"]
 
 
-# ---- values: squares (benchmark matmul) ----------------------------------------------------
-
 square_tflops = render.row_kind(square, render.flop_rate, "FLOP/s of ``impl`` at n³.")
 square_ratio = render.pair_kind(
     square, "impl", render.divide(render.flop_rate), "``of``'s FLOP/s over ``to``'s at n³."
@@ -125,8 +118,6 @@ def power(docs: Docs, which: Literal["after", "limit"]) -> str:
         return f"{max(a['power_limit_w'] for a in after):.0f} W"
     return f"{max(a['power_draw_w'] for a in after):.0f} W"
 
-
-# ---- values: LLM shapes (matmul_llm), M tokens x 4096 @ 4096 x 14336, bf16 ----------------
 
 llm_time = render.row_kind(llm, median, "Median seconds per call at M = ``tokens`` on ``clock``.")
 llm_compare = render.pair_kind(
@@ -176,8 +167,6 @@ def llm_pace(docs: Docs, tokens: int) -> str | None:
     return "the host" if render.graph_host_bound(r) else "the GPU"
 
 
-# ---- values: program order (matmul_grouped) and the tile-load model at 8192³ fp16 --------
-
 order_time = render.row_kind(ordered, render.p50, "Median seconds of the matmul in ``order``.")
 
 
@@ -222,8 +211,6 @@ def model_ratio(docs: Docs) -> float:
     """Modelled bytes read, row-major over grouped."""
     return model_bytes(docs, "rowmajor") / model_bytes(docs, "grouped")
 
-
-# ---- values: the fused epilogue (matmul_epilogue), bf16 -----------------------------------
 
 epilogue_time = render.row_kind(epilogue_row, render.p50, "Median seconds of ``impl`` at n³.")
 epilogue_ratio = render.pair_kind(
@@ -333,9 +320,6 @@ VALUES = {
     "matmul.epilogue_compare": Value(epilogue_compare),
     "matmul.pass_time": Value(pass_time, render.millis(2)),
 }
-
-
-# ---- figures ----------------------------------------------------------------------------
 
 
 # Bar labels mid-bar, clear of the error bar's whisker at the bar's end.
@@ -478,9 +462,6 @@ FIGURES = {
         "followed by GELU, and the cuBLAS matmul without epilogue.",
     ),
 }
-
-
-# ---- lesson 01's roofline -----------------------------------------------------------------
 
 
 def roofline_llm(rows: list[dict]) -> list[dict]:

@@ -20,9 +20,6 @@ NOT_MEASURED = "not measured"
 Which = Literal["best", "worst", "pick"]
 
 
-# ---- the sweep's rows ----------------------------------------------------------------------
-
-
 def sweep_rows(docs: Docs) -> list[dict]:
     return render.doc(docs, SWEEP)["rows"]
 
@@ -92,9 +89,6 @@ def sweep_row(docs: Docs, tile: str, warps: int, stages: int) -> dict | None:
     found = render.rows(docs, SWEEP, block_m=bm, block_n=bn, block_k=bk, num_warps=warps,
                         num_stages=stages)  # fmt: skip
     return found[0] if len(found) == 1 and "time_s" in found[0] else None
-
-
-# ---- values: the sweep ----------------------------------------------------------------------
 
 
 def size_text(docs: Docs) -> str:
@@ -236,9 +230,6 @@ def smem(docs: Docs, tile: str, stages: int) -> int:
     return stage_bytes(*parse_tile(tile), stages, 2)
 
 
-# ---- values: the autotuner's first-call cost (None until measured) --------------------------
-
-
 def cost_row(docs: Docs, configs: int | None) -> dict | None:
     """The cost row with ``configs`` configs, or with the most (None)."""
     if AUTOTUNE_COST not in docs:
@@ -271,8 +262,6 @@ def host(docs: Docs, pinned: bool = False) -> float | None:
     """Median host seconds of a later call through the autotuner, or with the config pinned."""
     return render.field(cost_row(docs, None), "pinned_host_s" if pinned else "host_s", "p50")
 
-
-# ---- values: programs per SM, and the stage pairs in words ---------------------------------
 
 # Shared memory one SM holds by compute capability (CUDA C++ Programming Guide), and what
 # every resident program takes for the system.
@@ -354,8 +343,6 @@ VALUES = {
     "matmul_autotune.cost_ratio": Value(cost_ratio, render.ratio, missing=NOT_MEASURED),
 }
 
-
-# ---- figures ----------------------------------------------------------------------------
 
 SETTING_GAP = 0.16  # bar pitch within a tile's group, in y units (one unit per tile)
 

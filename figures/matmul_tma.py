@@ -34,9 +34,6 @@ def epi_row(docs: Docs, impl: EpiImpl, n: int) -> dict | None:
     return render.maybe_one(docs, EPI, absent_ok=True, impl=impl, m=n)
 
 
-# ---- values: the squares -------------------------------------------------------------------
-
-
 def cell(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> str | None:
     """``impl``'s TFLOP/s at n³ and, but for cuBLAS, its share of cuBLAS's (a table cell)."""
     r, c = row(docs, impl, dtype, n), row(docs, "cublas", dtype, n)
@@ -86,9 +83,6 @@ def ws_status(docs: Docs) -> str | None:
         return f"failed ({failed[0]['failure'][:120]})"
     short = dict(DTYPES)
     return "ran at " + " and ".join(f"{short[r['dtype']]} {r['m']}³" for r in found)
-
-
-# ---- values: matmul_tma_epilogue, lesson 09's epilogue target with the TMA kernel, bf16 -----
 
 
 epilogue_ratio = render.pair_kind(

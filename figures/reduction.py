@@ -21,9 +21,6 @@ OPS = (("sum", "row sum"), ("max", "row max"))
 TORCH_NAME = {"sum": "torch.sum", "max": "torch.amax"}
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
 def measured(docs: Docs) -> bool:
     return BENCH in docs
 
@@ -35,9 +32,6 @@ def series(docs: Docs, impl: str, op: str, dtype: str) -> list[dict]:
 
 def widest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:
     return series(docs, impl, op, dtype)[-1]
-
-
-# ---- values -------------------------------------------------------------------------------
 
 
 Op = Literal["sum", "max"]
@@ -119,9 +113,6 @@ def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "loads"]) -> str |
     return f"{r['ptx']['ld_global_v4']} in fp32, {b['ptx']['ld_global_v4']} in bf16"
 
 
-# ---- values: how many programs an SM holds, from the registers the compiler reports --------
-
-
 def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
     """Programs of the Triton sum one SM holds, by each limit and overall, or None."""
     if not measured(docs):
@@ -152,8 +143,6 @@ def in_flight(docs: Docs, dtype: Dtype = "float32", at: At = "widest") -> int | 
     row = at_width(docs, "triton", "sum", dtype, at)
     return r["programs"] * row["block_m"] * row["block_n"] * render.ELEMENT_BYTES[dtype]
 
-
-# ---- values: the tile control at the widest rows (reduction_tile) --------------------------
 
 TILE = "reduction_tile"
 
@@ -236,9 +225,6 @@ VALUES = {
     "reduction.tile_compare": Value(tile_compare, missing=NOT_MEASURED),
     "reduction.tile_finding": Value(tile_finding, missing=NOT_MEASURED),
 }
-
-
-# ---- figure -------------------------------------------------------------------------------
 
 
 def fig_widths(docs: Docs) -> dict:

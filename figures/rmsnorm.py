@@ -36,9 +36,6 @@ KernelField = Literal["programs", "regs", "regs_per_program", "spills"]
 HostPart = Literal["autograd", "kernels", "host", "host_kernels", "host_noop", "host_rest"]
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
 def row(docs: Docs, direction: str, hidden: int, impl="triton", dtype="bfloat16") -> dict:
     return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, hidden=hidden)
 
@@ -66,9 +63,6 @@ def sweep_best(docs: Docs, hidden: int, per_sm: int | None, prefetch: bool | Non
     if not found and prefetch is None:
         raise render.RenderError(f"{SWEEP} has no row hidden={hidden} programs_per_sm={per_sm}")
     return max(found, key=render.bandwidth, default=None)
-
-
-# ---- values: the main benchmark -----------------------------------------------------------
 
 
 def bandwidth_of(
@@ -158,9 +152,6 @@ def tensor_over_l2(docs: Docs) -> float:
     return elements(docs) * 2 / render.provenance(docs)["l2_bytes"]
 
 
-# ---- values: the control at M = 16384 and the backward's launch-shape sweep -----------------
-
-
 def small_m(
     docs: Docs, direction: Direction, hidden: Literal[1024, 2048, 4096], of: HostPart
 ) -> float | None:
@@ -223,9 +214,6 @@ VALUES = {
     "rmsnorm.sweep_shape": Value(sweep_shape, missing=NOT_MEASURED),
     "rmsnorm.sweep_count": Value(sweep_count, render.count),
 }
-
-
-# ---- figures ------------------------------------------------------------------------------
 
 
 def fig_bandwidth(direction: str, y_title: str):
@@ -310,8 +298,6 @@ FIGURES = {
     ),
 }
 
-
-# ---- lesson 01's roofline -----------------------------------------------------------------
 
 # FLOPs per element, counted from the kernels.
 FLOPS_PER_ELEMENT = {"forward": 4, "backward": 10}

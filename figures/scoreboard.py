@@ -18,9 +18,6 @@ Label = tuple[str, str]  # (case, what it is compared against)
 SHORT = render.SHORT_DTYPE
 
 
-# ---- cells: a ratio with its interval, in words ---------------------------------------------
-
-
 def span(mid: float, low: float, high: float, percent: bool, tie: bool) -> str:
     """ "1.06× (1.03–1.09)" or "97% (96–98%)", a digit more where rounding would reach 1."""
     digits = 2
@@ -138,8 +135,6 @@ def paired(bench: str, mine: dict, order, label, same, peers, copy=False):
     return cells_of
 
 
-# ---- lesson 05: one tile kernel per precision ------------------------------------------------
-
 DOT_SIZES = (4096, 8192)  # the squares the lesson reads; 2048³ is over in tens of µs
 DOT_PRECISION = {"ieee": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}
 
@@ -154,8 +149,6 @@ def dot_cells(docs: Docs) -> Cells:
             )
     return cells
 
-
-# ---- lesson 06: row sum and row max ---------------------------------------------------------
 
 REDUCTION_WIDTHS = (4096, 65536)  # a row one tile holds, and the widest, walked in tiles
 
@@ -174,9 +167,6 @@ def reduction_cells(docs: Docs) -> Cells:
     return cells
 
 
-# ---- lesson 07: vector add ------------------------------------------------------------------
-
-
 def vector_add_cells(docs: Docs) -> Cells:
     cells, bench = Cells(), vector_add.BENCH
     for dtype in vector_add.DTYPES:
@@ -186,8 +176,6 @@ def vector_add_cells(docs: Docs) -> Cells:
         cells.versus(docs, bench, case, ours, peers, copy=True)
     return cells
 
-
-# ---- lesson 08: bias + GELU + mask ----------------------------------------------------------
 
 FUSED_PEERS = (("eager", "eager PyTorch (3 kernels)"), ("compile", "torch.compile"))
 
@@ -200,8 +188,6 @@ def fused_activation_cells(docs: Docs) -> Cells:
         cells.versus(docs, bench, words, ours, peers, copy=True)
     return cells
 
-
-# ---- lesson 09: matmul ----------------------------------------------------------------------
 
 SQUARE_SIZES = (4096, 8192)  # smaller squares time the wrapper's host path (lesson 09)
 SQUARE_PEERS = (("cublas", "cuBLAS"), ("compile", "torch.compile"))
@@ -228,8 +214,6 @@ def matmul_epilogue_cells(docs: Docs) -> Cells:
         cells.versus(docs, bench, f"bf16, {n}³", find(docs, bench, impl="triton_fused", m=n), peers)
     return cells
 
-
-# ---- lessons 10 to 12: softmax, RMSNorm, attention (rows found by field) -------------------
 
 SOFTMAX_PEERS = (("torch", "torch.softmax"), ("compile", "torch.compile"), ("liger", "Liger"))
 
@@ -258,8 +242,6 @@ def attention_case(r: dict) -> str:
     return f"d = {r['head_dim']}, {'causal' if r['causal'] else 'full'} ({shape})"
 
 
-# ---- lesson 13: the persistent TMA matmul ---------------------------------------------------
-
 TMA, TMA_EPILOGUE = "matmul_tma", "matmul_tma_epilogue"
 TMA_KERNELS = (("tma", "TMA"), ("tma_ws", "TMA, warp-specialized"))
 
@@ -280,8 +262,6 @@ def matmul_tma_cells(docs: Docs) -> Cells:
         cells.versus(docs, TMA_EPILOGUE, f"TMA + bias + GELU, bf16, {n}³", fused, peers)
     return cells
 
-
-# ---- lesson 14: host cost per call ----------------------------------------------------------
 
 LAUNCH_LEAN = "launch_lean"
 HOST_CALLS = (
@@ -388,9 +368,6 @@ TABLES = {
         (LAUNCH_LEAN,), host_cost_cells, ("call, 128 floats", "against"), launch_note
     ),
 }
-
-
-# ---- values: the margin, for the methodology appendix ---------------------------------------
 
 
 def drift(docs: Docs, bench: str) -> float:

@@ -34,9 +34,6 @@ Direction = Literal["forward", "backward"]
 Dtype = Literal["float32", "bfloat16"]
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
 def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict:
     return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
 
@@ -83,9 +80,6 @@ def field(row: dict | None, name: str):
     """A compiler field of a row; None without the row, 'not reported' without the field."""
     v = None if row is None else row.get(name)
     return "not reported" if row is not None and v is None else v
-
-
-# ---- values: the peers, one width or the lowest over widths -------------------------------
 
 
 def bandwidth_of(
@@ -148,9 +142,6 @@ def compare(
     return render.tie_words(docs, BENCH, ours, theirs)
 
 
-# ---- values: the compiled kernels -------------------------------------------------------
-
-
 def regs(
     docs: Docs, cols: int, kernel: Literal["wrapper", "control"] = "wrapper",
     dtype: Dtype = "float32", spilled: bool = False,
@@ -174,9 +165,6 @@ def resources(docs: Docs, cols: int = LONG, tile: int | None = None) -> str | No
                 f"{field(r, 'n_regs')} registers and {field(r, 'n_spills')} spills in {dtype}"
             )
     return ", ".join(parts) or None
-
-
-# ---- values: the online kernel's sweep ------------------------------------------------------
 
 
 def sweep_bandwidth(
@@ -298,9 +286,6 @@ def in_flight(docs: Docs, cols: int, dtype: Dtype = "float32", tensors: int = 1)
     return render.provenance(docs)["sm_count"] * cols * render.ELEMENT_BYTES[dtype] * tensors
 
 
-# ---- values: the online backward's tile (softmax_online_backward) -------------------------
-
-
 def backward_tile(docs: Docs, dtype: Dtype, tile: int, warps: int) -> float | None:
     """The online backward's bandwidth at 65,536 columns with this tile and warps, bytes/s."""
     r = render.maybe_one(docs, BACKWARD, absent_ok=True, dtype=dtype, block_n=tile, num_warps=warps)
@@ -340,9 +325,6 @@ VALUES = {
     "softmax.backward_tile": Value(backward_tile, render.tbps, missing=NOT_MEASURED),
     "softmax.backward_best": Value(backward_best, missing=NOT_MEASURED),
 }
-
-
-# ---- figures ----------------------------------------------------------------------------
 
 
 def fig_widths(direction: str):
@@ -454,8 +436,6 @@ FIGURES = {
 }
 
 
-# ---- lesson 01's roofline -----------------------------------------------------------------
-
 FLOPS_PER_ELEMENT = 5  # max, subtract, exp, sum, divide
 
 
@@ -469,9 +449,6 @@ ROOFLINE = {
         cols=4096,
     )
 }
-
-
-# ---- kernels per call: what each impl launched (lesson 10's peers) -------------------------
 
 
 def launched_row(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:

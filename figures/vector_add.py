@@ -24,9 +24,6 @@ Impl = Literal["triton", "torch"]
 Dtype = Literal["float32", "float16", "bfloat16"]
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
 def by_size(docs: Docs, impl: str, dtype: str = "float32") -> list[dict]:
     return render.rows_by(docs, BENCH, "n", impl=impl, dtype=dtype)
 
@@ -52,9 +49,6 @@ def sweep_row(docs: Docs, block: int, warps: int) -> dict:
     if "empty_time_s" not in row:  # runs before commit 6f84e6e did not measure these
         raise render.RenderError("no control or register data for this device")
     return row
-
-
-# ---- values: the size sweep, at the largest size unless said ----------------------------
 
 
 def largest_n(docs: Docs) -> int:
@@ -105,9 +99,6 @@ def flat_until(docs: Docs) -> int:
     return flat
 
 
-# ---- values: the BLOCK x num_warps sweep -------------------------------------------------
-
-
 def sweep_bandwidth(docs: Docs, block: int | None = None, warps: int | None = None) -> float:
     """Best bandwidth of the sweep at ``block`` and ``warps`` (left out: any), bytes/s."""
     return max(render.bandwidth(r) for r in sweep(docs, block, warps))
@@ -132,9 +123,6 @@ def over_empty(docs: Docs, block: int, warps: int) -> float:
 def regs(docs: Docs, block: int, warps: int, spilled: bool = False) -> int:
     """Registers per thread (or spilled) of the add compiled for (block, warps)."""
     return sweep_row(docs, block, warps)["n_spills" if spilled else "n_regs"]
-
-
-# ---- values: occupancy and Little's law on the block sweep ---------------------------------
 
 
 def resident_per_sm(docs: Docs, block: int, warps: int) -> dict | None:
@@ -215,8 +203,6 @@ def nanos(v: float) -> str:
     return f"{v * 1e9:,.0f} ns"
 
 
-# ---- values: one-way streams against the add (vector_add_streams) --------------------------
-
 Stream = Literal["add", "copy", "read", "fill"]
 
 
@@ -233,16 +219,10 @@ def stream_of_copy(docs: Docs, stream: Stream, impl: Impl = "triton") -> float |
     )
 
 
-# ---- values: n = 2^28 against 2^28 - 1 (vector_add_ragged) --------------------------------
-
-
 def ragged_slowdown(docs: Docs) -> float:
     """Device time with n = 2^28 - 1 over n = 2^28 (scalar loads against 16-byte ones)."""
     ragged, aligned = (render.one(docs, RAGGED, divisible_by_16=d) for d in (False, True))
     return render.speedup(aligned["time_s"], ragged["time_s"])[0]
-
-
-# ---- values: comparisons in words, by the tie rule -----------------------------------------
 
 
 def compare(docs: Docs, dtype: Dtype = "float32") -> str:
@@ -265,8 +245,6 @@ def stream_compare(docs: Docs, stream: Stream, impl: Impl = "triton") -> str | N
     this, base = (None if r is None else render.per_byte(r) for r in (this, base))
     return render.tie_words(docs, STREAMS, this, base)
 
-
-# ---- values: occupancy, limit by limit ---------------------------------------------------
 
 Limit = Literal["threads", "blocks", "registers"]
 
@@ -319,9 +297,6 @@ VALUES = {
     "vector_add.copy_compare": Value(copy_compare),
     "vector_add.stream_compare": Value(stream_compare, missing="not measured"),
 }
-
-
-# ---- figures ----------------------------------------------------------------------------
 
 
 def fig_bandwidth(docs: Docs) -> dict:
@@ -414,9 +389,6 @@ FIGURES = {
         "with the measured copy ceiling.",
     ),
 }
-
-
-# ---- lesson 01's roofline -----------------------------------------------------------------
 
 
 # One point per dtype: the Triton kernel at the largest size (1 FLOP per element).

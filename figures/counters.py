@@ -95,6 +95,4 @@ def counter_text(docs: Docs, probe: Probe, of: Metric, kernel: int = 0) -> str:
     return fmt(of)(value / 1e9 if of == "time" else value)
 
 
-VALUES = {
-    "counters.metric": Value(counter_text),
-}
+VALUES = {"counters.metric": Value(counter_text)}

@@ -266,5 +266,5 @@ FIGURES = {
         "(best of three block configs) and the library's rate at the same precision: fp32 "
         "with input_precision ieee and tf32, fp16, bf16 and fp8, at the largest square "
         "size measured; error bars span the 20th to 80th percentile.",
-    ),
+    )
 }

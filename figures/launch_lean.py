@@ -108,5 +108,5 @@ FIGURES = {
         "launcher alone, a CUDA-graph replay of the lean call, and an empty Triton launch; "
         "wall time in a loop and time inside the call with the GPU kept busy; error bars "
         "span the 20th to 80th percentile.",
-    ),
+    )
 }

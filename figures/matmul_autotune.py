@@ -429,10 +429,7 @@ def fig_configs(docs: Docs) -> dict:
         traces,
         height=820,
         barmode="overlay",
-        xaxis=render.axis(
-            f"TFLOP/s at {size} (longer is faster)",
-            rangemode="tozero",
-        ),
+        xaxis=render.axis(f"TFLOP/s at {size} (longer is faster)", rangemode="tozero"),
         yaxis={
             "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
             "tickvals": list(range(len(tiles))),

@@ -251,5 +251,5 @@ FIGURES = {
         "against columns per row, one panel per operation and dtype (sum and max; fp32 and "
         "bf16), for the Triton kernel of kernels/reduction.py and torch.sum / torch.amax, "
         "with the measured copy ceiling; error bars span the 20th to 80th percentile.",
-    ),
+    )
 }

@@ -135,5 +135,5 @@ FIGURES = {
         "Log-log roofline: attainable TFLOP/s against arithmetic intensity, with the measured "
         "copy-bandwidth slope, one measured roof per instruction class (fp32 FMA on CUDA "
         "cores where measured, bf16 matmul on tensor cores), and the book's kernels as points.",
-    ),
+    )
 }

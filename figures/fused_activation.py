@@ -38,7 +38,6 @@ AnyCase = Literal["bf16", "tanh", "nomask", "fp16", "fp32", "worst"]  # worst: l
 At = Literal["largest", "smallest", "past_l2"]
 Chain = Literal["fused", "eager"]
 Clock = Literal["device", "host"]
-CLOCKS = {"device": "time_s", "host": "host_s"}
 NOT_MEASURED = "not measured"
 
 
@@ -84,12 +83,7 @@ def timed(
     docs: Docs, impl: Impl, at: At = "largest", clock: Clock = "device", case: Case = "bf16"
 ) -> dict | None:
     """The time spread on the device (do_bench) or the host, None where not recorded."""
-    return pick(docs, impl, case, at).get(CLOCKS[clock])
-
-
-def median(spread: dict) -> float:
-    """A time spread's median, seconds."""
-    return spread["p50"]
+    return pick(docs, impl, case, at).get(render.CLOCKS[clock])
 
 
 def n_cols(docs: Docs) -> int:
@@ -117,7 +111,7 @@ def bandwidth_of(docs: Docs, impl: Impl) -> float:
     return render.bandwidth(pick(docs, impl))
 
 
-time = render.row_kind(timed, median, "``impl``'s median seconds per call on ``clock``.")
+time = render.row_kind(timed, render.middle, "``impl``'s median seconds per call on ``clock``.")
 
 
 def floor(docs: Docs, chain: Chain, at: At = "largest") -> float:
@@ -204,10 +198,10 @@ def dropout_clock(
     approximate: GeluForm = "none", dtype: DropDtype = "bfloat16", clock: Clock = "device",
 ) -> dict | None:  # fmt: skip
     """The dropout row's time spread on ``clock`` (the host: smallest size only), or None."""
-    return render.field(dropout_row(docs, impl, at, approximate, dtype), CLOCKS[clock])
+    return render.field(dropout_row(docs, impl, at, approximate, dtype), render.CLOCKS[clock])
 
 
-dropout_time = render.row_kind(dropout_clock, median, "Median seconds per call of ``impl``.")
+dropout_time = render.row_kind(dropout_clock, render.middle, "Median seconds per call of ``impl``.")
 dropout_kernels = render.row_kind(
     dropout_row, lambda r: r.get("kernels"), "CUDA kernels one call launches (torch.profiler)."
 )

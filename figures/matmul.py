@@ -23,7 +23,6 @@ Peer = Literal["triton", "cublas"]
 Order = Literal["rowmajor", "grouped"]
 Epi = Literal["triton_fused", "triton_plain", "cublas", "cublas_eager", "cublas_addmm"]
 Clock = Literal["device", "graph", "host"]
-CLOCKS = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}
 
 
 def program_tiles(num_pid_m: int, num_pid_n: int, group_m: int) -> list[tuple[int, int]]:
@@ -70,12 +69,12 @@ def square(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> dict:
 
 def square_clock(docs: Docs, impl: Impl, dtype: Dtype, n: int, clock: Clock = "device"):
     """The time spread of ``impl`` at n³ on ``clock``, None where the run lacks it."""
-    return square(docs, impl, dtype, n).get(CLOCKS[clock])
+    return square(docs, impl, dtype, n).get(render.CLOCKS[clock])
 
 
 def llm(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> dict | None:
     """The time spread of ``impl`` at M = ``tokens`` on ``clock``, None where the run lacks it."""
-    return render.one(docs, LLM, impl=impl, m=tokens).get(CLOCKS[clock])
+    return render.one(docs, LLM, impl=impl, m=tokens).get(render.CLOCKS[clock])
 
 
 def ordered(docs: Docs, order: Order) -> dict:
@@ -88,16 +87,13 @@ def epilogue_row(docs: Docs, impl: Epi, n: int) -> dict:
     return render.one(docs, EPILOGUE, impl=impl, m=n)
 
 
-def median(spread: dict) -> float:
-    """A time spread's median, seconds."""
-    return spread["p50"]
-
-
 square_tflops = render.row_kind(square, render.flop_rate, "FLOP/s of ``impl`` at n³.")
 square_ratio = render.pair_kind(
     square, "impl", render.divide(render.flop_rate), "``of``'s FLOP/s over ``to``'s at n³."
 )
-square_time = render.row_kind(square_clock, median, "Median seconds per call at n³ on ``clock``.")
+square_time = render.row_kind(
+    square_clock, render.middle, "Median seconds per call at n³ on ``clock``."
+)
 square_compare = render.pair_kind(
     square, "impl", render.tie(SQUARES), "``of`` against ``to`` at n³ in words, by the tie rule."
 )
@@ -119,7 +115,9 @@ def power(docs: Docs, which: Literal["after", "limit"]) -> str:
     return f"{max(a['power_draw_w'] for a in after):.0f} W"
 
 
-llm_time = render.row_kind(llm, median, "Median seconds per call at M = ``tokens`` on ``clock``.")
+llm_time = render.row_kind(
+    llm, render.middle, "Median seconds per call at M = ``tokens`` on ``clock``."
+)
 llm_compare = render.pair_kind(
     llm, "impl", render.tie(LLM), "``of`` against ``to`` at M = ``tokens``, by the tie rule."
 )

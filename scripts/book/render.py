@@ -1627,6 +1627,15 @@ def p50(row: dict) -> float:
     return row["time_s"]["p50"]
 
 
+def middle(spread: Spread) -> float:
+    """A time spread's median, seconds (for ``row_kind`` over a chooser of spreads)."""
+    return spread["p50"]
+
+
+# A row's time spread by clock: do_bench's device time, inside a CUDA graph, on the host.
+CLOCKS = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}
+
+
 def tie(bench: str) -> Callable:
     """For ``pair_kind``: two rows of ``bench`` in words by the tie rule (``tie_words``)."""
     return lambda docs, a, b: tie_words(docs, bench, a, b)

@@ -34,11 +34,16 @@ Direction = Literal["forward", "backward"]
 Dtype = Literal["float32", "bfloat16"]
 
 
-def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict:
+def row_of(
+    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
+) -> dict:
+    """The row of ``impl`` at ``cols`` columns."""
     return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
 
 
-def ran(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:
+def ran(
+    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
+) -> dict | None:
     """``row_of``, or None where ``impl`` did not run."""
     match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
     return render.maybe_one(docs, BENCH, absent_ok=True, **match)
@@ -82,19 +87,8 @@ def field(row: dict | None, name: str):
     return "not reported" if row is not None and v is None else v
 
 
-def bandwidth_of(
-    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
-) -> float | None:
-    """``impl``'s bandwidth at ``cols`` columns; None where it did not run."""
-    r = ran(docs, impl, cols, direction, dtype)
-    return render.bandwidth(r) if r else None
-
-
-def time(
-    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
-) -> float:
-    """``impl``'s median device time at ``cols`` columns, seconds."""
-    return row_of(docs, impl, cols, direction, dtype)["time_s"]["p50"]
+bandwidth_of = render.row_kind(ran, render.bandwidth, "``impl``'s bandwidth at ``cols`` columns.")
+time = render.row_kind(row_of, render.p50, "``impl``'s median device seconds at ``cols`` columns.")
 
 
 def n_rows(docs: Docs, cols: int) -> int:
@@ -451,17 +445,17 @@ ROOFLINE = {
 }
 
 
-def launched_row(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:
+def launched_row(
+    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
+) -> dict | None:
     """The row, where it was measured and carries the profiler's count."""
     r = ran(docs, impl, cols, direction, dtype)
     return r if r is not None and "kernels" in r else None
 
 
-def kernels(
-    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
-) -> int | None:
-    """CUDA kernels one call of ``impl`` launches (torch.profiler)."""
-    return render.field(launched_row(docs, impl, cols, direction, dtype), "kernels")
+kernels = render.row_kind(
+    launched_row, lambda r: r["kernels"], "CUDA kernels one call launches (torch.profiler)."
+)
 
 
 def short_kernel_name(name: str) -> str:

@@ -43,6 +43,13 @@ A compute that returns None means "not measured": ``Value(f, fmt, missing="not
 measured")`` says so in words; a value with no ``missing`` text shows None as its format
 does.
 
+A kind that only reads the row a chooser picks needs no function of its own: with
+``def square(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> dict`` (a docstring, typed
+parameters), ``render.row_kind(square, render.flop_rate, "FLOP/s at n³.")`` is the kind
+``impl= dtype= n=``, and ``render.pair_kind(square, "impl", render.tie(BENCH), "...")``
+compares two of its rows as ``of= to= dtype= n=`` (``render.divide(read)`` gives their
+ratio). Such kinds are callable as plain functions too.
+
 **Formats.** The Value's format is its default; ``as=FORMAT`` picks another one from
 ``FORMATS``: numbers ``plain count whole ratio ratio3 percent percent1``, rates ``tbps
 tflops``, bytes ``gb gb1 mb kb_mb kib bytes_kib mib gib mib_gib``, seconds ``us0``-``us3``,

@@ -86,14 +86,9 @@ def timed(
     return pick(docs, impl, case, at).get(render.CLOCKS[clock])
 
 
-def n_cols(docs: Docs) -> int:
-    """Columns N of every measured tensor."""
-    return pick(docs, "triton")["n"]
-
-
-def m_rows(docs: Docs, at: At) -> int:
-    """Rows M of the sweep's largest or smallest size, or its smallest past the L2."""
-    return pick(docs, "triton", at=at)["m"]
+def shape(docs: Docs, of: Literal["m", "n"], at: At = "largest") -> int:
+    """Rows M of the sweep's largest or smallest size (or smallest past the L2), or columns N."""
+    return pick(docs, "triton", at=at)[of]
 
 
 def bytes_moved(docs: Docs, chain: Chain) -> int:
@@ -365,8 +360,7 @@ def one_decimal(v: float) -> str:
 
 
 VALUES = {
-    "fused_activation.n": Value(n_cols, render.count),
-    "fused_activation.m": Value(m_rows, render.count),
+    "fused_activation.shape": Value(shape, render.count),
     "fused_activation.bytes": Value(bytes_moved, render.mb),
     "fused_activation.byte_ratio": Value(byte_ratio, render.ratio),
     "fused_activation.bandwidth": Value(bandwidth_of, render.tbps),
@@ -406,7 +400,7 @@ def rows_axis(docs: Docs) -> dict:
     """The log x axis over the swept rows, labels tilted counter-clockwise on a phone (the
     last one stays inside the figure)."""
     return render.axis(
-        f"rows M (x is M × {n_cols(docs):,}, bf16)",
+        f"rows M (x is M × {shape(docs, 'n'):,}, bf16)",
         log=True,
         tickvals=[r["m"] for r in of(docs, "triton")],
         tickformat=",",

@@ -98,19 +98,11 @@ def size_text(docs: Docs) -> str:
     return f"{r['m']}³ {short}" if r["m"] == r["n"] == r["k"] else f"{r['m']}×{r['n']}×{r['k']}"
 
 
-def configs(docs: Docs) -> int:
-    """Configs in the sweep."""
-    return len(sweep_rows(docs))
-
-
-def ran(docs: Docs) -> int:
-    """Configs of the sweep that compiled and ran."""
-    return len(sweep_ran(docs))
-
-
-def refused(docs: Docs, reason: Literal["shared_memory", "registers"]) -> int:
-    """Configs the wrapper refused for shared memory or for registers."""
-    return sum(failure_kind(r) == reason.replace("_", " ") for r in sweep_rows(docs))
+def configs(docs: Docs, which: Literal["all", "ran", "shared_memory", "registers"] = "all") -> int:
+    """Configs of the sweep: all, those that ran, or those refused for memory or registers."""
+    if which in ("all", "ran"):
+        return len(sweep_rows(docs) if which == "all" else sweep_ran(docs))
+    return sum(failure_kind(r) == which.replace("_", " ") for r in sweep_rows(docs))
 
 
 def smem_refusals(docs: Docs) -> list[tuple[int, int, dict]]:
@@ -314,8 +306,6 @@ def cost_ratio(docs: Docs) -> float | None:
 VALUES = {
     "matmul_autotune.size": Value(size_text),
     "matmul_autotune.configs": Value(configs, render.count),
-    "matmul_autotune.ran": Value(ran, render.count),
-    "matmul_autotune.refused": Value(refused, render.count),
     "matmul_autotune.smem_refused": Value(smem_refused, render.bytes_kib, missing=NOT_MEASURED),
     "matmul_autotune.smem_smallest_refused_config": Value(
         smem_smallest_refused_config, missing=NOT_MEASURED

@@ -142,11 +142,6 @@ def elements(docs: Docs) -> int:
     return row(docs, "forward", 8192)["rows"] * 8192
 
 
-def tensor_mib(docs: Docs) -> int:
-    """Bytes of one bf16 tensor of M x H elements, shown in MiB as the L2's size is."""
-    return elements(docs) * 2
-
-
 def tensor_over_l2(docs: Docs) -> float:
     """One bf16 tensor of M x H elements over this GPU's L2 size."""
     return elements(docs) * 2 / render.provenance(docs)["l2_bytes"]
@@ -207,7 +202,6 @@ VALUES = {
     "rmsnorm.kernel": Value(kernel, render.count),
     "rmsnorm.rows": Value(n_rows, render.count),
     "rmsnorm.elements": Value(elements, render.count),
-    "rmsnorm.tensor_mib": Value(tensor_mib, render.mib),
     "rmsnorm.tensor_over_l2": Value(tensor_over_l2, render.whole),
     "rmsnorm.small_m": Value(small_m, render.micros(0), missing=NOT_MEASURED),
     "rmsnorm.sweep_bandwidth": Value(sweep_bandwidth, render.tbps, missing=NOT_MEASURED),

@@ -25,9 +25,7 @@ def fma_fp32(docs: Docs) -> float | None:
 
 
 def ridge(docs: Docs, roof: Literal["bf16", "fp32"]) -> float | None:
-    """Ridge point of one roof, FLOP per byte: the bf16 tensor-core matmul rate (bf16) or
-    the fp32 FMA rate (fp32) over the copy bandwidth; None where that rate was not
-    measured."""
+    """Ridge point of the bf16 matmul or fp32 FMA roof over copy bandwidth, FLOP per byte."""
     rate = matmul(docs, "bfloat16") if roof == "bf16" else fma_fp32(docs)
     return None if rate is None else rate / copy_bandwidth(docs)
 

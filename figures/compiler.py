@@ -1,12 +1,10 @@
 """Values of the compiler family: the compiler's own output, shown in lessons 03 and 05.
 
-Data: ``compiler`` (scripts/bench/benchmarks/compiler.py): per kernel, variant and stage
-(TTIR, TTGIR, PTX, SASS) the text the compiler produced on the GPU that ran the build
-script. The values below trim those texts to the lines a lesson discusses and return them
-as Markdown code blocks, with the lines the text points at highlighted; a page puts such a
-value on a line of its own. Nothing here is typed by hand. And ``compiler_time``: what a
-first call costs in a fresh process, with Triton's cache empty or filled, against later
-calls, and the files the compile leaves in the cache.
+Data (scripts/bench/benchmarks/compiler.py): ``compiler``, per kernel, variant and stage
+(TTIR, TTGIR, PTX, SASS) the text the compiler produced, which the values trim to the lines
+a lesson discusses and return as Markdown code blocks (a page puts one on a line of its
+own); ``compiler_time``, a first call's cost in a fresh process with Triton's cache empty or
+filled, against later calls, and the files the compile leaves in the cache.
 """
 
 import re
@@ -16,13 +14,11 @@ from scripts.book import render
 from scripts.book.render import Docs, Value
 
 BENCH = "compiler"
-# Triton's IR carries source locations: `loc(#loc12)` after each op and `#loc12 = ...`
-# lines. They matter to a debugger, not to a reader: trimmed from listings.
+# Source locations (`loc(#loc12)` after each op, `#loc12 = ...` lines), trimmed from listings.
 LOC_SUFFIX = re.compile(r"\s*loc\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)")
 LOC_LINE = re.compile(r"^#loc\d*\s*=")
 GLOBAL_MEMORY = re.compile(r"\b(ld|st)\.global")
-# The TTIR lines a reader should look at: the loads and the store, and the signature, where
-# n_elements carries the divisibility the specialisation found.
+# The TTIR lines a reader should look at: the loads, the store, and n_elements's divisibility.
 TTIR_LINES = r"tt\.(load|store)|%n_elements: i32"
 LANG = {"ttir": "mlir", "ttgir": "mlir", "ptx": "text", "sass": "text"}
 
@@ -31,6 +27,7 @@ Variant = Literal["divisible", "ragged"]
 
 
 def stage_text(docs: Docs, kernel: str, variant: str, stage: str) -> str:
+    """The text the compiler produced for ``kernel`` at ``stage``."""
     return render.one(docs, BENCH, kernel=kernel, variant=variant, stage=stage)["text"]
 
 
@@ -45,8 +42,7 @@ def clean_ir(text: str) -> list[str]:
 
 
 def split_signature(lines: list[str]) -> list[str]:
-    """The function's signature with one argument per line, so that a reader need not
-    scroll sideways to find the last one (the IR writes it as one long line)."""
+    """The function's signature with one argument per line (the IR writes one long line)."""
     out = []
     for line in lines:
         if "tt.func" in line and ", %" in line:
@@ -70,25 +66,17 @@ def listing(lines: list[str], lang: str, pattern: re.Pattern) -> str:
     return block(lines, lang, [i + 1 for i, line in enumerate(lines) if pattern.search(line)])
 
 
-# ---- vector add: the whole IR, and the PTX's memory instructions ---------------------------
-
-# The lines a listing highlights, per stage.
 VECTOR_HIGHLIGHT = {"ttir": TTIR_LINES, "ttgir": r"^#blocked|tt\.(load|store)"}
 
 
 def vector_ir(docs: Docs, stage: Literal["ttir", "ttgir"], variant: Variant = "divisible") -> str:
-    """The vector-add kernel's TTIR or TTGIR compiled for a divisible (a multiple of 16)
-    or ragged n, source locations trimmed, the lines a reader should look at highlighted
-    (TTIR: the loads, the store and n_elements; TTGIR: the layout and the memory ops): a
-    Markdown code block."""
+    """The vector-add kernel's TTIR or TTGIR, its key lines highlighted: a code block."""
     lines = split_signature(clean_ir(stage_text(docs, "vector_add", variant, stage)))
     return listing(lines, LANG[stage], re.compile(VECTOR_HIGHLIGHT[stage]))
 
 
 def vector_ptx_memory(docs: Docs, variant: Variant) -> str:
-    """The global loads and stores (ld.global / st.global) in the vector-add kernel's PTX
-    for a divisible or ragged n, one per line, as the compiler wrote them: a Markdown code
-    block."""
+    """The global loads and stores in the vector-add kernel's PTX: a code block."""
     ptx = stage_text(docs, "vector_add", variant, "ptx")
     return block(
         [line.strip() for line in ptx.splitlines() if GLOBAL_MEMORY.search(line)], "text", []
@@ -101,10 +89,7 @@ SASS_GLOBAL_MEMORY = re.compile(r"\b(LDG|STG)\.")
 
 
 def vector_sass_memory(docs: Docs, variant: Variant, lines: int = 4) -> str | None:
-    """The first ``lines`` global loads and stores (LDG / STG) in the SASS of the
-    vector-add kernel compiled for a divisible or ragged n, as the disassembler wrote them
-    less the scheduling codes in front: a Markdown code block (None where this device's
-    run kept no SASS)."""
+    """The first ``lines`` LDG / STG lines of the vector-add kernel's SASS: a code block."""
     row = render.maybe_one(
         docs, BENCH, absent_ok=True, kernel="vector_add", variant=variant, stage="sass"
     )
@@ -120,25 +105,20 @@ def vector_ptx_lines(docs: Docs, variant: Variant = "divisible") -> int:
 
 
 def vector_n(docs: Docs, variant: Variant) -> int:
-    """The n the vector-add kernel was compiled for: divisible (a multiple of 16) or ragged."""
+    """The n the vector-add kernel was compiled for: divisible (by 16) or ragged."""
     return render.one(docs, BENCH, kernel="vector_add", variant=variant, stage="ttir")["n"]
 
 
 def ragged_signature(docs: Docs) -> str:
-    """The kernel's signature line in the TTIR compiled for a ragged n (not a multiple of
-    16): n_elements carries no divisibility attribute there. A Markdown code block."""
+    """The kernel's signature in the TTIR for a ragged n: a code block."""
     lines = clean_ir(stage_text(docs, "vector_add", "ragged", "ttir"))
     (sig,) = [line.strip() for line in lines if "tt.func" in line]
     sig_lines = split_signature([sig])
     return listing(sig_lines, "mlir", re.compile(r"%n_elements"))
 
 
-# ---- matmul: where tl.dot becomes tensor-core instructions ---------------------------------
-
-
 def matmul_ttgir_dot(docs: Docs) -> str:
-    """The matmul kernel's TTGIR lines that hold the dot (and its layouts' names), as a
-    Markdown code block: where tl.dot is still one operation on whole tiles."""
+    """The matmul kernel's TTGIR lines that hold the dot and its layouts: a code block."""
     lines = clean_ir(stage_text(docs, "matmul", "bfloat16", "ttgir"))
     wanted = re.compile(r"^#mma|^#shared|= ttng\.warp_group_dot |= tt\.dot ")
     kept = [line.strip() for line in lines if wanted.search(line.strip())]
@@ -146,8 +126,7 @@ def matmul_ttgir_dot(docs: Docs) -> str:
 
 
 def matmul_ptx_mma(docs: Docs) -> str:
-    """The first tensor-core instructions of the matmul kernel's PTX (bf16), as a Markdown
-    code block."""
+    """The first tensor-core instructions of the matmul kernel's PTX (bf16): a code block."""
     kept = stage_text(docs, "matmul", "bfloat16", "ptx").splitlines()
     return block([shorten_registers(line) for line in kept[:4]], "text", [])
 
@@ -165,6 +144,7 @@ def shorten_registers(line: str) -> str:
 
 
 def matmul_ptx(docs: Docs) -> dict:
+    """The matmul kernel's PTX row."""
     return render.one(docs, BENCH, kernel="matmul", stage="ptx")
 
 
@@ -188,28 +168,20 @@ def matmul_config(docs: Docs) -> str:
     )
 
 
-# ---- compile time (compiler_time) -----------------------------------------------------------
-
 TIME = "compiler_time"
 # The order files come out of the pipeline, for the cache listing.
 PIPELINE = (".source", ".ttir", ".ttgir", ".llir", ".ptx", ".cubin", ".json")
 
 
 def call_time(
-    docs: Docs,
-    cache: Literal["cold", "warm"],
-    call: Literal["first", "later", "new_key"] = "first",
+    docs: Docs, cache: Literal["cold", "warm"], call: Literal["first", "later", "new_key"] = "first"
 ) -> float | None:
-    """Wall time (s, median) of a call of the vector-add kernel in a fresh process, the
-    GPU synchronised on both sides: the process's first call (first), a call after it
-    (later) or the first with a new specialisation (new_key), with Triton's cache folder
-    empty (cold: the call compiles) or filled by an earlier process (warm: it loads)."""
+    """Median wall seconds of a call in a fresh process, with Triton's cache cold or warm."""
     return render.field(render.maybe_one(docs, TIME, cache=cache, call=call), "time_s", "p50")
 
 
 def cache_files(docs: Docs) -> str | None:
-    """The vector-add kernel's files in Triton's cache after one process compiled it for
-    two specialisations, one hash-named folder each: a Markdown code block."""
+    """The vector-add kernel's files in Triton's cache: a code block."""
     row = render.maybe_one(docs, TIME, cache="cold", call="first")
     if row is None:
         return None

@@ -1,9 +1,7 @@
 """Values from hardware counters: what the GPU did while a case a lesson explains ran.
 
-Data: ``counters`` (scripts/bench/counters.py): Nsight Compute's metrics for the kernels
-each probe launches, one row per profiled kernel. A probe is one case of one lesson (the
-book's kernel or a peer at the size the lesson's figure shows); ``kernel`` picks a kernel
-when a probe launches several (0: the first).
+Data: ``counters`` (scripts/bench/counters.py), Nsight Compute's metrics for the kernels
+each probe (one case of one lesson) launches, one row per profiled kernel.
 """
 
 from typing import Literal
@@ -36,7 +34,7 @@ Probe = Literal[
     "attn-fwd-cudnn",
 ]
 STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
-# name in a placeholder -> (Nsight Compute metric, how it reads)
+# name in a placeholder -> Nsight Compute metric
 METRICS = {
     "time": "gpu__time_duration.sum",
     "dram": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -59,17 +57,7 @@ Metric = Literal[(*METRICS, "programs_per_sm")]  # type: ignore[valid-type]
 
 
 def counter(docs: Docs, probe: Probe, of: Metric, kernel: int = 0) -> float:
-    """One counter of the ``kernel``-th kernel a probe launched: ``time`` (ns); ``dram``
-    and ``sm``, how busy the memory and the SMs were (% of their peak over the kernel's
-    time); ``dram_read``, bytes read from DRAM (HBM); ``occupancy``, the warps resident on
-    average, and ``occupancy_max``, the most the launch allows (% of an SM's 64);
-    ``issue``, the share of cycles a scheduler issued an instruction; ``tensor``, the
-    share of cycles the tensor cores worked; ``l2_hit`` (%); ``registers`` per thread;
-    ``shared``, shared memory per program (bytes); ``warps`` per program;
-    ``programs_per_sm``, how many programs fit on an SM at once (the tightest of the
-    register, shared-memory, warp and block limits); ``wait_memory``, ``wait_barrier``,
-    ``wait_math``: cycles a warp spent, per instruction it issued, waiting for global
-    memory, at a barrier, or for a busy math pipe."""
+    """One counter (METRICS, or the tightest occupancy limit) of a probe's ``kernel``-th kernel."""
     metrics = render.one(docs, BENCH, probe=probe, index=kernel)["metrics"]
     if of == "programs_per_sm":
         return min(metrics[limit] for limit in LIMITS)
@@ -87,6 +75,7 @@ def cycles(v: float) -> str:
 
 
 def fmt(of: str):
+    """The format of counter ``of``."""
     if of == "time":
         return render.micros(0)
     if of.startswith("wait_"):
@@ -106,6 +95,4 @@ def counter_text(docs: Docs, probe: Probe, of: Metric, kernel: int = 0) -> str:
     return fmt(of)(value / 1e9 if of == "time" else value)
 
 
-VALUES = {
-    "counters.metric": Value(counter_text),
-}
+VALUES = {"counters.metric": Value(counter_text)}

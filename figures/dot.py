@@ -1,16 +1,10 @@
 """Figure and values of the dot family: lesson 05.
 
-Data: ``dot`` (written by scripts/bench/benchmarks/dot.py): the tile kernel of kernels/dot.py
-in five input precisions at a few square sizes, one row per block config, and the
-matching library rate of the same run (cuBLAS / ``torch._scaled_mm``) as each
-precision's roof. Rows that could not run say why in ``skipped``.
-
-And ``dot_tf32``: the same kernel and tile with fp32 inputs as "ieee", "tf32" and
-"tf32x3": the PTX's conversions to TF32 and tensor-core instructions, the signed (bias)
-and root-mean-square error on positive inputs, and the time.
-
-The figure shows the devices that have ``dot`` data; on a device without it every value
-reads "not yet measured".
+Data (scripts/bench/benchmarks/dot.py): ``dot``, the tile kernel of kernels/dot.py in five
+input precisions at a few square sizes, one row per block config, with the library's rate
+of the same run (cuBLAS / ``torch._scaled_mm``) as each precision's roof (``skipped`` says
+why a row could not run); ``dot_tf32``, the same kernel with fp32 inputs as "ieee", "tf32"
+and "tf32x3": PTX counts, the error against float64, and the time.
 """
 
 from typing import Literal
@@ -30,10 +24,8 @@ PRECISIONS = (
 NOT_YET = "not yet measured"
 FMA_LABEL = "fp32 FMA ceiling<br>(CUDA cores)"
 
-# The worked example of the page: one 128 x 128 output tile, K steps of 32, fp32 inputs, 8
-# warps, in a 4096^3 product: the tile and size of the dot_tf32 benchmark
-# (scripts/bench/benchmarks/dot.py TF32_CONFIG, TF32_N), so that the PTX counts it measures
-# can be predicted from it. Not measured: arithmetic, computed here so the page cannot drift.
+# The page's worked example, arithmetic: the tile and size of the dot_tf32 benchmark
+# (scripts/bench/benchmarks/dot.py TF32_CONFIG, TF32_N), so its PTX counts can be predicted.
 EXAMPLE = {
     "block_m": 128,
     "block_n": 128,
@@ -42,12 +34,8 @@ EXAMPLE = {
     "size": 4096,
     "elem_bytes": 4,
 }
-# Hopper's TF32 tensor-core instruction, wgmma.m64n128k8: 64 rows by 128 columns by 8 of K,
-# issued by a warp group of 4 warps.
+# Hopper's TF32 tensor-core instruction, wgmma.m64n128k8, issued by a warp group of 4 warps.
 WGMMA_TF32 = {"m": 64, "n": 128, "k": 8}
-
-
-# ---- helpers ----------------------------------------------------------------------------
 
 
 def measured(docs: Docs) -> bool:
@@ -65,8 +53,7 @@ def largest(docs: Docs) -> int:
 
 
 def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | None:
-    """The fastest row of ``impl`` at ``precision`` and size n (default: the largest);
-    for triton, the best of the block configs. None if it did not run."""
+    """The fastest row of ``impl`` at ``precision`` and size n (default: the largest), or None."""
     if not measured(docs):
         return None
     n = largest(docs) if n is None else n
@@ -78,17 +65,13 @@ Precision = Literal["ieee", "tf32", "fp16", "bf16", "fp8"]
 Impl = Literal["triton", "cublas"]
 
 
-# ---- values: measured -------------------------------------------------------------------
-
-
 def size(docs: Docs) -> int | None:
     """The square size (M = N = K) the lesson's numbers are quoted at: the largest run."""
     return largest(docs) if measured(docs) else None
 
 
 def rate_of(docs: Docs, impl: Impl, precision: Precision) -> float | None:
-    """FLOP/s of the tile kernel (triton, best config) or of the library (cublas: cuBLAS,
-    torch._scaled_mm for fp8) at ``precision``, largest size; None where it did not run."""
+    """FLOP/s of the tile kernel (best config) or the library at ``precision``, largest size."""
     r = best(docs, impl, precision)
     return None if r is None else render.flop_rate(r)
 
@@ -104,18 +87,13 @@ def of_roof(docs: Docs, precision: Precision) -> float | None:
 
 
 def fma_roof(docs: Docs) -> float | None:
-    """The run's fp32 CUDA-core ceiling (FLOP/s): kernels/ceilings.py's FMA chains,
-    stamped into the dot data by the same run. None for runs made before it existed."""
+    """The run's fp32 CUDA-core (FMA) ceiling, FLOP/s."""
     return render.fma_rate(docs[BENCH]) if measured(docs) else None
 
 
 def over_fma(docs: Docs, precision: Precision) -> float | None:
-    """The tile kernel's FLOP/s at ``precision`` over the fp32 CUDA-core (FMA) ceiling:
-    above 1 means something other than the CUDA cores did the work."""
+    """The tile kernel's FLOP/s at ``precision`` over the fp32 CUDA-core (FMA) ceiling."""
     return render.quotient(rate_of(docs, "triton", precision), fma_roof(docs))
-
-
-# ---- values: the worked example (arithmetic, no data) -------------------------------------
 
 
 Quantity = Literal["step_flops", "step_bytes", "step_intensity", "step_fmas",
@@ -124,14 +102,7 @@ Quantity = Literal["step_flops", "step_bytes", "step_intensity", "step_fmas",
 
 
 def example(docs: Docs, of: Quantity) -> float:
-    """A number of the worked example (EXAMPLE: a 128 x 128 tile, K steps of 32, fp32, 8
-    warps, in a 4096^3 product), arithmetic, not measured. One K step of one tile: its
-    FLOPs (2 BLOCK_M BLOCK_N BLOCK_K), loaded bytes (an a tile and a b tile), FLOPs per
-    byte, fused multiply-adds, and FMA instructions per thread with "ieee"; the warp groups
-    (4 warps each), the TF32 tensor-core instructions (wgmma.m64n128k8) one warp group issues
-    per K step with "tf32", and the input values each thread rounds to TF32 per K step with
-    "tf32x3" (its share of both tiles); then K steps per tile, FLOPs per tile, output tiles
-    (programs), and FLOPs of the product, 2 M N K."""
+    """A number of the worked example (EXAMPLE), per K step, tile or product (arithmetic)."""
     m, n, k = EXAMPLE["block_m"], EXAMPLE["block_n"], EXAMPLE["block_k"]
     size, fmas = EXAMPLE["size"], m * n * k
     threads, groups = 32 * EXAMPLE["num_warps"], EXAMPLE["num_warps"] // 4
@@ -153,13 +124,12 @@ def example(docs: Docs, of: Quantity) -> float:
     }[of]
 
 
-# ---- values: what "tf32" does to fp32 inputs (dot_tf32) ------------------------------------
-
 TF32 = "dot_tf32"
 Fp32Precision = Literal["ieee", "tf32", "tf32x3"]
 
 
-def tf32_row(docs: Docs, precision: str) -> dict | None:
+def tf32_row(docs: Docs, precision: Fp32Precision) -> dict | None:
+    """The dot_tf32 row at ``precision``, or None."""
     return render.maybe_one(docs, TF32, absent_ok=True, precision=precision)
 
 
@@ -168,34 +138,24 @@ def ptx_count(
     precision: Fp32Precision,
     op: Literal["cvt_rna_tf32", "wgmma", "mma_sync", "fma_f32"],
 ) -> int | None:
-    """How many ``op`` instructions the PTX of the dot kernel compiled for fp32 inputs with
-    ``precision`` holds: cvt.rna.tf32.f32 (an fp32 value rounded to TF32, to nearest),
-    wgmma.mma_async or mma.sync (tensor-core products), fma.rn.f32 (CUDA-core FMAs)."""
+    """How many ``op`` instructions the PTX of the kernel for fp32 inputs holds."""
     return render.field(tf32_row(docs, precision), "ptx", op)
 
 
 def tf32_error(
     docs: Docs, precision: Fp32Precision, stat: Literal["mean", "rms"] = "mean"
 ) -> float | None:
-    """Relative error of the dot kernel's fp32 product with ``precision`` against the exact
-    (float64) product of the same positive inputs, over every element: its mean, signed
-    (a bias: negative when the inputs lose value one way, as truncation does), or its
-    root mean square."""
+    """Relative error against the float64 product: its signed mean, or root mean square."""
     return render.field(tf32_row(docs, precision), f"{stat}_rel_error")
 
 
-def tf32_ratio(docs: Docs, of: Fp32Precision, to: Fp32Precision) -> float | None:
-    """Device time of the dot kernel with precision ``of`` over that with ``to``: same
-    size, same block config, same run."""
-    return render.time_ratio(tf32_row(docs, of), tf32_row(docs, to))
+tf32_ratio = render.pair_kind(
+    tf32_row, "precision", render.divide(render.p50), "Device time with ``of`` over ``to``."
+)
 
 
 def tf32_bias(docs: Docs, precision: Fp32Precision) -> str | None:
-    """Where the dot kernel's fp32 product with ``precision`` lies against the exact
-    product of the same positive inputs, in words: below or above it on average when the
-    mean signed error is at least half the root-mean-square error (the errors share one
-    sign: a bias, as truncation gives), else centred on it (the errors cancel on average,
-    as rounding to nearest gives)."""
+    """Where the product lies against the exact one, in words: a bias, or centred on it."""
     r = tf32_row(docs, precision)
     if r is None:
         return None
@@ -206,8 +166,7 @@ def tf32_bias(docs: Docs, precision: Fp32Precision) -> str | None:
     return "centred on the exact product, its errors cancelling on average"
 
 
-# NVIDIA's datasheet peaks for dense products on the SXM boards, FLOP/s, at the maximum
-# boost clock (H100 and H200 share them): TF32, fp16/bf16 and fp8 in the ratio 1 : 2 : 4.
+# NVIDIA's datasheet peaks for dense products on the SXM boards, FLOP/s.
 DATASHEET_PEAK = {
     "H100": {"tf32": 494.7e12, "fp16": 989.4e12, "bf16": 989.4e12, "fp8": 1978.9e12},
     "H200": {"tf32": 494.7e12, "fp16": 989.4e12, "bf16": 989.4e12, "fp8": 1978.9e12},
@@ -216,8 +175,7 @@ TensorPrecision = Literal["tf32", "fp16", "bf16", "fp8"]
 
 
 def of_peak(docs: Docs, impl: Impl, precision: TensorPrecision) -> float | None:
-    """``impl``'s FLOP/s at ``precision`` (largest size) as a fraction of NVIDIA's datasheet
-    peak for this GPU (DATASHEET_PEAK); None for a GPU without one there."""
+    """``impl``'s FLOP/s at ``precision`` as a fraction of NVIDIA's datasheet peak."""
     if not measured(docs):
         return None
     gpu = docs[BENCH]["provenance"]["gpu"]
@@ -258,9 +216,6 @@ VALUES = {
 }
 
 
-# ---- the figure ---------------------------------------------------------------------------
-
-
 def bars(name: str, role, labels: list[str], points: list, text: list[str]) -> dict:
     """TFLOP/s bars, labelled with ``text``."""
     hover = "%{x:.0f} TFLOP/s"
@@ -277,14 +232,11 @@ def fig_dtypes(docs: Docs) -> dict:
         labels.append(label)
         ours += render.tflops_points([t])
         roof += render.tflops_points([c])
-        # One unit on the axis and on every bar: TFLOP/s (the share of the library is
-        # in the hover and the text).
         text.append(f"{ours[-1][0]:.0f}")
     roles = ["cublas"] * len(labels)
     roof_labels, roof_text = list(labels), [f"{p[0]:.0f}" for p in roof]
     fma = docs[BENCH]["ceilings"].get("fma_fp32")
     if fma is not None:
-        # The control for "ieee": what fp32 FMAs on the CUDA cores reach in this run.
         roof_labels.append(FMA_LABEL)
         roof += render.tflops_points([fma])
         roof_text.append(f"{roof[-1][0]:.0f}")
@@ -314,5 +266,5 @@ FIGURES = {
         "(best of three block configs) and the library's rate at the same precision: fp32 "
         "with input_precision ieee and tf32, fp16, bf16 and fp8, at the largest square "
         "size measured; error bars span the 20th to 80th percentile.",
-    ),
+    )
 }

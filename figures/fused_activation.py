@@ -1,22 +1,13 @@
 """Figures and values of the fused-activation family: lesson 08 (and numbers in 01 and 14).
 
-Data: ``fused_activation`` (scripts/bench/benchmarks/fused_activation.py): Triton, eager
-PyTorch and torch.compile on ``gelu(x + bias) * mask``; a size sweep (rows M) in the
-``bf16`` case and, at the largest size, four more cases: ``tanh`` GELU, ``nomask``,
-``fp16``, ``fp32``. Values choose a row by ``impl``, ``case`` and ``at`` (the largest or
-smallest size of the sweep, or the smallest past the L2), e.g.
-``{{ value h100 fused_activation.vs peer=compile case=tanh }}``.
-
-Also ``fused_activation_dropout`` (dropout of the GELU with the keep mask made in the
-kernel from a seed, ``triton_seed``, against the same kernel reading it from memory,
-``triton_mask``, and ``eager`` / ``compile`` of ``F.dropout(F.gelu(x + bias), p)``) and
-``fused_activation_controls`` (per GELU form, keep mask and elements per thread at the
-largest size: bandwidth, registers and instructions per element); their values are None
-("not measured") on a device whose run predates them.
-
-Bytes: every row's ``bytes`` is the least a fused kernel must move (each input read once,
-the output written once). What the eager chain moves is *counted* here from its three
-kernels; no hardware counter measured it (our GPU machines expose none to us).
+Data (scripts/bench/benchmarks/fused_activation.py): ``fused_activation``, Triton, eager
+PyTorch and torch.compile on ``gelu(x + bias) * mask``, a size sweep (rows M) in the ``bf16``
+case and four more cases at the largest size (tanh GELU, nomask, fp16, fp32); values choose
+a row by ``impl``, ``case`` and ``at``. ``fused_activation_dropout`` (the keep mask made in
+the kernel from a seed, ``triton_seed``, or read from memory, ``triton_mask``, against eager
+and compile) and ``fused_activation_controls`` (per GELU form, keep mask and elements per
+thread: bandwidth, registers, instructions) give None ("not measured") where not run.
+A row's ``bytes`` is the least a fused kernel must move; the eager chain's bytes are counted.
 """
 
 import re
@@ -46,10 +37,8 @@ Case = Literal["bf16", "tanh", "nomask", "fp16", "fp32"]
 AnyCase = Literal["bf16", "tanh", "nomask", "fp16", "fp32", "worst"]  # worst: lowest of all
 At = Literal["largest", "smallest", "past_l2"]
 Chain = Literal["fused", "eager"]
+Clock = Literal["device", "host"]
 NOT_MEASURED = "not measured"
-
-
-# ---- helpers ----------------------------------------------------------------------------
 
 
 def of(docs: Docs, impl: str, case: str = "bf16") -> list[dict]:
@@ -61,8 +50,7 @@ def of(docs: Docs, impl: str, case: str = "bf16") -> list[dict]:
 
 
 def pick(docs: Docs, impl: str, case: str = "bf16", at: str = "largest") -> dict:
-    """The row of ``impl`` in ``case`` at the largest or smallest size, or at the smallest
-    size whose fused bytes exceed the GPU's L2 cache (only the bf16 case is swept)."""
+    """The row at the largest or smallest size, or the smallest past the L2 (bf16 only)."""
     if at != "largest" and case != "bf16":
         raise render.RenderError(f"{BENCH}: only the bf16 case is swept over sizes, not {case}")
     found = of(docs, impl, case)
@@ -75,24 +63,15 @@ def pick(docs: Docs, impl: str, case: str = "bf16", at: str = "largest") -> dict
 
 
 def measured(docs: Docs) -> list[tuple[str, str]]:
-    """(impl, legend name) of the implementations this device has rows for: a peer that
-    could not run (say torch.compile without a working compiler) is left out of figures."""
+    """(impl, legend name) of the implementations this device has rows for."""
     return [(impl, name) for impl, name in IMPLS if render.rows(docs, BENCH, impl=impl)]
 
 
 def moved(row: dict, chain: str) -> int:
-    """HBM bytes of one call, counted. Fused: read x (and mask), write out, read bias.
-    Eager: x + bias reads x and writes t (2 passes), gelu reads t and writes g (2), and
-    g * mask reads g and mask and writes out (3): 7 passes over M x N, 4 without the mask."""
+    """HBM bytes of one call, counted: fused 3 passes over M x N (2 without the mask) plus
+    the bias; eager 7 (x + bias 2, gelu 2, * mask 3; 4 without the mask)."""
     passes = (7 if row["mask"] else 4) if chain == "eager" else (3 if row["mask"] else 2)
     return (passes * row["m"] + 1) * row["n"] * render.ELEMENT_BYTES[row["dtype"]]
-
-
-def clocked(r: dict | None, clock: str) -> float | None:
-    """A row's median time on the device, or on the host (None where not recorded)."""
-    if r is None:
-        return None
-    return r["time_s"]["p50"] if clock == "device" else r.get("host_s", {}).get("p50")
 
 
 def worst(metric, case: str, *args) -> float:
@@ -100,22 +79,20 @@ def worst(metric, case: str, *args) -> float:
     return min(metric(c, *args) for c in CASES) if case == "worst" else metric(case, *args)
 
 
-# ---- values -------------------------------------------------------------------------------
+def timed(
+    docs: Docs, impl: Impl, at: At = "largest", clock: Clock = "device", case: Case = "bf16"
+) -> dict | None:
+    """The time spread on the device (do_bench) or the host, None where not recorded."""
+    return pick(docs, impl, case, at).get(render.CLOCKS[clock])
 
 
-def n_cols(docs: Docs) -> int:
-    """Columns N of every measured tensor."""
-    return pick(docs, "triton")["n"]
-
-
-def m_rows(docs: Docs, at: At) -> int:
-    """Rows M of the sweep's largest or smallest size, or its smallest past the L2."""
-    return pick(docs, "triton", at=at)["m"]
+def shape(docs: Docs, of: Literal["m", "n"], at: At = "largest") -> int:
+    """Rows M of the sweep's largest or smallest size (or smallest past the L2), or columns N."""
+    return pick(docs, "triton", at=at)[of]
 
 
 def bytes_moved(docs: Docs, chain: Chain) -> int:
-    """Bytes one call moves at the largest size (bf16, mask): fused, or the eager chain's
-    three kernels (counted)."""
+    """Bytes one call moves at the largest size (bf16, mask): fused, or eager (counted)."""
     return moved(pick(docs, "triton"), chain)
 
 
@@ -125,17 +102,11 @@ def byte_ratio(docs: Docs) -> float:
 
 
 def bandwidth_of(docs: Docs, impl: Impl) -> float:
-    """``impl``'s bandwidth (the fused byte count over its time) at the largest bf16 size."""
+    """``impl``'s bandwidth (fused bytes over its time) at the largest bf16 size, bytes/s."""
     return render.bandwidth(pick(docs, impl))
 
 
-def time(
-    docs: Docs, impl: Impl, at: At = "largest", clock: Literal["device", "host"] = "device",
-    case: Case = "bf16",
-) -> float | None:  # fmt: skip
-    """``impl``'s median time per call, seconds: on the device (do_bench), or on the host
-    (loops of back-to-back calls; None where the run did not record it, as at large sizes)."""
-    return clocked(pick(docs, impl, case, at), clock)
+time = render.row_kind(timed, render.middle, "``impl``'s median seconds per call on ``clock``.")
 
 
 def floor(docs: Docs, chain: Chain, at: At = "largest") -> float:
@@ -147,8 +118,7 @@ def of_copy(
     docs: Docs, impl: Impl = "triton", case: AnyCase = "bf16", at: At = "largest",
     counted: bool = False,
 ) -> float:  # fmt: skip
-    """``impl``'s bandwidth over the measured copy bandwidth: the fused byte count over its
-    time, or with ``counted`` eager's counted bytes (how close its kernels run to copy)."""
+    """``impl``'s bandwidth over copy: fused bytes, or eager's counted (``counted``)."""
 
     def fraction(c: str) -> float:
         r = pick(docs, impl, c, at)
@@ -170,17 +140,13 @@ def tanh_over_exact(docs: Docs, impl: Literal["triton", "compile"]) -> float:
 
 def reaches(docs: Docs, fraction: float) -> str:
     """The smallest swept M at which Triton reaches ``fraction`` of the copy bandwidth."""
-    hits = [
-        r["m"]
-        for r in of(docs, "triton")
-        if render.bandwidth(r) >= fraction * render.copy(docs, BENCH)
-    ]
+    copy = render.copy(docs, BENCH)
+    hits = [r["m"] for r in of(docs, "triton") if render.bandwidth(r) >= fraction * copy]
     return f"{hits[0]:,}" if hits else "none of the sizes"
 
 
-def fastest(docs: Docs, clock: Literal["device", "host"]) -> str | None:
-    """Which of the three was fastest at the smallest size, by device time (do_bench) or
-    host time per call; None where the run did not record host times."""
+def fastest(docs: Docs, clock: Clock) -> str | None:
+    """Which of the three was fastest at the smallest size on ``clock``, in words."""
     times = {impl: time(docs, impl, "smallest", clock) for impl in IN_WORDS}
     return None if None in times.values() else IN_WORDS[min(times, key=times.get)]
 
@@ -190,9 +156,15 @@ def kernels(docs: Docs, impl: Impl, case: Case = "bf16") -> int | str:
     return pick(docs, impl, case).get("kernels") or NOT_MEASURED
 
 
+def compare(
+    docs: Docs, peer: Literal["eager", "compile"], case: Case = "bf16", impl: Impl = "triton"
+) -> str:
+    """``impl`` against ``peer`` at the largest size, in words by the tie rule."""
+    return render.tie_words(docs, BENCH, pick(docs, impl, case), pick(docs, peer, case))
+
+
 def widest_load(docs: Docs) -> str:
-    """The widest global load in the compiled Triton kernel's PTX (bf16, exact GELU, mask):
-    'ld.global.v4.b32' is 4 x 32 = 128 bits."""
+    """The widest global load in the Triton kernel's PTX: 'ld.global.v4.b32' is 128-bit."""
     bits = []
     for op in pick(docs, "triton")["ptx_loads"]:
         vector, width = re.search(r"\.v(\d+)\b", op), re.search(r"\.[bfsu](\d+)\b", op)
@@ -200,77 +172,76 @@ def widest_load(docs: Docs) -> str:
     return f"{max(bits)}-bit"
 
 
-# ---- values: dropout made in the kernel (fused_activation_dropout) ------------------------
-
 DROPOUT = "fused_activation_dropout"
 DropImpl = Literal["triton_seed", "triton_mask", "eager", "compile"]
-DropAt = Literal["largest", "smallest"]
 GeluForm = Literal["none", "tanh"]
 DropDtype = Literal["bfloat16", "float32"]
 
 
 def dropout_row(
-    docs: Docs, impl: str, at: str = "largest", approximate: str = "none", dtype: str = "bfloat16"
-) -> dict | None:
-    """The row of ``impl`` in the dropout comparison at its largest or smallest size (the
-    sweep is bf16 with the exact GELU; tanh and float32 are measured at the largest), or
-    None where this device has no such data (a run before the benchmark, or a peer that
-    could not run)."""
+    docs: Docs, impl: DropImpl, at: Literal["largest", "smallest"] = "largest",
+    approximate: GeluForm = "none", dtype: DropDtype = "bfloat16",
+) -> dict | None:  # fmt: skip
+    """The dropout row of ``impl`` at its largest or smallest size, None where not run."""
     match = {"impl": impl, "approximate": approximate, "dtype": dtype}
     found = render.rows_by(docs, DROPOUT, "m", **match) if DROPOUT in docs else []
     return (found[-1] if at == "largest" else found[0]) if found else None
 
 
-def dropout_time(
-    docs: Docs, impl: DropImpl, at: DropAt = "largest", approximate: GeluForm = "none",
-    dtype: DropDtype = "bfloat16", clock: Literal["device", "host"] = "device",
-) -> float | None:  # fmt: skip
-    """Median seconds per call of dropout(gelu(x + bias), p = 0.1) by ``impl``: triton_seed
-    (the keep mask made in the kernel), triton_mask (read from memory), eager or compile
-    (F.dropout(F.gelu(x + bias), p)); on the device, or on the host (smallest size only)."""
-    return clocked(dropout_row(docs, impl, at, approximate, dtype), clock)
+def dropout_clock(
+    docs: Docs, impl: DropImpl, at: Literal["largest", "smallest"] = "largest",
+    approximate: GeluForm = "none", dtype: DropDtype = "bfloat16", clock: Clock = "device",
+) -> dict | None:  # fmt: skip
+    """The dropout row's time spread on ``clock`` (the host: smallest size only), or None."""
+    return render.field(dropout_row(docs, impl, at, approximate, dtype), render.CLOCKS[clock])
+
+
+dropout_time = render.row_kind(dropout_clock, render.middle, "Median seconds per call of ``impl``.")
+dropout_kernels = render.row_kind(
+    dropout_row, lambda r: r.get("kernels"), "CUDA kernels one call launches (torch.profiler)."
+)
+dropout_kept = render.row_kind(
+    dropout_row, lambda r: r.get("keep_fraction"), "The fraction kept by the checked call."
+)
 
 
 def dropout_bytes(docs: Docs, keep: Literal["seed", "memory"]) -> int:
-    """Least bytes of one call at the largest size of the sweep (bf16), counted: with the
-    keep mask made from a seed, x read and out written (2 M N s + N s); read from memory,
-    the mask too (3 M N s + N s)."""
+    """Least bytes of one call at the largest bf16 size: x, out (and the mask from memory)."""
     r = pick(docs, "triton")
     return ((2 if keep == "seed" else 3) * r["m"] + 1) * r["n"] * render.ELEMENT_BYTES[r["dtype"]]
 
 
-def dropout_kernels(docs: Docs, impl: DropImpl) -> int | None:
-    """CUDA kernels one call of ``impl`` launches at the largest size (torch.profiler)."""
-    return render.field(dropout_row(docs, impl), "kernels")
+def dropout_compare(
+    docs: Docs, of: DropImpl = "triton_seed", to: DropImpl = "triton_mask",
+    approximate: GeluForm = "none", dtype: DropDtype = "bfloat16",
+) -> str | None:  # fmt: skip
+    """``of`` against ``to`` at the largest size, in words by the tie rule."""
+    a, b = (dropout_row(docs, impl, "largest", approximate, dtype) for impl in (of, to))
+    return render.tie_words(docs, DROPOUT, a, b)
 
-
-def dropout_kept(docs: Docs, impl: DropImpl) -> float | None:
-    """The fraction of elements ``impl``'s checked call kept at the largest size (p = 0.1)."""
-    return render.field(dropout_row(docs, impl), "keep_fraction")
-
-
-# ---- values: what limits the kernel (fused_activation_controls) ---------------------------
 
 CONTROLS = "fused_activation_controls"
 Keep = Literal["none", "memory", "seed"]
 PerThread = Literal[8, 16, 32, 64]
-# An SM of the H100 or H200 issues at most one warp instruction per clock from each of its
-# four schedulers: 4 x 32 = 128 thread instructions per clock.
-ISSUE_PER_SM_CLOCK = 128
+ISSUE_PER_SM_CLOCK = 128  # 4 schedulers x 32 thread instructions per clock (H100, H200)
 
 
-def control_row(docs: Docs, approximate: str, keep: str, per_thread: int) -> dict | None:
+def control_row(docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16):
     """The controls row of one GELU form, keep mask and elements per thread, or None."""
     match = {"approximate": approximate, "keep": keep, "per_thread": per_thread}
     found = render.rows(docs, CONTROLS, **match) if CONTROLS in docs else []
     return found[0] if found else None
 
 
+control_regs = render.row_kind(
+    control_row, lambda r: r.get("n_regs"), "Registers per thread of the compiled kernel."
+)
+
+
 def control_of_copy(
     docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
 ) -> float | None:
-    """The kernel's bandwidth (its own least bytes over its time) as a fraction of copy, at
-    the largest size, bf16, with ``per_thread`` elements per thread (16 is plan()'s tile)."""
+    """The kernel's bandwidth (its own least bytes over its time) as a fraction of copy."""
     r = control_row(docs, approximate, keep, per_thread)
     return None if r is None else render.bandwidth(r) / render.copy(docs, CONTROLS)
 
@@ -279,26 +250,16 @@ def instructions(
     docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16,
     code: Literal["sass", "ptx"] = "sass",
 ) -> float | None:  # fmt: skip
-    """Instructions per element of the compiled kernel: its SASS (what the GPU issues) or
-    PTX instructions, over the elements each thread holds (the kernel has no loop)."""
+    """SASS (or PTX) instructions per element of the compiled kernel."""
     r = control_row(docs, approximate, keep, per_thread)
     ops = None if r is None else r[f"{code}_ops"]
     return None if ops is None else sum(ops.values()) / r["per_thread"]
 
 
-def control_regs(
-    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
-) -> int | None:
-    """Registers per thread of the compiled kernel."""
-    return render.field(control_row(docs, approximate, keep, per_thread), "n_regs")
-
-
 def issue_share(
     docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
 ) -> float | None:
-    """The SASS instructions the kernel issued per second (instructions per element times
-    elements per second) as a fraction of what the GPU can issue: 128 per clock per SM at
-    the SM clock read right after the run (its maximum where none was read)."""
+    """SASS instructions issued per second as a fraction of the GPU's issue rate."""
     r = control_row(docs, approximate, keep, per_thread)
     per_element = instructions(docs, approximate, keep, per_thread)
     if r is None or per_element is None:
@@ -307,39 +268,13 @@ def issue_share(
     return render.quotient(issued, issue_rate_of(docs, CONTROLS))
 
 
-# ---- values added for lesson 08: comparisons in words, and bytes against instructions ----
-
-
-def compare(
-    docs: Docs, peer: Literal["eager", "compile"], case: Case = "bf16", impl: Impl = "triton"
-) -> str:
-    """``impl`` against ``peer`` at the largest size, in words by the tie rule (the spreads
-    of one run, widened by its tie margin): "faster than", "as fast as" or "slower than",
-    for "the Triton kernel is ... torch.compile"."""
-    return render.tie_words(docs, BENCH, pick(docs, impl, case), pick(docs, peer, case))
-
-
-def dropout_compare(
-    docs: Docs, of: DropImpl = "triton_seed", to: DropImpl = "triton_mask",
-    approximate: GeluForm = "none", dtype: DropDtype = "bfloat16",
-) -> str | None:  # fmt: skip
-    """``of`` against ``to`` in the dropout comparison at the largest size, in words by the
-    tie rule: "faster than", "as fast as" or "slower than" (of=triton_seed to=triton_mask:
-    the keep mask made in the kernel against the same kernel reading it). None where this
-    device has no such data."""
-    a, b = (dropout_row(docs, impl, "largest", approximate, dtype) for impl in (of, to))
-    return render.tie_words(docs, DROPOUT, a, b)
-
-
-# What doubling the elements per thread (the bytes each thread has in flight) says about
-# the no-mask kernel, by the tie rule: (faster, as fast, slower) with 32 than with 16.
+# What doubling the elements per thread says about the no-mask kernel, by the tie rule:
+# (faster, as fast, slower) with 32 than with 16; and, for stale controls, an open question.
 IN_FLIGHT_WORDS = (
     "More bytes in flight help, so part of the shortfall was memory latency left uncovered",
     "More bytes in flight change nothing, so latency is not what holds the kernel back",
     "More bytes in flight make it slower, so latency is not what holds the kernel back",
 )
-# What the page says instead where the controls were measured with older code (render.py,
-# "stale data"): the question stays open.
 IN_FLIGHT_NEUTRAL = (
     "These controls were measured with an earlier version of the code, so what more bytes "
     "in flight would change is left open here"
@@ -349,9 +284,7 @@ IN_FLIGHT_NEUTRAL = (
 def in_flight(
     docs: Docs, approximate: GeluForm = "none", keep: Keep = "none", per_thread: PerThread = 32
 ) -> str | None:
-    """What the controls say about bytes in flight: the kernel with ``per_thread`` elements
-    per thread against plan()'s 16, a sentence by the tie rule (IN_FLIGHT_WORDS). None
-    where this device has not run the controls."""
+    """``per_thread`` elements per thread against plan()'s 16, a sentence by the tie rule."""
     more, planned = (control_row(docs, approximate, keep, t) for t in (per_thread, 16))
     if more is None or planned is None:
         return None
@@ -362,8 +295,7 @@ def in_flight(
 
 
 def issue_rate_of(docs: Docs, bench: str) -> float | None:
-    """Thread instructions the GPU can issue per second in the run of ``bench``: SMs x 128
-    per clock x the SM clock read right after it (its maximum where none was read)."""
+    """Thread instructions per second: SMs x 128 x the SM clock after ``bench`` (or max)."""
     prov = render.doc(docs, bench)["provenance"]
     clocks = prov.get("clocks_after") or prov.get("clocks_at_start") or {}
     mhz = clocks.get("sm_mhz") or clocks.get("sm_max_mhz")
@@ -376,19 +308,14 @@ def issue_rate(docs: Docs) -> float:
 
 
 def issue_budget(docs: Docs, bytes_per_element: Literal[4, 6, 12]) -> float:
-    """Instructions per element the GPU can issue while the memory moves data at copy
-    speed: the issue rate over the elements per second that copy bandwidth allows at
-    ``bytes_per_element`` (bf16 without a mask 4, with a mask 6; fp32 with a mask 12)."""
+    """Instructions per element the GPU can issue while memory moves elements at copy speed."""
     return issue_rate(docs) / (render.copy(docs, BENCH) / bytes_per_element)
 
 
 def least_time(
     docs: Docs, keep: Keep, limit: Literal["bytes", "issue"], approximate: GeluForm = "none"
 ) -> float | None:
-    """The least time of one call at the largest size (bf16, plan()'s tile) that one limit
-    allows, seconds: its least bytes (x read, out written, bias read, the mask where read
-    from memory) over the copy bandwidth, or its SASS instructions (per element, times the
-    elements) over the issue rate. None where the instructions are not measured."""
+    """Least seconds per call by one limit: bytes at copy speed, or SASS at the issue rate."""
     if limit == "bytes":
         return dropout_bytes(docs, "memory" if keep == "memory" else "seed") / render.copy(
             docs, BENCH
@@ -397,24 +324,19 @@ def least_time(
     return None if per_element is None else per_element * r["m"] * r["n"] / issue_rate(docs)
 
 
-# The bf16 variants both benchmarks measure: (GELU form, keep mask in the controls, case in
-# fused_activation).
+# The bf16 variants both benchmarks measure: (GELU form, keep mask, fused_activation case).
 BUDGET_CASES = (("tanh", "memory", "tanh"), ("none", "memory", "bf16"), ("none", "none", "nomask"))
 
 
 def issue_need(docs: Docs, approximate: GeluForm, keep: Keep) -> float | None:
-    """The share of the issue budget (``issue_budget``) the kernel's SASS instructions per
-    element take, with plan()'s tile, bf16: above 1, the GPU cannot issue them as fast as
-    the memory delivers elements at copy speed. None where the controls are not measured."""
+    """The share of ``issue_budget`` the kernel's SASS instructions per element take."""
     per_element = instructions(docs, approximate, keep)
     bytes_per_element = 2 * (3 if keep == "memory" else 2)
     return render.quotient(per_element, issue_budget(docs, bytes_per_element))
 
 
 def budget_reading(docs: Docs) -> str | None:
-    """Whether the three bf16 cases' shares of copy fall as their instructions take more
-    of the issue budget (``issue_need``), in words for a sentence; shares within 1% of
-    each other count as one. None where the controls are not measured."""
+    """Whether the cases' shares of copy fall as their ``issue_need`` rises, in words."""
     needs = [issue_need(docs, form, keep) for form, keep, _ in BUDGET_CASES]
     if None in needs:
         return None
@@ -438,8 +360,7 @@ def one_decimal(v: float) -> str:
 
 
 VALUES = {
-    "fused_activation.n": Value(n_cols, render.count),
-    "fused_activation.m": Value(m_rows, render.count),
+    "fused_activation.shape": Value(shape, render.count),
     "fused_activation.bytes": Value(bytes_moved, render.mb),
     "fused_activation.byte_ratio": Value(byte_ratio, render.ratio),
     "fused_activation.bandwidth": Value(bandwidth_of, render.tbps),
@@ -475,15 +396,11 @@ VALUES = {
 }
 
 
-# ---- figures ----------------------------------------------------------------------------
-
-
 def rows_axis(docs: Docs) -> dict:
-    """The log x axis over the swept rows. On a phone the labels must tilt; tilted
-    counter-clockwise (-30°), the last one (at the right edge) stays inside the figure,
-    where Plotly's default clockwise tilt would push it out and hide it."""
+    """The log x axis over the swept rows, labels tilted counter-clockwise on a phone (the
+    last one stays inside the figure)."""
     return render.axis(
-        f"rows M (x is M × {n_cols(docs):,}, bf16)",
+        f"rows M (x is M × {shape(docs, 'n'):,}, bf16)",
         log=True,
         tickvals=[r["m"] for r in of(docs, "triton")],
         tickformat=",",
@@ -492,7 +409,7 @@ def rows_axis(docs: Docs) -> dict:
 
 
 def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
-    """One line per measured implementation over the swept sizes: ``points(rows)``."""
+    """One line per measured implementation over the swept sizes."""
     return [
         render.line(
             [r["m"] for r in of(docs, impl)],
@@ -619,8 +536,6 @@ FIGURES = {
     ),
 }
 
-
-# ---- lesson 01's roofline -----------------------------------------------------------------
 
 GELU_FLOPS = 7  # per element, nominal: x+b, v/sqrt2, erf (as one), 1+, 0.5*v, *, *mask
 

@@ -1,12 +1,10 @@
 """Values of the inductor_code family: what torch.compile wrote, and what breaks cost.
 
-Data: ``inductor_code`` (scripts/bench/benchmarks/inductor_code.py). Code rows hold the source
-of each Triton kernel Inductor generated for lesson 08's eager op chain and lesson 11's
-eager RMSNorm, captured on the GPU; the values below trim each to its ``@triton.jit``
-function and return it as a Markdown code block (put such a value on a line of its own).
-Cost rows hold the first call of a compiled function, a recompile on a new shape, and the
-host time per call with and without a graph break. Until a GPU run has written the file,
-every value says it is not measured; nothing here is typed by hand.
+Data: ``inductor_code`` (scripts/bench/benchmarks/inductor_code.py). Code rows hold each
+Triton kernel Inductor generated for lesson 08's eager op chain and lesson 11's eager
+RMSNorm, which ``kernel`` trims to its ``@triton.jit`` function as a Markdown code block;
+cost rows hold a compiled function's first call, a recompile, and the host time per call
+with and without a graph break. Every value says "not measured" before a GPU run.
 """
 
 import re
@@ -25,6 +23,7 @@ MAX_LINES = 45  # a listing longer than this is cut, and says how many lines it 
 
 
 def code_rows(docs: Docs, peer: str) -> list[dict]:
+    """The code rows of ``peer``."""
     return render.rows(docs, BENCH, kind="code", peer=peer) if BENCH in docs else []
 
 
@@ -32,13 +31,13 @@ Peer = Literal["fused_activation", "rmsnorm"]
 Case = Literal["first_call", "recompile", "cached_call", "eager", "graph_break", "whole"]
 
 
-def cost(docs: Docs, case: str) -> dict | None:
+def cost(docs: Docs, case: Case) -> dict | None:
+    """The cost row of ``case``, or None."""
     return render.maybe_one(docs, BENCH, kind="cost", case=case, absent_ok=True)
 
 
 def jit_function(text: str) -> list[str]:
-    """The kernel from its ``@triton.jit`` line on: Inductor's imports and its heuristics
-    decorator (launch hints and metadata) are left out, as are blank lines."""
+    """The kernel from its ``@triton.jit`` line on, blank lines left out, cut at MAX_LINES."""
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip() == "@triton.jit"), 0)
     kept = [line.rstrip() for line in lines[start:] if line.strip()]
@@ -48,9 +47,7 @@ def jit_function(text: str) -> list[str]:
 
 
 def kernel(docs: Docs, peer: Peer) -> str | None:
-    """The first Triton kernel Inductor generated for the peer of lesson 08's op chain
-    (fused_activation) or lesson 11's eager RMSNorm (rmsnorm), from @triton.jit on, loads
-    and stores highlighted: a Markdown code block (None before a GPU run)."""
+    """The first Triton kernel Inductor generated for the peer, loads and stores highlighted."""
     found = code_rows(docs, peer)
     if not found:
         return None
@@ -75,18 +72,8 @@ def name(docs: Docs, peer: Peer) -> str | None:
     return f"`{found[0]['kernel']}`" if found else None
 
 
-def time(docs: Docs, case: Case) -> float | None:
-    """Seconds (median) of one cost case: the first call of the compiled op chain, compile
-    included (first_call); its first call on a new shape (recompile); a later call, per
-    call (cached_call); and host time per call of ``clipped`` run eagerly (eager),
-    compiled with one graph break (graph_break), and of ``clipped_whole`` compiled as one
-    graph (whole)."""
-    return render.field(cost(docs, case), "time_s", "p50")
-
-
-def graphs(docs: Docs, case: Case) -> int | None:
-    """How many graphs Dynamo made of one cost case's function."""
-    return render.field(cost(docs, case), "graphs")
+time = render.row_kind(cost, render.p50, "Median seconds of one cost case.")
+graphs = render.row_kind(cost, lambda r: r.get("graphs"), "Graphs Dynamo made of the function.")
 
 
 def break_over_whole(docs: Docs) -> float | None:
@@ -95,6 +82,7 @@ def break_over_whole(docs: Docs) -> float | None:
 
 
 def seconds(v: float) -> str:
+    """Seconds from 1 s up, else ms."""
     return f"{v:.1f} s" if v >= 1 else f"{v * 1e3:.0f} ms"
 
 

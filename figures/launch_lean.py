@@ -1,9 +1,8 @@
 """Values of the launch_lean family: lesson 14's lean launch path against a torch op.
 
-Data: ``launch_lean`` (scripts/bench/benchmarks/launch_lean.py): per way of adding two tensors
-of 128 floats, the host's wall time per call in a loop (``host_s``) and its time inside
-the call alone (``enqueue_s``). On a device without the file, every value reads "not
-measured"; nothing here is typed by hand.
+Data: ``launch_lean`` (scripts/bench/benchmarks/launch_lean.py): per way of adding two
+tensors of 128 floats, the host's wall time per call in a loop (``host_s``) and its time
+inside the call alone (``enqueue_s``); "not measured" on a device without the file.
 """
 
 import textwrap
@@ -22,18 +21,12 @@ def p50(docs: Docs, key: str, field: str = "host_s") -> float | None:
 
 
 def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue"] = "wall") -> float | None:
-    """Host time per call on 128 floats, seconds: ``call`` is torch.add(out=) (torch_add),
-    the validated vector_add wrapper (wrapper), the lean path, LeanAdd (lean), the
-    launcher alone (launcher), a CUDA graph replay of one lean call (graph) or an empty
-    Triton launch (empty); ``clock`` the wall time in a loop of calls, or the time inside
-    one call alone with the GPU kept busy (enqueue)."""
+    """Host seconds per call on 128 floats: wall time in a loop, or inside one call alone."""
     return p50(docs, call, {"wall": "host_s", "enqueue": "enqueue_s"}[clock])
 
 
 def ratio_of(docs: Docs, of: Call, to: Call) -> float | None:
-    """Host time per call of ``of`` over that of ``to`` (wall, 128 floats): the median of
-    the per-round ratio where the two were timed in turn (head to head), else the ratio
-    of the medians."""
+    """Host time per call of ``of`` over ``to``'s (per-round median where head to head)."""
     spreads = host_spreads(docs, of, to)
     if spreads is None:
         return None
@@ -49,9 +42,7 @@ def host_spreads(docs: Docs, of: Call, to: Call) -> tuple[dict, dict] | None:
 
 
 def ratio_span(docs: Docs, of: Call, to: Call) -> tuple[float, float] | None:
-    """The interval of ``ratio_of`` (host time of ``of`` over ``to``): the 20th to 80th
-    percentile of the per-round ratio where the two were timed head to head, else the
-    opposite-percentile interval widened by the run's tie margin (``render.speedup``)."""
+    """The interval of ``ratio_of``, by ``render.speedup``."""
     spreads = host_spreads(docs, of, to)
     if spreads is None:
         return None
@@ -73,9 +64,7 @@ def checks_cost(docs: Docs) -> float | None:
 
 
 def compare(docs: Docs, of: Call, to: Call) -> str | None:
-    """Host time per call of ``of`` against ``to`` (wall, 128 floats) in words, by the tie
-    rule (``render.compare``, widened by the run's drift): "faster than", "as fast as" or
-    "slower than"."""
+    """Host time per call of ``of`` against ``to`` in words, by the tie rule."""
     ours, peer = (render.maybe_one(docs, BENCH, key=k, absent_ok=True) for k in (of, to))
     return render.tie_words(docs, BENCH, *(render.field(r, "host_s") for r in (ours, peer)))
 
@@ -91,7 +80,6 @@ VALUES = {
 
 def fig_host_cost(docs: Docs) -> dict:
     rs = render.rows(docs, BENCH)
-    # Short lines (the axis title says 128 floats): the plot keeps its width on a phone.
     labels = ["<br>".join(textwrap.wrap(r["what"].replace(" (128 floats)", ""), 18)) for r in rs]
     traces = []
     for field, name, role in (
@@ -120,5 +108,5 @@ FIGURES = {
         "launcher alone, a CUDA-graph replay of the lean call, and an empty Triton launch; "
         "wall time in a loop and time inside the call with the GPU kept busy; error bars "
         "span the 20th to 80th percentile.",
-    ),
+    )
 }

@@ -2,11 +2,9 @@
 
 Data (scripts/bench/benchmarks/matmul.py): ``matmul`` (squares n³: Triton, cuBLAS,
 torch.compile), ``matmul_llm`` (M tokens × 4096 @ 4096 × 14336, bf16), ``matmul_grouped``
-(program order, 8192³ fp16) and ``matmul_epilogue`` (fused bias + GELU against cuBLAS and an
-eager epilogue, bf16): kinds such as ``matmul.tflops impl=triton dtype=float16 n=4096`` read
-the first, the ``llm_``, ``order_``/``model_`` and ``epilogue_`` kinds the others. Also the
-tile-load model of program order (tested in tests/kernels/test_matmul.py): which output tile
-each program computes, as kernels/matmul.py maps it, and the input tiles a wave reads.
+(program order, 8192³ fp16) and ``matmul_epilogue`` (fused bias + GELU, bf16), read by the
+plain, ``llm_``, ``order_``/``model_`` and ``epilogue_`` kinds. Also the tile-load model of
+program order (tested in tests/kernels/test_matmul.py).
 """
 
 from typing import Literal
@@ -25,14 +23,10 @@ Peer = Literal["triton", "cublas"]
 Order = Literal["rowmajor", "grouped"]
 Epi = Literal["triton_fused", "triton_plain", "cublas", "cublas_eager", "cublas_addmm"]
 Clock = Literal["device", "graph", "host"]
-CLOCKS = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}
-
-# ---- the tile-load model of program order -------------------------------------------------
 
 
 def program_tiles(num_pid_m: int, num_pid_n: int, group_m: int) -> list[tuple[int, int]]:
-    """(pid_m, pid_n), the output tile, of each program id in launch order, computed as
-    kernels/matmul.py computes it. group_m = 1 is row-major order."""
+    """(pid_m, pid_n) of each program id in launch order, as kernels/matmul.py maps it."""
     tiles = []
     for pid in range(num_pid_m * num_pid_n):
         in_group = group_m * num_pid_n
@@ -45,15 +39,9 @@ def program_tiles(num_pid_m: int, num_pid_n: int, group_m: int) -> list[tuple[in
 def tile_loads(
     num_pid_m: int, num_pid_n: int, k_tiles: int, group_m: int, wave: int, waves: int | None = None
 ) -> tuple[int, int]:
-    """(a tiles, b tiles) read from memory under the counting convention of lesson 09.
-
-    The programs run in waves of ``wave`` consecutive program ids. Within a wave an
-    input tile is read once, however many programs of the wave use it (they share it
-    through the L2 cache); nothing is kept from one wave to the next. A program for
-    output tile (m, n) uses a tiles (m, 0..k_tiles-1) and b tiles (0..k_tiles-1, n), so
-    a wave reads k_tiles tiles of ``a`` per distinct tile row it touches and k_tiles of
-    ``b`` per distinct tile column. ``waves``: count only the first so many waves
-    (None: all)."""
+    """(a tiles, b tiles) read from memory, lesson 09's convention: in each wave of ``wave``
+    consecutive programs an input tile is read once (shared through the L2), nothing is kept
+    between waves; ``waves``: count only the first so many (None: all)."""
     order = program_tiles(num_pid_m, num_pid_n, group_m)
     a_tiles = b_tiles = 0
     for i, start in enumerate(range(0, len(order), wave)):
@@ -66,8 +54,7 @@ def tile_loads(
 
 
 def modelled_bytes(row: dict, wave: int) -> int:
-    """Bytes read from memory at a matmul_grouped row's size, config and order, by the
-    tile-load model with waves of ``wave`` programs (one per SM; 1: no sharing at all)."""
+    """Bytes a matmul_grouped row reads by the tile-load model, waves of ``wave`` programs."""
     bm, bn, bk = row["block_m"], row["block_n"], row["block_k"]
     tiles_m, tiles_n = -(-row["m"] // bm), -(-row["n"] // bn)
     a_tiles, b_tiles = tile_loads(tiles_m, tiles_n, -(-row["k"] // bk), row["group_m"], wave)
@@ -75,73 +62,72 @@ def modelled_bytes(row: dict, wave: int) -> int:
     return a_tiles * bm * bk * elem + b_tiles * bk * bn * elem
 
 
-# ---- rows and formats ---------------------------------------------------------------------
-
-
-def square(docs: Docs, impl: str, dtype: str, n: int) -> dict:
+def square(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> dict:
+    """The ``matmul`` row of ``impl`` at n³."""
     return render.one(docs, SQUARES, impl=impl, dtype=dtype, m=n)
 
 
-def ordered(docs: Docs, order: str) -> dict:
+def square_clock(docs: Docs, impl: Impl, dtype: Dtype, n: int, clock: Clock = "device"):
+    """The time spread of ``impl`` at n³ on ``clock``, None where the run lacks it."""
+    return square(docs, impl, dtype, n).get(render.CLOCKS[clock])
+
+
+def llm(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> dict | None:
+    """The time spread of ``impl`` at M = ``tokens`` on ``clock``, None where the run lacks it."""
+    return render.one(docs, LLM, impl=impl, m=tokens).get(render.CLOCKS[clock])
+
+
+def ordered(docs: Docs, order: Order) -> dict:
+    """The ``matmul_grouped`` row in ``order``."""
     return render.one(docs, GROUPED, group_m=GROUP_M[order])
 
 
-def epilogue_row(docs: Docs, impl: str, n: int) -> dict:
+def epilogue_row(docs: Docs, impl: Epi, n: int) -> dict:
+    """The ``matmul_epilogue`` row of ``impl`` at n³."""
     return render.one(docs, EPILOGUE, impl=impl, m=n)
 
 
-# ---- values: squares (benchmark matmul) ----------------------------------------------------
-
-
-def square_tflops(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> float:
-    """FLOP/s of ``impl`` at n³ (triton: kernels/matmul.py; cublas: torch.matmul; compile:
-    torch.compile max-autotune's Triton templates, 4096³ only)."""
-    return render.flop_rate(square(docs, impl, dtype, n))
-
-
-def square_ratio(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> float:
-    """``of``'s FLOP/s over ``to``'s at n³, medians of one run."""
-    return square_tflops(docs, of, dtype, n) / square_tflops(docs, to, dtype, n)
-
-
-def square_time(
-    docs: Docs, impl: Impl, dtype: Dtype, n: int, clock: Clock = "device"
-) -> float | None:
-    """Median seconds per call of ``impl`` at n³: do_bench's device time (CUDA events
-    around each call), the GPU's time inside a CUDA graph (no host cost), or the host's
-    wall time per call in a loop of back-to-back calls; None where the run lacks it."""
-    return render.field(square(docs, impl, dtype, n).get(CLOCKS[clock]), "p50")
+square_tflops = render.row_kind(square, render.flop_rate, "FLOP/s of ``impl`` at n³.")
+square_ratio = render.pair_kind(
+    square, "impl", render.divide(render.flop_rate), "``of``'s FLOP/s over ``to``'s at n³."
+)
+square_time = render.row_kind(
+    square_clock, render.middle, "Median seconds per call at n³ on ``clock``."
+)
+square_compare = render.pair_kind(
+    square, "impl", render.tie(SQUARES), "``of`` against ``to`` at n³ in words, by the tie rule."
+)
 
 
 def sm_clock(docs: Docs, which: Literal["after", "max"]) -> str:
-    """The SM clock: lowest to highest read right after each of the family's benchmarks
-    (after), or its maximum as the driver reports it (max), MHz."""
+    """The SM clock: the range read after the family's benchmarks, or its maximum, MHz."""
     if which == "max":
         return f"{render.doc(docs, SQUARES)['provenance']['clocks_after']['sm_max_mhz']:.0f} MHz"
     mhz = [render.doc(docs, b)["provenance"]["clocks_after"]["sm_mhz"] for b in BENCHES]
     return f"{min(mhz):.0f}–{max(mhz):.0f} MHz"
 
 
-# ---- values: LLM shapes (matmul_llm), M tokens x 4096 @ 4096 x 14336, bf16 ----------------
+def power(docs: Docs, which: Literal["after", "limit"]) -> str:
+    """The highest power draw after the family's benchmarks, or the board's limit, W."""
+    after = [render.doc(docs, b)["provenance"]["clocks_after"] for b in BENCHES]
+    if which == "limit":
+        return f"{max(a['power_limit_w'] for a in after):.0f} W"
+    return f"{max(a['power_draw_w'] for a in after):.0f} W"
 
 
-def llm_time(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> float | None:
-    """Median seconds per call of ``impl`` at M = ``tokens``: do_bench's device time, the
-    GPU's time inside a CUDA graph (no host cost) or the host's time per call in a loop of
-    back-to-back calls (as ``matmul.time``); None where the run lacks that clock."""
-    return render.field(render.one(docs, LLM, impl=impl, m=tokens).get(CLOCKS[clock]), "p50")
-
-
-def llm_bandwidth(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> float | None:
-    """``impl``'s achieved bandwidth at M = ``tokens`` (bytes of a, W and out over the
-    median time on ``clock``, see ``llm_time``)."""
-    t = llm_time(docs, impl, tokens, clock)
-    return None if t is None else render.one(docs, LLM, impl=impl, m=tokens)["bytes"] / t
+llm_time = render.row_kind(
+    llm, render.middle, "Median seconds per call at M = ``tokens`` on ``clock``."
+)
+llm_compare = render.pair_kind(
+    llm, "impl", render.tie(LLM), "``of`` against ``to`` at M = ``tokens``, by the tie rule."
+)
 
 
 def llm_of_copy(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> float | None:
-    """``impl``'s bandwidth at M = ``tokens`` over the run's measured copy bandwidth."""
-    return render.quotient(llm_bandwidth(docs, impl, tokens, clock), render.copy(docs, LLM))
+    """``impl``'s bandwidth at M = ``tokens`` on ``clock`` over the run's copy bandwidth."""
+    t = render.field(llm(docs, impl, tokens, clock), "p50")
+    row = render.one(docs, LLM, impl=impl, m=tokens)
+    return None if t is None else row["bytes"] / t / render.copy(docs, LLM)
 
 
 def llm_weight(docs: Docs) -> int:
@@ -150,17 +136,46 @@ def llm_weight(docs: Docs) -> int:
     return r["n"] * r["k"] * 2
 
 
-# ---- values: program order (matmul_grouped) and the tile-load model at 8192³ fp16 --------
+def llm_floor(docs: Docs, tokens: int, part: Literal["memory", "mma"], block_m: int = 64) -> float:
+    """Least seconds by one resource: bytes at copy bandwidth, or padded FLOP at cuBLAS's rate."""
+    r = render.one(docs, LLM, impl="cublas", m=tokens)
+    if part == "memory":
+        return r["bytes"] / render.copy(docs, LLM)
+    padded = -(-tokens // block_m) * block_m
+    return 2 * padded * r["n"] * r["k"] / render.matmul_rate(render.doc(docs, LLM), r["dtype"])
 
 
-def order_time(docs: Docs, order: Order) -> float:
-    """Median seconds of the matmul in ``order``."""
-    return ordered(docs, order)["time_s"]["p50"]
+def llm_programs(docs: Docs, tokens: int, block_m: int, block_n: int) -> int:
+    """Programs (output tiles) of the LLM product at M = ``tokens`` with these tiles."""
+    n = render.one(docs, LLM, impl="cublas", m=tokens)["n"]
+    return -(-tokens // block_m) * -(-n // block_n)
+
+
+def llm_vs_cublas(docs: Docs, tokens: int) -> float:
+    """Triton's FLOP/s over cuBLAS's at M = ``tokens``."""
+    ours = render.flop_rate(render.one(docs, LLM, impl="triton", m=tokens))
+    return ours / render.flop_rate(render.one(docs, LLM, impl="cublas", m=tokens))
+
+
+def llm_pace(docs: Docs, tokens: int) -> str | None:
+    """Who sets the Triton wrapper's pace at M = ``tokens``: "the host" or "the GPU"."""
+    r = render.one(docs, LLM, impl="triton", m=tokens)
+    if not (r.get("host_s") and r.get("graph_time_s")):
+        return None
+    return "the host" if render.graph_host_bound(r) else "the GPU"
+
+
+order_time = render.row_kind(ordered, render.p50, "Median seconds of the matmul in ``order``.")
 
 
 def order_config(docs: Docs) -> str:
     """The config both orders ran with: BLOCK_M x BLOCK_N x BLOCK_K, warps, stages."""
     return render.config_text(ordered(docs, "grouped"))
+
+
+def order_compare(docs: Docs) -> str:
+    """Grouped order against row-major order in words, by the tie rule."""
+    return render.tie_words(docs, GROUPED, ordered(docs, "grouped"), ordered(docs, "rowmajor"))
 
 
 def programs(docs: Docs) -> int:
@@ -178,10 +193,7 @@ Reads = Literal["unshared", "rowmajor", "grouped", "compulsory"]
 
 
 def model_bytes(docs: Docs, reads: Reads) -> int:
-    """Bytes read at 8192³ by the tile-load model, waves of one program per SM, in
-    row-major or grouped order; ``unshared``: no two programs share a tile (every
-    program reads its row of a and column of b); ``compulsory``: a and b each read
-    once, the least any order can read."""
+    """Bytes read at 8192³ by the tile-load model (unshared: no sharing; compulsory: once)."""
     r = ordered(docs, "rowmajor" if reads == "rowmajor" else "grouped")
     if reads == "compulsory":
         return (r["m"] * r["k"] + r["k"] * r["n"]) * 2
@@ -198,73 +210,46 @@ def model_ratio(docs: Docs) -> float:
     return model_bytes(docs, "rowmajor") / model_bytes(docs, "grouped")
 
 
-# ---- values: the fused epilogue (matmul_epilogue), bf16 -----------------------------------
-
-
-def epilogue_time(docs: Docs, impl: Epi, n: int) -> float:
-    """Median seconds at n³ of ``impl``: triton_fused (matmul + bias + GELU in one kernel),
-    triton_plain (the same matmul alone), cublas (torch.matmul alone), cublas_eager
-    (torch.matmul, then + bias, then GELU) or cublas_addmm (addmm, then GELU)."""
-    return epilogue_row(docs, impl, n)["time_s"]["p50"]
-
-
-def epilogue_ratio(docs: Docs, of: Epi, to: Epi, n: int) -> float:
-    """``of``'s time over ``to``'s at n³ (of=cublas_eager to=triton_fused: the fused
-    kernel's speed-up over cuBLAS + eager epilogue)."""
-    return epilogue_time(docs, of, n) / epilogue_time(docs, to, n)
-
-
-def epilogue_extra(docs: Docs, of: Epi, to: Epi, n: int) -> float:
-    """How much longer ``of`` takes than ``to`` at n³, a fraction (of=triton_fused
-    to=triton_plain: what the fused epilogue adds to the Triton matmul)."""
-    return epilogue_ratio(docs, of, to, n) - 1
+epilogue_time = render.row_kind(epilogue_row, render.p50, "Median seconds of ``impl`` at n³.")
+epilogue_ratio = render.pair_kind(
+    epilogue_row, "impl", render.divide(render.p50), "``of``'s time over ``to``'s at n³."
+)
+epilogue_extra = render.pair_kind(
+    epilogue_row, "impl", render.divide(render.p50, 1), "How much longer ``of`` takes, a fraction."
+)
+epilogue_vs = render.pair_kind(
+    epilogue_row, "impl", render.tie(EPILOGUE), "``of`` against ``to`` at n³, by the tie rule."
+)
 
 
 def epilogue_added(docs: Docs, of: Epi, to: Epi, n: int) -> float:
     """``of``'s time minus ``to``'s at n³, seconds."""
-    return epilogue_time(docs, of, n) - epilogue_time(docs, to, n)
+    return render.p50(epilogue_row(docs, of, n)) - render.p50(epilogue_row(docs, to, n))
 
 
 def epilogue_traffic(docs: Docs, n: int) -> int:
-    """Bytes the eager epilogue adds at n³ bf16: the bias add reads C and writes C', GELU
-    reads C' and writes the result, 4 passes over the n x n matrix (arithmetic)."""
+    """Bytes the eager epilogue adds at n³ bf16: 4 passes over the n x n matrix."""
     return 4 * n * n * 2
 
 
 def eager_floor(docs: Docs, n: int) -> float:
-    """``epilogue_traffic`` at the measured copy bandwidth: the least time the eager
-    epilogue can add, seconds."""
+    """``epilogue_traffic`` at the copy bandwidth: the least the eager epilogue adds, s."""
     return epilogue_traffic(docs, n) / render.copy(docs, EPILOGUE)
 
 
 def fusion_floor(docs: Docs, n: int) -> float:
-    """What a fused kernel exactly as fast as cuBLAS would gain over cuBLAS + eager
-    epilogue if the eager epilogue ran at copy speed: (cuBLAS time + eager_floor) / cuBLAS
-    time. The eager epilogue cannot be faster than copy speed, so the real gain of such a
-    kernel is at least this (a floor, not a ceiling)."""
-    cublas = epilogue_time(docs, "cublas", n)
+    """(cuBLAS time + eager_floor) / cuBLAS time: the least a cuBLAS-fast fusion gains."""
+    cublas = render.p50(epilogue_row(docs, "cublas", n))
     return (cublas + eager_floor(docs, n)) / cublas
 
 
-Kernel = Literal["triton_fused", "triton_plain"]
-
-
-def regs(docs: Docs, impl: Kernel, n: int, spilled: bool = False) -> int:
-    """Registers per thread of the kernel the autotuner chose at n³, with the epilogue
-    (triton_fused) or without (triton_plain); with ``spilled``, those it spills to local
-    memory."""
+def regs(docs: Docs, impl: Literal["triton_fused", "triton_plain"], n: int, spilled: bool = False):
+    """Registers per thread (or spilled) of the kernel the autotuner chose at n³."""
     return epilogue_row(docs, impl, n)["n_spills" if spilled else "n_regs"]
 
 
-# ---- values: how far the fused epilogue's comparisons can be trusted (added for lesson 01) -
-
-
 def cublas_spread(docs: Docs, dtype: Dtype, n: int) -> float:
-    """How far apart this device's timings of the same cuBLAS matmul land: over every
-    benchmark of the run with a row impl=cublas at n³ in ``dtype`` (the squares, the
-    epilogue, the TMA files), (slowest median - fastest median) / fastest, a fraction. The
-    GPUs run these matmuls at their power limit, below their top clock, so the same call
-    lands a few per cent apart from one benchmark to the next."""
+    """(slowest - fastest) / fastest median of this run's cuBLAS timings at n³, a fraction."""
     times = [
         r["time_s"]["p50"]
         for d in docs.values()
@@ -279,15 +264,9 @@ def cublas_spread(docs: Docs, dtype: Dtype, n: int) -> float:
 
 
 def epilogue_compare(docs: Docs, of: Epi, to: Epi, n: int) -> str:
-    """``of`` against ``to`` at n³, words for a sentence: "faster than", "slower than", or
-    "as fast as, within the run-to-run spread," (it sits mid-sentence). A difference counts
-    only where the two 20th-80th percentile ranges do not overlap *and* the ratio is further
-    from 1 than ``cublas_spread`` for bf16 at that size: closer than that, another run
-    could order them the other way. Where the two were timed head to head (in turn, a
-    ratio per round), the ratio's own interval decides instead (``render.compare``): the
-    rounds cancel the drift that ``cublas_spread`` stands for."""
+    """``of`` against ``to`` at n³ in words, a tie within the run-to-run spread."""
     a, b = (epilogue_row(docs, impl, n)["time_s"] for impl in (of, to))
-    if render.paired(a, b) is not None:
+    if render.paired(a, b) is not None:  # head to head: the rounds cancel the drift
         words = ("faster than", "as fast as, within the run-to-run spread,", "slower than")
         return render.compare(a, b, words)
     beyond = abs(a["p50"] / b["p50"] - 1) > cublas_spread(docs, "bfloat16", n)
@@ -299,91 +278,28 @@ def epilogue_compare(docs: Docs, of: Epi, to: Epi, n: int) -> str:
 
 
 def pass_time(docs: Docs, n: int, passes: int) -> float:
-    """Time ``passes`` passes over an n x n bf16 matrix (each a read or a write of n * n * 2
-    bytes) take at the epilogue run's copy bandwidth, seconds: the least an elementwise
-    epilogue kernel that makes them can cost (arithmetic on the measured copy)."""
+    """``passes`` passes over an n x n bf16 matrix at the copy bandwidth, seconds."""
     return passes * n * n * 2 / render.copy(docs, EPILOGUE)
-
-
-# ---- values added for lesson 09: comparison words by the tie rule, the LLM shapes' arithmetic
-
-
-def square_compare(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> str:
-    """``of`` against ``to`` at n³ in words, by the tie rule (see ``tie_words``)."""
-    return render.tie_words(docs, SQUARES, square(docs, of, dtype, n), square(docs, to, dtype, n))
-
-
-def order_compare(docs: Docs) -> str:
-    """Grouped order against row-major order at the program-order benchmark's size and
-    config, in words, by the tie rule."""
-    return render.tie_words(docs, GROUPED, ordered(docs, "grouped"), ordered(docs, "rowmajor"))
-
-
-def epilogue_vs(docs: Docs, of: Epi, to: Epi, n: int) -> str:
-    """``of`` against ``to`` at n³ in the epilogue benchmark, in words, by the tie rule."""
-    return render.tie_words(docs, EPILOGUE, epilogue_row(docs, of, n), epilogue_row(docs, to, n))
-
-
-def llm_compare(docs: Docs, of: Peer, to: Peer, tokens: int, clock: Clock = "device") -> str:
-    """``of`` against ``to`` at M = ``tokens``, on do_bench's device time or inside a CUDA
-    graph (``clock=graph``), in words, by the tie rule."""
-    ours, peer = (render.one(docs, LLM, impl=i, m=tokens)[CLOCKS[clock]] for i in (of, to))
-    return render.tie_words(docs, LLM, ours, peer)
-
-
-def llm_floor(docs: Docs, tokens: int, part: Literal["memory", "mma"], block_m: int = 64) -> float:
-    """The least time the LLM product at M = ``tokens`` can take, seconds, by one resource:
-    ``memory``, its bytes (a, the weight, out) at the run's copy bandwidth; ``mma``, its
-    multiply-adds at the run's cuBLAS rate, counting the rows a ``block_m``-row tile pads M
-    up to (2 · ceil(M / block_m) · block_m · N · K FLOP). Arithmetic on measured ceilings."""
-    r = render.one(docs, LLM, impl="cublas", m=tokens)
-    if part == "memory":
-        return r["bytes"] / render.copy(docs, LLM)
-    padded = -(-tokens // block_m) * block_m
-    return 2 * padded * r["n"] * r["k"] / render.matmul_rate(render.doc(docs, LLM), r["dtype"])
-
-
-def llm_programs(docs: Docs, tokens: int, block_m: int, block_n: int) -> int:
-    """Programs (output tiles) of the LLM product at M = ``tokens`` with ``block_m`` x
-    ``block_n`` tiles: ceil(M / block_m) · ceil(N / block_n)."""
-    n = render.one(docs, LLM, impl="cublas", m=tokens)["n"]
-    return -(-tokens // block_m) * -(-n // block_n)
-
-
-def llm_vs_cublas(docs: Docs, tokens: int) -> float:
-    """Triton's FLOP/s over cuBLAS's at M = ``tokens`` (do_bench's device time)."""
-    ours = render.flop_rate(render.one(docs, LLM, impl="triton", m=tokens))
-    return ours / render.flop_rate(render.one(docs, LLM, impl="cublas", m=tokens))
-
-
-def llm_pace(docs: Docs, tokens: int) -> str | None:
-    """Who sets the pace of the Triton wrapper's calls at M = ``tokens``: "the host" where
-    its host time per call exceeds the kernel's time inside a CUDA graph beyond both
-    spreads (the scoreboard's host-bound rule), else "the GPU"; None without both."""
-    r = render.one(docs, LLM, impl="triton", m=tokens)
-    if not (r.get("host_s") and r.get("graph_time_s")):
-        return None
-    return "the host" if render.graph_host_bound(r) else "the GPU"
-
-
-def power(docs: Docs, which: Literal["after", "limit"]) -> str:
-    """The GPU's power draw: the highest read right after the family's benchmarks (after),
-    or the board's power limit (limit), in W."""
-    after = [render.doc(docs, b)["provenance"]["clocks_after"] for b in BENCHES]
-    if which == "limit":
-        return f"{max(a['power_limit_w'] for a in after):.0f} W"
-    return f"{max(a['power_draw_w'] for a in after):.0f} W"
 
 
 VALUES = {
     "matmul.tflops": Value(square_tflops, render.tflops),
     "matmul.ratio": Value(square_ratio, render.ratio),
     "matmul.time": Value(square_time, render.millis(3), missing="not measured"),
+    "matmul.compare": Value(square_compare),
     "matmul.sm_clock": Value(sm_clock),
+    "matmul.power": Value(power),
+    "matmul.llm_time": Value(llm_time, render.micros(1), missing="not measured"),
+    "matmul.llm_compare": Value(llm_compare),
     "matmul.llm_of_copy": Value(llm_of_copy, render.percent, missing="not measured"),
     "matmul.llm_weight": Value(llm_weight, render.mb),
+    "matmul.llm_floor": Value(llm_floor, render.micros(0)),
+    "matmul.llm_programs": Value(llm_programs, render.count),
+    "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
+    "matmul.llm_pace": Value(llm_pace, missing="not measured"),
     "matmul.order_time": Value(order_time, render.millis(2)),
     "matmul.order_config": Value(order_config),
+    "matmul.order_compare": Value(order_compare),
     "matmul.programs": Value(programs, render.count),
     "matmul.wave": Value(wave, render.count),
     "matmul.model_bytes": Value(model_bytes, render.gb1),
@@ -392,30 +308,16 @@ VALUES = {
     "matmul.epilogue_time": Value(epilogue_time, render.millis(2)),
     "matmul.epilogue_ratio": Value(epilogue_ratio, render.ratio),
     "matmul.epilogue_extra": Value(epilogue_extra, render.percent),
+    "matmul.epilogue_vs": Value(epilogue_vs),
     "matmul.epilogue_added": Value(epilogue_added, render.millis(2)),
     "matmul.epilogue_traffic": Value(epilogue_traffic, render.gb),
     "matmul.eager_floor": Value(eager_floor, render.millis(2)),
     "matmul.fusion_floor": Value(fusion_floor, render.ratio),
     "matmul.regs": Value(regs, render.count),
-    # added for lesson 01
     "matmul.cublas_spread": Value(cublas_spread, render.percent1),
     "matmul.epilogue_compare": Value(epilogue_compare),
     "matmul.pass_time": Value(pass_time, render.millis(2)),
-    # added for lesson 09
-    "matmul.compare": Value(square_compare),
-    "matmul.order_compare": Value(order_compare),
-    "matmul.epilogue_vs": Value(epilogue_vs),
-    "matmul.llm_time": Value(llm_time, render.micros(1), missing="not measured"),
-    "matmul.llm_compare": Value(llm_compare),
-    "matmul.llm_floor": Value(llm_floor, render.micros(0)),
-    "matmul.llm_programs": Value(llm_programs, render.count),
-    "matmul.power": Value(power),
-    "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
-    "matmul.llm_pace": Value(llm_pace, missing="not measured"),
 }
-
-
-# ---- figures ----------------------------------------------------------------------------
 
 
 # Bar labels mid-bar, clear of the error bar's whisker at the bar's end.
@@ -507,7 +409,7 @@ def fig_epilogue(docs: Docs) -> dict:
         points = [
             render.duration(
                 render.one(docs, EPILOGUE, impl=impl, m=n)["time_s"],
-                epilogue_time(docs, "cublas", n),
+                render.p50(epilogue_row(docs, "cublas", n)),
             )
             for n in sizes
         ]
@@ -558,9 +460,6 @@ FIGURES = {
         "followed by GELU, and the cuBLAS matmul without epilogue.",
     ),
 }
-
-
-# ---- lesson 01's roofline -----------------------------------------------------------------
 
 
 def roofline_llm(rows: list[dict]) -> list[dict]:

@@ -1,13 +1,10 @@
 """Figures and values of lesson 13: the matmul's config sweep and the autotuner's cost.
 
-Data (both written by scripts/bench/benchmarks/matmul.py):
-- ``matmul_configs``: one row per config of the sweep at 4096³ bf16, with ``time_s`` where
-  it ran or ``failure`` where the wrapper refused it (more shared memory than the GPU has,
-  or an accumulator too big for the registers), and ``autotuner_pick`` on the config
-  matmul_autotuned chose for the same problem in the same run;
-- ``matmul_autotune_cost``: the first call of a new autotuner over 1, 2, 4 and 8 configs;
-  its values read "not measured" on a device that has not run it.
-The sweep's cuBLAS line comes from lesson 09's ``matmul`` data (figures/matmul.py).
+Data (scripts/bench/benchmarks/matmul.py): ``matmul_configs``, one row per config of the
+sweep at 4096³ bf16 (``time_s`` where it ran, ``failure`` where the wrapper refused it,
+``autotuner_pick`` on matmul_autotuned's choice), and ``matmul_autotune_cost``, the first
+call of a new autotuner over 1, 2, 4 and 8 configs ("not measured" where not run). The
+sweep's cuBLAS line comes from lesson 09's ``matmul`` data.
 """
 
 import re
@@ -21,9 +18,6 @@ SWEEP = "matmul_configs"
 AUTOTUNE_COST = "matmul_autotune_cost"
 NOT_MEASURED = "not measured"
 Which = Literal["best", "worst", "pick"]
-
-
-# ---- the sweep's rows ----------------------------------------------------------------------
 
 
 def sweep_rows(docs: Docs) -> list[dict]:
@@ -58,8 +52,7 @@ def smem_need_and_limit(r: dict) -> tuple[int, int] | None:
 
 
 def stage_bytes(block_m: int, block_n: int, block_k: int, stages: int, elem: int) -> int:
-    """Shared memory of the operand pipeline: one a tile and one b tile per stage (the
-    formula of kernels/matmul.py's shared_memory_bytes)."""
+    """Shared memory of the operand pipeline (kernels/matmul.py's shared_memory_bytes)."""
     return stages * (block_m + block_n) * block_k * elem
 
 
@@ -98,9 +91,6 @@ def sweep_row(docs: Docs, tile: str, warps: int, stages: int) -> dict | None:
     return found[0] if len(found) == 1 and "time_s" in found[0] else None
 
 
-# ---- values: the sweep ----------------------------------------------------------------------
-
-
 def size_text(docs: Docs) -> str:
     """The sweep's problem: '4096³ bf16'."""
     r = sweep_rows(docs)[0]
@@ -108,20 +98,11 @@ def size_text(docs: Docs) -> str:
     return f"{r['m']}³ {short}" if r["m"] == r["n"] == r["k"] else f"{r['m']}×{r['n']}×{r['k']}"
 
 
-def configs(docs: Docs) -> int:
-    """Configs in the sweep."""
-    return len(sweep_rows(docs))
-
-
-def ran(docs: Docs) -> int:
-    """Configs of the sweep that compiled and ran."""
-    return len(sweep_ran(docs))
-
-
-def refused(docs: Docs, reason: Literal["shared_memory", "registers"]) -> int:
-    """Configs the wrapper refused for needing more shared memory than the GPU has, or for
-    an accumulator too big for the registers."""
-    return sum(failure_kind(r) == reason.replace("_", " ") for r in sweep_rows(docs))
+def configs(docs: Docs, which: Literal["all", "ran", "shared_memory", "registers"] = "all") -> int:
+    """Configs of the sweep: all, those that ran, or those refused for memory or registers."""
+    if which in ("all", "ran"):
+        return len(sweep_rows(docs) if which == "all" else sweep_ran(docs))
+    return sum(failure_kind(r) == which.replace("_", " ") for r in sweep_rows(docs))
 
 
 def smem_refusals(docs: Docs) -> list[tuple[int, int, dict]]:
@@ -130,8 +111,7 @@ def smem_refusals(docs: Docs) -> list[tuple[int, int, dict]]:
 
 
 def smem_refused(docs: Docs, of: Literal["limit", "smallest"]) -> int | None:
-    """Shared memory per program, bytes: the GPU's, as the refusals quote it (limit), or
-    the least a config refused for it needed (smallest); None if no refusal quotes it."""
+    """Shared memory per program as refusals quote it: the GPU's, or the least refused, bytes."""
     found = smem_refusals(docs)
     if not found:
         return None
@@ -145,8 +125,7 @@ def smem_smallest_refused_config(docs: Docs) -> str | None:
 
 
 def config(docs: Docs, which: Which) -> str:
-    """The fastest or the slowest config of the sweep, or the one the autotuner picked for
-    the same problem in the same run."""
+    """The fastest or the slowest config of the sweep, or the autotuner's pick."""
     return render.config_text(chosen(docs, which))
 
 
@@ -154,10 +133,7 @@ Rated = Literal["best", "worst", "pick", "cublas", "small_tile"]
 
 
 def tflops_of(docs: Docs, which: Rated) -> float | None:
-    """FLOP/s of the fastest or the slowest config, or of the autotuner's pick, as the
-    sweep timed it (None if the sweep could not run the pick on its own); of cuBLAS at the
-    sweep's size and dtype (lesson 09's run; None without it); or of the fastest 64 x 64
-    tile (any BLOCK_K, warps, stages; None if the sweep had none that ran)."""
+    """FLOP/s of a chosen config, of cuBLAS at the sweep's size, or of the best 64 x 64 tile."""
     if which == "cublas":
         r = sweep_cublas(docs)
         return None if r is None else render.flop_rate(r)
@@ -169,8 +145,7 @@ def tflops_of(docs: Docs, which: Rated) -> float | None:
 
 
 def ratio_of(docs: Docs, of: Rated, to: Rated) -> float | None:
-    """FLOP/s of ``of`` over FLOP/s of ``to`` (see matmul_autotune.tflops), e.g. of=pick
-    to=best; None where either is not measured."""
+    """FLOP/s of ``of`` over FLOP/s of ``to`` (see matmul_autotune.tflops)."""
     return render.quotient(tflops_of(docs, of), tflops_of(docs, to))
 
 
@@ -197,9 +172,7 @@ def pick_regs(docs: Docs) -> int | None:
 
 
 def pick_shared(docs: Docs, source: Literal["estimate", "compiled"]) -> int | None:
-    """Shared memory of the autotuner's pick, bytes: shared_memory_bytes' estimate, or what
-    the compiled kernel uses (metadata.shared; None in a run made before the sweep
-    recorded it)."""
+    """Shared memory of the autotuner's pick: the estimate, or the compiled kernel's, bytes."""
     r = pick(docs)
     if source == "compiled":
         return r.get("shared_bytes")
@@ -208,8 +181,7 @@ def pick_shared(docs: Docs, source: Literal["estimate", "compiled"]) -> int | No
 
 
 def pick_note(docs: Docs) -> str:
-    """A sentence on the pick against the best: the same config, or whether their
-    20th-80th percentile ranges of time overlap."""
+    """A sentence on the pick against the best: the same, or do their time ranges overlap."""
     p, best = pick(docs), chosen(docs, "best")
     if p is best:
         return "The sweep's timing and the autotuner's agree."
@@ -237,26 +209,17 @@ def tile_rates(docs: Docs) -> dict[str, list[float]]:
 
 
 def within_tile_max(docs: Docs) -> float | None:
-    """The largest fastest-over-slowest ratio within one tile shape (warps and stages
-    varied), over the tile shapes with at least two configs that ran."""
+    """The largest fastest-over-slowest ratio within one tile shape (warps, stages varied)."""
     ratios = [max(v) / min(v) for v in tile_rates(docs).values() if len(v) > 1]
     return max(ratios) if ratios else None
 
 
-def config_tflops(docs: Docs, tile: str, warps: int, stages: int) -> float | None:
-    """FLOP/s of one config of the sweep, tile BLOCK_MxBLOCK_NxBLOCK_K (128x256x64); None
-    if this sweep did not have it, or the wrapper refused it."""
-    r = sweep_row(docs, tile, warps, stages)
-    return None if r is None else render.flop_rate(r)
+config_tflops = render.row_kind(sweep_row, render.flop_rate, "FLOP/s of one config of the sweep.")
 
 
 def smem(docs: Docs, tile: str, stages: int) -> int:
-    """stages x (BLOCK_M + BLOCK_N) x BLOCK_K x 2 bytes: the formula's shared memory for
-    one bf16 config (arithmetic, not a measurement)."""
+    """The formula's shared memory of one bf16 config, bytes (arithmetic)."""
     return stage_bytes(*parse_tile(tile), stages, 2)
-
-
-# ---- values: the autotuner's first-call cost (None until measured) --------------------------
 
 
 def cost_row(docs: Docs, configs: int | None) -> dict | None:
@@ -269,9 +232,7 @@ def cost_row(docs: Docs, configs: int | None) -> dict | None:
 
 
 def first_call(docs: Docs, configs: int | None = None, compiled: bool = False) -> float | None:
-    """Seconds of the first call of a new autotuner over ``configs`` configs (left out: the
-    most measured): compile and benchmark each (one config: a compile and a run); with
-    ``compiled``, over kernels already compiled: the benchmarking alone."""
+    """Seconds of a new autotuner's first call (``compiled``: benchmarking alone)."""
     return render.field(cost_row(docs, configs), "tune_only_s" if compiled else "first_call_s")
 
 
@@ -281,8 +242,7 @@ def most_configs(docs: Docs) -> int | None:
 
 
 def per_config(docs: Docs, part: Literal["compile", "bench"]) -> float | None:
-    """At the most configs, seconds per config of compiling ((first call - benchmarking
-    alone) / configs) or of benchmarking (benchmarking alone / configs)."""
+    """At the most configs, seconds per config of compiling or of benchmarking."""
     r = cost_row(docs, None)
     if r is None:
         return None
@@ -291,17 +251,12 @@ def per_config(docs: Docs, part: Literal["compile", "bench"]) -> float | None:
 
 
 def host(docs: Docs, pinned: bool = False) -> float | None:
-    """Host time of a later call through the autotuner (most configs), or of the same call
-    with the picked config passed explicitly (pinned), seconds (median)."""
+    """Median host seconds of a later call through the autotuner, or with the config pinned."""
     return render.field(cost_row(docs, None), "pinned_host_s" if pinned else "host_s", "p50")
 
 
-# ---- values added for lesson 13: programs per SM, and the stage pairs in words ----------------
-
-# Shared memory one SM holds, by compute capability (CUDA C++ Programming Guide, "Technical
-# Specifications per Compute Capability"): 228 KiB on Hopper, of which one program may use
-# up to 227 KiB; every resident program also takes 1 KiB for the system. The thread,
-# program and register limits are lesson 04's (render.SM_LIMITS).
+# Shared memory one SM holds by compute capability (CUDA C++ Programming Guide), and what
+# every resident program takes for the system.
 SM_SHARED = {"9.0": 233_472}
 SHARED_RESERVED = 1_024
 
@@ -313,12 +268,7 @@ def per_sm(
     stages: int,
     limit: Literal["all", "registers", "shared"] = "all",
 ) -> int | None:
-    """How many programs of one config fit on an SM at once, from what its compiled kernel
-    uses (the sweep's ``n_regs`` and ``shared_bytes``) and the SM's limits: by its
-    registers (65,536 per SM, given to each warp in blocks of 256; ``SM_LIMITS``), by its
-    shared memory (228 KiB per SM, plus 1 KiB per program; ``SM_SHARED``), or by both and
-    the thread and program limits (``all``), as Triton's tutorial 02 sizes a persistent
-    grid. None where the config did not run or the run's compute capability is unknown."""
+    """Programs of one config an SM holds, by registers, shared memory, or every limit."""
     r = sweep_row(docs, tile, warps, stages)
     capability = render.doc(docs, SWEEP)["provenance"].get("compute_capability", "")
     shared = SM_SHARED.get(capability)
@@ -335,35 +285,27 @@ def per_sm(
     return min(*by.values(), by_shared)
 
 
-def config_regs(docs: Docs, tile: str, warps: int, stages: int) -> int | None:
-    """Registers per thread of one config of the sweep (its compiled kernel's n_regs)."""
-    return render.field(sweep_row(docs, tile, warps, stages), "n_regs")
+config_regs = render.row_kind(sweep_row, lambda r: r.get("n_regs"), "Registers per thread.")
 
 
-def config_shared(docs: Docs, tile: str, warps: int, stages: int) -> int | None:
-    """Shared memory of one config of the sweep as its compiled kernel reports it
-    (metadata.shared), bytes."""
-    return render.field(sweep_row(docs, tile, warps, stages), "shared_bytes")
+config_shared = render.row_kind(
+    sweep_row, lambda r: r.get("shared_bytes"), "Shared memory of the compiled kernel, bytes."
+)
 
 
 def stages_compare(docs: Docs, tile: str, warps: int, of: int, to: int) -> str | None:
-    """One tile on ``warps`` warps with ``of`` stages against the same with ``to`` stages,
-    in words by the book's tie rule (``render.compare`` with the run's tie margin): "faster
-    than", "as fast as" (the sweep cannot tell them apart) or "slower than"."""
+    """``of`` stages against ``to`` stages of one tile and warps, in words by the tie rule."""
     return render.tie_words(docs, SWEEP, *(sweep_row(docs, tile, warps, s) for s in (of, to)))
 
 
 def cost_ratio(docs: Docs) -> float | None:
-    """The first call with the most configs over the first call with one: what the list's
-    length multiplies the start-up cost by."""
+    """The first call with the most configs over the first call with one."""
     return render.quotient(first_call(docs), first_call(docs, 1))
 
 
 VALUES = {
     "matmul_autotune.size": Value(size_text),
     "matmul_autotune.configs": Value(configs, render.count),
-    "matmul_autotune.ran": Value(ran, render.count),
-    "matmul_autotune.refused": Value(refused, render.count),
     "matmul_autotune.smem_refused": Value(smem_refused, render.bytes_kib, missing=NOT_MEASURED),
     "matmul_autotune.smem_smallest_refused_config": Value(
         smem_smallest_refused_config, missing=NOT_MEASURED
@@ -384,7 +326,6 @@ VALUES = {
     "matmul_autotune.most_configs": Value(most_configs, missing=NOT_MEASURED),
     "matmul_autotune.per_config": Value(per_config, render.seconds(2), missing=NOT_MEASURED),
     "matmul_autotune.host": Value(host, render.micros(1), missing=NOT_MEASURED),
-    # added for lesson 13
     "matmul_autotune.per_sm": Value(per_sm, render.count, missing=NOT_MEASURED),
     "matmul_autotune.config_regs": Value(config_regs, render.count, missing=NOT_MEASURED),
     "matmul_autotune.config_shared": Value(config_shared, render.kib, missing=NOT_MEASURED),
@@ -393,15 +334,11 @@ VALUES = {
 }
 
 
-# ---- figures ----------------------------------------------------------------------------
-
 SETTING_GAP = 0.16  # bar pitch within a tile's group, in y units (one unit per tile)
 
 
 def fig_configs(docs: Docs) -> dict:
-    """Horizontal bars, one group per tile shape (fastest tile on top), one bar per
-    (num_warps, num_stages); refused configs as markers at the axis, the autotuner's pick
-    as a star past its bar, cuBLAS at the same size as a dashed line."""
+    """Bars per tile shape and (warps, stages); refusals, the pick and cuBLAS marked."""
     all_rows = sweep_rows(docs)
     settings = sorted({(r["num_warps"], r["num_stages"]) for r in all_rows})
     tiles = sorted(
@@ -482,10 +419,7 @@ def fig_configs(docs: Docs) -> dict:
         traces,
         height=820,
         barmode="overlay",
-        xaxis=render.axis(
-            f"TFLOP/s at {size} (longer is faster)",
-            rangemode="tozero",
-        ),
+        xaxis=render.axis(f"TFLOP/s at {size} (longer is faster)", rangemode="tozero"),
         yaxis={
             "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
             "tickvals": list(range(len(tiles))),
@@ -498,8 +432,7 @@ def fig_configs(docs: Docs) -> dict:
 
 
 def fig_autotune_cost(docs: Docs) -> dict:
-    """First-call seconds against the number of configs: compile + benchmark, and the
-    benchmarking alone (kernels already compiled)."""
+    """First-call seconds against the number of configs, with and without compiling."""
     rs = render.rows_by(docs, AUTOTUNE_COST, "configs")
     xs = [r["configs"] for r in rs]
     traces = [

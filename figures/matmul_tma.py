@@ -1,13 +1,11 @@
 """Values of the persistent-matmul family (kernels/matmul_tma.py): lesson 13, "Past cuBLAS".
 
-Data (scripts/bench/benchmarks/matmul_tma.py), one run each: ``matmul_tma``, squares in fp16
-and bf16 of the persistent kernel on its TMA path (``tma``; ``tma_ws`` warp-specialized) and
-on its pointer path (``pointers``), lesson 09's kernel (``lesson09``) and ``cublas``;
+Data (scripts/bench/benchmarks/matmul_tma.py): ``matmul_tma``, squares in fp16 and bf16 of
+the persistent kernel on its TMA path (``tma``; ``tma_ws`` warp-specialized) and pointer
+path (``pointers``), lesson 09's kernel (``lesson09``) and ``cublas``;
 ``matmul_tma_epilogue``, bf16, with lesson 09's bias + GELU epilogue (``tma_fused``,
-``lesson09_fused``; ``tma_plain`` without it) against ``cublas`` and ``cublas_eager``
-(cuBLAS, then an eager bias add and GELU). No figure yet. Every value is None ("not
-measured") where the benchmark, or the row it needs, is missing or failed. Comparison words
-follow the book's tie rule: ``render.compare`` widened by the run's ``render.tie_margin``.
+``lesson09_fused``; ``tma_plain`` without) against ``cublas`` and ``cublas_eager``. Every
+value is None ("not measured") where the row it needs is missing or failed.
 """
 
 from typing import Literal
@@ -25,29 +23,19 @@ Dtype = Literal["float16", "bfloat16"]
 EpiImpl = Literal["tma_fused", "tma_plain", "lesson09_fused", "cublas", "cublas_eager"]
 
 
-def row(docs: Docs, impl: str, dtype: str, n: int) -> dict | None:
-    """The row of ``impl`` at n³ in ``dtype`` that ran (has a time), or None: no data on
-    this device, no such row, or a failure."""
+def row(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> dict | None:
+    """The row of ``impl`` at n³ in ``dtype`` that ran (has a time), or None."""
     r = render.maybe_one(docs, BENCH, absent_ok=True, impl=impl, dtype=dtype, m=n, n=n, k=n)
     return r if r and "time_s" in r else None
 
 
-def epi_row(docs: Docs, impl: str, n: int) -> dict | None:
+def epi_row(docs: Docs, impl: EpiImpl, n: int) -> dict | None:
     """The row of ``impl`` at n³ in the epilogue benchmark, or None without it."""
     return render.maybe_one(docs, EPI, absent_ok=True, impl=impl, m=n)
 
 
-def epi_time(docs: Docs, impl: str, n: int) -> float | None:
-    """Median seconds of ``impl`` at n³ in the epilogue benchmark, or None without it."""
-    return render.field(epi_row(docs, impl, n), "time_s", "p50")
-
-
-# ---- values: the squares -------------------------------------------------------------------
-
-
 def cell(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> str | None:
-    """``impl``'s TFLOP/s at n³ and, but for cuBLAS itself, its share of cuBLAS's (for a
-    table cell)."""
+    """``impl``'s TFLOP/s at n³ and, but for cuBLAS, its share of cuBLAS's (a table cell)."""
     r, c = row(docs, impl, dtype, n), row(docs, "cublas", dtype, n)
     if not r:
         return None
@@ -57,22 +45,14 @@ def cell(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> str | None:
     return f"{rate} ({render.percent1(render.flop_rate(r) / render.flop_rate(c))})"
 
 
-def over(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> float | None:
-    """``of``'s FLOP/s over ``to``'s at n³ (of=tma to=pointers: what the descriptors add,
-    the persistent loop held fixed)."""
-    a, b = row(docs, of, dtype, n), row(docs, to, dtype, n)
-    return render.flop_rate(a) / render.flop_rate(b) if a and b else None
-
-
-def compare(docs: Docs, of: Impl, to: Impl, dtype: Dtype, n: int) -> str | None:
-    """``of`` against ``to`` at n³ in words, by the tie rule."""
-    return render.tie_words(docs, BENCH, row(docs, of, dtype, n), row(docs, to, dtype, n))
+over = render.pair_kind(
+    row, "impl", render.divide(render.flop_rate), "``of``'s FLOP/s over ``to``'s at n³."
+)
+compare = render.pair_kind(row, "impl", render.tie(BENCH), "``of`` against ``to`` at n³, in words.")
 
 
 def vs_cublas(docs: Docs, impl: Literal["tma", "tma_ws"]) -> str | None:
-    """``impl`` against cuBLAS at every size and dtype measured, by the tie rule, as a
-    phrase: "as fast as cuBLAS at all 4 shapes measured", or, where the words differ,
-    "faster than cuBLAS at fp16 8192³; as fast as cuBLAS at bf16 4096³, bf16 8192³"."""
+    """``impl`` against cuBLAS at every shape measured, by the tie rule, as a phrase."""
     groups: dict[str, list[str]] = {}
     for dtype, short in DTYPES:
         for n in SIZES:
@@ -88,16 +68,11 @@ def vs_cublas(docs: Docs, impl: Literal["tma", "tma_ws"]) -> str | None:
     return "; ".join(parts) or None
 
 
-def regs(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> int | None:
-    """Registers per thread of ``impl``'s compiled kernel at n³ (the autotuner's pick); None
-    where the row does not record them."""
-    r = row(docs, impl, dtype, n)
-    return r.get("n_regs") if r else None
+regs = render.row_kind(row, lambda r: r.get("n_regs"), "Registers per thread at n³.")
 
 
 def ws_status(docs: Docs) -> str | None:
-    """What warp specialization did in this run: not tried (the installed Triton lacks it),
-    ran (with the sizes), or failed (the first failure's message, shortened)."""
+    """What warp specialization did in this run: not tried, ran (where), or failed (why)."""
     if BENCH not in docs:
         return None
     found = render.rows(docs, BENCH, impl="tma_ws")
@@ -110,27 +85,21 @@ def ws_status(docs: Docs) -> str | None:
     return "ran at " + " and ".join(f"{short[r['dtype']]} {r['m']}³" for r in found)
 
 
-# ---- values: matmul_tma_epilogue, lesson 09's epilogue target with the TMA kernel, bf16 -----
-
-
-def epilogue_ratio(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:
-    """``of``'s time over ``to``'s at n³ (of=cublas_eager to=tma_fused: the fused call's
-    speed-up over cuBLAS + eager, whose target is >= 1.15)."""
-    return render.quotient(epi_time(docs, of, n), epi_time(docs, to, n))
-
-
-def epilogue_extra(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:
-    """How much longer ``of`` takes than ``to`` at n³, a fraction (of=tma_fused
-    to=tma_plain: what the epilogue adds to the TMA kernel's time)."""
-    q = epilogue_ratio(docs, of, to, n)
-    return None if q is None else q - 1
+epilogue_ratio = render.pair_kind(
+    epi_row, "impl", render.divide(render.p50), "``of``'s time over ``to``'s at n³."
+)
+epilogue_extra = render.pair_kind(
+    epi_row, "impl", render.divide(render.p50, 1), "How much longer ``of`` takes, a fraction."
+)
+epilogue_vs = render.pair_kind(
+    epi_row, "impl", render.tie(EPI), "``of`` against ``to`` at n³, by the tie rule."
+)
 
 
 def epilogue_config(
     docs: Docs, impl: Literal["tma_fused", "tma_plain", "lesson09_fused"], n: int
 ) -> str | None:
-    """The config the autotuner ran for ``impl`` at n³ in the epilogue benchmark, or None
-    for a run that did not record it."""
+    """The config the autotuner ran for ``impl`` at n³, or None where not recorded."""
     found = render.rows(docs, EPI, impl=impl, m=n) if EPI in docs else []
     return (
         render.config_text(found[0]).replace(" × ", "×")
@@ -141,19 +110,12 @@ def epilogue_config(
 
 def epilogue_added(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:
     """``of``'s median time minus ``to``'s at n³, seconds."""
-    a, b = epi_time(docs, of, n), epi_time(docs, to, n)
-    return None if a is None or b is None else a - b
-
-
-def epilogue_vs(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> str | None:
-    """``of`` against ``to`` at n³ in the epilogue benchmark, in words, by the tie rule."""
-    return render.tie_words(docs, EPI, epi_row(docs, of, n), epi_row(docs, to, n))
+    a, b = epi_row(docs, of, n), epi_row(docs, to, n)
+    return None if a is None or b is None else render.p50(a) - render.p50(b)
 
 
 def epilogue_cost(docs: Docs, n: int) -> str | None:
-    """A sentence on what the epilogue adds to the TMA kernel at n³, by the tie rule: the
-    time and the share it adds where the fused call is slower than the plain one, else that
-    the run cannot tell the two apart (with the plain call's spread). None without both."""
+    """A sentence on what the epilogue adds to the TMA kernel at n³, by the tie rule."""
     fused, plain = epi_row(docs, "tma_fused", n), epi_row(docs, "tma_plain", n)
     if not (word := render.tie_words(docs, EPI, fused, plain)):
         return None
@@ -180,10 +142,7 @@ def epilogue_cost(docs: Docs, n: int) -> str | None:
 
 
 def epilogue_configs(docs: Docs, n: int) -> str | None:
-    """A sentence on the configs the autotuner ran for the TMA kernel's fused and plain
-    calls at n³ (one autotuner serves both, but the epilogue's flags are part of its key, so
-    each call is tuned on its own): the two configs, or, for a run that did not record
-    them, what they would settle. None without the epilogue benchmark."""
+    """A sentence on the configs the autotuner ran for the fused and the plain call at n³."""
     if EPI not in docs:
         return None
     fused, plain = epilogue_config(docs, "tma_fused", n), epilogue_config(docs, "tma_plain", n)
@@ -209,7 +168,6 @@ VALUES = {
     "matmul_tma.epilogue_extra": Value(epilogue_extra, render.percent1, missing=NOT_MEASURED),
     "matmul_tma.epilogue_vs": Value(epilogue_vs, missing=NOT_MEASURED),
     "matmul_tma.epilogue_cost": Value(epilogue_cost, missing=NOT_MEASURED),
-    # the autotuner's pick for the fused and the plain call (a sentence either way)
     "matmul_tma.epilogue_configs": Value(epilogue_configs, missing=NOT_MEASURED),
 }
 FIGURES: dict = {}

@@ -1,19 +1,11 @@
 """Figures and values of the RMSNorm family: lesson 11.
 
-Data: ``rmsnorm`` (forward and backward against hidden size H, M x H fixed, the book's
-kernels and their peers, bf16 at five widths and fp32 at 4096), ``rmsnorm_small_m`` (the
-control at M = 16384: through autograd vs the kernels alone, and the host's parts) and
-``rmsnorm_bwd_sweep`` (the backward's launch shapes), written by
-scripts/bench/benchmarks/rmsnorm.py.
-
-Bytes: each row's ``bytes`` is what the operation must move at least (forward: read x and
-weight, write y; backward: read x, dy and weight, write dx and dweight), so every impl's
-"bandwidth" is that count over its own time; an impl that moves more shows as slower.
-Training (forward + backward) adds the two byte counts and the two times.
-
-Values are at bf16 unless a ``dtype`` says otherwise, e.g.
-``{{ value h100 rmsnorm.bandwidth direction=forward impl=eager hidden=8192 }}`` or
-``{{ value h100 rmsnorm.vs peer=liger direction=training hidden=8192 }}``.
+Data (scripts/bench/benchmarks/rmsnorm.py): ``rmsnorm`` (forward and backward against hidden
+size H, M x H fixed, the book's kernels and their peers, bf16 at five widths and fp32 at
+4096), ``rmsnorm_small_m`` (the control at M = 16384: autograd against the kernels alone,
+and the host's parts) and ``rmsnorm_bwd_sweep`` (the backward's launch shapes). A row's
+``bytes`` is the least the step must move; training adds forward and backward. Values are
+at bf16 unless a ``dtype`` says otherwise.
 """
 
 from typing import Literal
@@ -44,9 +36,6 @@ KernelField = Literal["programs", "regs", "regs_per_program", "spills"]
 HostPart = Literal["autograd", "kernels", "host", "host_kernels", "host_noop", "host_rest"]
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
 def row(docs: Docs, direction: str, hidden: int, impl="triton", dtype="bfloat16") -> dict:
     return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, hidden=hidden)
 
@@ -58,8 +47,7 @@ def peer_row(docs: Docs, impl: str, direction: str, hidden: int) -> dict | None:
 
 
 def step(docs: Docs, impl: str, direction: str, hidden: int) -> tuple[int, dict] | None:
-    """Bytes and time spread of one step of ``impl``; ``training`` is one forward plus one
-    backward (the spread adds percentiles: a rough band). None where it did not run."""
+    """Bytes and time spread of one step (training: forward plus backward), or None."""
     if direction != "training":
         r = peer_row(docs, impl, direction, hidden)
         return None if r is None else (r["bytes"], r["time_s"])
@@ -70,23 +58,17 @@ def step(docs: Docs, impl: str, direction: str, hidden: int) -> tuple[int, dict]
 
 
 def sweep_best(docs: Docs, hidden: int, per_sm: int | None, prefetch: bool | None) -> dict | None:
-    """The fastest row of the backward's launch-shape sweep at ``hidden`` with ``per_sm``
-    programs per SM and loading ahead or not (None: any); None if the sweep has no such
-    row and ``prefetch`` was asked (a run from before the wide rows were swept both ways)."""
+    """The fastest sweep row at ``hidden`` with these settings (None: any), or None."""
     found = render.select(docs, SWEEP, hidden=hidden, programs_per_sm=per_sm, prefetch=prefetch)
     if not found and prefetch is None:
         raise render.RenderError(f"{SWEEP} has no row hidden={hidden} programs_per_sm={per_sm}")
     return max(found, key=render.bandwidth, default=None)
 
 
-# ---- values: the main benchmark -----------------------------------------------------------
-
-
 def bandwidth_of(
     docs: Docs, direction: Direction, impl: Impl, hidden: Hidden, part: Timed = "autograd"
 ) -> float | None:
-    """Achieved bandwidth of ``impl`` (least bytes over median time), bytes/s, M x H
-    fixed; ``part=kernels``: the book's kernels launched directly, no autograd."""
+    """Achieved bandwidth of ``impl`` through autograd, or of the kernels alone, bytes/s."""
     r = peer_row(docs, impl, direction, hidden)
     if part == "autograd" or r is None:
         return None if r is None else render.bandwidth(r)
@@ -96,8 +78,7 @@ def bandwidth_of(
 
 
 def time_of(docs: Docs, direction: Direction, hidden: Hidden, part: Part = "autograd") -> float:
-    """The book's median device time, seconds: as timed through autograd, of its kernels
-    launched directly, or (backward) of the second stage alone, which sums the partials."""
+    """The book's median device seconds: through autograd, kernels alone, or stage 2 alone."""
     field = {"autograd": "time_s", "kernels": "kernels_time_s", "stage2": "dw_time_s"}[part]
     return row(docs, direction, hidden)[field]["p50"]
 
@@ -113,24 +94,19 @@ def of_copy(docs: Docs, direction: Direction, hidden: Hidden, dtype: Dtype = "bf
 
 
 def vs(docs: Docs, peer: Peer, direction: Step, hidden: Hidden) -> float | None:
-    """``peer``'s median time over the book's (> 1: the book's is faster); training is one
-    forward plus one backward."""
+    """``peer``'s median time over the book's (> 1: the book's is faster)."""
     theirs, mine = step(docs, peer, direction, hidden), step(docs, "triton", direction, hidden)
     return None if theirs is None else theirs[1]["p50"] / mine[1]["p50"]
 
 
 def compare(docs: Docs, peer: Peer, direction: Direction, hidden: Hidden) -> str | None:
-    """The book's step against ``peer``'s in words, by the tie rule: "faster than", "as fast
-    as" or "slower than"; None where the peer did not run."""
+    """The book's step against ``peer``'s in words, by the tie rule."""
     theirs = peer_row(docs, peer, direction, hidden)
     return render.tie_words(docs, BENCH, theirs and row(docs, direction, hidden), theirs)
 
 
 def bytes_of(docs: Docs, of: Bytes, hidden: Hidden) -> int:
-    """Bytes at bf16: one M x H tensor (x, y, dy or dx), the least the forward or the
-    backward moves, the rstd the forward saves (4 per row), the backward's partial rows
-    of dweight (programs x H x 4), or the minimal backward's, one float32 row per row of x
-    (M x H x 4)."""
+    """Bytes at bf16: a tensor, a step's least, rstd, dweight's partial rows, or M float32 rows."""
     if of in ("forward", "backward"):
         return row(docs, of, hidden)["bytes"]
     if of == "dw_rows":
@@ -141,8 +117,7 @@ def bytes_of(docs: Docs, of: Bytes, hidden: Hidden) -> int:
 
 
 def share(docs: Docs, of: Literal["partials", "stage2"], hidden: Hidden) -> float:
-    """The partial rows' bytes over the backward's least bytes, or the second stage's
-    device time over the whole backward's."""
+    """The partial rows' share of the backward's bytes, or the second stage's of its time."""
     r = row(docs, "backward", hidden)
     if of == "partials":
         return bytes_of(docs, "partials", hidden) / r["bytes"]
@@ -150,9 +125,7 @@ def share(docs: Docs, of: Literal["partials", "stage2"], hidden: Hidden) -> floa
 
 
 def kernel(docs: Docs, direction: Direction, hidden: Hidden, of: KernelField) -> int:
-    """The book's launch and compiled kernel: programs (backward: two per SM, rounded so
-    none is idle; also the number of partial rows of dweight), registers per thread or
-    per program (x 32 x warps), or values spilled per thread (Triton's n_spills)."""
+    """The book's launch and kernel: programs, registers per thread or program, or spills."""
     r = row(docs, direction, hidden)
     if of == "regs_per_program":
         return r["n_regs"] * 32 * r["num_warps"]
@@ -169,29 +142,18 @@ def elements(docs: Docs) -> int:
     return row(docs, "forward", 8192)["rows"] * 8192
 
 
-def tensor_mib(docs: Docs) -> int:
-    """Bytes of one bf16 tensor of M x H elements, shown in MiB as the L2's size is."""
-    return elements(docs) * 2
-
-
 def tensor_over_l2(docs: Docs) -> float:
     """One bf16 tensor of M x H elements over this GPU's L2 size."""
     return elements(docs) * 2 / render.provenance(docs)["l2_bytes"]
 
 
-# ---- values: the control at M = 16384 and the backward's launch-shape sweep -----------------
-
-
 def small_m(
     docs: Docs, direction: Direction, hidden: Literal[1024, 2048, 4096], of: HostPart
 ) -> float | None:
-    """M = 16384, bf16, the book's step, seconds (medians): device time through autograd
-    or of its kernels launched directly; host time of one autograd call (host), of the
-    wrapper's launches and allocations alone (host_kernels), of the same call through a
-    Function that launches nothing (host_noop), and what is left of host (host_rest)."""
+    """Median seconds at M = 16384: device time, or the host's time and its parts."""
     r = render.one(docs, SMALL, direction=direction, hidden=hidden)
     if of == "host_rest":
-        if "host_noop_s" not in r:  # the host's parts: newer runs only
+        if "host_noop_s" not in r:
             return None
         return r["host_s"]["p50"] - r["host_kernels_s"]["p50"] - r["host_noop_s"]["p50"]
     field = {"autograd": "autograd_time_s", "kernels": "kernels_time_s"}.get(of, of + "_s")
@@ -201,8 +163,7 @@ def small_m(
 def sweep_bandwidth(
     docs: Docs, hidden: Hidden, per_sm: int | None = None, prefetch: bool | None = None
 ) -> float | None:
-    """Best backward bandwidth of the launch-shape sweep at ``hidden``, over the shapes
-    with ``per_sm`` programs per SM and loading ahead or not (left out: any), bytes/s."""
+    """Best backward bandwidth of the sweep at ``hidden`` (settings left out: any), bytes/s."""
     b = sweep_best(docs, hidden, per_sm, prefetch)
     return None if b is None else render.bandwidth(b)
 
@@ -213,8 +174,7 @@ def sweep_shape(
     prefetch: bool | None = None,
     detail: Literal["step", "registers"] = "step",
 ) -> str | None:
-    """The launch shape of the sweep's fastest backward at ``hidden`` (loading ahead or
-    not; left out: either), with its rows per step or its registers and spills."""
+    """The sweep's fastest backward shape at ``hidden``, with its step or its registers."""
     b = sweep_best(docs, hidden, None, prefetch)
     if b is None:
         return None
@@ -242,16 +202,12 @@ VALUES = {
     "rmsnorm.kernel": Value(kernel, render.count),
     "rmsnorm.rows": Value(n_rows, render.count),
     "rmsnorm.elements": Value(elements, render.count),
-    "rmsnorm.tensor_mib": Value(tensor_mib, render.mib),
     "rmsnorm.tensor_over_l2": Value(tensor_over_l2, render.whole),
     "rmsnorm.small_m": Value(small_m, render.micros(0), missing=NOT_MEASURED),
     "rmsnorm.sweep_bandwidth": Value(sweep_bandwidth, render.tbps, missing=NOT_MEASURED),
     "rmsnorm.sweep_shape": Value(sweep_shape, missing=NOT_MEASURED),
     "rmsnorm.sweep_count": Value(sweep_count, render.count),
 }
-
-
-# ---- figures ------------------------------------------------------------------------------
 
 
 def fig_bandwidth(direction: str, y_title: str):
@@ -274,7 +230,6 @@ def fig_bandwidth(direction: str, y_title: str):
         return render.plot(
             traces,
             xaxis=render.axis("hidden size H (bf16, M × H fixed)", log=True, ticks=sorted(widths)),
-            # short: the title must fit the plot's height on a phone (390 px wide)
             yaxis=render.axis(y_title, rangemode="tozero"),
         )
 
@@ -338,11 +293,7 @@ FIGURES = {
 }
 
 
-# ---- lesson 01's roofline -----------------------------------------------------------------
-
-# FLOPs per element, counted from the kernels: forward 4 (square, add, two products),
-# backward 10 (x_hat, g, g * x_hat, its sum, x_hat * c, the difference, * rstd, dy * x_hat
-# and its sum into dweight).
+# FLOPs per element, counted from the kernels.
 FLOPS_PER_ELEMENT = {"forward": 4, "backward": 10}
 
 

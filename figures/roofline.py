@@ -1,9 +1,6 @@
-"""Lesson 01's roofline: the measured ceilings, with the book's kernels as points.
-
-The points are chosen at build time, from rows that carry FLOPs and bytes: each
-figure module that puts kernels on the roofline holds ``ROOFLINE = {benchmark:
-points(rows)}`` (see figures/vector_add.py), and render.roofline_points gathers them for
-a device, by benchmark name. The data files hold measurements only."""
+"""Lesson 01's roofline: the measured ceilings, with the book's kernels as points: each
+figure module's ``ROOFLINE = {benchmark: points(rows)}``, gathered by
+render.roofline_points."""
 
 import math
 
@@ -14,8 +11,7 @@ SYMBOLS = ["circle", "diamond", "square", "triangle-up"]
 
 
 def merged_label(names: list[str]) -> str:
-    """One label for points that coincide: 'vector add (float16, bfloat16)' rather than
-    the names joined whole, so the label stays short enough for a phone's width."""
+    """One short label for points that coincide: 'vector add (float16, bfloat16)'."""
     stems = {n.split(" (")[0] for n in names}
     if len(names) > 1 and len(stems) == 1 and all(n.endswith(")") for n in names):
         details = [n.split(" (", 1)[1][:-1] for n in names]
@@ -24,9 +20,7 @@ def merged_label(names: list[str]) -> str:
 
 
 def roofs(ceilings: dict) -> list[tuple[str, str, float]]:
-    """One roof per instruction class, (label, role, FLOP/s): the fp32 CUDA-core rate of
-    the FMA kernel where this run measured it, and the tensor-core rate of the bf16 matmul
-    (fp16 runs at nearly the same rate, so it is not drawn: lesson 01 says so)."""
+    """(label, role, FLOP/s) of the fp32 FMA roof where measured and the bf16 matmul roof."""
     found = []
     fp32 = render.fma_rate(ceilings)
     if fp32 is not None:
@@ -41,8 +35,7 @@ def build(docs: Docs) -> dict:
     bw = render.copy_bw(ceilings)
     tops = roofs(ceilings)
     found = render.roofline_points(docs)
-    # The x range fits what is drawn: every point and every ridge, with some room, and
-    # room right of the highest ridge for its label and a stretch of its flat roof.
+    # Every point and ridge, with room right of the highest ridge for its label and roof.
     ridges = [peak / bw for *_, peak in tops]
     xs = [p["flops"] / p["bytes"] for p in found] + ridges
     x_lo, x_hi = min(xs) / 3, max(max(xs) * 3, max(ridges) * 30)
@@ -69,8 +62,7 @@ def build(docs: Docs) -> dict:
                 hover="%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s",
             )
         )
-    # Kernels with the same intensity and nearly the same rate (one kernel in several
-    # dtypes of one width) share a point and a label, so labels never sit on each other.
+    # Kernels with the same intensity and nearly the same rate share a point and a label.
     groups: dict[tuple, list[dict]] = {}
     for p in found:
         key = (
@@ -78,8 +70,7 @@ def build(docs: Docs) -> dict:
             round(math.log10(p["flops"] / p["seconds"]), 1),
         )
         groups.setdefault(key, []).append(p)
-    # One legend entry per kernel (a colour and a symbol each), no text beside the points:
-    # many memory-bound kernels sit close together, and their labels would overlap.
+    # One legend entry per kernel, no text beside the points (they would overlap).
     for i, ps in enumerate(groups.values()):
         label = merged_label([p["kernel"] for p in ps])
         traces.append(
@@ -99,8 +90,7 @@ def build(docs: Docs) -> dict:
         ridge = peak / bw
         traces.append(render.vline(ridge, x_lo * bw / 1e12, peak / 1e12, "ridge point"))
         kind = "fp32" if label.startswith("CUDA") else "bf16"
-        # The fp32 label sits left of its line, the tensor-core one right of its own, so
-        # the two never meet; two short lines each, to fit a phone's width.
+        # The fp32 label left of its line, the tensor-core one right: they never meet.
         annotations.append(
             {
                 "x": math.log10(ridge),
@@ -130,7 +120,6 @@ def build(docs: Docs) -> dict:
         )
     return render.plot(
         traces,
-        # Room for the legend, one row per entry on a phone, under a 420 px plot.
         height=360 + 22 * len(traces),
         xaxis=render.axis("arithmetic intensity (FLOP/B)", log=True),
         yaxis=render.axis("attainable TFLOP/s", log=True),
@@ -146,5 +135,5 @@ FIGURES = {
         "Log-log roofline: attainable TFLOP/s against arithmetic intensity, with the measured "
         "copy-bandwidth slope, one measured roof per instruction class (fp32 FMA on CUDA "
         "cores where measured, bf16 matmul on tensor cores), and the book's kernels as points.",
-    ),
+    )
 }

@@ -1,11 +1,6 @@
-"""What a run of scripts/bench/measure.py costs, from the provenance it writes: the wall time and
-peak GPU memory of each benchmark (``wall_s``, ``peak_memory_bytes``,
-``peak_reserved_bytes``, recorded since the runner began to record them) and the quick
-run's summary (quick_run.json). Used by the reproduce appendix.
-
-A value that the committed data cannot support yet is None, shown as "not yet measured":
-the full-run time needs every benchmark file of the device to carry its wall time (files
-from older runs lack it), the quick-run values need a quick_run.json.
+"""What a run of scripts/bench/measure.py costs, from the provenance it writes (``wall_s``,
+``peak_reserved_bytes``) and the quick run's summary (quick_run.json), for the reproduce
+appendix; "not yet measured" where the committed data cannot support a value yet.
 """
 
 from typing import Literal
@@ -18,6 +13,7 @@ NOT_YET = "not yet measured"
 
 
 def _full(docs: Docs) -> dict[str, dict]:
+    """The data files a full run writes."""
     return {name: d for name, d in docs.items() if name not in NOT_FULL_DATA}
 
 
@@ -32,6 +28,7 @@ def timed(docs: Docs) -> int:
 
 
 def full_peak(docs: Docs) -> float | None:
+    """The most GPU memory reserved in any benchmark of the full run, or None."""
     peaks = [d["provenance"].get("peak_reserved_bytes") for d in _full(docs).values()]
     return None if not peaks or None in peaks else max(peaks)
 
@@ -40,9 +37,7 @@ Run = Literal["full", "quick"]
 
 
 def wall(docs: Docs, run: Run) -> float | None:
-    """Wall seconds of a full run (the sum of every data file's benchmark time, the
-    ceilings counted once; None unless every file records it) or of the latest quick run
-    (measure.py --quick), start to end."""
+    """Wall seconds of a full run (None unless every file records it) or of the quick run."""
     if run == "quick":
         return docs["quick_run"]["provenance"]["wall_s"] if "quick_run" in docs else None
     full = _full(docs)
@@ -52,8 +47,7 @@ def wall(docs: Docs, run: Run) -> float | None:
 
 
 def peak(docs: Docs, run: Run) -> float | None:
-    """Most GPU memory the CUDA allocator reserved in any benchmark of a full run (None
-    unless every data file records it) or of the quick run, bytes."""
+    """Most GPU memory reserved in any benchmark of a full or the quick run, bytes."""
     if run == "full":
         return full_peak(docs)
     rows = docs["quick_run"]["rows"] if "quick_run" in docs else []
@@ -62,8 +56,7 @@ def peak(docs: Docs, run: Run) -> float | None:
 
 
 def full_peak_benchmark(docs: Docs) -> str | None:
-    """The benchmark that reserved the full run's peak (the largest), or None without the
-    data."""
+    """The benchmark that reserved the full run's peak, or None."""
     if full_peak(docs) is None:
         return None
     full = _full(docs)
@@ -71,13 +64,13 @@ def full_peak_benchmark(docs: Docs) -> str | None:
 
 
 def dates(docs: Docs) -> str:
-    """When this device's full-run data files were measured (UTC days), in words: "on D"
-    when they share one day, else "between D1 and D2"."""
+    """When the full-run data files were measured: "on D" or "between D1 and D2"."""
     days = sorted({d["provenance"]["date"][:10] for d in _full(docs).values()})
     return f"on {days[0]}" if len(days) == 1 else f"between {days[0]} and {days[-1]}"
 
 
 def minutes(v: float) -> str:
+    """Minutes from 90 s up, else seconds."""
     return f"{v / 60:.0f} minutes" if v >= 90 else f"{v:.0f} seconds"
 
 

@@ -1,23 +1,11 @@
 """The scoreboard appendix (docs/appendix/scoreboard.md): each kernel against each peer it
 was measured with, one table per lesson (or part of one), a column per device.
 
-Every cell compares two rows of one data file, so both were timed in the same run on the
-same GPU: the book's kernel against a peer (a speed ratio, the peer's time over ours,
-above 1 when ours is faster) or against the run's copy ceiling (the share of copy
-bandwidth). Each cell shows the ratio of the medians and, in brackets, the interval of
-``render.speedup`` from the opposite percentiles, widened by ``render.tie_margin`` (at
-least 1%, more where the run timed the same cuBLAS product twice and the two drifted
-apart); "faster"/"slower" when the interval lies on one side of 1, "ties" when it
-includes 1 (``render.ties``; for copy, only "ties" is written). "host-bound" marks a
-comparison where a row's host time per call exceeds its CUDA-graph replay time, or, by the
-engine's rule (``render.host_bound``), its GPU time beyond both spreads: there the
-ratio compares launch paths (methodology, "When the events time the host"), and such a
-ratio, like a ratio of host times, is widened by how far a launch-bound time moved from
-run to run on that GPU (``launch_drift``, from the variation runs) where it was measured.
-
-Rows come from the families' own helpers where they have one (vector_add.largest,
-fused_activation.pick, softmax.series and row_of, matmul.square), else by their fields; a
-row a device has not measured is left out of its column ("—" on the page).
+Every cell compares two rows of one data file (one run, one GPU): the peer's time over ours
+(above 1: ours is faster), or our share of the run's copy bandwidth, with the interval of
+``render.speedup`` widened by ``render.tie_margin`` in brackets, and "faster", "slower" or
+"ties" (``render.ties``). "host-bound" marks a comparison of launch paths, widened also by
+``launch_drift``. A row a device has not measured shows "—".
 """
 
 from collections.abc import Callable
@@ -30,12 +18,8 @@ Label = tuple[str, str]  # (case, what it is compared against)
 SHORT = render.SHORT_DTYPE
 
 
-# ---- cells: a ratio with its interval, in words ---------------------------------------------
-
-
 def span(mid: float, low: float, high: float, percent: bool, tie: bool) -> str:
-    """ "1.06× (1.03–1.09)" or "97% (96–98%)": two decimals (none for percents), one more
-    where the rounded interval would include 1 that the true one does not."""
+    """ "1.06× (1.03–1.09)" or "97% (96–98%)", a digit more where rounding would reach 1."""
     digits = 2
     if not tie and round(low, 2) <= 1 <= round(high, 2):
         digits = 3
@@ -46,19 +30,14 @@ def span(mid: float, low: float, high: float, percent: bool, tie: bool) -> str:
 
 
 def launch_drift(docs: Docs) -> float:
-    """How far a launch-bound time moved from run to run on this device: the variation
-    runs' widest range at 2^16 elements, where the vector add's time is the host's
-    (figures/variation.py); 0 on a device without them."""
+    """How far a launch-bound time moved from run to run (figures/variation.py), or 0."""
     return variation.spread(docs, "small") or 0.0
 
 
 def against(
     docs: Docs, bench: str, ours: dict | None, peer: dict | None, field: str = "time_s"
 ) -> str | None:
-    """Our row against a peer's row of the same data file: "faster: 1.06× (1.03–1.09)",
-    "ties: ...", "slower: ..." (the peer's time over ours; brackets: the interval of
-    ``render.speedup``, widened by ``render.tie_margin``, and for a host time or a
-    host-bound row by ``launch_drift`` too); None without both rows."""
+    """Our row against a peer's: "faster: 1.06× (1.03–1.09)", "ties: ..." or "slower: ..."."""
     if ours is None or peer is None:
         return None
     bound = any(render.graph_host_bound(r) or render.host_bound(r) for r in (ours, peer))
@@ -68,14 +47,13 @@ def against(
     mid, low, high = render.speedup(ours[field], peer[field], margin)
     tie = render.ties(low, high)
     word = "ties" if tie else ("faster" if low > 1 else "slower")
-    if render.reading_stale():  # measured with older code: the ratio, no word (render.py)
-        return span(mid, low, high, False, tie) + (" · host-bound" if bound else "")
-    return f"{word}: {span(mid, low, high, False, tie)}" + (" · host-bound" if bound else "")
+    stale = render.reading_stale()  # measured with older code: the ratio, no word
+    text = ("" if stale else f"{word}: ") + span(mid, low, high, False, tie)
+    return text + (" · host-bound" if bound else "")
 
 
 def of_copy(docs: Docs, bench: str, row: dict | None) -> str | None:
-    """A row's share of its run's copy bandwidth: "97% (96–98%)", "ties: 100% (99–101%)";
-    None without the row."""
+    """A row's share of its run's copy bandwidth: "97% (96–98%)", "ties: 100% (99–101%)"."""
     if row is None:
         return None
     d = render.doc(docs, bench)
@@ -85,13 +63,12 @@ def of_copy(docs: Docs, bench: str, row: dict | None) -> str | None:
         scale * v for v in render.speedup(row["time_s"], ceiling["time_s"], render.tie_margin(d))
     )
     tie = render.ties(low, high)
-    stale = render.reading_stale()  # measured with older code: no word (render.py)
+    stale = render.reading_stale()
     return ("ties: " if tie and not stale else "") + span(mid, low, high, True, tie)
 
 
 def launch_note(docs: Docs) -> str:
-    """The run line's note for host times: the margin ``launch_drift`` adds, or that this
-    device has no run-to-run measurement to add."""
+    """The run line's note for host times: the margin ``launch_drift`` adds, if any."""
     drift = launch_drift(docs)
     if drift:
         return f"a launch-bound time moved by up to {drift:.1%} from run to run on this GPU"
@@ -99,8 +76,7 @@ def launch_note(docs: Docs) -> str:
 
 
 def drift_note(*benches: str) -> Callable[[Docs], str]:
-    """The run line's note: how far apart the run timed the same cuBLAS product twice (the
-    margin its intervals are widened by), where it did."""
+    """The run line's note: how far apart the run timed the same cuBLAS product twice."""
 
     def note(docs: Docs) -> str:
         drifts = [render.repeat_drift(docs[b]) for b in benches if b in docs]
@@ -112,16 +88,11 @@ def drift_note(*benches: str) -> Callable[[Docs], str]:
 
 def power_of_two(n: int) -> str:
     """2²⁸ for a power of two, else the number with thousands separators."""
-    return (
-        f"2{str(n.bit_length() - 1).translate(render.SUPERSCRIPT)}"
-        if n & (n - 1) == 0
-        else f"{n:,}"
-    )
+    return render.powers(f"2^{n.bit_length() - 1}") if n & (n - 1) == 0 else f"{n:,}"
 
 
 def get(lookup: Callable[..., dict], *args) -> dict | None:
-    """A family helper's row (``lookup(docs, ...)``), or None where this device has not
-    measured it (the helper's RenderError, or an empty list it indexed)."""
+    """A family helper's row (``lookup(docs, ...)``), or None where not measured."""
     try:
         return lookup(*args)
     except (render.RenderError, IndexError):
@@ -129,8 +100,7 @@ def get(lookup: Callable[..., dict], *args) -> dict | None:
 
 
 def find(docs: Docs, bench: str, **match) -> dict | None:
-    """The one timed row of ``bench`` matching ``match``, or None where the device has
-    none (no such benchmark, no such row, or a row that failed and has no time)."""
+    """The one timed row of ``bench`` matching ``match``, or None."""
     row = render.maybe_one(docs, bench, absent_ok=True, **match)
     return row if row is not None and "time_s" in row else None
 
@@ -143,8 +113,7 @@ class Cells(dict):
             self[(case, what)] = text
 
     def versus(self, docs: Docs, bench: str, case: str, ours, peers, copy=False, field="time_s"):
-        """The case's cells: with ``copy``, ``ours`` against the copy ceiling, then against
-        each ``(name, row)`` of ``peers``."""
+        """The case's cells: ``ours`` against copy (with ``copy``), then each peer."""
         if copy:
             self.put(case, "copy", of_copy(docs, bench, ours))
         for name, peer in peers:
@@ -152,10 +121,7 @@ class Cells(dict):
 
 
 def paired(bench: str, mine: dict, order, label, same, peers, copy=False):
-    """A table's cells whose cases are the timed rows of ``bench`` matching ``mine``, in the
-    order of ``order(row)``, each labelled ``label(row)`` and set against the row of each
-    peer ``(impl, name)`` that equals it in the fields ``same`` (and first against the copy
-    ceiling with ``copy``)."""
+    """Cells for each timed row matching ``mine`` against each peer's row equal in ``same``."""
 
     def cells_of(docs: Docs) -> Cells:
         cells = Cells()
@@ -168,8 +134,6 @@ def paired(bench: str, mine: dict, order, label, same, peers, copy=False):
 
     return cells_of
 
-
-# ---- lesson 05: one tile kernel per precision ------------------------------------------------
 
 DOT_SIZES = (4096, 8192)  # the squares the lesson reads; 2048³ is over in tens of µs
 DOT_PRECISION = {"ieee": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}
@@ -185,8 +149,6 @@ def dot_cells(docs: Docs) -> Cells:
             )
     return cells
 
-
-# ---- lesson 06: row sum and row max ---------------------------------------------------------
 
 REDUCTION_WIDTHS = (4096, 65536)  # a row one tile holds, and the widest, walked in tiles
 
@@ -205,9 +167,6 @@ def reduction_cells(docs: Docs) -> Cells:
     return cells
 
 
-# ---- lesson 07: vector add ------------------------------------------------------------------
-
-
 def vector_add_cells(docs: Docs) -> Cells:
     cells, bench = Cells(), vector_add.BENCH
     for dtype in vector_add.DTYPES:
@@ -217,8 +176,6 @@ def vector_add_cells(docs: Docs) -> Cells:
         cells.versus(docs, bench, case, ours, peers, copy=True)
     return cells
 
-
-# ---- lesson 08: bias + GELU + mask ----------------------------------------------------------
 
 FUSED_PEERS = (("eager", "eager PyTorch (3 kernels)"), ("compile", "torch.compile"))
 
@@ -231,8 +188,6 @@ def fused_activation_cells(docs: Docs) -> Cells:
         cells.versus(docs, bench, words, ours, peers, copy=True)
     return cells
 
-
-# ---- lesson 09: matmul ----------------------------------------------------------------------
 
 SQUARE_SIZES = (4096, 8192)  # smaller squares time the wrapper's host path (lesson 09)
 SQUARE_PEERS = (("cublas", "cuBLAS"), ("compile", "torch.compile"))
@@ -259,8 +214,6 @@ def matmul_epilogue_cells(docs: Docs) -> Cells:
         cells.versus(docs, bench, f"bf16, {n}³", find(docs, bench, impl="triton_fused", m=n), peers)
     return cells
 
-
-# ---- lessons 10 to 12: softmax, RMSNorm, attention (rows found by field) -------------------
 
 SOFTMAX_PEERS = (("torch", "torch.softmax"), ("compile", "torch.compile"), ("liger", "Liger"))
 
@@ -289,8 +242,6 @@ def attention_case(r: dict) -> str:
     return f"d = {r['head_dim']}, {'causal' if r['causal'] else 'full'} ({shape})"
 
 
-# ---- lesson 13: the persistent TMA matmul ---------------------------------------------------
-
 TMA, TMA_EPILOGUE = "matmul_tma", "matmul_tma_epilogue"
 TMA_KERNELS = (("tma", "TMA"), ("tma_ws", "TMA, warp-specialized"))
 
@@ -311,8 +262,6 @@ def matmul_tma_cells(docs: Docs) -> Cells:
         cells.versus(docs, TMA_EPILOGUE, f"TMA + bias + GELU, bf16, {n}³", fused, peers)
     return cells
 
-
-# ---- lesson 14: host cost per call ----------------------------------------------------------
 
 LAUNCH_LEAN = "launch_lean"
 HOST_CALLS = (
@@ -421,12 +370,8 @@ TABLES = {
 }
 
 
-# ---- values: the margin, for the methodology appendix ---------------------------------------
-
-
 def drift(docs: Docs, bench: str) -> float:
-    """How far apart the run of ``bench`` timed cuBLAS on 8192³ twice (its ceiling at the
-    start and its row beside the kernels), as a fraction of the first: ``render.repeat_drift``."""
+    """How far apart the run of ``bench`` timed cuBLAS on 8192³ twice, a fraction."""
     return render.repeat_drift(render.doc(docs, bench))
 
 

@@ -1,18 +1,11 @@
 """Figures and values of the softmax family: lesson 10.
 
-Data, all written by scripts/bench/benchmarks/softmax.py: ``softmax`` (forward and
-backward against row width, the book's kernels and their peers, fp32 and bf16),
-``softmax_online`` (the online kernel's tile and persistent grid swept on long fp32 and
-bf16 rows, with the whole-row kernel forced onto the same rows as a ``control``) and
-``softmax_online_backward`` (the online backward's tile). Values pick rows by parameter,
-e.g. ``{{ value h100 softmax.vs peer=torch direction=forward cols=65536 }}`` or
-``{{ value h100 softmax.sweep dtype=bfloat16 tile=32768 per_sm=1 }}``. A value a
-device's run lacks (a peer that did not run there, such as Liger-Kernel where it was not
-installed) says "not measured".
-
-Bytes: each row's ``bytes`` is the least any softmax must move (forward: read x, write y;
-backward: read y and dy, write dx), so every impl's "bandwidth" is that count over its
-time; an impl that moves more (the naive decomposition) shows as slower, not as busier.
+Data (scripts/bench/benchmarks/softmax.py): ``softmax`` (forward and backward against row
+width, the book's kernels and their peers, fp32 and bf16), ``softmax_online`` (the online
+kernel's tile and grid swept on long rows, with the whole-row kernel as a ``control``) and
+``softmax_online_backward`` (the online backward's tile). A row's ``bytes`` is the least any
+softmax must move, so every impl's bandwidth is that count over its time. Values pick rows
+by parameter; a peer that did not run on a device gives "not measured".
 """
 
 import math
@@ -41,16 +34,17 @@ Direction = Literal["forward", "backward"]
 Dtype = Literal["float32", "bfloat16"]
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
-def row_of(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict:
+def row_of(
+    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
+) -> dict:
+    """The row of ``impl`` at ``cols`` columns."""
     return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, cols=cols)
 
 
-def ran(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:
-    """``row_of``, or None where ``impl`` did not run (a peer that did not import, compile
-    or pass its check)."""
+def ran(
+    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
+) -> dict | None:
+    """``row_of``, or None where ``impl`` did not run."""
     match = {"impl": impl, "direction": direction, "dtype": dtype, "cols": cols}
     return render.maybe_one(docs, BENCH, absent_ok=True, **match)
 
@@ -61,8 +55,7 @@ def forward(docs: Docs, cols: int, dtype: str = "float32") -> dict:
 
 
 def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str | None):
-    """``impl``'s rows in ``direction`` at width ``cols`` (None: every width up to 16,384,
-    the short-row target's) and in ``dtype`` (None: both), by width."""
+    """``impl``'s rows at width ``cols`` (None: all up to 16,384) and ``dtype`` (None: both)."""
     return [
         r
         for r in render.rows_by(docs, BENCH, "cols", impl=impl, direction=direction)
@@ -72,22 +65,19 @@ def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str
 
 
 def sweep(docs: Docs, kernel: str = "online", **match) -> list[dict]:
-    """Rows of the online sweep (kernel online, or the whole-row control) whose fields
-    equal ``match`` (None: any), ordered by dtype, width, tile and grid."""
+    """Rows of the online sweep (or its whole-row control) matching ``match`` (None: any)."""
     found = render.select(docs, ONLINE, kernel=KERNELS[kernel], **match)
     return sorted(found, key=lambda r: (r["dtype"], r["cols"], r["block_n"], r["programs"]))
 
 
 def fastest(docs: Docs, kernel="online", dtype=None, cols=None, tile=None, per_sm=None):
-    """The fastest sweep row of ``kernel`` among those matching the parameters given (None:
-    any), or None where the sweep did not run one."""
+    """The fastest sweep row matching the parameters (None: any), or None."""
     found = sweep(docs, kernel, dtype=dtype, cols=cols, block_n=tile, programs_per_sm=per_sm)
     return max(found, key=render.bandwidth) if found else None
 
 
 def tile_bytes(row: dict) -> int:
-    """Bytes of one tile of a sweep row: block_n elements of its dtype (data measured
-    before the tile sweep lacks the field)."""
+    """Bytes of one tile of a sweep row (older data lacks the field)."""
     return row.get("bytes_per_tile") or row["block_n"] * render.ELEMENT_BYTES[row["dtype"]]
 
 
@@ -97,22 +87,8 @@ def field(row: dict | None, name: str):
     return "not reported" if row is not None and v is None else v
 
 
-# ---- values: the peers, one width or the lowest over widths -------------------------------
-
-
-def bandwidth_of(
-    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
-) -> float | None:
-    """``impl``'s bandwidth at ``cols`` columns; None where it did not run."""
-    r = ran(docs, impl, cols, direction, dtype)
-    return render.bandwidth(r) if r else None
-
-
-def time(
-    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
-) -> float:
-    """``impl``'s median device time at ``cols`` columns, seconds."""
-    return row_of(docs, impl, cols, direction, dtype)["time_s"]["p50"]
+bandwidth_of = render.row_kind(ran, render.bandwidth, "``impl``'s bandwidth at ``cols`` columns.")
+time = render.row_kind(row_of, render.p50, "``impl``'s median device seconds at ``cols`` columns.")
 
 
 def n_rows(docs: Docs, cols: int) -> int:
@@ -126,16 +102,14 @@ def bytes_moved(docs: Docs, cols: int) -> int:
 
 
 def floor(docs: Docs, cols: int, passes: int = 2) -> float:
-    """``passes`` full passes over the fp32 tensor at ``cols`` columns at the copy
-    bandwidth, seconds: the fused forward needs 2, the five-op version 8 (5 reads, 3 writes)."""
+    """``passes`` passes over the fp32 tensor at copy bandwidth, seconds (fused 2, five ops 8)."""
     return bytes_moved(docs, cols) / render.copy(docs, BENCH) * (passes / 2)
 
 
 def of_copy(
     docs: Docs, direction: Direction, cols: int | None = None, dtype: Dtype | None = None
 ) -> float:
-    """Triton's bandwidth over the copy bandwidth: the lowest over widths up to 16,384
-    (``cols`` left out) or at ``cols``, and over fp32 and bf16 (``dtype`` left out)."""
+    """Triton's bandwidth over copy, the lowest over widths and dtypes left out."""
     found = compared(docs, "triton", direction, cols, dtype)
     return min(render.bandwidth(r) for r in found) / render.copy(docs, BENCH)
 
@@ -144,8 +118,7 @@ def vs(
     docs: Docs, peer: Peer, direction: Direction = "forward", cols: int | None = None,
     dtype: Dtype | None = None,
 ) -> float | None:  # fmt: skip
-    """Triton's bandwidth over ``peer``'s, the lowest over the widths and dtypes as in
-    ``of_copy``; None where the peer has no rows there."""
+    """Triton's bandwidth over ``peer``'s, the lowest over widths and dtypes left out."""
     ratios = [
         render.bandwidth(row_of(docs, "triton", r["cols"], direction, r["dtype"]))
         / render.bandwidth(r)
@@ -157,30 +130,23 @@ def vs(
 def compare(
     docs: Docs, peer: Peer, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
 ) -> str | None:
-    """The book's kernel against ``peer`` at ``cols`` columns, in words by the tie rule:
-    "faster than", "as fast as" or "slower than"; None where the peer did not run."""
+    """The book's kernel against ``peer``, in words by the tie rule."""
     theirs = ran(docs, peer, cols, direction, dtype)
     ours = theirs and row_of(docs, "triton", cols, direction, dtype)
     return render.tie_words(docs, BENCH, ours, theirs)
-
-
-# ---- values: the compiled kernels -------------------------------------------------------
 
 
 def regs(
     docs: Docs, cols: int, kernel: Literal["wrapper", "control"] = "wrapper",
     dtype: Dtype = "float32", spilled: bool = False,
 ):  # fmt: skip
-    """Registers per thread (with ``spilled``: registers spilled) of the forward kernel the
-    wrapper compiles for ``cols`` columns, or of the whole-row control forced onto them."""
+    """Registers per thread (or spilled) of the wrapper's forward kernel, or of the control."""
     r = forward(docs, cols, dtype) if kernel == "wrapper" else fastest(docs, "control", dtype, cols)
     return field(r, "n_spills" if spilled else "n_regs")
 
 
 def resources(docs: Docs, cols: int = LONG, tile: int | None = None) -> str | None:
-    """Registers and spills, fp32 and bf16, in words: of the forward kernel the wrapper
-    runs at ``cols``, or with ``tile`` of the online kernel with tiles of that many
-    elements, one program per SM (the sweep)."""
+    """Registers and spills per dtype, in words: the wrapper's kernel, or the online ``tile``."""
     parts = []
     for dtype in DTYPES:
         r = (
@@ -195,15 +161,11 @@ def resources(docs: Docs, cols: int = LONG, tile: int | None = None) -> str | No
     return ", ".join(parts) or None
 
 
-# ---- values: the online kernel's sweep ------------------------------------------------------
-
-
 def sweep_bandwidth(
     docs: Docs, kernel: Literal["online", "control"] = "online", dtype: Dtype | None = "float32",
     cols: int | None = LONG, tile: int | None = None, per_sm: int | None = None,
 ) -> float | None:  # fmt: skip
-    """The sweep's bandwidth of ``kernel`` (the online kernel, or the whole-row control):
-    the fastest row with the dtype, width, tile and programs per SM given (``none``: any)."""
+    """Bandwidth of the fastest sweep row with these settings (``none``: any), bytes/s."""
     r = fastest(docs, kernel, dtype, cols, tile, per_sm)
     return render.bandwidth(r) if r else None
 
@@ -211,21 +173,19 @@ def sweep_bandwidth(
 def sweep_ratio(
     docs: Docs, of: Literal["online", "control"], cols: int = LONG, dtype: Dtype = "float32"
 ) -> float | None:
-    """At ``cols`` columns, ``of``'s bandwidth over the other's: the online kernel's best
-    (over tiles and grids) against the whole-row control."""
+    """``of``'s bandwidth over the other's (online's best against the control) at ``cols``."""
     online, control = (sweep_bandwidth(docs, k, dtype, cols) for k in ("online", "control"))
     return render.quotient(online, control) if of == "online" else render.quotient(control, online)
 
 
 def tile_gain(docs: Docs, dtype: Dtype) -> float | None:
-    """65,536 columns, one program per SM: tiles of 32,768 over tiles of 8,192."""
+    """Bandwidth with tiles of 32,768 over tiles of 8,192 (65,536 columns, one per SM)."""
     small, large = (sweep_bandwidth(docs, "online", dtype, LONG, t, 1) for t in (8192, 32768))
     return render.quotient(large, small)
 
 
 def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:
-    """65,536 columns, one program per SM: bf16's bandwidth over fp32's at tiles of the
-    same ``same`` ("bytes" or "elements"), as (that size, ratio) pairs, smallest first."""
+    """(tile size, bf16's bandwidth over fp32's) at equal tile ``same``, 65,536 columns."""
     key = tile_bytes if same == "bytes" else (lambda r: r["block_n"])
     fp32 = {key(r): r for r in sweep(docs, dtype="float32", cols=LONG, programs_per_sm=1)}
     bf16 = sweep(docs, dtype="bfloat16", cols=LONG, programs_per_sm=1)
@@ -237,8 +197,7 @@ def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:
 
 
 def same_tiles(docs: Docs, same: Literal["bytes", "elements"]) -> str | None:
-    """bf16 over fp32 at equal bytes or elements per tile (65,536 columns, one program per
-    SM), in words."""
+    """bf16 over fp32 at equal bytes or elements per tile, in words."""
     pairs = bf16_over_fp32(docs, same)
     if same == "bytes":
         return " and ".join(f"{v:.2f}× at {render.kib(n)}" for n, v in pairs) or None
@@ -246,8 +205,7 @@ def same_tiles(docs: Docs, same: Literal["bytes", "elements"]) -> str | None:
 
 
 def tile_hypothesis(docs: Docs) -> str | None:
-    """Whether fp32 and bf16 lie closer together at equal bytes per tile than at equal
-    elements (mean distance of the ratio from 1, in log terms), as a clause."""
+    """Whether the dtypes lie closer together at equal bytes per tile than elements, a clause."""
     by_bytes, by_elements = bf16_over_fp32(docs, "bytes"), bf16_over_fp32(docs, "elements")
     if not by_bytes or not by_elements:
         return None
@@ -282,8 +240,7 @@ def two_per_sm(docs: Docs) -> str | None:
 
 
 def best_where(docs: Docs, dtype: Dtype) -> str | None:
-    """Where the online kernel's best at 65,536 columns lies: tile, programs per SM and
-    fraction of copy, in words."""
+    """The online kernel's best at 65,536 columns: tile, programs per SM, share of copy."""
     r = fastest(docs, "online", dtype, LONG)
     if r is None:
         return None
@@ -295,21 +252,18 @@ def best_where(docs: Docs, dtype: Dtype) -> str | None:
 
 
 def sweep_share(docs: Docs, cols: int, dtype: Dtype = "float32") -> float | None:
-    """The online kernel's best over the sweep's tiles and grids at ``cols`` columns, as a
-    fraction of copy bandwidth."""
+    """The online kernel's best at ``cols`` columns as a fraction of copy bandwidth."""
     best = sweep_bandwidth(docs, "online", dtype, cols)
     return None if best is None else best / render.copy(docs, ONLINE)
 
 
 def two_thirds_copy(docs: Docs) -> float:
-    """Two thirds of copy bandwidth: the most a kernel counted as two passes can reach when
-    it moves three (the online kernel if its second read comes from HBM)."""
+    """Two thirds of copy bandwidth (two passes counted, three moved), bytes/s."""
     return 2 / 3 * render.copy(docs, ONLINE)
 
 
 def second_read(docs: Docs) -> str:
-    """What the sweep's best point says about the second read, as a clause: above two
-    thirds of copy, three passes through HBM could not have run that fast."""
+    """Whether the sweep's best beats two thirds of copy (second read cached), a clause."""
     if sweep_bandwidth(docs, dtype=None, cols=None) > two_thirds_copy(docs):
         return (
             "above that, faster than three full passes through HBM run at the copy "
@@ -322,17 +276,12 @@ def second_read(docs: Docs) -> str:
 
 
 def in_flight(docs: Docs, cols: int, dtype: Dtype = "float32", tensors: int = 1) -> int:
-    """Bytes of the rows in flight with one program per SM at ``cols`` columns of
-    ``dtype``, for ``tensors`` tensors per row (the backward reads two, y and dy)."""
+    """Bytes of the rows in flight, one program per SM, ``tensors`` tensors per row."""
     return render.provenance(docs)["sm_count"] * cols * render.ELEMENT_BYTES[dtype] * tensors
 
 
-# ---- values: the online backward's tile (softmax_online_backward) -------------------------
-
-
 def backward_tile(docs: Docs, dtype: Dtype, tile: int, warps: int) -> float | None:
-    """The online backward at 65,536 columns, launched directly with tiles of ``tile`` on
-    ``warps`` warps: bandwidth; None where the sweep did not run it."""
+    """The online backward's bandwidth at 65,536 columns with this tile and warps, bytes/s."""
     r = render.maybe_one(docs, BACKWARD, absent_ok=True, dtype=dtype, block_n=tile, num_warps=warps)
     return render.bandwidth(r) if r else None
 
@@ -372,14 +321,9 @@ VALUES = {
 }
 
 
-# ---- figures ----------------------------------------------------------------------------
-
-
 def fig_widths(direction: str):
     def build(docs: Docs) -> dict:
         ws = sorted({r["cols"] for r in render.rows(docs, BENCH, impl="triton")})
-        # No line for a peer that did not run here, nor for naive outside fp32 forward.
-        # One panel per dtype: five lines each instead of ten in one plot.
         panes = [
             (
                 render.SHORT_DTYPE[dtype],
@@ -404,21 +348,16 @@ def sweep_line(rs: list[dict], name: str, role: str, **extra) -> dict:
 
 
 def fig_online(docs: Docs) -> dict:
-    """65,536 columns: bandwidth against bytes per tile, one panel per dtype with a line
-    per grid size, the whole-row control as a lone point in its dtype's panel, the copy
-    ceiling and two thirds of it (three passes through HBM where the bandwidth counts two)."""
+    """65,536 columns: bandwidth against bytes per tile, a panel per dtype, a line per grid."""
     online = sweep(docs, cols=LONG)
     controls = sweep(docs, "control", cols=LONG)
     grids = sorted({r["programs_per_sm"] for r in online})
     xs = [tile_bytes(r) / 1024 for r in online + controls]
-    # Powers of two across the range: readable ticks on a log axis.
     ticks = [2**k for k in range(int(math.log2(min(xs))), int(math.log2(max(xs))) + 1)]
     lo, hi, bw = min(xs) / 1.3, max(xs) * 1.3, render.copy(docs, ONLINE) / 1e12
     panes = []
     for dtype in DTYPES:
         ceiling = render.copy_ceiling(docs, ONLINE, (lo, hi))
-        # The most a kernel counted as two passes reaches if it moves three: every second
-        # read from HBM.
         third = render.hline(2 / 3 * bw, lo, hi, "⅔ of copy: second read from HBM", "ceiling-2")
         traces = [ceiling, third]
         for per_sm in grids:
@@ -491,8 +430,6 @@ FIGURES = {
 }
 
 
-# ---- lesson 01's roofline -----------------------------------------------------------------
-
 FLOPS_PER_ELEMENT = 5  # max, subtract, exp, sum, divide
 
 
@@ -508,29 +445,21 @@ ROOFLINE = {
 }
 
 
-# ---- kernels per call: what each impl launched (lesson 10's peers) -------------------------
-
-
-def launched_row(docs: Docs, impl: str, cols: int, direction: str, dtype: str) -> dict | None:
-    """The row, where it was measured and carries the profiler's count (runs before the
-    count was recorded, or where the profiler could not run, have none)."""
+def launched_row(
+    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
+) -> dict | None:
+    """The row, where it was measured and carries the profiler's count."""
     r = ran(docs, impl, cols, direction, dtype)
     return r if r is not None and "kernels" in r else None
 
 
-def kernels(
-    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
-) -> int | None:
-    """How many CUDA kernels one call of ``impl`` launches at ``cols`` columns (forward,
-    or the backward alone), counted by torch.profiler."""
-    return render.field(launched_row(docs, impl, cols, direction, dtype), "kernels")
+kernels = render.row_kind(
+    launched_row, lambda r: r["kernels"], "CUDA kernels one call launches (torch.profiler)."
+)
 
 
 def short_kernel_name(name: str) -> str:
-    """A kernel's name without namespaces, template arguments or parameters:
-    'void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(...)' ->
-    'cunn_SoftMaxForward'. Triton's names (Inductor's 'triton_per_fused__softmax_0',
-    the book's 'softmax_kernel') have none of those and stay as they are."""
+    """A kernel's name without namespaces, template arguments or parameters."""
     name = name.removeprefix("void ").replace("(anonymous namespace)", "anonymous")
     return re.split(r"[<(]", name, maxsplit=1)[0].rsplit("::", 1)[-1].strip()
 
@@ -538,9 +467,7 @@ def short_kernel_name(name: str) -> str:
 def kernel_names(
     docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
 ) -> str | None:
-    """The kernels one call of ``impl`` launches, short names in launch order joined by
-    ' + ', as code: e.g. '`triton_red_fused__softmax_0`' (Inductor's looped reduction,
-    where 'per' would be its one-pass persistent kernel)."""
+    """The kernels one call of ``impl`` launches, short names joined by ' + ', as code."""
     r = launched_row(docs, impl, cols, direction, dtype)
     if r is None:
         return None

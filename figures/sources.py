@@ -1,7 +1,5 @@
 """Values about the code a device's data was measured with: each data file's fingerprints
-(provenance.sources, scripts/bench/sources.py) against the tree the site is built from.
-Used by the methodology appendix's worked example; the marks on stale figures, tables and
-words are the engine's (scripts/book/render.py, "stale data")."""
+(provenance.sources, scripts/bench/sources.py) against the tree the site is built from."""
 
 from scripts.bench import sources
 from scripts.book import render
@@ -16,8 +14,7 @@ def commit(docs: Docs, bench: str) -> str:
 
 
 def recorded(docs: Docs, bench: str, path: str) -> str | None:
-    """The fingerprint ``bench``'s file recorded for ``path`` (its first digits); None where
-    it records none."""
+    """The fingerprint ``bench``'s file recorded for ``path`` (its first digits), or None."""
     found = render.doc(docs, bench)["provenance"].get("sources", {}).get(path)
     return found[:DIGITS] if found else None
 
@@ -29,8 +26,7 @@ def tree(docs: Docs, path: str) -> str:
 
 
 def agrees(docs: Docs, bench: str, path: str) -> str:
-    """Whether ``path`` is the code ``bench`` measured: "the same code" or "different
-    code", by fingerprint."""
+    """Whether ``path`` is the code ``bench`` measured, by fingerprint, in words."""
     full = render.doc(docs, bench)["provenance"].get("sources", {}).get(path)
     now = sources.fingerprint((render.SOURCES_ROOT / path).read_text(), path)
     return "the same code" if full == now else "different code"

@@ -1,9 +1,6 @@
 """Run-to-run variation (figures/data/<device>/variation.json, from scripts/bench/variation.py):
 how far apart repeated runs of the same measurement land, on one machine and across
-machines of the same kind. Used by the methodology appendix.
-
-Every value is None on a device without the data, so the page
-reads correctly ("not yet measured") before the first GPU run of scripts/bench/variation.py.
+machines of the same kind, for the methodology appendix; "not yet measured" without it.
 """
 
 from typing import Literal
@@ -15,16 +12,17 @@ LARGE, SMALL = 1 << 26, 1 << 16
 
 
 def _rows(docs: Docs) -> list[dict] | None:
+    """The variation rows, or None."""
     return render.rows(docs, "variation") if "variation" in docs else None
 
 
 def _machines(rs: list[dict]) -> list[str]:
+    """The machines, sorted."""
     return sorted({r["machine"] for r in rs})
 
 
 def _spread(rs: list[dict], n: int) -> float | None:
-    """The widest (max - min) / median of one point's per-run bandwidths on one machine,
-    over the points at size ``n`` and the machines."""
+    """The widest (max - min) / median of one point's per-run bandwidths on one machine."""
     widest = None
     for machine in _machines(rs):
         for point in sorted({r["point"] for r in rs if r["n"] == n}):
@@ -50,16 +48,13 @@ def machines(docs: Docs) -> int | None:
 
 
 def spread(docs: Docs, size: Literal["large", "small"]) -> float | None:
-    """Widest run-to-run range of bandwidth, as a fraction of that point's median, on any
-    one machine: at 2^26 fp32 elements, beyond the L2 (large), or at 2^16, launch-bound
-    (small)."""
+    """Widest run-to-run range of bandwidth over the median, at 2^26 or 2^16 elements."""
     rs = _rows(docs)
     return None if rs is None else _spread(rs, LARGE if size == "large" else SMALL)
 
 
 def between_machines(docs: Docs) -> float | None:
-    """At 2^26 elements, the largest gap between two machines' median bandwidths for the
-    same point, as a fraction of the lower one; None with fewer than two machines."""
+    """At 2^26 elements, the largest gap between two machines' median bandwidths, a fraction."""
     rs = _rows(docs)
     if rs is None or len(_machines(rs)) < 2:
         return None

@@ -1,15 +1,11 @@
-"""Figures and values of the vector-add family: lessons 03, 04 and 07.
+"""Figures and values of the vector-add family: lessons 02, 03, 04 and 07.
 
-Data: ``vector_add`` (size sweep, Triton and torch.add), ``vector_add_block_sweep``
-(BLOCK x num_warps, with an empty control kernel per grid and the compiled kernel's
-registers and spills), ``vector_add_ragged`` (n = 2^28 and 2^28 - 1) and
-``vector_add_streams`` (the add against read-only, write-only and copy streams), all
-written by scripts/bench/benchmarks/vector_add.py.
-
-The worked example of a figure module: each value is one *kind* of number, a function
-whose parameters a page chooses, e.g. ``{{ value h100 vector_add.bandwidth impl=torch }}``
-or ``{{ value h100 vector_add.empty_time block=4 warps=4 as=ms1 }}`` (see
-scripts/book/render.py); ``ROOFLINE`` picks this family's points on lesson 01's roofline.
+Data (scripts/bench/benchmarks/vector_add.py): ``vector_add`` (size sweep, Triton and
+torch.add), ``vector_add_block_sweep`` (BLOCK x num_warps, with an empty control kernel per
+grid and the compiled kernel's registers), ``vector_add_ragged`` (n = 2^28 and 2^28 - 1) and
+``vector_add_streams`` (the add against read-only, write-only and copy streams). The worked
+example of a figure module: each value is one kind of number whose parameters a page
+chooses, e.g. ``{{ value h100 vector_add.bandwidth impl=torch }}``.
 """
 
 import math
@@ -28,14 +24,12 @@ Impl = Literal["triton", "torch"]
 Dtype = Literal["float32", "float16", "bfloat16"]
 
 
-# ---- helpers ----------------------------------------------------------------------------
-
-
 def by_size(docs: Docs, impl: str, dtype: str = "float32") -> list[dict]:
     return render.rows_by(docs, BENCH, "n", impl=impl, dtype=dtype)
 
 
-def largest(docs: Docs, impl: str = "triton", dtype: str = "float32") -> dict:
+def largest(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> dict:
+    """The row of ``impl`` at the largest size."""
     return by_size(docs, impl, dtype)[-1]
 
 
@@ -50,14 +44,11 @@ def sweep(docs: Docs, block: int | None = None, warps: int | None = None) -> lis
 
 
 def sweep_row(docs: Docs, block: int, warps: int) -> dict:
-    """The sweep's row at (block, warps), with the control and compiler fields."""
+    """The sweep's row at (block, warps), with the control and register fields."""
     row = render.one(docs, SWEEP, block=block, num_warps=warps)
     if "empty_time_s" not in row:  # runs before commit 6f84e6e did not measure these
         raise render.RenderError("no control or register data for this device")
     return row
-
-
-# ---- values: the size sweep, at the largest size unless said ----------------------------
 
 
 def largest_n(docs: Docs) -> int:
@@ -65,20 +56,15 @@ def largest_n(docs: Docs) -> int:
     return largest(docs)["n"]
 
 
-def moved(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> int:
-    """Bytes one add moves at the largest size (x and y read, out written)."""
-    return largest(docs, impl, dtype)["bytes"]
+moved = render.row_kind(largest, lambda r: r["bytes"], "Bytes one add moves at the largest size.")
 
 
 def bandwidth_at(docs: Docs, impl: Impl, dtype: Dtype = "float32") -> float:
-    """Achieved bandwidth of ``impl`` (triton: kernels/vector_add.py; torch: torch.add) at
-    the largest size, bytes/s."""
+    """Achieved bandwidth of ``impl`` at the largest size, bytes/s."""
     return render.bandwidth(largest(docs, impl, dtype))
 
 
-def device_time(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> float:
-    """Median device time of ``impl`` at the largest size, seconds."""
-    return largest(docs, impl, dtype)["time_s"]["p50"]
+device_time = render.row_kind(largest, render.p50, "Median device seconds at the largest size.")
 
 
 def of_copy(docs: Docs, impl: Impl = "triton", dtype: Dtype = "float32") -> float:
@@ -93,8 +79,7 @@ def reaches_copy(docs: Docs, fraction: float) -> int:
 
 
 def small_time(docs: Docs, clock: Literal["device", "host"]) -> float:
-    """The Triton add at small sizes (median over n <= 65,536), seconds: its device time,
-    or the host's time per call of the validated wrapper."""
+    """The Triton add's device or host seconds per call at small sizes (n <= 65,536)."""
     return small_median(docs, "triton", {"device": "time_s", "host": "host_s"}[clock])
 
 
@@ -114,12 +99,8 @@ def flat_until(docs: Docs) -> int:
     return flat
 
 
-# ---- values: the BLOCK x num_warps sweep -------------------------------------------------
-
-
 def sweep_bandwidth(docs: Docs, block: int | None = None, warps: int | None = None) -> float:
-    """Best bandwidth of the sweep at ``block`` and ``warps``; a parameter left out means
-    the best over all of its settings (no parameters: the best of the whole sweep)."""
+    """Best bandwidth of the sweep at ``block`` and ``warps`` (left out: any), bytes/s."""
     return max(render.bandwidth(r) for r in sweep(docs, block, warps))
 
 
@@ -128,40 +109,29 @@ def sweep_gap(docs: Docs, block: int) -> float:
     return sweep_bandwidth(docs) / sweep_bandwidth(docs, block)
 
 
-def empty_time(docs: Docs, block: int, warps: int) -> float:
-    """Device time of the empty control kernel on the (block, warps) grid, seconds: what
-    the GPU needs to start and finish that many programs."""
-    return sweep_row(docs, block, warps)["empty_time_s"]["p50"]
+empty_time = render.row_kind(
+    sweep_row, lambda r: r["empty_time_s"]["p50"], "Device seconds of the empty control kernel."
+)
 
 
 def over_empty(docs: Docs, block: int, warps: int) -> float:
-    """The add's device time over its empty control's, same grid. Near 1 means starting
-    the programs, not moving bytes, sets the time."""
+    """The add's device time over its empty control's on the same grid."""
     r = sweep_row(docs, block, warps)
     return r["time_s"]["p50"] / r["empty_time_s"]["p50"]
 
 
 def regs(docs: Docs, block: int, warps: int, spilled: bool = False) -> int:
-    """Registers per thread of the add compiled for (block, warps); with ``spilled``, the
-    values it spills to local memory."""
+    """Registers per thread (or spilled) of the add compiled for (block, warps)."""
     return sweep_row(docs, block, warps)["n_spills" if spilled else "n_regs"]
 
 
-# ---- values: occupancy and Little's law on the block sweep ---------------------------------
-
-
 def resident_per_sm(docs: Docs, block: int, warps: int) -> dict | None:
-    """How many programs of the add compiled for (block, warps) one SM holds at once, by
-    each limit (threads, programs, registers) and overall; None where the device's compute
-    capability is not in SM_LIMITS. The add uses no shared memory."""
+    """Programs of the add at (block, warps) one SM holds, by each limit and overall."""
     return render.resident_on_sm(docs, sweep_row(docs, block, warps)["n_regs"], warps)
 
 
 def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gpu") -> int | None:
-    """Programs of the add compiled for (block, warps) that can be resident at once: on
-    one SM (per=sm), the least of what its threads, its program slots and its registers
-    allow (2048 threads and 32 programs on compute capability 9.0), or on the whole GPU
-    (per=gpu, times the SM count in the run's provenance)."""
+    """Programs of the add at (block, warps) resident at once on one SM or the whole GPU."""
     r = resident_per_sm(docs, block, warps)
     if r is None:
         return None
@@ -169,8 +139,7 @@ def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gp
 
 
 def sm_limit(docs: Docs, of: Literal["threads", "blocks", "registers"]) -> int | None:
-    """What one SM of this device can hold at once, by its compute capability: threads,
-    thread blocks (programs) or 32-bit registers; None where SM_LIMITS lacks it."""
+    """What one SM of this device can hold at once: threads, programs or registers."""
     limits = render.SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
     return None if limits is None else limits[of]
 
@@ -178,18 +147,14 @@ def sm_limit(docs: Docs, of: Literal["threads", "blocks", "registers"]) -> int |
 def program_rate(
     docs: Docs, block: int, warps: int, clock: Literal["add", "empty"] = "add"
 ) -> float:
-    """Programs finished per second across the GPU at (block, warps): the grid, n / block
-    programs, over the add's device time (clock=add) or its empty control's (empty)."""
+    """Programs finished per second: n / block over the add's (or the control's) time."""
     r = sweep_row(docs, block, warps)
     field = {"add": "time_s", "empty": "empty_time_s"}[clock]
     return (r["n"] // block) / r[field]["p50"]
 
 
 def lifetime(docs: Docs, block: int, warps: int) -> float | None:
-    """Little's law on the add at (block, warps): programs that can be resident on the GPU
-    over programs finished per second, the time one program stays resident, seconds.
-    Where the add takes as long as its empty control (dispatch sets the rate, the slots
-    are not all full), this is an upper bound, not the lifetime."""
+    """Little's law: resident programs over programs per second, seconds a program stays."""
     slots = resident(docs, block, warps)
     return None if slots is None else slots / program_rate(docs, block, warps)
 
@@ -203,25 +168,19 @@ ROUND_TRIP_AT = {"block": 4, "warps": 16}
 
 
 def break_even_block(docs: Docs) -> float:
-    """The BLOCK at which starting the add's programs takes as long as moving its bytes:
-    n / BLOCK programs at the GPU's dispatch rate (the empty control at BLOCK = 4, 4 warps)
-    against 12 n bytes at the run's copy bandwidth, i.e. copy / (12 * rate)."""
+    """The BLOCK at which starting the programs takes as long as moving the bytes."""
     rate = program_rate(docs, 4, 4, clock="empty")
     return render.copy(docs, SWEEP) / (ADD_BYTES * rate)
 
 
 def in_flight(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "sm") -> float | None:
-    """Bytes of loads the resident programs of the add at (block, warps) have asked memory
-    for at once: programs resident per SM (or on the GPU) times the x and y tiles of each,
-    2 * BLOCK * 4 bytes."""
+    """Bytes of loads the resident programs have in flight, per SM or on the GPU."""
     r = resident(docs, block, warps, per)
     return None if r is None else r * LOAD_BYTES * block
 
 
 def in_flight_needed(docs: Docs, per: Literal["sm", "gpu"] = "sm") -> float | None:
-    """Little's law for memory: the bytes that must be in flight to stream at the run's
-    copy bandwidth when each request takes memory's round trip (the lifetime of a program
-    at ROUND_TRIP_AT), on the GPU or per SM."""
+    """Bytes in flight needed for copy bandwidth at memory's round trip, per SM or GPU."""
     trip = lifetime(docs, **ROUND_TRIP_AT)
     if trip is None:
         return None
@@ -244,15 +203,11 @@ def nanos(v: float) -> str:
     return f"{v * 1e9:,.0f} ns"
 
 
-# ---- values: one-way streams against the add (vector_add_streams) --------------------------
-
 Stream = Literal["add", "copy", "read", "fill"]
 
 
 def stream_bandwidth(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
-    """Bytes read and written per second by ``stream`` at the streams run's size: the add,
-    a copy (torch only), a read that keeps one value per program (triton) or per tensor
-    (torch), or a fill that only writes. None where this device has not run it."""
+    """Bytes read and written per second by ``stream``, None where not run."""
     r = render.maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
     return None if r is None else render.bandwidth(r)
 
@@ -264,72 +219,50 @@ def stream_of_copy(docs: Docs, stream: Stream, impl: Impl = "triton") -> float |
     )
 
 
-# ---- values: n = 2^28 against 2^28 - 1 (vector_add_ragged) --------------------------------
-
-
 def ragged_slowdown(docs: Docs) -> float:
-    """Device time with n = 2^28 - 1 over n = 2^28 (scalar loads against 16-byte ones):
-    the median of the per-round ratio where the two were timed in turn, else the ratio of
-    the medians."""
+    """Device time with n = 2^28 - 1 over n = 2^28 (scalar loads against 16-byte ones)."""
     ragged, aligned = (render.one(docs, RAGGED, divisible_by_16=d) for d in (False, True))
     return render.speedup(aligned["time_s"], ragged["time_s"])[0]
 
 
-# ---- values added for lesson 07: comparisons in words ------------------------------------
-
-
 def compare(docs: Docs, dtype: Dtype = "float32") -> str:
-    """The Triton add against torch.add at the largest size, by the book's tie rule (the
-    spreads of one run, widened by its tie margin): "faster than", "as fast as" or "slower
-    than", for "the Triton add is ... torch.add"."""
+    """The Triton add against torch.add at the largest size, in words."""
     return render.tie_words(
         docs, BENCH, largest(docs, "triton", dtype), largest(docs, "torch", dtype)
     )
 
 
 def copy_compare(docs: Docs, dtype: Dtype = "float32") -> str:
-    """The Triton add's bytes per second at the largest size against the run's copy, in
-    words by the tie rule (the spreads of one run, widened by its tie margin): "faster
-    than", "as fast as" or "slower than", for "it moves its bytes ... the copy does"."""
+    """The Triton add's bytes per second at the largest size against the copy's, in words."""
     ours, copy = largest(docs, "triton", dtype), render.doc(docs, BENCH)["ceilings"]["copy"]
     return render.tie_words(docs, BENCH, render.per_byte(ours), render.per_byte(copy))
 
 
 def stream_compare(docs: Docs, stream: Stream, impl: Impl = "triton") -> str | None:
-    """Bytes per second of ``stream`` against the copy's, both from one run of
-    vector_add_streams, in words by the tie rule: "faster than", "as fast as" or "slower
-    than", for "a byte read alone moves ... a byte copied". None where this device has not
-    run it."""
+    """Bytes per second of ``stream`` against the copy's, in words; None where not run."""
     this, base = (render.maybe_one(docs, STREAMS, absent_ok=True, stream=s, impl=i)
                   for s, i in ((stream, impl), ("copy", "torch")))  # fmt: skip
     this, base = (None if r is None else render.per_byte(r) for r in (this, base))
     return render.tie_words(docs, STREAMS, this, base)
 
 
-# ---- values: occupancy, limit by limit (added for lesson 02) --------------------------------
-
 Limit = Literal["threads", "blocks", "registers"]
 
 
 def resident_by(docs: Docs, block: int, warps: int, limit: Limit) -> int | None:
-    """Programs of the add compiled for (block, warps) that one SM could hold if only
-    ``limit`` counted: its 2048 threads (threads), its 32 program slots (blocks) or its
-    65,536 registers, handed out per warp (registers); None where the run's compute
-    capability is not in SM_LIMITS. ``resident`` is the least of the three."""
+    """Programs of the add at (block, warps) one SM could hold if only ``limit`` counted."""
     return render.field(resident_per_sm(docs, block, warps), limit)
 
 
 def occupancy(docs: Docs, block: int, warps: int) -> float | None:
-    """Resident warps of the add at (block, warps) over the most an SM can hold (its thread
-    limit / 32), a fraction; None where the run's compute capability is not in SM_LIMITS."""
+    """Resident warps of the add at (block, warps) over the most an SM can hold."""
     r = resident_per_sm(docs, block, warps)
     limits = render.SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
     return None if r is None else r["resident"] * warps / (limits["threads"] // 32)
 
 
 def warp_registers(docs: Docs, block: int, warps: int) -> int:
-    """Registers one warp of the add at (block, warps) is given: registers per thread times
-    32, rounded up to the SM's unit of 256."""
+    """Registers one warp of the add at (block, warps) is given (in units of 256)."""
     return render.warp_share(sweep_row(docs, block, warps)["n_regs"])
 
 
@@ -353,23 +286,17 @@ VALUES = {
     "vector_add.program_rate": Value(program_rate, per_ns),
     "vector_add.lifetime": Value(lifetime, nanos, missing="unknown for this GPU"),
     "vector_add.stream_of_copy": Value(stream_of_copy, render.percent, missing="not measured"),
-    # added for lesson 04 (its widget)
     "vector_add.sm_limit": Value(sm_limit, render.count, missing="unknown for this GPU"),
     "vector_add.break_even_block": Value(break_even_block, render.whole),
     "vector_add.in_flight": Value(in_flight, kib, missing="unknown for this GPU"),
     "vector_add.in_flight_needed": Value(in_flight_needed, kib, missing="unknown for this GPU"),
-    # added for lesson 02
     "vector_add.resident_by": Value(resident_by, render.count, missing="unknown for this GPU"),
     "vector_add.warp_registers": Value(warp_registers, render.count),
     "vector_add.occupancy": Value(occupancy, render.percent, missing="unknown for this GPU"),
-    # added for lesson 07
     "vector_add.compare": Value(compare),
     "vector_add.copy_compare": Value(copy_compare),
     "vector_add.stream_compare": Value(stream_compare, missing="not measured"),
 }
-
-
-# ---- figures ----------------------------------------------------------------------------
 
 
 def fig_bandwidth(docs: Docs) -> dict:
@@ -462,9 +389,6 @@ FIGURES = {
         "with the measured copy ceiling.",
     ),
 }
-
-
-# ---- lesson 01's roofline -----------------------------------------------------------------
 
 
 # One point per dtype: the Triton kernel at the largest size (1 FLOP per element).

@@ -43,6 +43,13 @@ A compute that returns None means "not measured": ``Value(f, fmt, missing="not
 measured")`` says so in words; a value with no ``missing`` text shows None as its format
 does.
 
+A kind that only reads the row a chooser picks needs no function of its own: with
+``def square(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> dict`` (a docstring, typed
+parameters), ``render.row_kind(square, render.flop_rate, "FLOP/s at n³.")`` is the kind
+``impl= dtype= n=``, and ``render.pair_kind(square, "impl", render.tie(BENCH), "...")``
+compares two of its rows as ``of= to= dtype= n=`` (``render.divide(read)`` gives their
+ratio). Such kinds are callable as plain functions too.
+
 **Formats.** The Value's format is its default; ``as=FORMAT`` picks another one from
 ``FORMATS``: numbers ``plain count whole ratio ratio3 percent percent1``, rates ``tbps
 tflops``, bytes ``gb gb1 mb kb_mb kib bytes_kib mib gib mib_gib``, seconds ``us0``-``us3``,
@@ -1580,6 +1587,73 @@ def stale_note(seen: dict, devices: dict[str, Docs]) -> str:
 
 
 # ---- kinds and figures shared by modules --------------------------------------------------
+
+
+def _kind(compute: Callable, params: list[inspect.Parameter], doc: str) -> Callable:
+    """``compute`` (called with every argument by name) as a value kind taking ``params``
+    after docs, with docstring ``doc``; callable as a plain function too."""
+    docs = inspect.Parameter("docs", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    signature = inspect.Signature([docs, *params])
+
+    def kind(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return compute(**bound.arguments)
+
+    kind.__signature__ = signature
+    kind.__annotations__ = {p.name: p.annotation for p in params}
+    return named("kind", doc, kind)
+
+
+def row_kind(choose: Callable, read: Callable[[dict], object], doc: str) -> Callable:
+    """A value kind: ``read(row)`` of the row ``choose(docs, **params)`` picks (None where it
+    picks none). Its parameters are ``choose``'s, its docstring ``doc``."""
+
+    def compute(docs: Docs, **params):
+        row = choose(docs, **params)
+        return None if row is None else read(row)
+
+    return _kind(compute, list(inspect.signature(choose).parameters.values())[1:], doc)
+
+
+def pair_kind(choose: Callable, over: str, combine: Callable, doc: str) -> Callable:
+    """A value kind comparing two rows: ``combine(docs, a, b)`` of the rows ``choose`` picks
+    with its parameter ``over`` set to the kind's ``of`` and ``to`` (its other parameters
+    shared), e.g. ``ratio of=triton to=cublas``."""
+
+    def compute(docs: Docs, of, to, **params):
+        return combine(
+            docs, choose(docs, **{over: of}, **params), choose(docs, **{over: to}, **params)
+        )
+
+    params = []
+    for p in list(inspect.signature(choose).parameters.values())[1:]:
+        params += [p.replace(name="of"), p.replace(name="to")] if p.name == over else [p]
+    return _kind(compute, params, doc)
+
+
+def p50(row: dict) -> float:
+    """A row's median device time, seconds."""
+    return row["time_s"]["p50"]
+
+
+def middle(spread: Spread) -> float:
+    """A time spread's median, seconds (for ``row_kind`` over a chooser of spreads)."""
+    return spread["p50"]
+
+
+# A row's time spread by clock: do_bench's device time, inside a CUDA graph, on the host.
+CLOCKS = {"device": "time_s", "graph": "graph_time_s", "host": "host_s"}
+
+
+def tie(bench: str) -> Callable:
+    """For ``pair_kind``: two rows of ``bench`` in words by the tie rule (``tie_words``)."""
+    return lambda docs, a, b: tie_words(docs, bench, a, b)
+
+
+def divide(read: Callable[[dict], float], minus: float = 0.0) -> Callable:
+    """For ``pair_kind``: ``read(a) / read(b) - minus``, None without both rows."""
+    return lambda docs, a, b: None if a is None or b is None else read(a) / read(b) - minus
 
 
 def tie_words(

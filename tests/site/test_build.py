@@ -65,7 +65,7 @@ def _broken_copy(tmp_path: Path, page_text: str) -> Path:
     [
         ("# Broken\n\n{{ figure no-such-figure }}\n", "unknown figure"),
         ("# Broken\n\n{{ value h100 no.such.value }}\n", "unknown value"),
-        ("# Broken\n\n{{ value no-such-gpu device.name }}\n", "matches no device"),
+        ("# Broken\n\n{{ value no-such-gpu device.provenance field=gpu }}\n", "matches no device"),
         ("# Broken\n\n{{ nonsense }}\n", "unknown placeholder"),
         (
             '# Broken\n\n```python\n--8<-- "kernels/vector_add.py:no-such-section"\n```\n',

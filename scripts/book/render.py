@@ -1323,7 +1323,9 @@ def caption(docs: Docs, needs: tuple[str, ...], extra=()) -> str:
         sm = ""
         if clocks.get("sm_mhz") and clocks.get("sm_max_mhz"):
             sm = f" · SM clock after run {clocks['sm_mhz']:.0f} of {clocks['sm_max_mhz']:.0f} MHz"
-        parts.append(f"{p['date'][:10]} · commit {p['commit'][:10]}{dirty}{sm}")
+        part = f"{p['date'][:10]} · commit {p['commit'][:10]}{dirty}{sm}"
+        if part not in parts:  # two files of one run read the same: say it once
+            parts.append(part)
     capped = power_note([docs[b]["provenance"] for b in needs])
     tail = ([capped] if capped else []) + list(extra)
     return " · ".join(parts + tail + [f"{STALE_MARK} {w}" for w in warnings])

@@ -176,3 +176,21 @@ def test_a_power_capped_run_is_said_in_the_caption():
     for power in (calm, None):
         text = captions(render.figure_html("toy", {"h100": fake_docs(rows, power)}, toy_registry()))
         assert "power-capped" not in text[0]
+
+
+def test_two_files_of_one_run_are_one_part_of_the_caption():
+    """Two benchmarks of one run differ only in their start time: the caption names the
+    run once, and a file of another run (another commit) gets its own part."""
+    prov = {
+        "gpu": "NVIDIA H100 80GB HBM3", "sm_count": 132, "driver": "580", "cuda": "13.0",
+        "torch": "2.11", "triton": "3.6", "commit": "a" * 40,
+        "date": "2026-11-26T21:59:18+00:00",
+        "clocks_after": {"sm_mhz": 1980.0, "sm_max_mhz": 1980.0},
+    }  # fmt: skip
+    later = prov | {"date": "2026-11-26T22:01:02+00:00"}
+    other = prov | {"commit": "b" * 40}
+    docs = {name: {"provenance": p} for name, p in (("x", prov), ("y", later), ("z", other))}
+    run = "2026-11-26 · commit aaaaaaaaaa · SM clock after run 1980 of 1980 MHz"
+    assert render.caption(docs, ("x", "y")).count(run) == 1
+    both = render.caption(docs, ("x", "y", "z"))
+    assert both.count(run) == 1 and "commit bbbbbbbbbb" in both

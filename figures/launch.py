@@ -86,15 +86,22 @@ def small_torch_add_speedup(docs: Docs) -> float:
 
 
 def log_crossing(xs: list[float], ys: list[float], level: float) -> float:
-    """Where the polyline (xs, ys), drawn straight between points on log-log axes, first
-    rises through ``level``: the x of the intersection, interpolated in log space."""
+    """Where the polyline (xs, ys), drawn straight between points on log-log axes, last
+    rises through ``level`` (so that one noisy point above the level, before the line
+    falls back under it, does not set the crossing): the x of the intersection,
+    interpolated in log space."""
     ly = math.log10(level)
     pairs = list(zip(xs, ys, strict=True))
-    for (x0, y0), (x1, y1) in zip(pairs, pairs[1:], strict=False):
-        if y0 <= level < y1:
-            t = (ly - math.log10(y0)) / (math.log10(y1) - math.log10(y0))
-            return 10 ** (math.log10(x0) + t * (math.log10(x1) - math.log10(x0)))
-    raise render.RenderError("the line never rises through that level")
+    rises = [
+        (x0, y0, x1, y1)
+        for (x0, y0), (x1, y1) in zip(pairs, pairs[1:], strict=False)
+        if y0 <= level < y1
+    ]
+    if not rises:
+        raise render.RenderError("the line never rises through that level")
+    x0, y0, x1, y1 = rises[-1]
+    t = (ly - math.log10(y0)) / (math.log10(y1) - math.log10(y0))
+    return 10 ** (math.log10(x0) + t * (math.log10(x1) - math.log10(x0)))
 
 
 def crossover_n(docs: Docs, against: Literal["launch", "wrapper"] = "launch") -> float:

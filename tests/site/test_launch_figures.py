@@ -48,6 +48,12 @@ def test_log_crossing_interpolates_in_log_space():
         launch.log_crossing([1, 2], [5, 4], 10)
 
 
+def test_log_crossing_is_the_last_rise_past_a_noisy_point():
+    # One point above the level (a noisy timing) before the line falls back: the crossing
+    # is where the line rises through the level the last time.
+    assert launch.log_crossing([1, 10, 100, 1000], [1, 20, 1, 100], 10) == pytest.approx(10**2.5)
+
+
 @pytest.mark.parametrize("slug", WITH_LAUNCH)
 def test_crossover_arrow_points_at_a_visible_intersection(slug):
     docs = DEVICES[slug]

@@ -145,7 +145,10 @@ def _gelu(dtype_name: str, approximate: str, with_mask: bool, rows: int = 32768)
     return setup
 
 
-def _matmul_llm(impl: str, tokens: int):
+def _matmul_llm(impl: str, tokens: int, contiguous: bool = False):
+    """Lesson 09's LLM product: a (tokens x 4096) by the weight, passed as ``w.t()`` (a
+    column-major b, as the benchmark does) or, as a control, ``w.t().contiguous()``."""
+
     def setup():
         import torch
 
@@ -153,7 +156,7 @@ def _matmul_llm(impl: str, tokens: int):
 
         a = torch.randn(tokens, 4096, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(14336, 4096, device="cuda", dtype=torch.bfloat16)
-        b = w.t()
+        b = w.t().contiguous() if contiguous else w.t()
         out = torch.empty(tokens, 14336, device="cuda", dtype=torch.bfloat16)
         if impl == "cublas":
             return lambda: torch.matmul(a, b, out=out)
@@ -281,6 +284,24 @@ PROBES = [
         "09",
         "the same product with torch.matmul (cuBLAS)",
         _matmul_llm("cublas", 16),
+    ),
+    Probe(
+        "llm1024-triton",
+        "09",
+        "1024 x 4096 @ (14336 x 4096).t(), bf16, kernels/matmul.py",
+        _matmul_llm("triton", 1024),
+    ),
+    Probe(
+        "llm1024-triton-rowmajor",
+        "09",
+        "the same with the weight copied row-major first (w.t().contiguous())",
+        _matmul_llm("triton", 1024, contiguous=True),
+    ),
+    Probe(
+        "llm1024-cublas",
+        "09",
+        "the 1024-token product with torch.matmul (cuBLAS)",
+        _matmul_llm("cublas", 1024),
     ),
     Probe(
         "softmax-fwd-fp32-65536",

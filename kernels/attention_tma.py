@@ -8,19 +8,20 @@ This file keeps its algorithm (one program per block of queries of one head, an 
 softmax in base 2 with ``scale * log2(e)`` folded into one multiplication, the causal
 mask applied only on the blocks that straddle the diagonal) and changes how tiles move:
 
-- **Tensor descriptors.** The host wraps q, k, v and the output in
-  ``TensorDescriptor``s: base address, the four sizes (batch, heads, sequence, head_dim),
-  the strides and the tile one copy moves. In the kernel, ``desc.load([b, h, row, 0])``
-  is one TMA instruction that brings a whole (rows, head_dim) tile into shared memory,
-  rows past the end of the sequence filled with zeros, and ``desc.store`` writes the
-  output tile back, rows past the end clipped. No per-element address or mask is left in
-  the program, and the tiles land in shared memory in the layout the tensor cores read.
+- **Tensor descriptors.** Each program describes the rows of its (batch, head) of q, k,
+  v and the output with ``tl.make_tensor_descriptor``: where they start, how many rows,
+  the row stride and the tile one copy moves. ``desc.load([row, 0])`` is then one TMA
+  instruction that brings a whole (rows, head_dim) tile into shared memory, rows past the
+  end of the sequence filled with zeros, and ``desc.store`` writes the output tile back,
+  rows past the end clipped. No per-element address or mask is left in the program, and
+  the tiles land in shared memory in the layout the tensor cores read. The descriptors
+  live in a small global buffer that ``launch`` provides through ``triton.set_allocator``.
 - **Tiles chosen for Hopper.** ``plan`` gives each head dimension the tile, warps and
   pipeline stages measured fastest on an H100 (``tl.range(..., warp_specialize=...)`` is
   a knob there too, off unless measured to help).
 
 Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan`` and
-``launch``, which builds the descriptors and launches without a check), ``checks``
+``launch``, which launches without a check), ``checks``
 (``attention_tma``, the checked entry point) and ``reference``.
 
 Causal comes in the two alignments of lesson 12: ``causal=True`` (or ``"top_left"``)
@@ -30,7 +31,7 @@ cache needs). A row that sees no key gives zeros.
 
 Runs on a CUDA GPU of compute capability 9.0 or newer (H100, H200), or on the CPU under
 the Triton interpreter (``TRITON_INTERPRET=1`` set before this module is imported),
-which reads host descriptors in software.
+which follows the descriptors' rules in software.
 """
 
 import math
@@ -39,34 +40,20 @@ import torch
 import triton
 import triton.language as tl
 
-try:  # the host-side descriptor (Triton 3.4 and newer)
-    from triton.tools.tensor_descriptor import TensorDescriptor
-except ImportError:  # an older Triton: attention_tma refuses to run, by name
-    TensorDescriptor = None
-
 
 # --8<-- [start:kernel]
 @triton.jit
-def _load_tile(desc, batch, head, row, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr):
-    # One TMA copy: the (1, 1, ROWS, HEAD_DIM) box of a 4-D (batch, heads, sequence,
-    # head_dim) descriptor at (batch, head, row, 0), rows past the sequence read as zeros;
-    # the two leading 1s are dropped.
-    return desc.load([batch, head, row, 0]).reshape(ROWS, HEAD_DIM)
-
-
-# --8<-- [start:steps]
-@triton.jit
 def _attn_fwd_tma_steps(
-    acc, l_i, m_i, q, k_desc, v_desc, batch, head, offs_m, lo, hi, n_k, diag, qk_scale,
-    BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr, MASKED: tl.constexpr,
+    acc, l_i, m_i, q, k_desc, v_desc, offs_m, lo, hi, n_k, diag, qk_scale,
+    BLOCK_N: tl.constexpr, MASKED: tl.constexpr,
     CAUSAL: tl.constexpr, UPCAST: tl.constexpr, WARP_SPECIALIZE: tl.constexpr,
 ):  # fmt: skip
     # Key/value blocks [lo, hi) for one block of queries, as in lesson 12's kernel; only
     # the loads changed. MASKED: the blocks on the diagonal (causal) or the ragged last
     # block of keys; every other block is used whole.
     for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPECIALIZE):
-        k = _load_tile(k_desc, batch, head, start_n, BLOCK_N, HEAD_DIM)
-        v = _load_tile(v_desc, batch, head, start_n, BLOCK_N, HEAD_DIM)
+        k = k_desc.load([start_n, 0])  # one TMA copy: BLOCK_N rows of this head's keys
+        v = v_desc.load([start_n, 0])
         if UPCAST:  # the CPU interpreter cannot do bf16 arithmetic: work in float32
             k = k.to(tl.float32)
             v = v.to(tl.float32)
@@ -95,14 +82,14 @@ def _attn_fwd_tma_steps(
     return acc, l_i, m_i
 
 
-# --8<-- [end:steps]
-
-
-# --8<-- [start:forward]
 # Lengths are not specialised on (divisible by 16 or not): one compile serves every N.
 @triton.jit(do_not_specialize=["n_q", "n_k", "diag"])
 def attn_fwd_tma_kernel(
-    q_desc, k_desc, v_desc, o_desc,  # 4-D descriptors (batch, heads, sequence, head_dim)
+    Q, K, V, Out,
+    stride_qb, stride_qh, stride_qm,  # the last dimension's stride is 1 (TMA reads rows)
+    stride_kb, stride_kh, stride_kn,
+    stride_vb, stride_vh, stride_vn,
+    stride_ob, stride_oh, stride_om,
     n_q, n_k, diag, qk_scale,
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPECIALIZE: tl.constexpr,
@@ -111,11 +98,30 @@ def attn_fwd_tma_kernel(
     pid = tl.program_id(0)
     if CAUSAL:  # the last query blocks have the most keys to visit: start them first
         pid = tl.num_programs(0) - 1 - pid
-    head = tl.program_id(1)
-    batch = tl.program_id(2)
+    head = tl.program_id(1).to(tl.int64)  # int64: head * stride can pass 2**31
+    batch = tl.program_id(2).to(tl.int64)
+    # One descriptor per tensor for this (batch, head): where its rows start, how many
+    # there are, the row stride, and the box one copy moves. Boxes that stick out past
+    # the last row come back zero-filled on loads and are clipped on stores.
+    q_desc = tl.make_tensor_descriptor(
+        Q + batch * stride_qb + head * stride_qh, [n_q, HEAD_DIM], [stride_qm, 1],
+        [BLOCK_M, HEAD_DIM],
+    )  # fmt: skip
+    k_desc = tl.make_tensor_descriptor(
+        K + batch * stride_kb + head * stride_kh, [n_k, HEAD_DIM], [stride_kn, 1],
+        [BLOCK_N, HEAD_DIM],
+    )  # fmt: skip
+    v_desc = tl.make_tensor_descriptor(
+        V + batch * stride_vb + head * stride_vh, [n_k, HEAD_DIM], [stride_vn, 1],
+        [BLOCK_N, HEAD_DIM],
+    )  # fmt: skip
+    o_desc = tl.make_tensor_descriptor(
+        Out + batch * stride_ob + head * stride_oh, [n_q, HEAD_DIM], [stride_om, 1],
+        [BLOCK_M, HEAD_DIM],
+    )  # fmt: skip
     m0 = pid * BLOCK_M
     offs_m = m0 + tl.arange(0, BLOCK_M)
-    q = _load_tile(q_desc, batch, head, m0, BLOCK_M, HEAD_DIM)  # stays in shared memory
+    q = q_desc.load([m0, 0])  # one TMA copy; it stays in shared memory for the loop
     if UPCAST:
         q = q.to(tl.float32)
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # running max (base 2)
@@ -131,20 +137,19 @@ def attn_fwd_tma_kernel(
         full_end = tl.minimum(full_end, (first_row_sees // BLOCK_N) * BLOCK_N)
         hi = tl.minimum(m0 + BLOCK_M + diag, n_k)
     acc, l_i, m_i = _attn_fwd_tma_steps(
-        acc, l_i, m_i, q, k_desc, v_desc, batch, head, offs_m, 0, full_end, n_k, diag,
-        qk_scale, BLOCK_N, HEAD_DIM, False, CAUSAL, UPCAST, WARP_SPECIALIZE,
+        acc, l_i, m_i, q, k_desc, v_desc, offs_m, 0, full_end, n_k, diag, qk_scale,
+        BLOCK_N, False, CAUSAL, UPCAST, WARP_SPECIALIZE,
     )  # fmt: skip
     acc, l_i, m_i = _attn_fwd_tma_steps(
-        acc, l_i, m_i, q, k_desc, v_desc, batch, head, offs_m, full_end, hi, n_k, diag,
-        qk_scale, BLOCK_N, HEAD_DIM, True, CAUSAL, UPCAST, False,
+        acc, l_i, m_i, q, k_desc, v_desc, offs_m, full_end, hi, n_k, diag, qk_scale,
+        BLOCK_N, True, CAUSAL, UPCAST, False,
     )  # fmt: skip
     l_i = tl.where(l_i > 0, l_i, 1.0)  # a row that saw no key: zeros, not NaN
-    o = (acc / l_i[:, None]).to(o_desc.dtype)  # one rounding, at the store
-    # One TMA copy back; rows past n_q (a ragged last block) are not written.
-    o_desc.store([batch, head, m0, 0], o.reshape(1, 1, BLOCK_M, HEAD_DIM))
+    o = acc / l_i[:, None]
+    # One TMA copy back, rounded once; rows past n_q (a ragged last block) are not written.
+    o_desc.store([m0, 0], o.to(Out.dtype.element_ty))
 
 
-# --8<-- [end:forward]
 # --8<-- [end:kernel]
 
 
@@ -168,24 +173,32 @@ def plan(head_dim: int) -> tuple:
     return INTERPRETER_CONFIG if _INTERPRET else FORWARD_CONFIG[head_dim]
 
 
+def _strides(t):
+    # Batch, head and row strides. A single row is never stepped over, but TMA checks its
+    # stride all the same: give it d, which meets the 16-byte rule.
+    return t.stride(0), t.stride(1), t.stride(2) if t.shape[2] > 1 else t.shape[3]
+
+
+def _torch_scratch(size: int, alignment: int, stream: int | None) -> torch.Tensor:
+    # Global memory for the descriptors the programs build (128 bytes each), from torch's
+    # allocator on the current device (the wrapper switches to q's).
+    return torch.empty(size, dtype=torch.int8, device="cuda" if not _INTERPRET else "cpu")
+
+
 def launch(q, k, v, causal: bool | str, scale: float, config=None):
     """o (B, H, n_q, d), contiguous, in q's dtype, for q (B, H, n_q, d) and k, v
-    (B, H, n_k, d) whose last dimension is contiguous and whose other strides and base
-    addresses are multiples of 16 bytes; n_q, n_k >= 1; no checks. ``causal``: False,
-    True (= "top_left") or "bottom_right". ``config``: ``plan``'s five values, or None."""
+    (B, H, n_k, d) that ``tma_readable`` accepts; n_q, n_k >= 1; no checks. ``causal``:
+    False, True (= "top_left") or "bottom_right". ``config``: ``plan``'s five values."""
     batch, heads, n_q, d = q.shape
     n_k = k.shape[2]
     o = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
     block_m, block_n, warps, stages, ws = plan(d) if config is None else config
-    # A descriptor per tensor: its shape, strides (elements) and the box one copy moves.
-    q_desc = TensorDescriptor(q, q.shape, _strides(q), [1, 1, block_m, d])
-    k_desc = TensorDescriptor(k, k.shape, _strides(k), [1, 1, block_n, d])
-    v_desc = TensorDescriptor(v, v.shape, _strides(v), [1, 1, block_n, d])
-    o_desc = TensorDescriptor(o, o.shape, list(o.stride()), [1, 1, block_m, d])
+    triton.set_allocator(_torch_scratch)  # where the kernel's descriptors live
     diag = n_k - n_q if causal == "bottom_right" else 0  # query i sees keys j <= i + diag
     grid = ((n_q + block_m - 1) // block_m, heads, batch)
     attn_fwd_tma_kernel[grid](
-        q_desc, k_desc, v_desc, o_desc, n_q, n_k, diag, scale * LOG2_E,
+        q, k, v, o, *_strides(q), *_strides(k), *_strides(v), *_strides(o),
+        n_q, n_k, diag, scale * LOG2_E,
         HEAD_DIM=d, CAUSAL=bool(causal), UPCAST=_INTERPRET and q.dtype == torch.bfloat16,
         BLOCK_M=block_m, BLOCK_N=block_n, WARP_SPECIALIZE=ws,
         num_warps=warps, num_stages=stages,
@@ -196,16 +209,6 @@ def launch(q, k, v, causal: bool | str, scale: float, config=None):
 # --8<-- [end:launch]
 
 
-def _strides(t: torch.Tensor) -> list[int]:
-    """t's strides for a descriptor. A dimension of size 1 is never stepped over, so any
-    stride will do there; it gets one that meets TMA's rule (a multiple of 16 bytes)."""
-    strides = list(t.stride())
-    for i in range(3):
-        if t.shape[i] == 1:
-            strides[i] = TMA_ALIGN // t.element_size()
-    return strides
-
-
 # --8<-- [start:checks]
 SUPPORTED_DTYPES = (torch.float16, torch.bfloat16)  # tl.dot on tensor cores
 CAUSAL_ALIGNMENTS = ("top_left", "bottom_right")  # causal=True is "top_left", as in SDPA
@@ -214,7 +217,8 @@ MAX_GRID_YZ = 65535  # heads and batch are the grid's 2nd and 3rd axes: CUDA's l
 MAX_TMA_DIM = 2**31 - 1  # descriptor sizes and tile coordinates are 32-bit
 TMA_ALIGN = 16  # bytes: TMA needs the base address and every stride a multiple of 16
 MAX_FLOAT32 = 3.4e38  # about float32's largest: the kernel gets scale * log2(e) as a float32
-HAS_TENSOR_DESCRIPTORS = TensorDescriptor is not None
+# Device-side descriptors need tl.make_tensor_descriptor and somewhere to put them.
+HAS_TENSOR_DESCRIPTORS = hasattr(tl, "make_tensor_descriptor") and hasattr(triton, "set_allocator")
 # Forward-mode AD: a dual tensor carries a tangent this kernel would drop. Tangents exist
 # only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
 _FORWARD_AD = torch.autograd.forward_ad
@@ -360,8 +364,8 @@ def attention_tma(
                 )
     if not HAS_TENSOR_DESCRIPTORS:
         raise ValueError(
-            f"attention_tma: needs triton.tools.tensor_descriptor.TensorDescriptor, which "
-            f"triton {triton.__version__} lacks"
+            f"attention_tma: needs tl.make_tensor_descriptor and triton.set_allocator, "
+            f"which triton {triton.__version__} lacks"
         )
     if device >= 0 and _capability(device) < (9, 0):
         major, minor = _capability(device)

@@ -91,6 +91,7 @@ def attn_fwd_tma_kernel(
     stride_vb, stride_vh, stride_vn,
     stride_ob, stride_oh, stride_om,
     n_q, n_k, diag, qk_scale,
+    GROUP,  # query heads per key/value head (grouped-query attention; 1: one each)
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPECIALIZE: tl.constexpr,
 ):  # fmt: skip
@@ -99,6 +100,7 @@ def attn_fwd_tma_kernel(
     if CAUSAL:  # the last query blocks have the most keys to visit: start them first
         pid = tl.num_programs(0) - 1 - pid
     head = tl.program_id(1).to(tl.int64)  # int64: head * stride can pass 2**31
+    kv_head = head // GROUP  # the key/value head this query head reads, never copied
     batch = tl.program_id(2).to(tl.int64)
     # One descriptor per tensor for this (batch, head): where its rows start, how many
     # there are, the row stride, and the box one copy moves. Boxes that stick out past
@@ -108,11 +110,11 @@ def attn_fwd_tma_kernel(
         [BLOCK_M, HEAD_DIM],
     )  # fmt: skip
     k_desc = tl.make_tensor_descriptor(
-        K + batch * stride_kb + head * stride_kh, [n_k, HEAD_DIM], [stride_kn, 1],
+        K + batch * stride_kb + kv_head * stride_kh, [n_k, HEAD_DIM], [stride_kn, 1],
         [BLOCK_N, HEAD_DIM],
     )  # fmt: skip
     v_desc = tl.make_tensor_descriptor(
-        V + batch * stride_vb + head * stride_vh, [n_k, HEAD_DIM], [stride_vn, 1],
+        V + batch * stride_vb + kv_head * stride_vh, [n_k, HEAD_DIM], [stride_vn, 1],
         [BLOCK_N, HEAD_DIM],
     )  # fmt: skip
     o_desc = tl.make_tensor_descriptor(
@@ -187,8 +189,9 @@ def _torch_scratch(size: int, alignment: int, stream: int | None) -> torch.Tenso
 
 def launch(q, k, v, causal: bool | str, scale: float, config=None):
     """o (B, H, n_q, d), contiguous, in q's dtype, for q (B, H, n_q, d) and k, v
-    (B, H, n_k, d) that ``tma_readable`` accepts; n_q, n_k >= 1; no checks. ``causal``:
-    False, True (= "top_left") or "bottom_right". ``config``: ``plan``'s five values."""
+    (B, H_kv, n_k, d) that ``tma_readable`` accepts, H a multiple of H_kv; n_q, n_k >= 1;
+    no checks. ``causal``: False, True (= "top_left") or "bottom_right". ``config``:
+    ``plan``'s five values."""
     batch, heads, n_q, d = q.shape
     n_k = k.shape[2]
     o = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
@@ -198,7 +201,7 @@ def launch(q, k, v, causal: bool | str, scale: float, config=None):
     grid = ((n_q + block_m - 1) // block_m, heads, batch)
     attn_fwd_tma_kernel[grid](
         q, k, v, o, *_strides(q), *_strides(k), *_strides(v), *_strides(o),
-        n_q, n_k, diag, scale * LOG2_E,
+        n_q, n_k, diag, scale * LOG2_E, heads // k.shape[1],
         HEAD_DIM=d, CAUSAL=bool(causal), UPCAST=_INTERPRET and q.dtype == torch.bfloat16,
         BLOCK_M=block_m, BLOCK_N=block_n, WARP_SPECIALIZE=ws,
         num_warps=warps, num_stages=stages,
@@ -285,7 +288,9 @@ def attention_tma(
     backward, so inputs that require grad are refused while grad mode is on (as are dual
     tensors of forward-mode AD); lesson 12's ``attention`` is the one to train with.
 
-    ``q`` (B, H, n_q, d), ``k`` and ``v`` (B, H, n_k, d): dense (not nested), one dtype,
+    ``q`` (B, H, n_q, d), ``k`` and ``v`` (B, H_kv, n_k, d) with H a multiple of H_kv
+    (grouped-query attention: query head h reads key/value head h // (H / H_kv), as SDPA's
+    ``enable_gqa=True``; the keys are never repeated in memory): dense (not nested), one dtype,
     float16 or bfloat16, one CUDA device of compute capability 9.0 or newer (which need
     not be the current one), d in 16, 32, 64, 128, B and H at most 65535, n_q and n_k
     below 2**31. n_q and n_k may differ. Strides: a tensor a descriptor can address
@@ -313,10 +318,15 @@ def attention_tma(
         raise ValueError(
             f"attention_tma: k has shape {tuple(k.shape)} and v {tuple(v.shape)}; they must match"
         )
-    if k.shape[0] != batch or k.shape[1] != heads:
+    if k.shape[0] != batch:
         raise ValueError(
-            f"attention_tma: k and v have batch, heads {tuple(k.shape[:2])}; "
-            f"q has {(batch, heads)} (no broadcasting, no grouped heads)"
+            f"attention_tma: k and v have batch {k.shape[0]}; q has {batch} (no broadcasting)"
+        )
+    if (k.shape[1] == 0 and heads) or (k.shape[1] and heads % k.shape[1]):
+        raise ValueError(
+            f"attention_tma: k and v have {k.shape[1]} heads and q has {heads}; q's heads "
+            f"must be a multiple of k's (grouped-query attention: q's heads h read k's "
+            f"head h // (q heads / k heads))"
         )
     if head_dim not in HEAD_DIMS or k.shape[3] != head_dim:
         raise ValueError(
@@ -403,10 +413,14 @@ def reference(
     scale: float | None = None,
 ) -> torch.Tensor:
     """Attention in float64 with the N x N scores materialised, rounded once to q's
-    dtype, by torch alone. Causal True or "top_left" is the mask ``tril(ones(n_q, n_k))``,
-    "bottom_right" is ``tril(ones(n_q, n_k), diagonal=n_k - n_q)``; a row with no key
-    gives zeros."""
+    dtype, by torch alone; k and v with fewer heads than q are repeated to q's (each
+    serving q's heads in consecutive groups). Causal True or "top_left" is the mask
+    ``tril(ones(n_q, n_k))``, "bottom_right" is ``tril(ones(n_q, n_k), diagonal=n_k -
+    n_q)``; a row with no key gives zeros."""
     q64, k64, v64 = q.double(), k.double(), v.double()
+    if q.dim() >= 3 and k.shape[-3] != q.shape[-3]:  # grouped-query: repeat each kv head
+        group = q.shape[-3] // k.shape[-3]
+        k64, v64 = k64.repeat_interleave(group, -3), v64.repeat_interleave(group, -3)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     s = (q64 @ k64.transpose(-2, -1)) * scale

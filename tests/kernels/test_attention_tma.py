@@ -355,3 +355,51 @@ def test_gpu_tiles_with_and_without_warp_specialisation(d, ws):
     for causal in (False, True):
         got = at.launch(q, k, v, causal, d**-0.5, config=(128, 128, 8, 2, ws))
         check(got, reference64(q, k, v, causal, d**-0.5), f"ws={ws} {causal}", seed)
+
+
+# ---- grouped-query attention: fewer key/value heads than query heads -----------------------
+
+
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize("heads, kv_heads", [(4, 1), (6, 2), (3, 3)], ids=str)
+@pytest.mark.parametrize("n_q, n_k", [(17, 17), (23, 40), (40, 23)], ids=str)
+def test_grouped_query_attention_matches_sdpa(n_q, n_k, heads, kv_heads, causal):
+    """Query head h reads key/value head h // (heads / kv_heads), as SDPA's
+    enable_gqa=True; the keys are read where they are (the same memory for every query
+    head of a group)."""
+    seed = fresh_seed()
+    q = rand((2, heads, n_q, 32), torch.float16)
+    k, v = (rand((2, kv_heads, n_k, 32), torch.float16) for _ in range(2))
+    if causal:
+        mask = causal_mask(causal, n_q, n_k)
+        expected = F.scaled_dot_product_attention(
+            q.double(), k.double(), v.double(), attn_mask=mask, enable_gqa=True
+        )
+    else:
+        expected = F.scaled_dot_product_attention(
+            q.double(), k.double(), v.double(), enable_gqa=True
+        )
+    check(at.attention_tma(q, k, v, causal=causal), expected, f"gqa {heads}/{kv_heads}", seed)
+    torch.testing.assert_close(
+        at.reference(q, k, v, causal=causal).double(), expected.to(q.dtype).double()
+    )
+
+
+def test_grouped_query_attention_reads_each_kv_head_in_place():
+    """One key/value head stored once, against four query heads: the same result as the
+    four-head copy made by repeat_interleave, bit for bit."""
+    seed = fresh_seed()
+    q = rand((1, 4, 33, 16), torch.float16)
+    k, v = (rand((1, 1, 29, 16), torch.float16) for _ in range(2))
+    shared = at.attention_tma(q, k, v, causal=True)
+    copied = at.attention_tma(q, k.repeat_interleave(4, 1), v.repeat_interleave(4, 1), causal=True)
+    assert torch.equal(shared, copied), f"seed={seed}"
+
+
+@requires_gpu
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_grouped_query_attention_at_a_realistic_size(causal):
+    seed = fresh_seed()
+    q = rand((2, 16, 1500, 128), torch.bfloat16)
+    k, v = (rand((2, 2, 1500, 128), torch.bfloat16) for _ in range(2))
+    check(at.attention_tma(q, k, v, causal=causal), reference64(q, k, v, causal), "gqa", seed)

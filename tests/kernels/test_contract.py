@@ -1352,7 +1352,7 @@ ROWS = (
             Bad("k-5d", ("k",), {"k": (1, 1, 2, 11, 16)}),
             Bad("k-v-shapes", ("k",), {"v": (1, 2, 12, 16)}),
             Bad("batch", ("k",), {"k": (2, 2, 11, 16), "v": (2, 2, 11, 16)}),
-            Bad("grouped-heads", ("k",), {"k": (1, 1, 11, 16), "v": (1, 1, 11, 16)}),
+            Bad("heads-not-a-multiple", ("k",), {"q": (1, 3, 9, 16)}, says="multiple"),
             Bad("head-dim-24", ("q",), {n: (1, 2, 9, 24) for n in "qkv"}),
             Bad("head-dim-256", ("q",), {n: (1, 2, 9, 256) for n in "qkv"}),
             Bad("head-dim-8", ("q",), {n: (1, 2, 9, 8) for n in "qkv"}),

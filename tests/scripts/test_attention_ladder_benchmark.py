@@ -1,0 +1,51 @@
+"""The forward ladder's rungs (scripts/bench/benchmarks/attention_ladder.py) are the steps
+the lesson names: the TMA kernel first at the simple kernel's own tiles (so that the
+descriptors are the only change), then at plan's, then at plan's with warp
+specialisation; and the rows it writes validate against the schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kernels import attention as at
+from kernels import attention_tma as atm
+from scripts.bench.benchmarks import attention_ladder as bench
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_each_rung_changes_one_thing(d):
+    rungs = bench.ladder(d)
+    assert list(rungs) == list(bench.STEPS[1:])
+    assert rungs["descriptors"] == (*at.plan(d), False)
+    assert rungs["tuned"] == (*atm.plan(d)[:4], False)
+    assert rungs["warp_specialize"] == (*atm.plan(d)[:4], True)
+
+
+def test_config_text():
+    assert bench.config_text((128, 64, 4, 2, False)) == "128x64 w4 s2"
+    assert bench.config_text((128, 128, 8, 3, True)) == "128x128 w8 s3 ws"
+
+
+def test_rows_validate():
+    jsonschema = pytest.importorskip("jsonschema")  # a site dependency: GPU boxes may lack it
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    schema = json.loads((ROOT / "figures" / "schemas" / "attention_ladder.json").read_text())
+    spread = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 10}
+    base = {"direction": "forward", "dtype": "bfloat16", "batch": 4, "heads": 32, "n": 4096,
+            "head_dim": 128, "causal": False, "flops": 4 * 4 * 32 * 4096**2 * 128}  # fmt: skip
+    rows = [
+        {"impl": "simple", **base, "time_s": spread, "config": "128x128 w8 s3"},
+        {"impl": "tuned", **base, "time_s": spread, "config": "128x64 w4 s2", "n_regs": 168,
+         "n_spills": 0},
+        {"impl": "warp_specialize", **base, "failure": "CompilationError: ..."},
+        {"impl": "sdpa_cudnn", **base, "time_s": spread},
+    ]  # fmt: skip
+    jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate(rows)
+    bad = {"impl": "tuned", **base}  # neither a time nor a failure
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate([bad])

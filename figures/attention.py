@@ -269,7 +269,7 @@ LADDER = "attention_ladder"
 RUNGS = (  # impl, bar label
     ("simple", "lesson 12's kernel (pointer loads)"),
     ("descriptors", "+ tensor descriptors (same tiles)"),
-    ("tuned", "+ tiles, warps, stages for Hopper"),
+    ("tuned", "+ other tiles, warps, stages"),
     ("warp_specialize", "+ warp specialisation"),
 )
 LADDER_PEERS = (  # impl, bar label, colour role
@@ -310,11 +310,20 @@ def ladder_vs(docs: Docs, impl: str, peer: str, d: int = 128, mask: str = "full"
 
 
 def ladder_step(docs: Docs, impl: str, d: int = 128, mask: str = "full") -> float | None:
-    """What one rung gained over the rung before it (how many times faster it is; below
-    1, it lost time); None for the first rung, or where either did not run."""
+    """What one rung gained over the rung before it that ran (how many times faster it
+    is; below 1, it lost time); None for the first rung, or where it did not run."""
     names = [name for name, _ in RUNGS]
-    i = names.index(impl)
-    return ladder_vs(docs, impl, names[i - 1], d, mask) if i > 0 else None
+    before = [n for n in names[: names.index(impl)] if ladder_row(docs, n, d, mask)]
+    return ladder_vs(docs, impl, before[-1], d, mask) if before else None
+
+
+def plan_rung(docs: Docs, d: int = 128, mask: str = "full") -> str | None:
+    """The rung that ran with plan's config (what attention_tma runs by default)."""
+    for impl, _ in RUNGS:
+        row = ladder_row(docs, impl, d, mask)
+        if row and row.get("plan"):
+            return impl
+    return None
 
 
 def ladder_compare(docs: Docs, impl: str, peer: str, d: int = 128, mask: str = "full"):
@@ -372,35 +381,41 @@ def ladder_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | Non
             f"{where}, lesson 12's kernel runs its forward at {render.tflops(ours)} and "
             f"cuDNN's at {render.tflops(theirs)}."
         )
-    simple, tuned = ladder_tflops(docs, "simple", d, mask), ladder_tflops(docs, "tuned", d, mask)
-    if simple is None or tuned is None:
+    best = plan_rung(docs, d, mask)
+    simple = ladder_tflops(docs, "simple", d, mask)
+    if simple is None or best is None:
         return None
     said = [f"{where}, lesson 12's kernel runs at {render.tflops(simple)}."]
     if (gain := ladder_step(docs, "descriptors", d, mask)) is not None:
         said.append(
-            f"Tensor descriptors alone, at its tiles, make it {render.ratio(gain)} as fast."
+            f"Tensor descriptors alone, at the same configuration "
+            f"({ladder_config(docs, 'descriptors', d)}), make it {render.ratio(gain)} as fast."
         )
     if (gain := ladder_step(docs, "tuned", d, mask)) is not None:
         said.append(
-            f"Tiles for Hopper ({ladder_config(docs, 'tuned', d)}) make that "
-            f"{render.ratio(gain)} as fast again: {render.tflops(tuned)}, with "
-            f"{ladder_regs(docs, 'tuned', d, mask)} registers per thread."
+            f"Other tiles ({ladder_config(docs, 'tuned', d)}) make that {render.ratio(gain)} "
+            "as fast again."
         )
-    if (gain := ladder_vs(docs, "warp_specialize", "tuned", d, mask)) is not None:
+    elif ladder_row(docs, "descriptors", d, mask) and not ladder_row(docs, "tuned", d, mask):
+        said.append("No other tiles, warps or stages ran faster than those.")
+    if (gain := ladder_step(docs, "warp_specialize", d, mask)) is not None:
         said.append(f"Warp specialisation on the same tiles runs {render.ratio(gain)} as fast.")
     elif why := ladder_failure(docs, "warp_specialize", d, mask):
         said.append(f"Warp specialisation on the same tiles did not compile ({why}).")
-    if (vs := ladder_ratio(docs, "tuned", "sdpa_cudnn", d, mask)) is not None:
+    rate = ladder_tflops(docs, best, d, mask)
+    regs = ladder_regs(docs, best, d, mask)
+    said.append(
+        f"As attention_tma runs it by default, the kernel reaches {render.tflops(rate)}"
+        + (f" with {regs} registers per thread." if regs is not None else ".")
+    )
+    if (vs := ladder_ratio(docs, best, "sdpa_cudnn", d, mask)) is not None:
+        flex = ladder_ratio(docs, best, "flex", d, mask)
         said.append(
             f"That is {_times(vs)} cuDNN's speed "
             f"({render.tflops(ladder_tflops(docs, 'sdpa_cudnn', d, mask))})"
-            + (
-                f" and {_times(flex)} FlexAttention's"
-                if (flex := ladder_ratio(docs, "tuned", "flex", d, mask))
-                else ""
-            )
-            + ", the spread being the 20th to 80th percentile of the ratio over the rounds "
-            "in which they were timed in turn."
+            + (f" and {_times(flex)} FlexAttention's" if flex else "")
+            + ", each spread the 20th to 80th percentile of the ratio over the rounds in "
+            "which the two were timed in turn."
         )
     return " ".join(said)
 
@@ -413,7 +428,8 @@ def ladder_goals(docs: Docs) -> str | None:
     parts = []
     for d, mask in LADDER_SHAPES:
         if LADDER in docs:
-            vs = ladder_ratio(docs, "tuned", "sdpa_cudnn", d, mask)
+            best = plan_rung(docs, d, mask)
+            vs = ladder_ratio(docs, best, "sdpa_cudnn", d, mask) if best else None
         else:
             ours, cudnn = (at(docs, impl, "forward", d, mask) for impl in ("triton", "sdpa_cudnn"))
             vs = render.speedup(ours["time_s"], cudnn["time_s"]) if ours and cudnn else None
@@ -421,7 +437,7 @@ def ladder_goals(docs: Docs) -> str | None:
             parts.append(f"{_times(vs)} at d = {d}, {mask}")
     if not parts:
         return None
-    who = "the TMA kernel" if LADDER in docs else "lesson 12's kernel"
+    who = "attention_tma" if LADDER in docs else "lesson 12's kernel"
     gpu = render.provenance(docs)["gpu"]
     return f"On the {gpu}, {who} runs at these multiples of cuDNN's speed: {'; '.join(parts)}."
 
@@ -439,7 +455,10 @@ def ladder_bars(docs: Docs, d: int, mask: str) -> list[tuple[str, dict, str]]:
     then the peers. From the ladder's data where the device has it; otherwise lesson 12's
     kernel and the peers from the ``attention`` benchmark at N = 4096."""
     if LADDER in docs:
-        rungs = [(label, ladder_row(docs, impl, d, mask), "triton") for impl, label in RUNGS]
+        rungs = []
+        for impl, label in RUNGS:
+            row = ladder_row(docs, impl, d, mask)
+            rungs.append((label + (" (default)" if row and row.get("plan") else ""), row, "triton"))
         peers = [
             (label, ladder_row(docs, impl, d, mask), role) for impl, label, role in LADDER_PEERS
         ]
@@ -458,6 +477,7 @@ def fig_ladder(docs: Docs) -> dict:
     for d, mask in LADDER_SHAPES:
         bars = ladder_bars(docs, d, mask)
         cudnn = next((r for label, r, _ in bars if label == LADDER_PEERS[0][1]), None)
+        cudnn = cudnn if cudnn and "time_s" in cudnn else None
         points = [render.rate(r["flops"], r["time_s"], 1e12) for _, r, _ in bars]
         text = [
             f"{p[0]:.0f}"

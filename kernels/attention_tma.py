@@ -8,17 +8,21 @@ This file keeps its algorithm (one program per block of queries of one head, an 
 softmax in base 2 with ``scale * log2(e)`` folded into one multiplication, the causal
 mask applied only on the blocks that straddle the diagonal) and changes how tiles move:
 
-- **Tensor descriptors.** Each program describes the rows of its (batch, head) of q, k,
-  v and the output with ``tl.make_tensor_descriptor``: where they start, how many rows,
-  the row stride and the tile one copy moves. ``desc.load([row, 0])`` is then one TMA
-  instruction that brings a whole (rows, head_dim) tile into shared memory, rows past the
-  end of the sequence filled with zeros, and ``desc.store`` writes the output tile back,
-  rows past the end clipped. No per-element address or mask is left in the program, and
-  the tiles land in shared memory in the layout the tensor cores read. The descriptors
-  live in a small global buffer that ``launch`` provides through ``triton.set_allocator``.
-- **Tiles chosen for Hopper.** ``plan`` gives each head dimension the tile, warps and
-  pipeline stages measured fastest on an H100 (``tl.range(..., warp_specialize=...)`` is
-  a knob there too, off unless measured to help).
+- **Tensor descriptors.** The host describes q, k, v and the output to Triton once, as
+  4-D tensors (``TensorDescriptor``: base address, the sizes (batch, heads, sequence,
+  head_dim), the strides, and the box one copy moves, one head's BLOCK_M or BLOCK_N rows).
+  In the kernel, ``desc.load([batch, head, row, 0])`` is one TMA instruction that brings
+  a whole (rows, head_dim) tile into shared memory, rows past the end of the sequence
+  filled with zeros, and ``desc.store`` writes the output tile back, rows past the end
+  clipped. No per-element address or mask is left in the program, and the tiles land in
+  shared memory in the layout the tensor cores read. (Descriptors built in the kernel
+  with ``tl.make_tensor_descriptor``, one per program and head, ran slower at d = 128 in
+  a sweep on an H100.)
+- **Grouped-query attention.** k and v may have fewer heads than q: query head h reads
+  key/value head h // (H / H_kv) where it lies, with no repeated copy.
+- **Warp specialisation where it helps.** ``plan`` gives each head dimension the tile,
+  warps, pipeline stages and ``tl.range(..., warp_specialize=...)`` measured fastest on an
+  H100.
 
 Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan`` and
 ``launch``, which launches without a check), ``checks``
@@ -31,7 +35,8 @@ cache needs). A row that sees no key gives zeros.
 
 Runs on a CUDA GPU of compute capability 9.0 or newer (H100, H200), or on the CPU under
 the Triton interpreter (``TRITON_INTERPRET=1`` set before this module is imported),
-which follows the descriptors' rules in software.
+which reads host descriptors in software. It imports ``TensorDescriptor`` from
+``triton.tools.tensor_descriptor`` (Triton 3.4 and newer).
 """
 
 import math
@@ -39,21 +44,30 @@ import math
 import torch
 import triton
 import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor  # the host side of a TMA copy
 
 
 # --8<-- [start:kernel]
 @triton.jit
+def _load_tile(desc, batch, head, row, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr):
+    # One TMA copy: the (1, 1, ROWS, HEAD_DIM) box of a 4-D (batch, heads, sequence,
+    # head_dim) descriptor at (batch, head, row, 0), rows past the sequence read as zeros;
+    # the two leading 1s are dropped.
+    return desc.load([batch, head, row, 0]).reshape(ROWS, HEAD_DIM)
+
+
+@triton.jit
 def _attn_fwd_tma_steps(
-    acc, l_i, m_i, q, k_desc, v_desc, offs_m, lo, hi, n_k, diag, qk_scale,
-    BLOCK_N: tl.constexpr, MASKED: tl.constexpr,
+    acc, l_i, m_i, q, k_desc, v_desc, batch, kv_head, offs_m, lo, hi, n_k, diag, qk_scale,
+    BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr, MASKED: tl.constexpr,
     CAUSAL: tl.constexpr, UPCAST: tl.constexpr, WARP_SPECIALIZE: tl.constexpr,
 ):  # fmt: skip
     # Key/value blocks [lo, hi) for one block of queries, as in lesson 12's kernel; only
     # the loads changed. MASKED: the blocks on the diagonal (causal) or the ragged last
     # block of keys; every other block is used whole.
     for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPECIALIZE):
-        k = k_desc.load([start_n, 0])  # one TMA copy: BLOCK_N rows of this head's keys
-        v = v_desc.load([start_n, 0])
+        k = _load_tile(k_desc, batch, kv_head, start_n, BLOCK_N, HEAD_DIM)
+        v = _load_tile(v_desc, batch, kv_head, start_n, BLOCK_N, HEAD_DIM)
         if UPCAST:  # the CPU interpreter cannot do bf16 arithmetic: work in float32
             k = k.to(tl.float32)
             v = v.to(tl.float32)
@@ -85,11 +99,7 @@ def _attn_fwd_tma_steps(
 # Lengths are not specialised on (divisible by 16 or not): one compile serves every N.
 @triton.jit(do_not_specialize=["n_q", "n_k", "diag"])
 def attn_fwd_tma_kernel(
-    Q, K, V, Out,
-    stride_qb, stride_qh, stride_qm,  # the last dimension's stride is 1 (TMA reads rows)
-    stride_kb, stride_kh, stride_kn,
-    stride_vb, stride_vh, stride_vn,
-    stride_ob, stride_oh, stride_om,
+    q_desc, k_desc, v_desc, o_desc,  # 4-D descriptors (batch, heads, sequence, head_dim)
     n_q, n_k, diag, qk_scale,
     GROUP,  # query heads per key/value head (grouped-query attention; 1: one each)
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
@@ -99,31 +109,12 @@ def attn_fwd_tma_kernel(
     pid = tl.program_id(0)
     if CAUSAL:  # the last query blocks have the most keys to visit: start them first
         pid = tl.num_programs(0) - 1 - pid
-    head = tl.program_id(1).to(tl.int64)  # int64: head * stride can pass 2**31
+    head = tl.program_id(1)
     kv_head = head // GROUP  # the key/value head this query head reads, never copied
-    batch = tl.program_id(2).to(tl.int64)
-    # One descriptor per tensor for this (batch, head): where its rows start, how many
-    # there are, the row stride, and the box one copy moves. Boxes that stick out past
-    # the last row come back zero-filled on loads and are clipped on stores.
-    q_desc = tl.make_tensor_descriptor(
-        Q + batch * stride_qb + head * stride_qh, [n_q, HEAD_DIM], [stride_qm, 1],
-        [BLOCK_M, HEAD_DIM],
-    )  # fmt: skip
-    k_desc = tl.make_tensor_descriptor(
-        K + batch * stride_kb + kv_head * stride_kh, [n_k, HEAD_DIM], [stride_kn, 1],
-        [BLOCK_N, HEAD_DIM],
-    )  # fmt: skip
-    v_desc = tl.make_tensor_descriptor(
-        V + batch * stride_vb + kv_head * stride_vh, [n_k, HEAD_DIM], [stride_vn, 1],
-        [BLOCK_N, HEAD_DIM],
-    )  # fmt: skip
-    o_desc = tl.make_tensor_descriptor(
-        Out + batch * stride_ob + head * stride_oh, [n_q, HEAD_DIM], [stride_om, 1],
-        [BLOCK_M, HEAD_DIM],
-    )  # fmt: skip
+    batch = tl.program_id(2)
     m0 = pid * BLOCK_M
     offs_m = m0 + tl.arange(0, BLOCK_M)
-    q = q_desc.load([m0, 0])  # one TMA copy; it stays in shared memory for the loop
+    q = _load_tile(q_desc, batch, head, m0, BLOCK_M, HEAD_DIM)  # stays in shared memory
     if UPCAST:
         q = q.to(tl.float32)
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # running max (base 2)
@@ -139,17 +130,17 @@ def attn_fwd_tma_kernel(
         full_end = tl.minimum(full_end, (first_row_sees // BLOCK_N) * BLOCK_N)
         hi = tl.minimum(m0 + BLOCK_M + diag, n_k)
     acc, l_i, m_i = _attn_fwd_tma_steps(
-        acc, l_i, m_i, q, k_desc, v_desc, offs_m, 0, full_end, n_k, diag, qk_scale,
-        BLOCK_N, False, CAUSAL, UPCAST, WARP_SPECIALIZE,
+        acc, l_i, m_i, q, k_desc, v_desc, batch, kv_head, offs_m, 0, full_end, n_k, diag,
+        qk_scale, BLOCK_N, HEAD_DIM, False, CAUSAL, UPCAST, WARP_SPECIALIZE,
     )  # fmt: skip
     acc, l_i, m_i = _attn_fwd_tma_steps(
-        acc, l_i, m_i, q, k_desc, v_desc, offs_m, full_end, hi, n_k, diag, qk_scale,
-        BLOCK_N, True, CAUSAL, UPCAST, False,
+        acc, l_i, m_i, q, k_desc, v_desc, batch, kv_head, offs_m, full_end, hi, n_k, diag,
+        qk_scale, BLOCK_N, HEAD_DIM, True, CAUSAL, UPCAST, False,
     )  # fmt: skip
     l_i = tl.where(l_i > 0, l_i, 1.0)  # a row that saw no key: zeros, not NaN
-    o = acc / l_i[:, None]
-    # One TMA copy back, rounded once; rows past n_q (a ragged last block) are not written.
-    o_desc.store([m0, 0], o.to(Out.dtype.element_ty))
+    o = (acc / l_i[:, None]).to(o_desc.dtype)  # one rounding, at the store
+    # One TMA copy back; rows past n_q (a ragged last block) are not written.
+    o_desc.store([batch, head, m0, 0], o.reshape(1, 1, BLOCK_M, HEAD_DIM))
 
 
 # --8<-- [end:kernel]
@@ -157,11 +148,14 @@ def attn_fwd_tma_kernel(
 
 # --8<-- [start:launch]
 LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
-# (BLOCK_M, BLOCK_N, num_warps, num_stages, warp_specialize) per head dimension.
-# d = 64 and 128: the fastest of a sweep on an H100 at B = 4, H = 32, N = 4096, bf16;
-# d = 16 and 32 are not tuned.
-FORWARD_CONFIG = {16: (128, 64, 4, 2, False), 32: (128, 64, 4, 2, False),
-                  64: (128, 64, 4, 2, False), 128: (128, 64, 4, 2, False)}  # fmt: skip
+# (BLOCK_M, BLOCK_N, num_warps, num_stages, warp_specialize) per head dimension: the
+# fastest of a sweep on an H100 (bf16, N = 4096, B * N = 16384, H * d = 4096, full and
+# causal, timed in turn with cuDNN). Lesson 12's tiles stayed the fastest; warp
+# specialisation was faster at d = 64 in every run and within the runs' noise at d = 128,
+# so it is on at d = 64 only (at 4 warps it does not compile in Triton 3.6). d = 16 and 32
+# take lesson 12's tiles, untuned.
+FORWARD_CONFIG = {16: (128, 64, 4, 3, False), 32: (128, 64, 4, 3, False),
+                  64: (128, 64, 8, 3, True), 128: (128, 128, 8, 3, False)}  # fmt: skip
 # On the CPU: small square tiles, so that tiny tests still walk several blocks.
 INTERPRETER_CONFIG = (16, 16, 1, 1, False)
 
@@ -175,18 +169,6 @@ def plan(head_dim: int) -> tuple:
     return INTERPRETER_CONFIG if _INTERPRET else FORWARD_CONFIG[head_dim]
 
 
-def _strides(t):
-    # Batch, head and row strides. A single row is never stepped over, but TMA checks its
-    # stride all the same: give it d, which meets the 16-byte rule.
-    return t.stride(0), t.stride(1), t.stride(2) if t.shape[2] > 1 else t.shape[3]
-
-
-def _torch_scratch(size: int, alignment: int, stream: int | None) -> torch.Tensor:
-    # Global memory for the descriptors the programs build (128 bytes each), from torch's
-    # allocator on the current device (the wrapper switches to q's).
-    return torch.empty(size, dtype=torch.int8, device="cuda" if not _INTERPRET else "cpu")
-
-
 def launch(q, k, v, causal: bool | str, scale: float, config=None):
     """o (B, H, n_q, d), contiguous, in q's dtype, for q (B, H, n_q, d) and k, v
     (B, H_kv, n_k, d) that ``tma_readable`` accepts, H a multiple of H_kv; n_q, n_k >= 1;
@@ -196,17 +178,28 @@ def launch(q, k, v, causal: bool | str, scale: float, config=None):
     n_k = k.shape[2]
     o = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
     block_m, block_n, warps, stages, ws = plan(d) if config is None else config
-    triton.set_allocator(_torch_scratch)  # where the kernel's descriptors live
+    # A descriptor per tensor: its sizes, strides (elements) and the box one copy moves.
+    q_desc = TensorDescriptor(q, q.shape, _strides(q), [1, 1, block_m, d])
+    k_desc = TensorDescriptor(k, k.shape, _strides(k), [1, 1, block_n, d])
+    v_desc = TensorDescriptor(v, v.shape, _strides(v), [1, 1, block_n, d])
+    o_desc = TensorDescriptor(o, o.shape, list(o.stride()), [1, 1, block_m, d])
     diag = n_k - n_q if causal == "bottom_right" else 0  # query i sees keys j <= i + diag
     grid = ((n_q + block_m - 1) // block_m, heads, batch)
     attn_fwd_tma_kernel[grid](
-        q, k, v, o, *_strides(q), *_strides(k), *_strides(v), *_strides(o),
-        n_q, n_k, diag, scale * LOG2_E, heads // k.shape[1],
+        q_desc, k_desc, v_desc, o_desc, n_q, n_k, diag, scale * LOG2_E, heads // k.shape[1],
         HEAD_DIM=d, CAUSAL=bool(causal), UPCAST=_INTERPRET and q.dtype == torch.bfloat16,
         BLOCK_M=block_m, BLOCK_N=block_n, WARP_SPECIALIZE=ws,
         num_warps=warps, num_stages=stages,
     )  # fmt: skip
     return o
+
+
+def _strides(t: torch.Tensor) -> list[int]:
+    # A dimension of length 1 is never stepped over, but TMA checks its stride all the
+    # same: give it one that meets the 16-byte rule.
+    return [
+        s if n > 1 else 16 // t.element_size() for n, s in zip(t.shape, t.stride(), strict=True)
+    ]
 
 
 # --8<-- [end:launch]
@@ -220,8 +213,6 @@ MAX_GRID_YZ = 65535  # heads and batch are the grid's 2nd and 3rd axes: CUDA's l
 MAX_TMA_DIM = 2**31 - 1  # descriptor sizes and tile coordinates are 32-bit
 TMA_ALIGN = 16  # bytes: TMA needs the base address and every stride a multiple of 16
 MAX_FLOAT32 = 3.4e38  # about float32's largest: the kernel gets scale * log2(e) as a float32
-# Device-side descriptors need tl.make_tensor_descriptor and somewhere to put them.
-HAS_TENSOR_DESCRIPTORS = hasattr(tl, "make_tensor_descriptor") and hasattr(triton, "set_allocator")
 # Forward-mode AD: a dual tensor carries a tangent this kernel would drop. Tangents exist
 # only inside forward_ad.dual_level(); outside one, asking costs one attribute read.
 _FORWARD_AD = torch.autograd.forward_ad
@@ -372,11 +363,6 @@ def attention_tma(
                     f"attention_tma: {name} is a dual tensor (forward-mode AD), but this "
                     f"kernel computes no tangent; pass forward_ad.unpack_dual({name}).primal"
                 )
-    if not HAS_TENSOR_DESCRIPTORS:
-        raise ValueError(
-            f"attention_tma: needs tl.make_tensor_descriptor and triton.set_allocator, "
-            f"which triton {triton.__version__} lacks"
-        )
     if device >= 0 and _capability(device) < (9, 0):
         major, minor = _capability(device)
         raise ValueError(

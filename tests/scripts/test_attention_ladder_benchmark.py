@@ -20,10 +20,13 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("d", [64, 128])
 def test_each_rung_changes_one_thing(d):
     rungs = bench.ladder(d)
-    assert list(rungs) == list(bench.STEPS[1:])
     assert rungs["descriptors"] == (*at.plan(d), False)
-    assert rungs["tuned"] == (*atm.plan(d)[:4], False)
     assert rungs["warp_specialize"] == (*atm.plan(d)[:4], True)
+    if "tuned" in rungs:
+        assert rungs["tuned"] == (*atm.plan(d)[:4], False) != rungs["descriptors"]
+    else:  # plan keeps lesson 12's tiles: no rung of its own
+        assert atm.plan(d)[:4] == at.plan(d)
+    assert atm.plan(d) in rungs.values()  # the default is one of the rungs
 
 
 def test_config_text():
@@ -41,7 +44,7 @@ def test_rows_validate():
     rows = [
         {"impl": "simple", **base, "time_s": spread, "config": "128x128 w8 s3"},
         {"impl": "tuned", **base, "time_s": spread, "config": "128x64 w4 s2", "n_regs": 168,
-         "n_spills": 0},
+         "n_spills": 0, "plan": True},
         {"impl": "warp_specialize", **base, "failure": "CompilationError: ..."},
         {"impl": "sdpa_cudnn", **base, "time_s": spread},
     ]  # fmt: skip

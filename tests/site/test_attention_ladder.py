@@ -42,8 +42,10 @@ def ladder_doc(base: dict) -> dict:
                       "flops": 4 * 4 * heads * 4096**2 * d // (2 if causal else 1)}  # fmt: skip
             for impl, t in TIMES.items():
                 row = {"impl": impl, **common, "time_s": spread(impl, t)}
-                if impl in ("descriptors", "tuned"):
-                    row.update(config="128x64 w4 s2", n_regs=168, n_spills=0)
+                if impl == "descriptors":
+                    row.update(config="128x128 w8 s3", n_regs=188, n_spills=0, plan=False)
+                if impl == "tuned":
+                    row.update(config="128x64 w4 s2", n_regs=168, n_spills=0, plan=True)
                 rows.append(row)
             failure = "CompilationError: NVGPUWarpSpecialization failed"
             rows.append({"impl": "warp_specialize", **common, "failure": failure})
@@ -91,6 +93,7 @@ def test_every_rung_that_ran_is_drawn_in_order_then_the_peers(with_ladder):
     fig = fa.fig_ladder(with_ladder)
     first = bars(fig, 1)
     labels = [label for _, label in fa.RUNGS[:3]] + [label for _, label, _ in fa.LADDER_PEERS]
+    labels[2] += " (default)"
     assert first["y"] == labels  # warp_specialize failed: no bar
     assert first["meta"]["roles"][:3] == ["triton"] * 3
     tuned = first["x"][2]
@@ -104,6 +107,7 @@ def test_ladder_values(with_ladder):
     assert fa.ladder_step(with_ladder, "descriptors") == pytest.approx(2.4 / 2.2)
     assert fa.ladder_step(with_ladder, "simple") is None
     assert fa.ladder_step(with_ladder, "warp_specialize") is None  # it did not run
+    assert fa.plan_rung(with_ladder) == "tuned"
     assert fa.ladder_config(with_ladder, "tuned") == "128×64 tiles, 4 warps, 2 stages"
     assert fa.ladder_regs(with_ladder, "tuned", 64, "causal") == 168
     assert "NVGPUWarpSpecialization" in fa.ladder_failure(with_ladder, "warp_specialize")
@@ -116,10 +120,12 @@ def test_the_story_and_the_goals_read_the_ladder(with_ladder):
     story = fa.ladder_story(with_ladder, 128, "full")
     assert "lesson 12's kernel runs at 458 TFLOP/s" in story
     assert "make it 1.09× as fast" in story
-    assert "(128×64 tiles, 4 warps, 2 stages)" in story and "168 registers" in story
+    assert "the same configuration (128×128 tiles, 8 warps, 3 stages), make it" in story
+    assert "Other tiles (128×64 tiles, 4 warps, 2 stages) make that 1.10× as fast" in story
+    assert "reaches 550 TFLOP/s with 168 registers per thread" in story
     assert "did not compile (CompilationError" in story
     assert "0.90× (0.89–0.91×) cuDNN's speed" in story
     assert "1.15× (1.14–1.16×) FlexAttention's" in story
     goals = fa.ladder_goals(with_ladder)
     assert goals.count("0.90×") == 4 and "d = 64, causal" in goals
-    assert ", the TMA kernel runs at" in goals
+    assert ", attention_tma runs at" in goals

@@ -9,10 +9,12 @@
   * ``simple``: lesson 12's kernel (kernels/attention.py, ``attention``, its own tiles);
   * ``descriptors``: kernels/attention_tma.py at the simple kernel's tiles (warps and
     stages too): the loads and the store through tensor descriptors, nothing else new;
-  * ``tuned``: kernels/attention_tma.py at ``plan``'s tiles, warps and stages (the
-    fastest of the sweep that chose them), warp specialisation off;
-  * ``warp_specialize``: the same tiles with ``tl.range(..., warp_specialize=True)`` on
+  * ``tuned``: kernels/attention_tma.py at ``plan``'s tiles, warps and stages, warp
+    specialisation off (left out where those are the simple kernel's own);
+  * ``warp_specialize``: plan's tiles with ``tl.range(..., warp_specialize=True)`` on
     the unmasked loop (a compile failure is a row with ``failure``, not fatal);
+
+  The rung whose config is ``plan``'s, the one ``attention_tma`` runs, has ``plan: true``.
   * peers: SDPA's cuDNN backend (``sdpa_cudnn``), FlexAttention compiled (``flex``) and
     SDPA's flash backend (``sdpa_flash``).
 
@@ -64,10 +66,14 @@ def config_text(config: tuple) -> str:
 
 def ladder(d: int) -> dict[str, tuple]:
     """The config of each rung of kernels/attention_tma.py at head dim ``d``: the simple
-    kernel's tiles, plan's, and plan's with warp specialisation."""
+    kernel's tiles; plan's tiles, warps and stages where they differ from those; and
+    plan's with warp specialisation."""
     simple = (*at.plan(d), False)
     tuned = (*atm.plan(d)[:4], False)
-    return {"descriptors": simple, "tuned": tuned, "warp_specialize": (*tuned[:4], True)}
+    rungs = {"descriptors": simple, "tuned": tuned, "warp_specialize": (*tuned[:4], True)}
+    if tuned == simple:  # the sweep kept lesson 12's tiles: one rung, not two the same
+        del rungs["tuned"]
+    return rungs
 
 
 def implementations(d: int, causal: bool) -> dict:
@@ -110,6 +116,7 @@ def measure_one(impl, fn, config, q, k, v, expected, base: dict) -> dict:
     row["time_s"] = timing["time_s"]
     if config is not None:
         row["config"] = config_text(config)
+        row["plan"] = config == atm.plan(d)  # the rung attention_tma runs by default
         resources = benchlib.captured(call, atm, "attn_fwd_tma_kernel")
         row.update({key: v for key, v in resources.items() if v is not None})
     elif impl == "simple":
@@ -119,8 +126,6 @@ def measure_one(impl, fn, config, q, k, v, expected, base: dict) -> dict:
 
 def run(ceilings: dict) -> list[dict]:
     benchlib.require_capability(9, 0, "attention_ladder (tensor descriptors)")
-    if not atm.HAS_TENSOR_DESCRIPTORS:
-        raise benchlib.Skip("this triton has no triton.tools.tensor_descriptor")
     config = torch._dynamo.config  # every (d, causal) is a new shape for flex: allow it
     limit = "recompile_limit" if hasattr(config, "recompile_limit") else "cache_size_limit"
     setattr(config, limit, max(getattr(config, limit), 64))
@@ -167,9 +172,10 @@ BENCHMARKS = [
         "backend forced with sdpa_kernel. Each result checked against a float64 reference "
         "computed one head at a time, then all of one shape timed head to head (do_bench's "
         "way, L2 flushed, in turn, round by round). FLOPs: 4 B H N^2 d, half with causal. "
-        "config: BLOCK_M x BLOCK_N, warps, stages (ws: warp-specialised); n_regs, n_spills "
-        "of the compiled kernel of kernels/attention_tma.py. A row with failure did not "
-        "run.",
+        "config: BLOCK_M x BLOCK_N, warps, stages (ws: warp-specialised); plan: whether "
+        "that is plan's config (what attention_tma runs); n_regs, n_spills of the "
+        "compiled kernel of kernels/attention_tma.py; tuned is left out where plan's "
+        "tiles are the simple kernel's. A row with failure did not run.",
         run,
     ),
 ]

@@ -34,6 +34,7 @@ Probe = Literal[
     "tma-gelu-8192",
     "attn-fwd-triton",
     "attn-fwd-cudnn",
+    "attn-fwd-tma",
 ]
 STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 # name in a placeholder -> (Nsight Compute metric, how it reads)

@@ -450,70 +450,72 @@ VALUES.update(
 )
 
 
-def ladder_bars(docs: Docs, d: int, mask: str) -> list[tuple[str, dict, str]]:
-    """(label, row, role) of every bar of one panel, top to bottom: the rungs that ran,
-    then the peers. From the ladder's data where the device has it; otherwise lesson 12's
-    kernel and the peers from the ``attention`` benchmark at N = 4096."""
+RUNG_ROLES = {"simple": "series-4", "descriptors": "series-5", "tuned": "series-6",
+              "warp_specialize": "triton"}  # fmt: skip
+
+
+def ladder_bars(docs: Docs, d: int, mask: str) -> dict[str, dict]:
+    """impl -> row of every bar of one shape that ran, rungs then peers. From the ladder's
+    data where the device has it; otherwise lesson 12's kernel and the peers from the
+    ``attention`` benchmark at N = 4096."""
     if LADDER in docs:
-        rungs = []
-        for impl, label in RUNGS:
-            row = ladder_row(docs, impl, d, mask)
-            rungs.append((label + (" (default)" if row and row.get("plan") else ""), row, "triton"))
-        peers = [
-            (label, ladder_row(docs, impl, d, mask), role) for impl, label, role in LADDER_PEERS
-        ]
+        found = {impl: ladder_row(docs, impl, d, mask) for impl, _ in RUNGS}
+        found |= {impl: ladder_row(docs, impl, d, mask) for impl, _, _ in LADDER_PEERS}
     else:
-        rungs = [(RUNGS[0][1], at(docs, "triton", "forward", d, mask), "triton")]
-        peers = [
-            (label, at(docs, impl, "forward", d, mask), role) for impl, label, role in LADDER_PEERS
-        ]
-    return [(label, r, role) for label, r, role in rungs + peers if r and "time_s" in r]
+        found = {"simple": at(docs, "triton", "forward", d, mask)}
+        found |= {impl: at(docs, impl, "forward", d, mask) for impl, _, _ in LADDER_PEERS}
+    return {impl: r for impl, r in found.items() if r and "time_s" in r}
 
 
 def fig_ladder(docs: Docs) -> dict:
-    """One panel per (head dim, mask): a bar per rung and per peer, TFLOP/s with the 20th
-    to 80th percentile, each bar's text its share of cuDNN's rate."""
-    panes = []
-    for d, mask in LADDER_SHAPES:
-        bars = ladder_bars(docs, d, mask)
-        cudnn = next((r for label, r, _ in bars if label == LADDER_PEERS[0][1]), None)
-        cudnn = cudnn if cudnn and "time_s" in cudnn else None
-        points = [render.rate(r["flops"], r["time_s"], 1e12) for _, r, _ in bars]
-        text = [
-            f"{p[0]:.0f}"
-            + (f" · {render.speedup(r['time_s'], cudnn['time_s'])[0]:.2f}× cuDNN" if cudnn else "")
-            for p, (_, r, _) in zip(points, bars, strict=True)
-        ]
-        trace = render.hbar(
-            [label for label, _, _ in bars],
-            points,
-            [role for _, _, role in bars],
-            name=f"d = {d}, {mask}",
-            hover="%{x:.0f} TFLOP/s",
-            text=text,
-            textposition="inside",
-            insidetextanchor="middle",
-        )
-        panes.append((f"d = {d}, {mask}", [trace]))
-    figure = render.panels(
-        panes,
-        render.axis("forward TFLOP/s (bf16, N = 4,096)", rangemode="tozero"),
-        render.label_axis(),
-        same_y=False,
+    """Grouped horizontal bars: one group per (head dim, mask), one bar per rung and per
+    peer, TFLOP/s with the 20th to 80th percentile; hovering a bar gives its speed as a
+    multiple of cuDNN's in the same comparison."""
+    shapes = [(d, mask, f"d = {d}, {mask}") for d, mask in LADDER_SHAPES]
+    bars = {label: ladder_bars(docs, d, mask) for d, mask, label in shapes}
+    series = [(impl, label, RUNG_ROLES[impl]) for impl, label in RUNGS]
+    series += list(LADDER_PEERS)
+    traces = []
+    for impl, name, role in series:
+        labels, points, text = [], [], []
+        for _, _, shape in shapes:
+            row, cudnn = bars[shape].get(impl), bars[shape].get("sdpa_cudnn")
+            if row is None:
+                continue
+            labels.append(shape)
+            points.append(render.rate(row["flops"], row["time_s"], 1e12))
+            ratio = render.speedup(row["time_s"], cudnn["time_s"])[0] if cudnn else None
+            text.append(f"{ratio:.2f}× cuDNN's speed" if ratio is not None else "")
+        if labels:
+            # The ratio to cuDNN in the hover, not on the bar: seven bars to a group leave
+            # no room for a label beside each.
+            trace = render.hbar(labels, points, role, name=name, hover="%{x:.0f} TFLOP/s")
+            trace["customdata"] = text
+            trace["hovertemplate"] = (
+                "%{x:.0f} TFLOP/s, %{customdata}"
+                + trace["hovertemplate"][len("%{x:.0f} TFLOP/s") :]
+            )
+            traces.append(trace)
+    return render.plot(
+        traces,
+        barmode="group",
+        xaxis=render.axis(
+            "forward TFLOP/s (bf16, N = 4,096)",
+            rangemode="tozero",
+        ),
+        yaxis=render.label_axis(),
     )
-    figure["layout"]["showlegend"] = False
-    return figure
 
 
 FIGURES["attention-ladder"] = Figure(
     "Attention forward, step by step: from lesson 12's kernel towards cuDNN",
     (BENCH,),
     fig_ladder,
-    "Horizontal bars of inference-forward TFLOP/s at N = 4,096 in bf16, one panel each for "
+    "Grouped horizontal bars of forward TFLOP/s at N = 4,096 in bf16, one group each for "
     "d = 128 and d = 64, full and causal: lesson 12's kernel, then the TMA kernel with "
-    "tensor descriptors at the same tiles, with tiles tuned for Hopper and with warp "
-    "specialisation, then SDPA's cuDNN backend, FlexAttention and SDPA's flash backend; "
-    "each bar's text gives its speed as a multiple of cuDNN's; error bars span the 20th to "
-    "80th percentile. A device without the ladder's data shows lesson 12's kernel and the "
-    "peers from the attention benchmark only.",
+    "tensor descriptors at the same tiles, with other tiles where plan chose them, and "
+    "with warp specialisation, then SDPA's cuDNN backend, FlexAttention and SDPA's flash "
+    "backend; hovering a bar gives its speed as a multiple of cuDNN's; error bars span "
+    "the 20th to 80th percentile. A device without the ladder's data shows lesson 12's "
+    "kernel and the peers from the attention benchmark only.",
 )

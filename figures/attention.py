@@ -397,7 +397,9 @@ def ladder_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | Non
             "as fast again."
         )
     elif ladder_row(docs, "descriptors", d, mask) and not ladder_row(docs, "tuned", d, mask):
-        said.append("No other tiles, warps or stages ran faster than those.")
+        said.append(
+            "The sweep behind `plan` found no faster tiles, warps or stages, so it keeps those."
+        )
     if (gain := ladder_step(docs, "warp_specialize", d, mask)) is not None:
         said.append(f"Warp specialisation on the same tiles runs {render.ratio(gain)} as fast.")
     elif why := ladder_failure(docs, "warp_specialize", d, mask):

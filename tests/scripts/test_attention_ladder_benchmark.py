@@ -52,3 +52,32 @@ def test_rows_validate():
     bad = {"impl": "tuned", **base}  # neither a time nor a failure
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate([bad])
+
+
+def test_gqa_rows_validate():
+    jsonschema = pytest.importorskip("jsonschema")
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    schema = json.loads((ROOT / "figures" / "schemas" / "attention_ladder_gqa.json").read_text())
+    spread = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 10}
+    base = {"dtype": "bfloat16", "batch": 4, "heads": 32, "kv_heads": 8, "n": 4096,
+            "head_dim": 128, "causal": True, "flops": 2 * 4 * 32 * 4096**2 * 128}  # fmt: skip
+    rows = [
+        {"impl": "tma", **base, "time_s": spread, "peak_bytes": 2**27},
+        {"impl": "sdpa_cudnn_repeated", **base, "failure": "RuntimeError: ..."},
+    ]
+    jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate(rows)
+
+
+def test_the_two_tma_gqa_calls_agree():
+    """In place and repeated: the same result, bit for bit (tiny, on whatever device)."""
+    import torch
+
+    from tests.support import DEVICE, rand
+
+    q = rand((1, 4, 24, bench.GQA_SHAPE[3]), torch.float16, DEVICE)
+    k, v = (rand((1, 1, 24, bench.GQA_SHAPE[3]), torch.float16, DEVICE) for _ in range(2))
+    impls = bench.gqa_implementations(True, 4)
+    in_place, copied = impls["tma"](q, k, v), impls["tma_repeated"](q, k, v)
+    assert torch.equal(in_place, copied)
+    expected = atm.reference(q, k, v, causal=True)
+    torch.testing.assert_close(in_place, expected, rtol=2e-3, atol=2e-3)

@@ -47,6 +47,7 @@ from scripts.bench.benchmarks.attention import (
     flex_attention,
     flex_fn,
     flops,
+    peak_bytes,
     sdpa_kernel,
     sdpa_with,
     shape,
@@ -159,6 +160,86 @@ def run(ceilings: dict) -> list[dict]:
     return rows
 
 
+# ---- grouped-query attention: fewer key/value heads, read in place or repeated ------------
+
+GQA_SHAPE = (4, 32, 8, 128)  # B, query heads, key/value heads, d (N = 4096)
+
+
+def repeated(t: torch.Tensor, group: int) -> torch.Tensor:
+    """``t`` with every head repeated ``group`` times: what a kernel without grouped heads
+    needs, and what it costs in memory."""
+    return t.repeat_interleave(group, 1)
+
+
+def gqa_implementations(causal: bool, group: int) -> dict:
+    """impl -> f(q, k, v) with k, v of H / group heads."""
+    scale = GQA_SHAPE[3] ** -0.5
+    impls = {
+        "tma": lambda q, k, v: atm.launch(q, k, v, causal, scale),
+        "tma_repeated": lambda q, k, v: atm.launch(
+            q, repeated(k, group), repeated(v, group), causal, scale
+        ),
+    }
+    if sdpa_kernel is not None:
+        impls["sdpa_gqa"] = lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=causal, enable_gqa=True
+        )
+        cudnn = functools.partial(sdpa_with, SDPBackend.CUDNN_ATTENTION)
+        impls["sdpa_cudnn_repeated"] = lambda q, k, v: cudnn(
+            q, repeated(k, group), repeated(v, group), causal
+        )
+    return impls
+
+
+def run_gqa(ceilings: dict) -> list[dict]:
+    benchlib.require_capability(9, 0, "attention_ladder_gqa (tensor descriptors)")
+    batch, heads, kv_heads, d = GQA_SHAPE
+    group = heads // kv_heads
+    q = torch.randn(batch, heads, N, d, device="cuda").to(DTYPE)
+    k, v = (torch.randn(batch, kv_heads, N, d, device="cuda").to(DTYPE) for _ in range(2))
+    rows = []
+    for causal in (False, True):
+        (expected,) = expected_results(
+            q, repeated(k, group), repeated(v, group), None, causal, grads=False
+        )
+        base = {
+            "dtype": "bfloat16", "batch": batch, "heads": heads, "kv_heads": kv_heads,
+            "n": N, "head_dim": d, "causal": causal,
+            "flops": flops(batch, heads, N, d, causal, "forward"),
+        }  # fmt: skip
+        found = []
+        with benchlib.head_to_head():
+            for impl, fn in gqa_implementations(causal, group).items():
+                row = {"impl": impl, **base}
+                call = functools.partial(fn, q, k, v)
+                what = f"attention_ladder_gqa {impl} causal={causal}"
+                try:
+                    timing = benchlib.check_then_time(
+                        call, expected, what, exact=False, rtol=RTOL, atol=ATOL, name=impl
+                    )
+                    row["time_s"] = timing["time_s"]
+                    row["peak_bytes"] = max(peak_bytes(call), 1)
+                except Exception as exc:  # a peer that cannot run is a row, not the end
+                    print(f"  !! {what} failed: {type(exc).__name__}: {exc}"[:400])
+                    row["failure"] = f"{type(exc).__name__}: {exc}"[:400]
+                    torch.cuda.empty_cache()
+                found.append(row)
+        rows += found
+        print(
+            f"  gqa causal={causal}: "
+            + ", ".join(
+                f"{r['impl']} {r['flops'] / r['time_s']['p50'] / 1e12:.0f} TFLOP/s "
+                f"{r['peak_bytes'] / 2**20:.0f} MiB"
+                if "time_s" in r
+                else f"{r['impl']} FAILED"
+                for r in found
+            )
+        )
+        del expected
+        torch.cuda.empty_cache()
+    return rows
+
+
 BENCHMARKS = [
     benchlib.Benchmark(
         "attention_ladder",
@@ -177,5 +258,18 @@ BENCHMARKS = [
         "compiled kernel of kernels/attention_tma.py; tuned is left out where plan's "
         "tiles are the simple kernel's. A row with failure did not run.",
         run,
+    ),
+    benchlib.Benchmark(
+        "attention_ladder_gqa",
+        "Grouped-query attention forward for inference, bf16, B = 4, 32 query heads over 8 "
+        "key/value heads, N = 4096, d = 128, full and causal: kernels/attention_tma.py "
+        "reading each key/value head in place (tma) and on k, v repeated to 32 heads with "
+        "repeat_interleave inside the call (tma_repeated); SDPA with enable_gqa=True, its "
+        "default backend (sdpa_gqa); SDPA's cuDNN backend on repeated k, v "
+        "(sdpa_cudnn_repeated). Each checked against a float64 reference on the repeated "
+        "heads, then timed head to head; peak_bytes: the most the CUDA allocator held "
+        "during one call beyond what it held before (the repeated copies included). A row "
+        "with failure did not run.",
+        run_gqa,
     ),
 ]

@@ -332,3 +332,270 @@ FIGURES.update(
         for d in (128, 64)
     }
 )
+
+
+# ---- the last quarter: the forward step by step (lesson 12) -----------------------------------
+#
+# Data: ``attention_ladder`` (scripts/bench/benchmarks/attention_ladder.py): an inference
+# forward at N = 4096, bf16, d = 128 (B = 4, H = 32) and d = 64 (B = 4, H = 64), full and
+# causal, one row per rung (lesson 12's kernel, then kernels/attention_tma.py step by step)
+# and per peer, each shape timed head to head. On a device without that file the figure
+# draws what the ``attention`` benchmark has at the same shapes (lesson 12's kernel and the
+# peers, a training forward) and the values render as "not measured".
+
+LADDER = "attention_ladder"
+RUNGS = (  # impl, bar label
+    ("simple", "lesson 12's kernel (pointer loads)"),
+    ("descriptors", "+ tensor descriptors (same tiles)"),
+    ("tuned", "+ other tiles, warps, stages"),
+    ("warp_specialize", "+ warp specialisation"),
+)
+LADDER_PEERS = (  # impl, bar label, colour role
+    ("sdpa_cudnn", "SDPA cuDNN", "cublas"),
+    ("flex", "FlexAttention (torch.compile)", "compile"),
+    ("sdpa_flash", "SDPA flash", "torch"),
+)
+LADDER_SHAPES = ((128, "full"), (128, "causal"), (64, "full"), (64, "causal"))
+
+
+def ladder_row(docs: Docs, impl: str, d: int, mask: str) -> dict | None:
+    """The ladder's row of ``impl`` that ran (has a time), or None: no ladder data on this
+    device, no such row, or a failure."""
+    r = render.maybe_one(
+        docs, LADDER, absent_ok=True, impl=impl, head_dim=d, causal=mask == "causal"
+    )
+    return r if r and "time_s" in r else None
+
+
+def ladder_tflops(docs: Docs, impl: str, d: int = 128, mask: str = "full") -> float | None:
+    """FLOP/s of one rung or peer of the forward ladder (4 B H N^2 d, half with causal)."""
+    row = ladder_row(docs, impl, d, mask)
+    return None if row is None else render.flop_rate(row)
+
+
+def ladder_ratio(docs: Docs, impl: str, peer: str, d: int = 128, mask: str = "full"):
+    """How many times faster ``impl`` is than ``peer`` as (median, low, high): the
+    per-round ratio of their times where they were timed head to head (> 1: ``impl`` is
+    faster); None where either did not run."""
+    a, b = ladder_row(docs, impl, d, mask), ladder_row(docs, peer, d, mask)
+    return None if a is None or b is None else render.speedup(a["time_s"], b["time_s"])
+
+
+def ladder_vs(docs: Docs, impl: str, peer: str, d: int = 128, mask: str = "full") -> float | None:
+    """The median of ``ladder_ratio``."""
+    found = ladder_ratio(docs, impl, peer, d, mask)
+    return None if found is None else found[0]
+
+
+def ladder_step(docs: Docs, impl: str, d: int = 128, mask: str = "full") -> float | None:
+    """What one rung gained over the rung before it that ran (how many times faster it
+    is; below 1, it lost time); None for the first rung, or where it did not run."""
+    names = [name for name, _ in RUNGS]
+    before = [n for n in names[: names.index(impl)] if ladder_row(docs, n, d, mask)]
+    return ladder_vs(docs, impl, before[-1], d, mask) if before else None
+
+
+def plan_rung(docs: Docs, d: int = 128, mask: str = "full") -> str | None:
+    """The rung that ran with plan's config (what attention_tma runs by default)."""
+    for impl, _ in RUNGS:
+        row = ladder_row(docs, impl, d, mask)
+        if row and row.get("plan"):
+            return impl
+    return None
+
+
+def ladder_compare(docs: Docs, impl: str, peer: str, d: int = 128, mask: str = "full"):
+    """``impl`` against ``peer`` in words, by the tie rule: "faster than", "as fast as" or
+    "slower than"; None where either did not run."""
+    a, b = ladder_row(docs, impl, d, mask), ladder_row(docs, peer, d, mask)
+    return render.tie_words(docs, LADDER, a, b)
+
+
+def ladder_config(docs: Docs, impl: str, d: int = 128) -> str | None:
+    """The tiles a rung ran with: "BLOCK_M×BLOCK_N, W warps, S stages"."""
+    text = render.field(ladder_row(docs, impl, d, "full"), "config")
+    if text is None:
+        return None
+    tiles, warps, stages, *ws = text.split()
+    said = f"{tiles.replace('x', '×')} tiles, {warps[1:]} warps, {stages[1:]} stages"
+    return said + (", warp-specialised" if ws else "")
+
+
+def ladder_regs(docs: Docs, impl: str, d: int = 128, mask: str = "full") -> int | None:
+    """Registers per thread of a rung's compiled kernel (kernels/attention_tma.py)."""
+    return render.field(ladder_row(docs, impl, d, mask), "n_regs")
+
+
+def ladder_failure(docs: Docs, impl: str, d: int = 128, mask: str = "full") -> str | None:
+    """Why a rung did not run (its exception, shortened), or None where it ran."""
+    if LADDER not in docs:
+        return None
+    r = render.maybe_one(
+        docs, LADDER, absent_ok=True, impl=impl, head_dim=d, causal=mask == "causal"
+    )
+    return r["failure"][:160] if r and "failure" in r else None
+
+
+def _times(found) -> str:
+    """A ratio with its spread: "0.85× (0.84–0.86×)"."""
+    mid, low, high = found
+    return f"{render.ratio(mid)} ({low:.2f}–{high:.2f}×)"
+
+
+def ladder_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | None:
+    """The ladder at one shape in sentences, every number from the data: each rung's gain
+    over the one before, the tuned kernel's rate and registers, and its speed as a
+    multiple of cuDNN's and FlexAttention's with the spread of the per-round ratio. On a
+    device without the ladder's data, the two ends from the attention benchmark (lesson
+    12's kernel and cuDNN, a training forward at the same shape); None without either."""
+    where = f"At N = 4,096, d = {d}, {mask} attention"
+    if LADDER not in docs:
+        ours, theirs = (
+            tflops_of(docs, impl, "forward", d, mask) for impl in ("triton", "sdpa_cudnn")
+        )
+        if ours is None or theirs is None:
+            return None
+        return (
+            f"{where}, lesson 12's kernel runs its forward at {render.tflops(ours)} and "
+            f"cuDNN's at {render.tflops(theirs)}."
+        )
+    best = plan_rung(docs, d, mask)
+    simple = ladder_tflops(docs, "simple", d, mask)
+    if simple is None or best is None:
+        return None
+    said = [f"{where}, lesson 12's kernel runs at {render.tflops(simple)}."]
+    if (gain := ladder_step(docs, "descriptors", d, mask)) is not None:
+        said.append(
+            f"Tensor descriptors alone, at the same configuration "
+            f"({ladder_config(docs, 'descriptors', d)}), make it {render.ratio(gain)} as fast."
+        )
+    if (gain := ladder_step(docs, "tuned", d, mask)) is not None:
+        said.append(
+            f"Other tiles ({ladder_config(docs, 'tuned', d)}) make that {render.ratio(gain)} "
+            "as fast again."
+        )
+    elif ladder_row(docs, "descriptors", d, mask) and not ladder_row(docs, "tuned", d, mask):
+        said.append(
+            "The sweep behind `plan` found no faster tiles, warps or stages, so it keeps those."
+        )
+    if (gain := ladder_step(docs, "warp_specialize", d, mask)) is not None:
+        said.append(f"Warp specialisation on the same tiles runs {render.ratio(gain)} as fast.")
+    elif why := ladder_failure(docs, "warp_specialize", d, mask):
+        said.append(f"Warp specialisation on the same tiles did not compile ({why}).")
+    rate = ladder_tflops(docs, best, d, mask)
+    regs = ladder_regs(docs, best, d, mask)
+    said.append(
+        f"As attention_tma runs it by default, the kernel reaches {render.tflops(rate)}"
+        + (f" with {regs} registers per thread." if regs is not None else ".")
+    )
+    if (vs := ladder_ratio(docs, best, "sdpa_cudnn", d, mask)) is not None:
+        flex = ladder_ratio(docs, best, "flex", d, mask)
+        said.append(
+            f"That is {_times(vs)} cuDNN's speed "
+            f"({render.tflops(ladder_tflops(docs, 'sdpa_cudnn', d, mask))})"
+            + (f" and {_times(flex)} FlexAttention's" if flex else "")
+            + ", each spread the 20th to 80th percentile of the ratio over the rounds in "
+            "which the two were timed in turn."
+        )
+    return " ".join(said)
+
+
+def ladder_goals(docs: Docs) -> str | None:
+    """One sentence: the tuned kernel's speed as a multiple of cuDNN's at every shape of
+    the ladder on this device, each with the spread of its per-round ratio. On a device
+    without the ladder's data, lesson 12's kernel's, from the attention benchmark (a
+    training forward); None without either."""
+    parts = []
+    for d, mask in LADDER_SHAPES:
+        if LADDER in docs:
+            best = plan_rung(docs, d, mask)
+            vs = ladder_ratio(docs, best, "sdpa_cudnn", d, mask) if best else None
+        else:
+            ours, cudnn = (at(docs, impl, "forward", d, mask) for impl in ("triton", "sdpa_cudnn"))
+            vs = render.speedup(ours["time_s"], cudnn["time_s"]) if ours and cudnn else None
+        if vs is not None:
+            parts.append(f"{_times(vs)} at d = {d}, {mask}")
+    if not parts:
+        return None
+    who = "attention_tma" if LADDER in docs else "lesson 12's kernel"
+    gpu = render.provenance(docs)["gpu"]
+    return f"On the {gpu}, {who} runs at these multiples of cuDNN's speed: {'; '.join(parts)}."
+
+
+VALUES.update(
+    {
+        "attention.ladder_story": Value(ladder_story, missing=""),
+        "attention.ladder_goals": Value(ladder_goals, missing=""),
+    }
+)
+
+
+RUNG_ROLES = {"simple": "series-4", "descriptors": "series-5", "tuned": "series-6",
+              "warp_specialize": "triton"}  # fmt: skip
+
+
+def ladder_bars(docs: Docs, d: int, mask: str) -> dict[str, dict]:
+    """impl -> row of every bar of one shape that ran, rungs then peers. From the ladder's
+    data where the device has it; otherwise lesson 12's kernel and the peers from the
+    ``attention`` benchmark at N = 4096."""
+    if LADDER in docs:
+        found = {impl: ladder_row(docs, impl, d, mask) for impl, _ in RUNGS}
+        found |= {impl: ladder_row(docs, impl, d, mask) for impl, _, _ in LADDER_PEERS}
+    else:
+        found = {"simple": at(docs, "triton", "forward", d, mask)}
+        found |= {impl: at(docs, impl, "forward", d, mask) for impl, _, _ in LADDER_PEERS}
+    return {impl: r for impl, r in found.items() if r and "time_s" in r}
+
+
+def fig_ladder(docs: Docs) -> dict:
+    """Grouped horizontal bars: one group per (head dim, mask), one bar per rung and per
+    peer, TFLOP/s with the 20th to 80th percentile; hovering a bar gives its speed as a
+    multiple of cuDNN's in the same comparison."""
+    shapes = [(d, mask, f"d = {d}, {mask}") for d, mask in LADDER_SHAPES]
+    bars = {label: ladder_bars(docs, d, mask) for d, mask, label in shapes}
+    series = [(impl, label, RUNG_ROLES[impl]) for impl, label in RUNGS]
+    series += list(LADDER_PEERS)
+    traces = []
+    for impl, name, role in series:
+        labels, points, text = [], [], []
+        for _, _, shape in shapes:
+            row, cudnn = bars[shape].get(impl), bars[shape].get("sdpa_cudnn")
+            if row is None:
+                continue
+            labels.append(shape)
+            points.append(render.rate(row["flops"], row["time_s"], 1e12))
+            ratio = render.speedup(row["time_s"], cudnn["time_s"])[0] if cudnn else None
+            text.append(f"{ratio:.2f}× cuDNN's speed" if ratio is not None else "")
+        if labels:
+            # The ratio to cuDNN in the hover, not on the bar: seven bars to a group leave
+            # no room for a label beside each.
+            trace = render.hbar(labels, points, role, name=name, hover="%{x:.0f} TFLOP/s")
+            trace["customdata"] = text
+            trace["hovertemplate"] = (
+                "%{x:.0f} TFLOP/s, %{customdata}"
+                + trace["hovertemplate"][len("%{x:.0f} TFLOP/s") :]
+            )
+            traces.append(trace)
+    return render.plot(
+        traces,
+        barmode="group",
+        xaxis=render.axis(
+            "forward TFLOP/s (bf16, N = 4,096)",
+            rangemode="tozero",
+        ),
+        yaxis=render.label_axis(),
+    )
+
+
+FIGURES["attention-ladder"] = Figure(
+    "Attention forward, step by step: from lesson 12's kernel towards cuDNN",
+    (BENCH,),
+    fig_ladder,
+    "Grouped horizontal bars of forward TFLOP/s at N = 4,096 in bf16, one group each for "
+    "d = 128 and d = 64, full and causal: lesson 12's kernel, then the TMA kernel with "
+    "tensor descriptors at the same tiles, with other tiles where plan chose them, and "
+    "with warp specialisation, then SDPA's cuDNN backend, FlexAttention and SDPA's flash "
+    "backend; hovering a bar gives its speed as a multiple of cuDNN's; error bars span "
+    "the 20th to 80th percentile. A device without the ladder's data shows lesson 12's "
+    "kernel and the peers from the attention benchmark only.",
+)

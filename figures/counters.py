@@ -35,6 +35,7 @@ Probe = Literal[
     "tma-gelu-8192",
     "attn-fwd-triton",
     "attn-fwd-cudnn",
+    "attn-fwd-tma",
 ]
 STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 # name in a placeholder -> Nsight Compute metric

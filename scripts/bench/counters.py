@@ -225,6 +225,10 @@ def _attention(impl: str, causal: bool):
             torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3)
         )
         scale = 128**-0.5
+        if impl == "tma":  # lesson 12's last quarter: the same forward through TMA
+            from kernels import attention_tma as atm
+
+            return lambda: atm.launch(q, k, v, causal, scale)
         if impl == "cudnn":
             from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -336,6 +340,12 @@ PROBES = [
         _attention("triton", False),
     ),
     Probe("attn-fwd-cudnn", "12", "the same with SDPA's cuDNN backend", _attention("cudnn", False)),
+    Probe(
+        "attn-fwd-tma",
+        "12",
+        "the same with kernels/attention_tma.py (tensor descriptors, plan's tiles)",
+        _attention("tma", False),
+    ),
 ]
 BY_NAME = {p.name: p for p in PROBES}
 

@@ -47,6 +47,7 @@ from torch.autograd import forward_ad
 
 from kernels import _tuning as tu
 from kernels import attention as at
+from kernels import attention_tma as atm
 from kernels import ceilings as cl
 from kernels import compiled_ops as co
 from kernels import dot as kd
@@ -1323,6 +1324,83 @@ ROWS = (
         ),
         not_applicable=NO_OUT,
     ),
+    Row(
+        name="attention_tma",
+        prefix="attention_tma",
+        module=atm,
+        call=atm.attention_tma,
+        shapes={"q": (1, 2, 9, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)},
+        tensors=("q", "k", "v"),
+        dtype=F16,
+        dtypes=atm.SUPPORTED_DTYPES,
+        reference=lambda a: atm.reference(
+            a["q"], a["k"], a["v"], causal=a.get("causal", False), scale=a.get("scale")
+        ),
+        knobs=(
+            Knob("causal", "bool", bad_types=(1, 0, None, np.bool_(True), torch.tensor(True),
+                                              1.0, b"top_left", np.str_("top_left"))),
+            Knob("scale", "number|None", (0, -0.5, NAN, math.inf, 1e39, 10**400),
+                 "must be > 0 and finite"),
+        ),
+        choices=tuple(
+            Bad(f"causal-{v!r}", ("causal",), knobs={"causal": v},
+                says="a bool, 'top_left' or 'bottom_right'")
+            for v in ("yes", "True", "TOP_LEFT", "bottom-right", "lower_right", "", "top_left ")
+        ),
+        bad_shapes=(
+            Bad("q-3d", ("q",), {"q": (2, 9, 16)}),
+            Bad("k-5d", ("k",), {"k": (1, 1, 2, 11, 16)}),
+            Bad("k-v-shapes", ("k",), {"v": (1, 2, 12, 16)}),
+            Bad("batch", ("k",), {"k": (2, 2, 11, 16), "v": (2, 2, 11, 16)}),
+            Bad("heads-not-a-multiple", ("k",), {"q": (1, 3, 9, 16)}, says="multiple"),
+            Bad("head-dim-24", ("q",), {n: (1, 2, 9, 24) for n in "qkv"}),
+            Bad("head-dim-256", ("q",), {n: (1, 2, 9, 256) for n in "qkv"}),
+            Bad("head-dim-8", ("q",), {n: (1, 2, 9, 8) for n in "qkv"}),
+            Bad("head-dim-mismatch", ("k",), {"k": (1, 2, 11, 32), "v": (1, 2, 11, 32)}),
+            Bad("too-many-heads", ("q",), {n: (1, 65536, 1, 16) for n in "qkv"},
+                says="at most 65535"),
+        ),
+        # Read in place where a descriptor can address the layout (heads outside, a
+        # padded head_dim); copied once, contiguous, where it cannot (a strided head_dim,
+        # stride-0 heads, a transposed tile): accepted either way.
+        layouts=(
+            Layout("q-heads-outside", "q", heads_outside, True),
+            Layout("k-head-dim-every-other", "k", every_other_column, True),
+            Layout("k-padded-rows", "k", padded_rows, True),
+            Layout("v-broadcast-heads", "v", lambda t: t[:, :1].clone().expand(t.shape), True),
+            Layout("k-transposed", "k", transposed, True),
+            Layout("q-misaligned", "q", misaligned, True),
+        ),
+        big_strides=tuple(
+            Big(arg, dim, shapes=shapes)
+            for arg in "qkv"
+            for dim, shapes in (
+                (1, {"q": (1, 3, 9, 16), "k": (1, 3, 11, 16), "v": (1, 3, 11, 16)}),
+                (3, {}),
+            )
+        )
+        + (
+            Big("q", 1, shapes={"q": (1, 3, 9, 16), "k": (1, 3, 11, 16), "v": (1, 3, 11, 16)},
+                knobs={"causal": True}, name="causal"),
+            Big("q", 0, shapes={"q": (3, 2, 9, 16), "k": (3, 2, 11, 16), "v": (3, 2, 11, 16)}),
+            Big("q", 2),
+            Big("k", 2),
+            Big("k", 2, knobs={"causal": "bottom_right"}, name="bottom-right"),
+        ),  # fmt: skip
+        empty=(
+            Empty("no-queries", {"q": (1, 2, 0, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)}),
+            Empty("no-keys", {"q": (1, 2, 9, 16), "k": (1, 2, 0, 16), "v": (1, 2, 0, 16)}),
+            Empty("no-batch", {"q": (0, 2, 9, 16), "k": (0, 2, 11, 16), "v": (0, 2, 11, 16)}),
+            Empty("no-heads", {"q": (1, 0, 9, 16), "k": (1, 0, 11, 16), "v": (1, 0, 11, 16)}),
+        ),
+        any_strides=True,
+        variants=(
+            ("full", {}),
+            ("causal", {"causal": True}),
+            ("bottom-right", {"causal": "bottom_right"}),
+        ),
+        not_applicable={**NO_OUT, **NO_BACKWARD},
+    ),
 )
 # fmt: on
 ROW = {row.name: row for row in ROWS}
@@ -1371,6 +1449,7 @@ NOT_WRAPPERS = {
     "_compile_examples.clipped_whole": "plain torch, no kernel (a torch.compile fragment)",
     "_compile_examples.scaled_then_logged": "plain torch, no kernel (a torch.compile fragment)",
     "_compile_examples.row_norms": "plain torch, no kernel (a torch.compile fragment)",
+    "attention_tma.tma_readable": "reads strides and answers yes or no; launches nothing",
     "attention.attention_minimal": "lesson 12's minimal forward: divisible, contiguous shapes "
     "only and no checks, by design (what it leaves out is what the lesson adds)",
     "rmsnorm.rms_norm_backward_minimal": "lesson 11's minimal backward: contiguous rows and "
@@ -1394,6 +1473,7 @@ ROW_OF_CALLABLE = {
     "matmul.matmul": "matmul",
     "matmul_tma.matmul_tma": "matmul_tma",
     "attention.attention": "attention",
+    "attention_tma.attention_tma": "attention_tma",
 }
 
 

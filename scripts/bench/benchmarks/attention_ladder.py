@@ -1,0 +1,275 @@
+"""Benchmark of lesson 12's last quarter: the attention forward, one step at a time.
+
+- ``attention_ladder``: TFLOP/s of an inference forward (inputs that do not require
+  grad), bf16, N = 4096, d = 128 (B = 4, H = 32) and d = 64 (B = 4, H = 64: the attention
+  benchmark's B * N = 16384, H * d = 4096), full and causal (top-left), for each rung of
+  the ladder and the peers, all timed head to head in one comparison per shape so that
+  every ratio carries its spread:
+
+  * ``simple``: lesson 12's kernel (kernels/attention.py, ``attention``, its own tiles);
+  * ``descriptors``: kernels/attention_tma.py at the simple kernel's tiles (warps and
+    stages too): the loads and the store through tensor descriptors, nothing else new;
+  * ``tuned``: kernels/attention_tma.py at ``plan``'s tiles, warps and stages, warp
+    specialisation off (left out where those are the simple kernel's own);
+  * ``warp_specialize``: plan's tiles with ``tl.range(..., warp_specialize=True)`` on
+    the unmasked loop (a compile failure is a row with ``failure``, not fatal);
+
+  The rung whose config is ``plan``'s, the one ``attention_tma`` runs, has ``plan: true``.
+  * peers: SDPA's cuDNN backend (``sdpa_cudnn``), FlexAttention compiled (``flex``) and
+    SDPA's flash backend (``sdpa_flash``).
+
+  Every result is checked against the float64 reference first (one head at a time). The
+  rows of kernels/attention_tma.py record their config and the compiled kernel's
+  registers and spills.
+
+Measure it on a Hopper GPU with ``python3 scripts/bench/measure.py attention_ladder``
+(a few minutes, most of it the float64 references and FlexAttention's compiles). Quick
+mode times d = 128 only.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import traceback
+
+import torch
+
+from kernels import attention as at
+from kernels import attention_tma as atm
+from scripts.bench import benchlib
+from scripts.bench.benchmarks.attention import (
+    ATOL,
+    DTYPE,
+    RTOL,
+    SDPBackend,
+    expected_results,
+    flex_attention,
+    flex_fn,
+    flops,
+    peak_bytes,
+    sdpa_kernel,
+    sdpa_with,
+    shape,
+)
+
+N = 4096
+HEAD_DIMS = benchlib.pick((128, 64), (128,))
+# The rungs, in the order they are drawn, then the peers.
+STEPS = ("simple", "descriptors", "tuned", "warp_specialize")
+PEERS = ("sdpa_cudnn", "flex", "sdpa_flash")
+
+
+def config_text(config: tuple) -> str:
+    block_m, block_n, warps, stages, ws = config
+    return f"{block_m}x{block_n} w{warps} s{stages}" + (" ws" if ws else "")
+
+
+def ladder(d: int) -> dict[str, tuple]:
+    """The config of each rung of kernels/attention_tma.py at head dim ``d``: the simple
+    kernel's tiles; plan's tiles, warps and stages where they differ from those; and
+    plan's with warp specialisation."""
+    simple = (*at.plan(d), False)
+    tuned = (*atm.plan(d)[:4], False)
+    rungs = {"descriptors": simple, "tuned": tuned, "warp_specialize": (*tuned[:4], True)}
+    if tuned == simple:  # the sweep kept lesson 12's tiles: one rung, not two the same
+        del rungs["tuned"]
+    return rungs
+
+
+def implementations(d: int, causal: bool) -> dict:
+    """impl -> (f(q, k, v), config or None): every rung, then the peers this torch has."""
+    scale = 1 / math.sqrt(d)
+    impls = {"simple": (lambda q, k, v: at.attention(q, k, v, causal=causal), None)}
+    for step, config in ladder(d).items():
+        impls[step] = (
+            lambda q, k, v, config=config: atm.launch(q, k, v, causal, scale, config=config),
+            config,
+        )
+    if sdpa_kernel is not None:
+        cudnn = functools.partial(sdpa_with, SDPBackend.CUDNN_ATTENTION)
+        impls["sdpa_cudnn"] = (lambda q, k, v: cudnn(q, k, v, causal), None)
+    if flex_attention is not None:
+        flex = flex_fn(N, causal)
+        impls["flex"] = (lambda q, k, v: flex(q, k, v, causal), None)
+    if sdpa_kernel is not None:
+        flash = functools.partial(sdpa_with, SDPBackend.FLASH_ATTENTION)
+        impls["sdpa_flash"] = (lambda q, k, v: flash(q, k, v, causal), None)
+    return impls
+
+
+def measure_one(impl, fn, config, q, k, v, expected, base: dict) -> dict:
+    """One row: checked, then noted for the head-to-head timing; or the failure."""
+    d, causal = q.shape[3], base["causal"]
+    what = f"attention_ladder {impl} d={d} causal={causal}"
+    row = {"impl": impl, **base}
+    call = functools.partial(fn, q, k, v)
+    try:
+        timing = benchlib.check_then_time(
+            call, expected, what, exact=False, rtol=RTOL, atol=ATOL, name=impl, among="forward"
+        )
+    except Exception as exc:  # recorded and shown: one broken rung or peer keeps the rest
+        print(f"  !! {what} failed: {type(exc).__name__}: {exc}"[:400])
+        traceback.print_exc()
+        row["failure"] = f"{type(exc).__name__}: {exc}"[:400]
+        torch.cuda.empty_cache()
+        return row
+    row["time_s"] = timing["time_s"]
+    if config is not None:
+        row["config"] = config_text(config)
+        row["plan"] = config == atm.plan(d)  # the rung attention_tma runs by default
+        resources = benchlib.captured(call, atm, "attn_fwd_tma_kernel")
+        row.update({key: v for key, v in resources.items() if v is not None})
+    elif impl == "simple":
+        row["config"] = config_text((*at.plan(d), False))
+    return row
+
+
+def run(ceilings: dict) -> list[dict]:
+    benchlib.require_capability(9, 0, "attention_ladder (tensor descriptors)")
+    config = torch._dynamo.config  # every (d, causal) is a new shape for flex: allow it
+    limit = "recompile_limit" if hasattr(config, "recompile_limit") else "cache_size_limit"
+    setattr(config, limit, max(getattr(config, limit), 64))
+    benchlib.warm_up()
+    rows = []
+    for d in HEAD_DIMS:
+        batch, heads = shape(N, d)
+        q, k, v = (torch.randn(batch, heads, N, d, device="cuda").to(DTYPE) for _ in range(3))
+        for causal in (False, True):
+            (expected,) = expected_results(q, k, v, None, causal, grads=False)
+            base = {
+                "direction": "forward", "dtype": "bfloat16", "batch": batch, "heads": heads,
+                "n": N, "head_dim": d, "causal": causal,
+                "flops": flops(batch, heads, N, d, causal, "forward"),
+            }  # fmt: skip
+            found = []
+            with benchlib.head_to_head():  # every rung and peer in turn, the ratio per round
+                for impl, (fn, cfg) in implementations(d, causal).items():
+                    found.append(measure_one(impl, fn, cfg, q, k, v, expected, base))
+            rows += found
+            speeds = [
+                f"{r['impl']} "
+                + (f"{r['flops'] / r['time_s']['p50'] / 1e12:.0f}" if "time_s" in r else "FAILED")
+                for r in found
+            ]
+            print(f"  d={d} causal={causal}: " + ", ".join(speeds) + " TFLOP/s")
+            del expected
+            torch.cuda.empty_cache()
+        del q, k, v
+        torch.cuda.empty_cache()
+    return rows
+
+
+# ---- grouped-query attention: fewer key/value heads, read in place or repeated ------------
+
+GQA_SHAPE = (4, 32, 8, 128)  # B, query heads, key/value heads, d (N = 4096)
+
+
+def repeated(t: torch.Tensor, group: int) -> torch.Tensor:
+    """``t`` with every head repeated ``group`` times: what a kernel without grouped heads
+    needs, and what it costs in memory."""
+    return t.repeat_interleave(group, 1)
+
+
+def gqa_implementations(causal: bool, group: int) -> dict:
+    """impl -> f(q, k, v) with k, v of H / group heads."""
+    scale = GQA_SHAPE[3] ** -0.5
+    impls = {
+        "tma": lambda q, k, v: atm.launch(q, k, v, causal, scale),
+        "tma_repeated": lambda q, k, v: atm.launch(
+            q, repeated(k, group), repeated(v, group), causal, scale
+        ),
+    }
+    if sdpa_kernel is not None:
+        impls["sdpa_gqa"] = lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=causal, enable_gqa=True
+        )
+        cudnn = functools.partial(sdpa_with, SDPBackend.CUDNN_ATTENTION)
+        impls["sdpa_cudnn_repeated"] = lambda q, k, v: cudnn(
+            q, repeated(k, group), repeated(v, group), causal
+        )
+    return impls
+
+
+def run_gqa(ceilings: dict) -> list[dict]:
+    benchlib.require_capability(9, 0, "attention_ladder_gqa (tensor descriptors)")
+    batch, heads, kv_heads, d = GQA_SHAPE
+    group = heads // kv_heads
+    q = torch.randn(batch, heads, N, d, device="cuda").to(DTYPE)
+    k, v = (torch.randn(batch, kv_heads, N, d, device="cuda").to(DTYPE) for _ in range(2))
+    rows = []
+    for causal in (False, True):
+        (expected,) = expected_results(
+            q, repeated(k, group), repeated(v, group), None, causal, grads=False
+        )
+        base = {
+            "dtype": "bfloat16", "batch": batch, "heads": heads, "kv_heads": kv_heads,
+            "n": N, "head_dim": d, "causal": causal,
+            "flops": flops(batch, heads, N, d, causal, "forward"),
+        }  # fmt: skip
+        found = []
+        with benchlib.head_to_head():
+            for impl, fn in gqa_implementations(causal, group).items():
+                row = {"impl": impl, **base}
+                call = functools.partial(fn, q, k, v)
+                what = f"attention_ladder_gqa {impl} causal={causal}"
+                try:
+                    timing = benchlib.check_then_time(
+                        call, expected, what, exact=False, rtol=RTOL, atol=ATOL, name=impl
+                    )
+                    row["time_s"] = timing["time_s"]
+                    row["peak_bytes"] = max(peak_bytes(call), 1)
+                except Exception as exc:  # a peer that cannot run is a row, not the end
+                    print(f"  !! {what} failed: {type(exc).__name__}: {exc}"[:400])
+                    row["failure"] = f"{type(exc).__name__}: {exc}"[:400]
+                    torch.cuda.empty_cache()
+                found.append(row)
+        rows += found
+        print(
+            f"  gqa causal={causal}: "
+            + ", ".join(
+                f"{r['impl']} {r['flops'] / r['time_s']['p50'] / 1e12:.0f} TFLOP/s "
+                f"{r['peak_bytes'] / 2**20:.0f} MiB"
+                if "time_s" in r
+                else f"{r['impl']} FAILED"
+                for r in found
+            )
+        )
+        del expected
+        torch.cuda.empty_cache()
+    return rows
+
+
+BENCHMARKS = [
+    benchlib.Benchmark(
+        "attention_ladder",
+        "Attention forward for inference (inputs not requiring grad), bf16, N = 4096, "
+        "d = 128 (B = 4, H = 32) and d = 64 (B = 4, H = 64), full and causal (top-left), "
+        "one rung per row: kernels/attention.py's attention (simple); "
+        "kernels/attention_tma.py's launch with the simple kernel's tiles (descriptors: "
+        "TMA loads and store, nothing else changed), with plan's tiles (tuned) and with "
+        "plan's tiles and warp_specialize=True (warp_specialize); and the peers SDPA cuDNN "
+        "(sdpa_cudnn), FlexAttention compiled (flex) and SDPA flash (sdpa_flash), each "
+        "backend forced with sdpa_kernel. Each result checked against a float64 reference "
+        "computed one head at a time, then all of one shape timed head to head (do_bench's "
+        "way, L2 flushed, in turn, round by round). FLOPs: 4 B H N^2 d, half with causal. "
+        "config: BLOCK_M x BLOCK_N, warps, stages (ws: warp-specialised); plan: whether "
+        "that is plan's config (what attention_tma runs); n_regs, n_spills of the "
+        "compiled kernel of kernels/attention_tma.py; tuned is left out where plan's "
+        "tiles are the simple kernel's. A row with failure did not run.",
+        run,
+    ),
+    benchlib.Benchmark(
+        "attention_ladder_gqa",
+        "Grouped-query attention forward for inference, bf16, B = 4, 32 query heads over 8 "
+        "key/value heads, N = 4096, d = 128, full and causal: kernels/attention_tma.py "
+        "reading each key/value head in place (tma) and on k, v repeated to 32 heads with "
+        "repeat_interleave inside the call (tma_repeated); SDPA with enable_gqa=True, its "
+        "default backend (sdpa_gqa); SDPA's cuDNN backend on repeated k, v "
+        "(sdpa_cudnn_repeated). Each checked against a float64 reference on the repeated "
+        "heads, then timed head to head; peak_bytes: the most the CUDA allocator held "
+        "during one call beyond what it held before (the repeated copies included). A row "
+        "with failure did not run.",
+        run_gqa,
+    ),
+]

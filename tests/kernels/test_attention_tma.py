@@ -1,0 +1,405 @@
+"""The TMA flash-attention forward (kernels/attention_tma.py) against a float64 reference
+with the N x N scores materialised: every head dimension, both dtypes, no mask and both
+causal alignments, ragged and unequal sequence lengths, several tile shapes (warp
+specialisation included), inputs whose memory past the end is NaN, the causal mask
+checked exactly, layouts read in place and layouts copied. (The wrapper contract, refusals
+included, is tested in test_contract.py.)
+
+Under the CPU interpreter everything here runs except the realistic sizes: the
+interpreter reads host ``TensorDescriptor``s in software (zero-filled rows past the end
+on loads, clipped rows on stores, as the TMA unit does), and it runs a
+``warp_specialize=True`` loop as a plain loop, so only its result, not its schedule, is
+tested on the CPU."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from kernels import attention_tma as at
+from tests.support import DEVICE, LaunchSpy, fresh_seed, rand, requires_gpu
+
+DTYPES = [torch.float16, torch.bfloat16]
+CAUSAL = [False, True, "bottom_right"]
+CAUSAL_IDS = ["full", "causal", "bottom_right"]
+
+# Tolerances, as in test_attention.py: u is the unit roundoff of the output's dtype (the
+# interpreter truncates to bf16, within 2u). The output is a weighted mean of rows of v,
+# rounded once, after the probabilities were rounded to the dtype for the second tl.dot:
+# |o - ref| <= 2u |ref| + 4u. A masking or indexing bug moves elements by far more.
+UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
+
+
+def check(got, ref, what, seed):
+    """``got`` against the float64 reference; NaN (an unwritten element) never passes."""
+    assert got.dtype in UNIT and got.shape == ref.shape, (what, got.dtype, got.shape)
+    assert not torch.isnan(got).any(), f"{what} has NaN (unwritten or wrong), seed={seed}"
+    u = UNIT[got.dtype]
+    torch.testing.assert_close(
+        got.double(),
+        ref.double(),
+        rtol=2 * u,
+        atol=4 * u,
+        msg=lambda m: f"{what}, seed={seed}\n{m}",
+    )
+
+
+@pytest.fixture(autouse=True)
+def poisoned_empty(monkeypatch):
+    """Every float tensor ``torch.empty`` makes during a test is filled with NaN, so an
+    output element that no program writes shows up."""
+    empty = torch.empty
+
+    def nan_empty(*args, **kwargs):
+        t = empty(*args, **kwargs)
+        return t.fill_(float("nan")) if t.is_floating_point() else t
+
+    monkeypatch.setattr(torch, "empty", nan_empty)
+
+
+def qkv(batch, heads, n_q, n_k, d, dtype, device=DEVICE):
+    return (
+        rand((batch, heads, n_q, d), dtype, device),
+        rand((batch, heads, n_k, d), dtype, device),
+        rand((batch, heads, n_k, d), dtype, device),
+    )
+
+
+def reference64(q, k, v, causal, scale=None):
+    """The float64 result, unrounded: ``reference`` on float64 copies."""
+    return at.reference(q.double(), k.double(), v.double(), causal=causal, scale=scale)
+
+
+def diag_of(causal, n_q, n_k):
+    """Query i sees keys j <= i + diag: 0 top-left (causal=True), n_k - n_q bottom-right."""
+    return n_k - n_q if causal == "bottom_right" else 0
+
+
+def causal_mask(causal, n_q, n_k):
+    return torch.ones(n_q, n_k, dtype=torch.bool, device=DEVICE).tril(diag_of(causal, n_q, n_k))
+
+
+# (n_q, n_k): one element, shorter than one 16-row tile, ragged over several tiles, more
+# queries than keys and fewer.
+SHAPES = [(1, 1), (17, 17), (40, 23), (23, 40)]
+
+
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize("d", at.HEAD_DIMS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("n_q, n_k", SHAPES, ids=str)
+def test_forward_matches_float64(n_q, n_k, dtype, d, causal):
+    seed = fresh_seed()
+    q, k, v = qkv(2, 3, n_q, n_k, d, dtype)
+    # torch.empty is NaN-filled in this file (poisoned_empty): unwritten elements fail.
+    got = at.attention_tma(q, k, v, causal=causal)
+    assert got.is_contiguous() and got.dtype == dtype
+    check(got, reference64(q, k, v, causal), f"d={d} {causal}", seed)
+
+
+# Tiles the interpreter's (16, 16) does not reach: more query rows than key columns (the
+# diagonal spans several key blocks), fewer, the GPU's own, and warp specialisation on.
+CONFIGS = [(32, 16, 4, 2, False), (16, 32, 4, 2, False), (64, 16, 4, 2, False),
+           (16, 64, 4, 2, False), (64, 64, 4, 2, False), (32, 32, 4, 2, True)]  # fmt: skip
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=str)
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize("n_q, n_k", [(129, 129), (100, 37), (37, 100)], ids=str)
+def test_every_tile_shape_walks_the_diagonal_right(config, causal, n_q, n_k):
+    """129 = 8 x 16 + 1 leaves a one-row last tile of queries and of keys."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, n_q, n_k, 32, torch.float16)
+    got = at.launch(q, k, v, causal, 32**-0.5, config=config)
+    check(got, reference64(q, k, v, causal, 32**-0.5), str(config), seed)
+
+
+def test_a_long_sequence_with_gpu_sized_tiles():
+    seed = fresh_seed()
+    q, k, v = qkv(1, 1, 1000, 1000, 64, torch.bfloat16)
+    got = at.launch(q, k, v, True, 0.125, config=(64, 64, 4, 2, False))
+    check(got, reference64(q, k, v, True, 0.125), "1000 x 1000", seed)
+
+
+def test_plan_has_a_config_for_every_head_dim():
+    """Five values for every supported head dim, tiles that tl.dot and TMA take."""
+    for d in at.HEAD_DIMS:
+        block_m, block_n, warps, stages, ws = at.FORWARD_CONFIG[d]
+        assert block_m >= 16 and block_n >= 16 and warps in (4, 8) and stages >= 1, d
+        assert block_m & (block_m - 1) == 0 and block_n & (block_n - 1) == 0, d
+        assert isinstance(ws, bool), d
+    assert len(at.plan(64)) == 5
+
+
+# ---- causal alignment: top-left (SDPA's is_causal) and bottom-right (decoding) -------------
+
+ALIGNMENT_SHAPES = [(1, 7), (5, 40), (23, 23), (40, 23), (37, 5), (17, 50)]
+
+
+@pytest.mark.parametrize("causal", ["top_left", "bottom_right"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("n_q, n_k", ALIGNMENT_SHAPES, ids=str)
+def test_both_alignments_match_sdpa_with_an_explicit_mask(n_q, n_k, dtype, causal):
+    """SDPA given the boolean mask (a row with no True gives zeros there)."""
+    seed = fresh_seed()
+    q, k, v = qkv(2, 2, n_q, n_k, 32, dtype)
+    mask = causal_mask(causal, n_q, n_k)
+    expected = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), attn_mask=mask)
+    check(at.attention_tma(q, k, v, causal=causal), expected, causal, seed)
+
+
+def test_causal_true_is_top_left():
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 9, 30, 16, torch.float16)
+    true = at.attention_tma(q, k, v, causal=True)
+    assert torch.equal(true, at.attention_tma(q, k, v, causal="top_left")), f"seed={seed}"
+    assert not torch.equal(true, at.attention_tma(q, k, v, causal="bottom_right"))
+
+
+def test_one_decode_query_sees_every_key_only_bottom_right():
+    """One new query against 7 cached keys: bottom-right sees all 7 (as no mask), top-left
+    only key 0, so its output is exactly v[0]."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 1, 7, 16, torch.float16)
+    decoded = at.attention_tma(q, k, v, causal="bottom_right")
+    assert torch.equal(decoded, at.attention_tma(q, k, v)), f"seed={seed}"
+    assert torch.equal(at.attention_tma(q, k, v, causal=True), v[:, :, :1]), f"seed={seed}"
+
+
+@pytest.mark.parametrize("n_q, n_k", [(40, 23), (37, 5), (20, 1)], ids=str)
+def test_a_query_that_sees_no_key_gives_zeros(n_q, n_k):
+    """Bottom-right with n_q > n_k: the first n_q - n_k queries see no key; their outputs
+    are exactly zero, and nothing is NaN."""
+    seed = fresh_seed()
+    blind = n_q - n_k
+    q, k, v = qkv(1, 2, n_q, n_k, 16, torch.float16)
+    o = at.attention_tma(q, k, v, causal="bottom_right")
+    assert not torch.isnan(o).any(), f"seed={seed}"
+    assert torch.equal(o[:, :, :blind], torch.zeros_like(o[:, :, :blind])), f"seed={seed}"
+    assert (o[:, :, blind:] != 0).any()
+
+
+# ---- exact tests: no tolerance -----------------------------------------------------------
+
+QUERY_CUTS = [(40, 40, True, 17), (50, 30, True, 9), (30, 50, True, 16),
+              (40, 40, "bottom_right", 17), (50, 30, "bottom_right", 29),
+              (30, 50, "bottom_right", 16)]  # fmt: skip
+
+
+@pytest.mark.parametrize("n_q, n_k, causal, cut", QUERY_CUTS, ids=str)
+def test_causal_queries_never_see_later_keys(n_q, n_k, causal, cut):
+    """Keys and values from ``cut + diag`` on are replaced by large ones: every query
+    before ``cut`` keeps its output to the bit (their probability is exactly 0)."""
+    seed = fresh_seed()
+    first_hidden = cut + diag_of(causal, n_q, n_k)
+    assert 0 < first_hidden < n_k
+    q, k, v = qkv(1, 2, n_q, n_k, 16, torch.float16)
+    k2, v2 = k.clone(), v.clone()
+    k2[:, :, first_hidden:] = 30.0
+    v2[:, :, first_hidden:] = 1000.0
+    o1 = at.attention_tma(q, k, v, causal=causal)
+    o2 = at.attention_tma(q, k2, v2, causal=causal)
+    assert torch.equal(o1[:, :, :cut], o2[:, :, :cut]), f"a query saw a later key, seed={seed}"
+    assert not torch.equal(o1[:, :, cut:], o2[:, :, cut:])
+
+
+def nan_padded(t, extra=5):
+    """A view of ``t`` whose storage continues, past the last row, with NaN rows: a kernel
+    that reads one row too many picks them up (a descriptor's shape stops it)."""
+    b, h, n, d = t.shape
+    big = torch.full((b, h, n + extra, d), float("nan"), dtype=t.dtype, device=t.device)
+    big[:, :, :n] = t
+    return big[:, :, :n]
+
+
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize("n_q, n_k", [(17, 17), (23, 40), (40, 23), (1, 5)], ids=str)
+def test_no_read_past_the_last_row(n_q, n_k, causal):
+    seed = fresh_seed()
+    q, k, v = qkv(2, 2, n_q, n_k, 32, torch.float16)
+    expected = reference64(q, k, v, causal)
+    q, k, v = (nan_padded(t) for t in (q, k, v))
+    assert all(at.tma_readable(t) for t in (q, k, v))  # read in place, not copied
+    check(at.attention_tma(q, k, v, causal=causal), expected, "NaN past the end", seed)
+
+
+def test_no_write_past_the_last_row(monkeypatch):
+    """A ragged last block of queries: the store clips the rows past n_q. The output is
+    allocated here with NaN memory after it, which the last head's last block would
+    overwrite if it wrote whole tiles."""
+    seed = fresh_seed()
+    tails = []
+    empty = torch.empty  # already NaN-filling (poisoned_empty)
+
+    def with_a_tail(shape, **kwargs):
+        if kwargs.get("dtype") not in UNIT:  # the descriptors' scratch: as it was
+            return empty(shape, **kwargs)
+        n = math.prod(shape)
+        buf = empty(n + 16 * 32, **kwargs)
+        tails.append(buf[n:])
+        return buf[:n].view(shape)
+
+    monkeypatch.setattr(torch, "empty", with_a_tail)
+    q, k, v = qkv(1, 2, 21, 19, 32, torch.float16)
+    o = at.launch(q, k, v, False, 32**-0.5, config=(16, 16, 1, 1, False))
+    check(o, reference64(q, k, v, False, 32**-0.5), "ragged store", seed)
+    assert len(tails) == 1 and torch.isnan(tails[0]).all(), "a row past n_q was written"
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_no_key_gives_zeros_without_a_launch(causal, monkeypatch):
+    """n_k = 0: every row is a softmax over nothing; SDPA returns zeros there."""
+    spy = LaunchSpy(at.attn_fwd_tma_kernel)
+    monkeypatch.setattr(at, "attn_fwd_tma_kernel", spy)
+    q, k, v = qkv(2, 3, 5, 0, 16, torch.float16)
+    o = at.attention_tma(q, k, v, causal=causal)
+    expected = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
+    assert torch.equal(o.double(), expected) and torch.equal(o, torch.zeros_like(o))
+    assert spy.devices == []
+
+
+# ---- layouts, scale, grad mode -------------------------------------------------------------
+
+LAYOUTS = [
+    # (name, make, read in place by the descriptors)
+    ("bnhd", lambda t: t.transpose(1, 2).contiguous().transpose(1, 2), True),
+    ("padded-d", lambda t: torch.cat([t, t], dim=-1)[..., : t.shape[-1]], True),
+    ("strided-d", lambda t: torch.cat([t, t], dim=-1)[..., ::2], False),
+    ("expanded-heads", lambda t: t[:, :1].expand(t.shape), False),
+    ("transposed", lambda t: t.transpose(2, 3).contiguous().transpose(2, 3), False),
+    ("misaligned", lambda t: torch.cat([t.new_zeros(1), t.flatten()])[1:].view(t.shape), False),
+]
+
+
+@pytest.mark.parametrize("name, make, in_place", LAYOUTS, ids=[x[0] for x in LAYOUTS])
+def test_any_layout_is_read_in_place_or_copied(name, make, in_place):
+    seed = fresh_seed()
+    q, k, v = (make(t) for t in qkv(2, 3, 21, 19, 32, torch.float16))
+    assert at.tma_readable(q) == in_place, name
+    for causal in (False, True):
+        got = at.attention_tma(q, k, v, causal=causal)
+        check(got, reference64(q, k, v, causal), f"{name}, causal={causal}", seed)
+
+
+def test_a_length_one_dimension_takes_any_stride():
+    """A size-1 batch or head dimension is never stepped over: its stride (here one that
+    is not a multiple of 16 bytes) does not stop the tensor being read in place."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 1, 20, 20, 16, torch.float16)
+    q = q.as_strided(q.shape, (3, 5, 16, 1))
+    assert at.tma_readable(q)
+    check(at.attention_tma(q, k, v), reference64(q, k, v, False), "odd strides", seed)
+
+
+@pytest.mark.parametrize("scale", [0.3, 1, 2.5, np.float64(0.5)], ids=repr)
+def test_scale(scale):
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 20, 20, 32, torch.float16)
+    got = at.attention_tma(q, k, v, causal=True, scale=scale)
+    check(got, reference64(q, k, v, True, float(scale)), f"scale={scale}", seed)
+
+
+def test_default_scale_is_one_over_sqrt_d():
+    seed = fresh_seed()
+    q, k, v = qkv(1, 1, 9, 9, 64, torch.float16)
+    check(at.attention_tma(q, k, v), reference64(q, k, v, False, 1 / math.sqrt(64)), "o", seed)
+
+
+def test_inference_only():
+    """Inputs that require grad are refused while grad mode is on (there is no backward),
+    and accepted under torch.no_grad() and torch.inference_mode()."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 9, 9, 16, torch.float16)
+    q.requires_grad_()
+    with pytest.raises(ValueError, match="attention_tma: q requires grad"):
+        at.attention_tma(q, k, v)
+    for mode in (torch.no_grad, torch.inference_mode):
+        with mode():
+            check(at.attention_tma(q, k, v), reference64(q, k, v, False), str(mode), seed)
+
+
+def test_positional_knobs_are_refused():
+    q, k, v = qkv(1, 2, 8, 8, 16, torch.float16)
+    with pytest.raises(TypeError):
+        at.attention_tma(q, k, v, True)
+
+
+# ---- realistic sizes on a GPU --------------------------------------------------------------
+
+
+@requires_gpu
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize(
+    "d, dtype", [(16, torch.bfloat16), (32, torch.bfloat16), (64, torch.bfloat16),
+                 (128, torch.bfloat16), (64, torch.float16), (128, torch.float16)], ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize(
+    "n_q, n_k", [(1000, 1000), (2048, 2048), (777, 1500), (1500, 777)], ids=str
+)
+def test_realistic_sizes(n_q, n_k, d, dtype, causal):
+    """plan's tiles (FORWARD_CONFIG) at every head dim."""
+    seed = fresh_seed()
+    q, k, v = qkv(2, 4, n_q, n_k, d, dtype)
+    check(at.attention_tma(q, k, v, causal=causal), reference64(q, k, v, causal), "", seed)
+
+
+@requires_gpu
+@pytest.mark.parametrize("ws", [False, True], ids=["plain", "warp-specialized"])
+@pytest.mark.parametrize("d", [64, 128])
+def test_gpu_tiles_with_and_without_warp_specialisation(d, ws):
+    """The sweep's tiles with warp_specialize on and off, on a ragged sequence."""
+    seed = fresh_seed()
+    q, k, v = qkv(2, 4, 1000, 1000, d, torch.bfloat16)
+    for causal in (False, True):
+        got = at.launch(q, k, v, causal, d**-0.5, config=(128, 128, 8, 2, ws))
+        check(got, reference64(q, k, v, causal, d**-0.5), f"ws={ws} {causal}", seed)
+
+
+# ---- grouped-query attention: fewer key/value heads than query heads -----------------------
+
+
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize("heads, kv_heads", [(4, 1), (6, 2), (3, 3)], ids=str)
+@pytest.mark.parametrize("n_q, n_k", [(17, 17), (23, 40), (40, 23)], ids=str)
+def test_grouped_query_attention_matches_sdpa(n_q, n_k, heads, kv_heads, causal):
+    """Query head h reads key/value head h // (heads / kv_heads), as SDPA's
+    enable_gqa=True; the keys are read where they are (the same memory for every query
+    head of a group)."""
+    seed = fresh_seed()
+    q = rand((2, heads, n_q, 32), torch.float16)
+    k, v = (rand((2, kv_heads, n_k, 32), torch.float16) for _ in range(2))
+    if causal:
+        mask = causal_mask(causal, n_q, n_k)
+        expected = F.scaled_dot_product_attention(
+            q.double(), k.double(), v.double(), attn_mask=mask, enable_gqa=True
+        )
+    else:
+        expected = F.scaled_dot_product_attention(
+            q.double(), k.double(), v.double(), enable_gqa=True
+        )
+    check(at.attention_tma(q, k, v, causal=causal), expected, f"gqa {heads}/{kv_heads}", seed)
+    torch.testing.assert_close(
+        at.reference(q, k, v, causal=causal).double(), expected.to(q.dtype).double()
+    )
+
+
+def test_grouped_query_attention_reads_each_kv_head_in_place():
+    """One key/value head stored once, against four query heads: the same result as the
+    four-head copy made by repeat_interleave, bit for bit."""
+    seed = fresh_seed()
+    q = rand((1, 4, 33, 16), torch.float16)
+    k, v = (rand((1, 1, 29, 16), torch.float16) for _ in range(2))
+    shared = at.attention_tma(q, k, v, causal=True)
+    copied = at.attention_tma(q, k.repeat_interleave(4, 1), v.repeat_interleave(4, 1), causal=True)
+    assert torch.equal(shared, copied), f"seed={seed}"
+
+
+@requires_gpu
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_grouped_query_attention_at_a_realistic_size(causal):
+    seed = fresh_seed()
+    q = rand((2, 16, 1500, 128), torch.bfloat16)
+    k, v = (rand((2, 2, 1500, 128), torch.bfloat16) for _ in range(2))
+    check(at.attention_tma(q, k, v, causal=causal), reference64(q, k, v, causal), "gqa", seed)

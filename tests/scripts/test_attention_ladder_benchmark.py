@@ -1,0 +1,83 @@
+"""The forward ladder's rungs (scripts/bench/benchmarks/attention_ladder.py) are the steps
+the lesson names: the TMA kernel first at the simple kernel's own tiles (so that the
+descriptors are the only change), then at plan's, then at plan's with warp
+specialisation; and the rows it writes validate against the schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kernels import attention as at
+from kernels import attention_tma as atm
+from scripts.bench.benchmarks import attention_ladder as bench
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_each_rung_changes_one_thing(d):
+    rungs = bench.ladder(d)
+    assert rungs["descriptors"] == (*at.plan(d), False)
+    assert rungs["warp_specialize"] == (*atm.plan(d)[:4], True)
+    if "tuned" in rungs:
+        assert rungs["tuned"] == (*atm.plan(d)[:4], False) != rungs["descriptors"]
+    else:  # plan keeps lesson 12's tiles: no rung of its own
+        assert atm.plan(d)[:4] == at.plan(d)
+    assert atm.plan(d) in rungs.values()  # the default is one of the rungs
+
+
+def test_config_text():
+    assert bench.config_text((128, 64, 4, 2, False)) == "128x64 w4 s2"
+    assert bench.config_text((128, 128, 8, 3, True)) == "128x128 w8 s3 ws"
+
+
+def test_rows_validate():
+    jsonschema = pytest.importorskip("jsonschema")  # a site dependency: GPU boxes may lack it
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    schema = json.loads((ROOT / "figures" / "schemas" / "attention_ladder.json").read_text())
+    spread = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 10}
+    base = {"direction": "forward", "dtype": "bfloat16", "batch": 4, "heads": 32, "n": 4096,
+            "head_dim": 128, "causal": False, "flops": 4 * 4 * 32 * 4096**2 * 128}  # fmt: skip
+    rows = [
+        {"impl": "simple", **base, "time_s": spread, "config": "128x128 w8 s3"},
+        {"impl": "tuned", **base, "time_s": spread, "config": "128x64 w4 s2", "n_regs": 168,
+         "n_spills": 0, "plan": True},
+        {"impl": "warp_specialize", **base, "failure": "CompilationError: ..."},
+        {"impl": "sdpa_cudnn", **base, "time_s": spread},
+    ]  # fmt: skip
+    jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate(rows)
+    bad = {"impl": "tuned", **base}  # neither a time nor a failure
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate([bad])
+
+
+def test_gqa_rows_validate():
+    jsonschema = pytest.importorskip("jsonschema")
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    schema = json.loads((ROOT / "figures" / "schemas" / "attention_ladder_gqa.json").read_text())
+    spread = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 10}
+    base = {"dtype": "bfloat16", "batch": 4, "heads": 32, "kv_heads": 8, "n": 4096,
+            "head_dim": 128, "causal": True, "flops": 2 * 4 * 32 * 4096**2 * 128}  # fmt: skip
+    rows = [
+        {"impl": "tma", **base, "time_s": spread, "peak_bytes": 2**27},
+        {"impl": "sdpa_cudnn_repeated", **base, "failure": "RuntimeError: ..."},
+    ]
+    jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate(rows)
+
+
+def test_the_two_tma_gqa_calls_agree():
+    """In place and repeated: the same result, bit for bit (tiny, on whatever device)."""
+    import torch
+
+    from tests.support import DEVICE, rand
+
+    q = rand((1, 4, 24, bench.GQA_SHAPE[3]), torch.float16, DEVICE)
+    k, v = (rand((1, 1, 24, bench.GQA_SHAPE[3]), torch.float16, DEVICE) for _ in range(2))
+    impls = bench.gqa_implementations(True, 4)
+    in_place, copied = impls["tma"](q, k, v), impls["tma_repeated"](q, k, v)
+    assert torch.equal(in_place, copied)
+    expected = atm.reference(q, k, v, causal=True)
+    torch.testing.assert_close(in_place, expected, rtol=2e-3, atol=2e-3)

@@ -1,0 +1,129 @@
+"""Lesson 12's forward ladder (figures/attention.py, "the last quarter"), read without a GPU:
+from the committed data, where no device has the ladder's file yet (the figure then draws
+lesson 12's kernel and the peers from the attention benchmark, and every ladder value says
+"not measured"), and from a made-up ladder file in the runner's envelope (every rung drawn
+in order, ratios read from the head-to-head spreads, a failed rung left out and named)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import jsonschema
+import pytest
+
+from figures import attention as fa
+from scripts.book import render
+from tests.site.support import ROOT
+
+DEVICES = render.load_devices()
+SLUG = next(s for s, docs in DEVICES.items() if "attention" in docs)
+TIMES = {"simple": 2.4e-3, "descriptors": 2.2e-3, "tuned": 2.0e-3, "sdpa_cudnn": 1.8e-3,
+         "flex": 2.3e-3, "sdpa_flash": 3.2e-3}  # fmt: skip
+
+
+def spread(name: str, t: float) -> dict:
+    """A head-to-head spread: every other impl's per-round ratio is its time over ``t``."""
+    vs = {
+        other: {"p20": u / t * 0.99, "p50": u / t, "p80": u / t * 1.01, "reps": 50}
+        for other, u in TIMES.items()
+        if other != name
+    }
+    return {"p20": t * 0.99, "p50": t, "p80": t * 1.01, "reps": 50,
+            "ab": {"group": "g-1", "name": name}, "vs": vs}  # fmt: skip
+
+
+def ladder_doc(base: dict) -> dict:
+    rows = []
+    for d, heads in ((128, 32), (64, 64)):
+        for causal in (False, True):
+            common = {"direction": "forward", "dtype": "bfloat16", "batch": 4, "heads": heads,
+                      "n": 4096, "head_dim": d, "causal": causal,
+                      "flops": 4 * 4 * heads * 4096**2 * d // (2 if causal else 1)}  # fmt: skip
+            for impl, t in TIMES.items():
+                row = {"impl": impl, **common, "time_s": spread(impl, t)}
+                if impl == "descriptors":
+                    row.update(config="128x128 w8 s3", n_regs=188, n_spills=0, plan=False)
+                if impl == "tuned":
+                    row.update(config="128x64 w4 s2", n_regs=168, n_spills=0, plan=True)
+                rows.append(row)
+            failure = "CompilationError: NVGPUWarpSpecialization failed"
+            rows.append({"impl": "warp_specialize", **common, "failure": failure})
+    doc = copy.deepcopy(base)
+    doc.update(benchmark=fa.LADDER, rows=rows)
+    return doc
+
+
+@pytest.fixture(scope="module")
+def with_ladder():
+    docs = dict(DEVICES[SLUG])
+    docs[fa.LADDER] = ladder_doc(docs["attention"])
+    return docs
+
+
+def test_without_ladder_data_the_figure_draws_the_attention_benchmark():
+    fig = fa.fig_ladder(DEVICES[SLUG])
+    names = [t["name"] for t in fig["data"]]
+    assert names[0] == fa.RUNGS[0][1] and fa.RUNGS[1][1] not in names
+    assert "SDPA cuDNN" in names
+    assert fig["data"][0]["y"] == [f"d = {d}, {m}" for d, m in fa.LADDER_SHAPES]
+    cudnn = fig["data"][names.index("SDPA cuDNN")]
+    assert cudnn["customdata"] == ["1.00× cuDNN's speed"] * 4
+
+
+def test_without_ladder_data_the_story_reads_the_attention_benchmark():
+    story = render.value_text(SLUG, "attention.ladder_story d=128 mask=full", DEVICES)
+    assert story.startswith("At N = 4,096, d = 128, full attention, lesson 12's kernel runs")
+    assert "TFLOP/s" in story and "not measured" not in story
+    goals = render.value_text(SLUG, "attention.ladder_goals", DEVICES)
+    assert ", lesson 12's kernel runs at " in goals and goals.count("× (") == 4
+
+
+def test_the_made_up_file_validates_against_the_schema(with_ladder):
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    envelope["properties"]["rows"] = json.loads(
+        (ROOT / "figures" / "schemas" / f"{fa.LADDER}.json").read_text()
+    )
+    jsonschema.Draft202012Validator(envelope).validate(with_ladder[fa.LADDER])
+
+
+def test_every_rung_that_ran_is_drawn_in_order_then_the_peers(with_ladder):
+    fig = fa.fig_ladder(with_ladder)
+    names = [t["name"] for t in fig["data"]]
+    expected = [label for _, label in fa.RUNGS[:3]] + [label for _, label, _ in fa.LADDER_PEERS]
+    assert names == expected  # warp_specialize failed: no bars
+    tuned = fig["data"][2]
+    assert tuned["x"][0] == pytest.approx(4 * 4 * 32 * 4096**2 * 128 / 2.0e-3 / 1e12)
+    assert tuned["customdata"] == ["0.90× cuDNN's speed"] * 4
+    assert tuned["meta"]["roles"] == ["series-6"] * 4
+    assert fig["layout"]["barmode"] == "group"
+
+
+def test_ladder_values(with_ladder):
+    assert fa.ladder_vs(with_ladder, "tuned", "sdpa_cudnn") == pytest.approx(0.9)
+    assert fa.ladder_vs(with_ladder, "tuned", "flex") == pytest.approx(1.15)
+    assert fa.ladder_step(with_ladder, "descriptors") == pytest.approx(2.4 / 2.2)
+    assert fa.ladder_step(with_ladder, "simple") is None
+    assert fa.ladder_step(with_ladder, "warp_specialize") is None  # it did not run
+    assert fa.plan_rung(with_ladder) == "tuned"
+    assert fa.ladder_config(with_ladder, "tuned") == "128×64 tiles, 4 warps, 2 stages"
+    assert fa.ladder_regs(with_ladder, "tuned", 64, "causal") == 168
+    assert "NVGPUWarpSpecialization" in fa.ladder_failure(with_ladder, "warp_specialize")
+    assert fa.ladder_failure(with_ladder, "tuned") is None
+    assert fa.ladder_compare(with_ladder, "tuned", "sdpa_flash") == "faster than"
+    assert fa.ladder_compare(with_ladder, "tuned", "sdpa_cudnn") == "slower than"
+
+
+def test_the_story_and_the_goals_read_the_ladder(with_ladder):
+    story = fa.ladder_story(with_ladder, 128, "full")
+    assert "lesson 12's kernel runs at 458 TFLOP/s" in story
+    assert "make it 1.09× as fast" in story
+    assert "the same configuration (128×128 tiles, 8 warps, 3 stages), make it" in story
+    assert "Other tiles (128×64 tiles, 4 warps, 2 stages) make that 1.10× as fast" in story
+    assert "reaches 550 TFLOP/s with 168 registers per thread" in story
+    assert "did not compile (CompilationError" in story
+    assert "0.90× (0.89–0.91×) cuDNN's speed" in story
+    assert "1.15× (1.14–1.16×) FlexAttention's" in story
+    goals = fa.ladder_goals(with_ladder)
+    assert goals.count("0.90×") == 4 and "d = 64, causal" in goals
+    assert ", attention_tma runs at" in goals

@@ -599,3 +599,34 @@ FIGURES["attention-ladder"] = Figure(
     "the 20th to 80th percentile. A device without the ladder's data shows lesson 12's "
     "kernel and the peers from the attention benchmark only.",
 )
+
+
+# ---- grouped-query attention (lesson 12's last quarter) ---------------------------------
+#
+# Data: ``attention_ladder_gqa`` (scripts/bench/benchmarks/attention_ladder.py): 32 query
+# heads over 8 key/value heads, N = 4096, d = 128, bf16, full and causal, timed head to head
+# with each call's peak memory. A device without the file renders "not measured".
+
+GQA = "attention_ladder_gqa"
+GqaImpl = Literal["tma", "tma_repeated", "sdpa_gqa", "sdpa_cudnn_repeated"]
+
+
+def gqa_row(docs: Docs, impl: GqaImpl, mask: Mask = "full") -> dict | None:
+    """The GQA benchmark's row of ``impl`` that ran, or None."""
+    r = render.maybe_one(docs, GQA, absent_ok=True, impl=impl, causal=mask == "causal")
+    return r if r and "time_s" in r else None
+
+
+gqa_tflops = render.row_kind(gqa_row, render.flop_rate, "FLOP/s of ``impl`` on the GQA shape.")
+gqa_memory = render.row_kind(
+    gqa_row, lambda r: r["peak_bytes"], "Peak bytes the allocator held during one call."
+)
+gqa_compare = render.pair_kind(gqa_row, "impl", render.tie(GQA), "``of`` against ``to`` in words.")
+
+VALUES.update(
+    {
+        "attention.gqa_tflops": Value(gqa_tflops, render.tflops, missing=NOT_MEASURED),
+        "attention.gqa_memory": Value(gqa_memory, render.mib, missing=NOT_MEASURED),
+        "attention.gqa_compare": Value(gqa_compare, missing=NOT_MEASURED),
+    }
+)

@@ -378,7 +378,10 @@ def settle(pg) -> None:
 
 def collect_every_figure(pg, scheme: str) -> list[tuple[dict, str]]:
     """Every figure of the open page drawn with each device's data: (COLLECT's output,
-    the scheme it was read in) for each."""
+    the scheme it was read in) for each. The device a figure shows is read as it was
+    drawn (first draw, or the redraw after a palette toggle or a resize), with the pointer
+    resting on its button as after a click; each other device is then clicked and read.
+    (Clicking the device already shown only drew it once more, at the cost of a redraw.)"""
     found = []
     figures = pg.locator(".book-figure")
     for i in range(figures.count()):
@@ -386,12 +389,18 @@ def collect_every_figure(pg, scheme: str) -> list[tuple[dict, str]]:
         fig.scroll_into_view_if_needed()
         fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
         buttons = fig.locator(".book-figure__devices button")
-        for d in range(max(1, buttons.count())):
-            if buttons.count():
+        slugs = buttons.evaluate_all("bs => bs.map(b => b.getAttribute('data-slug'))")
+        shown = fig.get_attribute("data-device")
+        first = slugs.index(shown) if shown in slugs else None
+        order = sorted(range(len(slugs)), key=lambda d: d != first) or [None]
+        for d in order:
+            if d is not None and d == first:
+                buttons.nth(d).hover()
+            elif d is not None:
                 buttons.nth(d).click()
                 pg.wait_for_function(
                     "([el, slug]) => el.getAttribute('data-device') === slug",
-                    arg=[fig.element_handle(), buttons.nth(d).get_attribute("data-slug")],
+                    arg=[fig.element_handle(), slugs[d]],
                 )
             settle(pg)
             read = fig.evaluate(COLLECT)

@@ -78,6 +78,25 @@ def figure_pages() -> list[str]:
     return [md for md in nav_pages() if "{{ figure " in (DOCS / md).read_text()]
 
 
+# ``{{ diagram NAME | caption }}`` (scripts/book/hook.py), as a page's Markdown places it.
+DIAGRAM_PLACEHOLDER = re.compile(r"\{\{\s*diagram\s+([a-z0-9-]+)\s*\|(.*?)\}\}", re.S)
+
+
+def placements() -> dict[str, list[str]]:
+    """Diagram name -> the pages (paths under docs/) that place it, from their Markdown."""
+    out: dict[str, list[str]] = {}
+    for md in nav_pages():
+        if md.endswith(".md"):
+            for name, _ in DIAGRAM_PLACEHOLDER.findall((DOCS / md).read_text()):
+                out.setdefault(name, []).append(md)
+    return out
+
+
+def diagram_pages() -> list[str]:
+    """Pages that place at least one diagram: found from the text, not listed."""
+    return sorted({md for pages in placements().values() for md in pages})
+
+
 def html_for(md: str) -> str:
     """The built page of a nav entry: a Markdown page or a notebook (docs/labs/*.ipynb)."""
     return "index.html" if md == "index.md" else md.rsplit(".", 1)[0] + "/index.html"

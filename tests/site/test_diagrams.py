@@ -17,7 +17,6 @@ the page; nothing scrolls sideways.
 from __future__ import annotations
 
 import re
-import traceback
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -25,32 +24,31 @@ from mkdocs.exceptions import PluginError
 
 from scripts.book import diagrams
 from scripts.book.hook import expand_diagrams
-from tests.site.support import DOCS, ROOT, contrast, html_for, nav_pages, over, rgba
-from tests.site.visits import DRAWS, per_page, settle
+from tests.site.support import (
+    DIAGRAM_PLACEHOLDER as PLACEHOLDER,
+)
+from tests.site.support import (
+    DOCS,
+    ROOT,
+    contrast,
+    diagram_pages,
+    html_for,
+    nav_pages,
+    over,
+    placements,
+    rgba,
+)
+from tests.site.visits import DIAGRAM_WIDTHS as WIDTHS
+from tests.site.visits import per_page
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 FOLDER = ROOT / "docs" / "assets" / "diagrams"
 CSS = ROOT / "docs" / "assets" / "css" / "book.css"
-PLACEHOLDER = re.compile(r"\{\{\s*diagram\s+([a-z0-9-]+)\s*\|(.*?)\}\}", re.S)
 
 MIN_FONT_PX = 10.0
 MIN_TEXT_CONTRAST = 4.5  # WCAG 2.x AA for normal text
 MIN_SHAPE_CONTRAST = 3.0  # WCAG 2.x non-text contrast
 SLACK_PX = 1.0
-
-
-def placements() -> dict[str, list[str]]:
-    """Diagram name -> the pages (paths under docs/) that place it, from their Markdown."""
-    out: dict[str, list[str]] = {}
-    for md in nav_pages():
-        if md.endswith(".md"):
-            for name, _ in PLACEHOLDER.findall((DOCS / md).read_text()):
-                out.setdefault(name, []).append(md)
-    return out
-
-
-def diagram_pages() -> list[str]:
-    return sorted({md for pages in placements().values() for md in pages})
 
 
 # ---- the files ---------------------------------------------------------------------------
@@ -125,58 +123,8 @@ def test_built_pages_hold_exactly_their_diagrams(built_site):
 
 # ---- in the browser -----------------------------------------------------------------------
 
-COLLECT = r"""
-(fig) => {
-  const box = (r) => ({x0: r.left, y0: r.top, x1: r.right, y1: r.bottom});
-  const svg = fig.querySelector("svg");
-  const scale = svg.getScreenCTM().a;
-  let page = "rgb(255, 255, 255)";
-  for (let e = fig; e; e = e.parentElement) {
-    const c = getComputedStyle(e).backgroundColor;
-    if (c && c !== "transparent" && !/rgba\(.*,\s*0\)$/.test(c)) { page = c; break; }
-  }
-  const paint = (el) => {
-    const cs = getComputedStyle(el);
-    return {fill: cs.fill, fillOpacity: parseFloat(cs.fillOpacity), stroke: cs.stroke,
-            strokeWidth: parseFloat(cs.strokeWidth), opacity: parseFloat(cs.opacity),
-            cls: el.getAttribute("class") || ""};
-  };
-  // What is painted under a point of this SVG: the topmost shape there, or the page.
-  const under = (x, y) => {
-    for (const el of document.elementsFromPoint(x, y)) {
-      if (!svg.contains(el) || el === svg) continue;
-      if (el.closest("text")) continue;
-      const p = paint(el);
-      if (p.fill !== "none") return {fill: p.fill, alpha: p.fillOpacity * p.opacity};
-      if (p.stroke !== "none") return {fill: p.stroke, alpha: p.opacity};
-    }
-    return null;
-  };
-  const texts = [];
-  svg.querySelectorAll("text, text tspan").forEach((el) => {
-    const r = el.getBoundingClientRect();
-    if (r.width < 0.5) return;
-    const ymid = (r.top + r.bottom) / 2;
-    const xs = [r.left + 2, (r.left + r.right) / 2, r.right - 2];
-    texts.push({
-      text: el.textContent, tag: el.tagName, box: box(r),
-      px: parseFloat(getComputedStyle(el).fontSize) * scale,
-      fill: getComputedStyle(el).fill,
-      under: xs.map((x) => under(x, ymid)),
-    });
-  });
-  const shapes = [];
-  svg.querySelectorAll("rect, line, path, polygon, circle").forEach((el) => {
-    const p = paint(el);
-    shapes.push(p);
-  });
-  return {
-    name: fig.id, page: page, svgBox: box(svg.getBoundingClientRect()),
-    figBox: box(fig.getBoundingClientRect()), caption: fig.querySelector("figcaption").textContent,
-    texts: texts, shapes: shapes,
-  };
-}
-"""
+# What each diagram is read for (COLLECT) is in tests/site/visits.py: the page's visits
+# in each scheme read its diagrams at both widths; the checks here only judge.
 
 
 def overlap(a: dict, b: dict) -> bool:
@@ -233,75 +181,12 @@ def problems(fig: dict) -> list[str]:
     return [f"{fig['name']}: {p}" for p in out]
 
 
-WIDTHS = (1280, 390)
-HEIGHT = 1400  # a tall diagram fits the window whole: what lies under its texts is on screen
-
-
-def read_diagrams(browser, site_url: str, md: str, scheme: str) -> dict[int, dict | str]:
-    """Open ``md`` once in ``scheme`` at the first of ``WIDTHS``, then resize the window to
-    each next one (no reload: the diagrams are laid out by CSS alone, and the page's figures
-    are waited for as figures.js redraws them at the new width). Per width: what the check
-    judges, or the error that stopped the reading there."""
-    out: dict[int, dict | str] = {}
-    context = browser.new_context(
-        viewport={"width": WIDTHS[0], "height": HEIGHT}, color_scheme=scheme
-    )
-    try:
-        pg = context.new_page()
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        pg.goto(f"{site_url}/{html_for(md).removesuffix('index.html')}", wait_until="networkidle")
-        for width in WIDTHS:
-            try:
-                if width != WIDTHS[0]:
-                    before = pg.evaluate(DRAWS)
-                    pg.set_viewport_size({"width": width, "height": HEIGHT})
-                    pg.wait_for_function(
-                        f"before => {DRAWS}.every((t, i) => t > before[i])",
-                        arg=before,
-                        timeout=15_000,
-                    )
-                    settle(pg)
-                figures = pg.locator("figure.book-diagram")
-                found = []
-                for i in range(figures.count()):
-                    fig = figures.nth(i)
-                    fig.scroll_into_view_if_needed()
-                    found += problems(fig.evaluate(COLLECT))
-                out[width] = {
-                    "scheme": pg.evaluate("document.body.getAttribute('data-md-color-scheme')"),
-                    "count": figures.count(),
-                    "scroll_width": pg.evaluate("document.documentElement.scrollWidth"),
-                    "errors": list(errors),
-                    "found": found,
-                }
-            except Exception:
-                out[width] = traceback.format_exc()
-    finally:
-        context.close()
-    return out
-
-
-@pytest.fixture(scope="session")
-def diagram_reads(browser, site_url):
-    """``diagram_reads(md, scheme)``: ``read_diagrams`` of that page, made the first time a
-    check asks for it, then shared by the page's checks at each width on this worker."""
-    done: dict[tuple[str, str], dict] = {}
-
-    def _read(md: str, scheme: str) -> dict[int, dict | str]:
-        if (md, scheme) not in done:
-            done[md, scheme] = read_diagrams(browser, site_url, md, scheme)
-        return done[md, scheme]
-
-    return _read
-
-
 @pytest.mark.browser
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("md", per_page(diagram_pages()))
-def test_diagrams_draw_and_read_well(diagram_reads, md, scheme, width):
-    read = diagram_reads(md, scheme)[width]
+def test_diagrams_draw_and_read_well(visit, md, scheme, width):
+    read = visit(md, scheme)["diagrams"][width]
     if isinstance(read, str):
         pytest.fail(f"reading {md} [{scheme}, {width} px] failed:\n{read}", pytrace=False)
     expected = "slate" if scheme == "dark" else "default"
@@ -310,5 +195,5 @@ def test_diagrams_draw_and_read_well(diagram_reads, md, scheme, width):
     assert read["count"] == len(names) > 0
     assert read["scroll_width"] <= width, "scrolls sideways"
     assert not read["errors"], read["errors"]
-    found = read["found"]
+    found = [p for fig in read["diagrams"] for p in problems(fig)]
     assert not found, f"{md} [{scheme}, {width} px]:\n" + "\n".join(found)

@@ -20,11 +20,14 @@ light (1280 x 900, ``prefers-color-scheme: light``)
     ``zoom``     (pages with figures) at 390 px, each figure zoomed in as a reader would,
                  then the window made shorter (a phone's address bar going away), then
                  wider: the axis ranges after each
+    ``diagrams`` (pages with diagrams) back at the top of the page, the window resized to
+                 1280 x 1400, then 390 x 1400: every diagram read at each width
+                 (tests/site/test_diagrams.py)
 light and dark, at 390 x 844 on a touch screen (``has_touch``, ``is_mobile``)
     ``touch``    (pages with figures) each figure as drawn there: its toolbar, if any, and
                  its plot areas (tests/site/test_figure_design.py)
 dark (1280 x 900, ``prefers-color-scheme: dark``)
-    ``load``, ``figures``, ``axe``
+    ``load``, ``figures``, ``axe``, ``diagrams``
 
 A check reads the steps it needs with ``visit[step]``: a step that raised (a figure drew
 nothing, a timeout) fails every check that needs it, with the step's own error, and the
@@ -43,10 +46,14 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.site.support import figure_pages, html_for
+from tests.site.support import diagram_pages, figure_pages, html_for
 
 DESKTOP, PHONE, HEIGHT = 1280, 390, 900
 FIGURE_PAGES = set(figure_pages())
+DIAGRAM_PAGES = set(diagram_pages())
+# The diagrams are read at both widths in a window this tall, so that a tall diagram fits
+# it whole: what lies under each of its texts is on screen.
+DIAGRAM_WIDTHS, DIAGRAM_HEIGHT = (DESKTOP, PHONE), 1400
 
 
 def on_page(md: str) -> pytest.MarkDecorator:
@@ -172,6 +179,8 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
             v.run("legible-desktop", lambda: read_in_both_palettes(pg), needs=("load",))
             v.run("legible-phone", lambda: read_at_width(pg, PHONE), needs=("load",))
             v.run("zoom", lambda: zoom_then_resize(pg), needs=("legible-phone",))
+        if md in DIAGRAM_PAGES:
+            v.run("diagrams", lambda: read_diagrams(pg), needs=("load",))
     finally:
         context.close()
     if md in FIGURE_PAGES:
@@ -378,7 +387,10 @@ def settle(pg) -> None:
 
 def collect_every_figure(pg, scheme: str) -> list[tuple[dict, str]]:
     """Every figure of the open page drawn with each device's data: (COLLECT's output,
-    the scheme it was read in) for each."""
+    the scheme it was read in) for each. The device a figure shows is read as it was
+    drawn (first draw, or the redraw after a palette toggle or a resize), with the pointer
+    resting on its button as after a click; each other device is then clicked and read.
+    (Clicking the device already shown only drew it once more, at the cost of a redraw.)"""
     found = []
     figures = pg.locator(".book-figure")
     for i in range(figures.count()):
@@ -386,12 +398,18 @@ def collect_every_figure(pg, scheme: str) -> list[tuple[dict, str]]:
         fig.scroll_into_view_if_needed()
         fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
         buttons = fig.locator(".book-figure__devices button")
-        for d in range(max(1, buttons.count())):
-            if buttons.count():
+        slugs = buttons.evaluate_all("bs => bs.map(b => b.getAttribute('data-slug'))")
+        shown = fig.get_attribute("data-device")
+        first = slugs.index(shown) if shown in slugs else None
+        order = sorted(range(len(slugs)), key=lambda d: d != first) or [None]
+        for d in order:
+            if d is not None and d == first:
+                buttons.nth(d).hover()
+            elif d is not None:
                 buttons.nth(d).click()
                 pg.wait_for_function(
                     "([el, slug]) => el.getAttribute('data-device') === slug",
-                    arg=[fig.element_handle(), buttons.nth(d).get_attribute("data-slug")],
+                    arg=[fig.element_handle(), slugs[d]],
                 )
             settle(pg)
             read = fig.evaluate(COLLECT)
@@ -510,3 +528,96 @@ def read_on_touch(browser, site_url: str, md: str, scheme: str) -> list[dict]:
         return found
     finally:
         context.close()
+
+
+# ---- diagrams: what tests/site/test_diagrams.py judges ------------------------------------
+
+# Per diagram: every text with its box, size on screen, fill and what is painted under it
+# (at three points along it), and every shape's paint.
+DIAGRAM = r"""
+(fig) => {
+  const box = (r) => ({x0: r.left, y0: r.top, x1: r.right, y1: r.bottom});
+  const svg = fig.querySelector("svg");
+  const scale = svg.getScreenCTM().a;
+  let page = "rgb(255, 255, 255)";
+  for (let e = fig; e; e = e.parentElement) {
+    const c = getComputedStyle(e).backgroundColor;
+    if (c && c !== "transparent" && !/rgba\(.*,\s*0\)$/.test(c)) { page = c; break; }
+  }
+  const paint = (el) => {
+    const cs = getComputedStyle(el);
+    return {fill: cs.fill, fillOpacity: parseFloat(cs.fillOpacity), stroke: cs.stroke,
+            strokeWidth: parseFloat(cs.strokeWidth), opacity: parseFloat(cs.opacity),
+            cls: el.getAttribute("class") || ""};
+  };
+  // What is painted under a point of this SVG: the topmost shape there, or the page.
+  const under = (x, y) => {
+    for (const el of document.elementsFromPoint(x, y)) {
+      if (!svg.contains(el) || el === svg) continue;
+      if (el.closest("text")) continue;
+      const p = paint(el);
+      if (p.fill !== "none") return {fill: p.fill, alpha: p.fillOpacity * p.opacity};
+      if (p.stroke !== "none") return {fill: p.stroke, alpha: p.opacity};
+    }
+    return null;
+  };
+  const texts = [];
+  svg.querySelectorAll("text, text tspan").forEach((el) => {
+    const r = el.getBoundingClientRect();
+    if (r.width < 0.5) return;
+    const ymid = (r.top + r.bottom) / 2;
+    const xs = [r.left + 2, (r.left + r.right) / 2, r.right - 2];
+    texts.push({
+      text: el.textContent, tag: el.tagName, box: box(r),
+      px: parseFloat(getComputedStyle(el).fontSize) * scale,
+      fill: getComputedStyle(el).fill,
+      under: xs.map((x) => under(x, ymid)),
+    });
+  });
+  const shapes = [];
+  svg.querySelectorAll("rect, line, path, polygon, circle").forEach((el) => {
+    const p = paint(el);
+    shapes.push(p);
+  });
+  return {
+    name: fig.id, page: page, svgBox: box(svg.getBoundingClientRect()),
+    figBox: box(fig.getBoundingClientRect()), caption: fig.querySelector("figcaption").textContent,
+    texts: texts, shapes: shapes,
+  };
+}
+"""
+
+
+def read_diagrams(pg) -> dict[int, dict | str]:
+    """From the top of the page, the window resized to each of ``DIAGRAM_WIDTHS`` in turn at
+    ``DIAGRAM_HEIGHT`` (no reload: the diagrams are laid out by CSS alone, and the page's
+    figures are waited for as figures.js redraws them at a new width). Per width: what the
+    checks judge, or the error that stopped the reading there."""
+    out: dict[int, dict | str] = {}
+    pg.evaluate("window.scrollTo(0, 0)")
+    for width in DIAGRAM_WIDTHS:
+        try:
+            before = pg.evaluate(DRAWS)
+            redraws = pg.evaluate("window.innerWidth") != width
+            pg.set_viewport_size({"width": width, "height": DIAGRAM_HEIGHT})
+            if redraws:
+                pg.wait_for_function(
+                    f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=15_000
+                )
+            settle(pg)
+            figures = pg.locator("figure.book-diagram")
+            read = []
+            for i in range(figures.count()):
+                fig = figures.nth(i)
+                fig.scroll_into_view_if_needed()
+                read.append(fig.evaluate(DIAGRAM))
+            out[width] = {
+                "scheme": colour_scheme(pg),
+                "count": figures.count(),
+                "scroll_width": pg.evaluate("document.documentElement.scrollWidth"),
+                "errors": [e for e in pg.errors if e.startswith("uncaught: ")],
+                "diagrams": read,
+            }
+        except Exception:
+            out[width] = traceback.format_exc()
+    return out

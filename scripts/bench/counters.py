@@ -244,6 +244,32 @@ def _attention(impl: str, causal: bool):
     return setup
 
 
+def _attention_gqa(impl: str):
+    """Lesson 12's grouped-query case (the ``attention_ladder_gqa`` benchmark's shape, full):
+    32 query heads over 8 key/value heads, read in place, repeated inside the call (the
+    repeat's copy kernels are profiled too), or through SDPA's own GQA path."""
+
+    def setup():
+        import torch
+
+        from kernels import attention_tma as atm
+
+        q = torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(4, 8, 4096, 128, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        scale = 128**-0.5
+        if impl == "repeated":
+            return lambda: atm.launch(
+                q, k.repeat_interleave(4, 1), v.repeat_interleave(4, 1), False, scale
+            )
+        if impl == "sdpa":
+            return lambda: torch.nn.functional.scaled_dot_product_attention(
+                q, k, v, enable_gqa=True, scale=scale
+            )
+        return lambda: atm.launch(q, k, v, False, scale)
+
+    return setup
+
+
 PROBES = [
     Probe(
         "add-b256-w4", "04", "vector add, BLOCK 256, 4 warps, n = 2^26 fp32", _vector_add(256, 4)
@@ -345,6 +371,24 @@ PROBES = [
         "12",
         "the same with kernels/attention_tma.py (tensor descriptors, plan's tiles)",
         _attention("tma", False),
+    ),
+    Probe(
+        "attn-gqa-tma",
+        "12",
+        "attention_tma forward, bf16, B=4, 32 query heads over 8 key/value heads read in place",
+        _attention_gqa("tma"),
+    ),
+    Probe(
+        "attn-gqa-tma-repeated",
+        "12",
+        "the same with k and v repeated to 32 heads inside the call",
+        _attention_gqa("repeated"),
+    ),
+    Probe(
+        "attn-gqa-sdpa",
+        "12",
+        "the same through SDPA with enable_gqa=True (its default backend)",
+        _attention_gqa("sdpa"),
     ),
 ]
 BY_NAME = {p.name: p for p in PROBES}

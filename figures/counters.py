@@ -36,6 +36,9 @@ Probe = Literal[
     "attn-fwd-triton",
     "attn-fwd-cudnn",
     "attn-fwd-tma",
+    "attn-gqa-tma",
+    "attn-gqa-tma-repeated",
+    "attn-gqa-sdpa",
 ]
 STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 # name in a placeholder -> Nsight Compute metric

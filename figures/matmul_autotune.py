@@ -149,11 +149,6 @@ def ratio_of(docs: Docs, of: Rated, to: Rated) -> float | None:
     return render.quotient(tflops_of(docs, of), tflops_of(docs, to))
 
 
-def pick_is_best(docs: Docs) -> str:
-    """'the same config as' or 'not the same config as' the sweep's fastest."""
-    return "the same config as" if pick(docs) is chosen(docs, "best") else "not the same config as"
-
-
 def pick_rank(docs: Docs) -> int | None:
     """Place of the autotuner's pick among the configs that ran, fastest first (1 = best)."""
     order = sorted(sweep_ran(docs), key=render.flop_rate, reverse=True)
@@ -180,23 +175,15 @@ def pick_shared(docs: Docs, source: Literal["estimate", "compiled"]) -> int | No
                        render.ELEMENT_BYTES[r["dtype"]])  # fmt: skip
 
 
-def pick_note(docs: Docs) -> str:
-    """A sentence on the pick against the best: the same, or do their time ranges overlap."""
-    p, best = pick(docs), chosen(docs, "best")
-    if p is best:
-        return "The sweep's timing and the autotuner's agree."
-    if "time_s" not in p:
-        return "The autotuner's pick was refused when the sweep ran it on its own."
-    if render.winner(best["time_s"], p["time_s"]) != 1:
-        return (
-            "The two were timed by separate do_bench runs, and their 20th–80th percentile "
-            "ranges overlap: between configs this close the tuner is choosing within the "
-            "timer's noise, and either is a fine answer."
-        )
+def best_vs_pick(docs: Docs) -> str | None:
+    """The sweep's fastest config against the autotuner's pick, in words by their spreads
+    alone (the two do_bench runs' 20th-80th percentiles, no margin); None where the pick
+    was refused."""
+    p = pick(docs)
     return (
-        "The two were timed by separate do_bench runs, and their 20th–80th percentile "
-        "ranges do not overlap: in the sweep's timing the pick is measurably slower, a "
-        "difference the autotuner's own timing in the same run did not see."
+        render.compare(chosen(docs, "best")["time_s"], p["time_s"], margin=0.0)
+        if "time_s" in p
+        else None
     )
 
 
@@ -313,12 +300,11 @@ VALUES = {
     "matmul_autotune.config": Value(config),
     "matmul_autotune.tflops": Value(tflops_of, render.tflops, missing=NOT_MEASURED),
     "matmul_autotune.ratio": Value(ratio_of, render.ratio, missing=NOT_MEASURED),
-    "matmul_autotune.pick_is_best": Value(pick_is_best),
     "matmul_autotune.pick_rank": Value(pick_rank, render.count, missing=NOT_MEASURED),
     "matmul_autotune.max_spills": Value(max_spills, render.count, missing=NOT_MEASURED),
     "matmul_autotune.pick_regs": Value(pick_regs, render.count, missing=NOT_MEASURED),
     "matmul_autotune.pick_shared": Value(pick_shared, render.bytes_kib, missing=NOT_MEASURED),
-    "matmul_autotune.pick_note": Value(pick_note),
+    "matmul_autotune.best_vs_pick": Value(best_vs_pick, missing=NOT_MEASURED),
     "matmul_autotune.within_tile_max": Value(within_tile_max, render.ratio, missing=NOT_MEASURED),
     "matmul_autotune.config_tflops": Value(config_tflops, render.tflops, missing=NOT_MEASURED),
     "matmul_autotune.smem": Value(smem, render.bytes_kib),

@@ -194,21 +194,6 @@ def tile_compare(
     return render.tie_words(docs, TILE, wide, default if to == "default" else peer)
 
 
-def tile_finding(docs: Docs, op: Op, dtype: Dtype = "bfloat16") -> str | None:
-    """Whether bytes per loop step account for the gap to torch, a clause."""
-    found = tile_pair(docs, op, dtype)
-    if found is None:
-        return None
-    wide, default, peer = found
-    gained = render.tie_words(docs, TILE, wide, default) == "faster than"
-    behind = render.tie_words(docs, TILE, wide, peer) == "slower than"
-    if gained and not behind:
-        return "the bytes a program reads per step account for the gap"
-    if gained:
-        return "the bytes a program reads per step account for part of the gap, not all of it"
-    return "the bytes a program reads per step do not account for the gap"
-
-
 NOT_MEASURED = "not measured"
 VALUES = {
     "reduction.of_copy": Value(of_copy, render.percent, missing=NOT_MEASURED),
@@ -223,7 +208,6 @@ VALUES = {
     "reduction.tile_best_warps": Value(tile_best_warps, render.count, missing=NOT_MEASURED),
     "reduction.tile_torch_of_copy": Value(tile_torch_of_copy, render.percent, missing=NOT_MEASURED),
     "reduction.tile_compare": Value(tile_compare, missing=NOT_MEASURED),
-    "reduction.tile_finding": Value(tile_finding, missing=NOT_MEASURED),
 }
 
 

@@ -17,6 +17,8 @@ Placeholders in lesson Markdown (anything else between double braces fails the b
     {{ table NAME }}
         a Markdown table with a column per device that has its data, and under it the
         run (date, commit, clocks) each column was measured in (the scoreboard appendix)
+    {{ choose DEVICE | CONDITION => TEXT | ... [| else => TEXT] [| stale => TEXT] }}
+        one of the page's own phrasings, picked by the data (see "Choosing words" below)
 
 **Value kinds.** A kind is one function and one meaning, chosen by parameters:
 
@@ -69,6 +71,27 @@ gathers them.
 the bare kind when it takes no parameters; the build embeds the unformatted number under
 exactly that word (no ``as=`` there).
 
+**Choosing words.** Prose belongs on the page, not in a figure module: where a sentence
+goes one of two or three ways by the data ("above that, so part of the second read is
+cached" / "not above that, so ..."), the page writes every phrasing and ``choose`` picks
+the first whose CONDITION holds::
+
+    {{ choose h100
+       | softmax.sweep dtype=none cols=none > softmax.two_thirds_copy => above that, ...
+       | else => not above that, ... }}
+
+A CONDITION is ``KIND [NAME=VALUE ...] OP OPERAND``: OP one of ``< <= > >= == !=`` and
+the OPERAND a number, a quoted phrase (``== "faster than"``, for a kind that returns
+words, say a ``tie_words`` kind), ``none`` (with ``==`` or ``!=`` only: "not measured")
+or another ``KIND [NAME=VALUE ...]``. Values are read as the ``value`` placeholder reads
+them, unformatted. A kind that gives None (not measured) elsewhere fails the build with
+the value named, as does a choice where no CONDITION holds and there is no ``else``.
+Stale-aware like the tie words: where any file read to decide is
+stale (see "stale data"), the ``stale`` phrasing is shown, or STALE_WORDS without one,
+and the page's stale note lists the files. The chosen TEXT's whitespace is collapsed to
+single spaces; it may hold Markdown but no placeholder. Each kind a condition names
+counts as used (``placeholders``).
+
 **Tables** (``TABLES = {name: Table(reads, cells, head)}``, names ``F`` or ``F-...`` as
 for figures): ``cells(docs)`` gives one device's cells as ``{row label: text}``, a label
 being a tuple of words, one per leading column named in ``head``; rows line up across
@@ -118,6 +141,7 @@ import html
 import importlib
 import inspect
 import json
+import operator
 import os
 import pkgutil
 import re
@@ -1533,9 +1557,109 @@ def value_text(
 
 
 PLACEHOLDER_HELP = (
-    "'{{ figure NAME }}', '{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}' "
-    "or '{{ table NAME }}'"
+    "'{{ figure NAME }}', '{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}', "
+    "'{{ table NAME }}' or '{{ choose DEVICE | CONDITION => TEXT | ... }}'"
 )
+
+
+# ---- choose: the page's phrasings, picked by the data ("Choosing words" above) ------------
+
+CHOOSE_OPS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One phrasing of a ``choose``: shown where ``left OP right`` holds; ``left`` is None
+    for the ``else`` and ``stale`` phrasings (``op`` names which)."""
+
+    left: Use | None
+    op: str
+    right: Use | float | str | None
+    text: str
+
+
+def parse_choose(body: str) -> tuple[str, list[Case]]:
+    """The device and the cases of ``choose DEVICE | CONDITION => TEXT | ...``."""
+    head, *parts = body.split("|")
+    words = head.split()
+    if words[:1] != ["choose"] or len(words) != 2 or not parts:
+        raise RenderError(f"write '{{{{ choose DEVICE | CONDITION => TEXT | ... }}}}': {body!r}")
+    device, cases = words[1], []
+    for part in parts:
+        cond, arrow, text = part.partition("=>")
+        if not arrow or not text.strip():
+            raise RenderError(f"choose: {part.strip()!r} is not 'CONDITION => TEXT'")
+        text, words = " ".join(text.split()), cond.split()
+        if words in (["else"], ["stale"]):
+            cases.append(Case(None, words[0], None, text))
+            continue
+        at = next((i for i, w in enumerate(words) if w in CHOOSE_OPS), None)
+        if not at or at == len(words) - 1:
+            raise RenderError(f"choose: {cond.strip()!r} is not 'KIND [NAME=VALUE ...] OP X'")
+        rest = " ".join(words[at + 1 :])
+        if rest.startswith('"') and rest.endswith('"') and len(rest) > 1:
+            right: Use | float | str | None = rest[1:-1]
+        elif rest == "none" and words[at] in ("==", "!="):
+            right = None
+        else:
+            try:
+                right = float(rest)
+            except ValueError:
+                right = parse_use(words[at + 1 :])
+        cases.append(Case(parse_use(words[:at]), words[at], right, text))
+    return device, cases
+
+
+def choose_uses(body: str) -> list[Use]:
+    """The values a ``choose`` reads (for ``placeholders``)."""
+    _, cases = parse_choose(body)
+    return [u for c in cases for u in (c.left, c.right) if isinstance(u, Use)]
+
+
+def choose_text(
+    body: str, devices: dict[str, Docs], reg: Registry | None = None, seen: dict | None = None
+) -> str:
+    """The phrasing ``{{ choose ... }}`` (``body``: the words between the braces) picks on
+    its device: the first case whose condition holds, else the ``else`` case; the
+    ``stale`` case (or STALE_WORDS) where any file read to decide is stale."""
+    reg = reg or registry()
+    device, cases = parse_choose(body)
+    slug = resolve_device(device, devices)
+    bound = {u: bind(u, reg) for c in cases for u in (c.left, c.right) if isinstance(u, Use)}
+
+    def read(use: Use, none_ok: bool = False):
+        val, args, _ = bound[use]
+        value = val.compute(docs, **args)
+        if value is None and not none_ok:
+            raise RenderError(f"choose: value {use} is not measured on {slug!r}")
+        return value
+
+    found = None
+    with reading(devices[slug]) as (docs, comp):
+        try:
+            for case in cases:
+                if case.op == "else":
+                    found = case
+                elif case.left is not None:
+                    right = read(case.right) if isinstance(case.right, Use) else case.right
+                    left = read(case.left, none_ok=case.right is None)
+                    found = case if CHOOSE_OPS[case.op](left, right) else None
+                if found:
+                    break
+        except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError) as exc:
+            raise RenderError(f"choose cannot be decided from {slug!r} data: {exc!r}") from exc
+    if _note_stale(seen, slug, devices[slug], comp.read):
+        return next((c.text for c in cases if c.op == "stale"), STALE_WORDS)
+    if found is None:
+        raise RenderError(f"choose on {slug!r}: no condition holds and there is no else")
+    return found.text
 
 
 def expand(
@@ -1552,18 +1676,23 @@ def expand(
             return "\n\n" + table_markdown(words[1], devices, reg, seen) + "\n"
         if len(words) >= 3 and words[0] == "value":
             return value_text(words[1], parse_use(words[2:]), devices, reg, seen)
+        if words and words[0] == "choose":
+            return choose_text(match.group(1), devices, reg, seen)
         raise RenderError(f"unknown placeholder {match.group(0)!r}: use {PLACEHOLDER_HELP}")
 
     return PLACEHOLDER.sub(sub, markdown)
 
 
 def placeholders(markdown: str) -> list[tuple[str, Use]]:
-    """(device, use) of every value placeholder in ``markdown``, in order (for tests)."""
+    """(device, use) of every value placeholder in ``markdown``, in order, and of every
+    value a ``choose`` reads (for tests)."""
     found = []
     for match in PLACEHOLDER.finditer(markdown):
         words = match.group(1).split()
         if len(words) >= 3 and words[0] == "value":
             found.append((words[1], parse_use(words[2:])))
+        elif words and words[0] == "choose":
+            found += [(words[1], use) for use in choose_uses(match.group(1))]
     return found
 
 

@@ -74,6 +74,8 @@ def placeholder_text(words: list[str]) -> str:
         return f"{fig.title}. {fig.alt}"
     if words[0] == "table":
         return render.table_markdown(words[1], DEVICES, REGISTRY)
+    if words[0] == "choose":
+        return render.choose_text(" ".join(words), DEVICES, REGISTRY)
     raise AssertionError(f"unknown placeholder {words}")
 
 

@@ -384,18 +384,11 @@ def rows_axis(docs: Docs) -> dict:
 
 
 def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
-    """One line per measured implementation over the swept sizes."""
-    return [
-        render.line(
-            [r["m"] for r in of(docs, impl)],
-            points(of(docs, impl)),
-            name,
-            ROLE[impl],
-            hover=hover,
-            rows=of(docs, impl),
-        )
-        for impl, name in measured(docs)
-    ]
+    """One line per measured implementation over the swept sizes (the bf16 case)."""
+    impls = [(impl, name, ROLE[impl]) for impl, name in measured(docs)]
+    (dtype, approximate, mask), _ = CASES["bf16"]
+    match = {"dtype": dtype, "approximate": approximate, "mask": mask}
+    return render.impl_lines(docs, BENCH, "m", impls, points, hover, **match)
 
 
 def fig_bandwidth(docs: Docs) -> dict:

@@ -227,15 +227,7 @@ def short_us(seconds: float) -> str:
 def fig_overhead(docs: Docs) -> dict:
     rs = render.rows(docs, "launch_overhead")
     labels = [r["what"].replace(" (", "<br>(") for r in rs]  # two lines: fits a phone
-    traces, missing = [], []
-    for field, name, role in MEASURES:
-        if not all(field in r for r in rs):
-            missing.append(name.split(":")[0])
-            continue
-        points = render.us_points(rs, field)
-        text = [short_us(r[field]["p50"]) for r in rs]
-        hover = "%{x:.3f} µs per kernel"
-        traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
+    traces, missing = render.clock_bars(rs, labels, MEASURES, short_us, "%{x:.3f} µs per kernel")
     title = "µs per kernel"
     if missing:
         title += f"<br>({' and '.join(missing)} time: not yet measured on this GPU)"

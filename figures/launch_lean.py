@@ -81,14 +81,13 @@ VALUES = {
 def fig_host_cost(docs: Docs) -> dict:
     rs = render.rows(docs, BENCH)
     labels = ["<br>".join(textwrap.wrap(r["what"].replace(" (128 floats)", ""), 18)) for r in rs]
-    traces = []
-    for field, name, role in (
+    clocks = (
         ("host_s", "wall time per call, loop of calls", "series-0"),
         ("enqueue_s", "host: inside the call (GPU kept busy)", "series-1"),
-    ):
-        points = render.us_points(rs, field)
-        text, hover = [f"{p[0]:.1f}" for p in points], "%{x:.2f} µs per call"
-        traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
+    )
+    traces, _ = render.clock_bars(
+        rs, labels, clocks, lambda s: f"{s / 1e-6:.1f}", "%{x:.2f} µs per call"
+    )
     return render.plot(
         traces,
         barmode="group",

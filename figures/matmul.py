@@ -343,27 +343,26 @@ VALUES = {
 MID_BAR = {"textposition": "inside", "insidetextanchor": "middle"}
 
 
+# The lines of the matmul figures; a peer that could not run on a device is simply absent.
+IMPLS = (("triton", "Triton (kernels/matmul.py)", "triton"), ("cublas", "cuBLAS", "cublas"))
+COMPILE = (
+    "compile",
+    "torch.compile max-autotune",
+    "compile",
+    {"mode": "markers", "marker": {"size": 9}},
+)
+
+
 def fig_squares(docs: Docs) -> dict:
     """One panel per dtype (fp16, bf16): Triton, cuBLAS and torch.compile's point."""
-    hover = "n = %{x}<br>%{y:.0f} TFLOP/s"
-    panes = []
-    for dtype, short in DTYPES:
-        traces = [
-            render.tflops_line(
-                render.rows_by(docs, SQUARES, "m", impl=impl, dtype=dtype), "m", label, impl,
-                hover=hover,
-            )
-            for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
-        ]  # fmt: skip
-        # A peer that could not run on this device is simply absent.
-        if rs := render.rows(docs, SQUARES, impl="compile", dtype=dtype):
-            name = "torch.compile max-autotune"
-            traces.append(
-                render.tflops_line(
-                    rs, "m", name, "compile", hover=hover, mode="markers", marker={"size": 9}
-                )
-            )
-        panes.append((short, traces))
+    hover, impls = "n = %{x}<br>%{y:.0f} TFLOP/s", (*IMPLS, COMPILE)
+    panes = [
+        (
+            short,
+            render.impl_lines(docs, SQUARES, "m", impls, render.tflops_points, hover, dtype=dtype),
+        )
+        for dtype, short in DTYPES
+    ]
     sizes = sorted({r["m"] for r in render.rows(docs, SQUARES)})
     return render.panels(
         panes,
@@ -374,10 +373,7 @@ def fig_squares(docs: Docs) -> dict:
 
 def fig_llm(docs: Docs) -> dict:
     hover = "M = %{x} tokens<br>%{y:.0f} TFLOP/s"
-    traces = [
-        render.tflops_line(render.rows_by(docs, LLM, "m", impl=impl), "m", label, impl, hover=hover)
-        for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
-    ]
+    traces = render.impl_lines(docs, LLM, "m", IMPLS, render.tflops_points, hover)
     ms = sorted({r["m"] for r in render.rows(docs, LLM)})
     top = 2 * max(render.flop_rate(r) / 1e12 for r in render.rows(docs, LLM))
     ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if t <= top]

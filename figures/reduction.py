@@ -16,7 +16,7 @@ from scripts.book.render import Docs, Figure, Value
 BENCH = "reduction"
 DTYPES = ("float32", "bfloat16")
 Dtype = Literal["float32", "bfloat16"]
-IMPLS = (("triton", "Triton (kernels/reduction.py)"), ("torch", "torch"))
+TRITON = ("triton", "Triton (kernels/reduction.py)", "triton")
 OPS = (("sum", "row sum"), ("max", "row max"))
 TORCH_NAME = {"sum": "torch.sum", "max": "torch.amax"}
 
@@ -213,15 +213,16 @@ VALUES = {
 
 def fig_widths(docs: Docs) -> dict:
     """One panel per operation and dtype: the Triton kernel against torch's, with copy."""
-    panes = []
-    for op, op_name in OPS:
-        for dtype in DTYPES:
-            curves = []
-            for impl, impl_name in IMPLS:
-                name = impl_name if impl == "triton" else TORCH_NAME[op]
-                if rs := series(docs, impl, op, dtype):
-                    curves.append((rs, name, impl, impl == "triton", {}))
-            panes.append((f"{op_name}, {render.SHORT_DTYPE[dtype]}", curves))
+    panes = [
+        (
+            f"{op_name}, {render.SHORT_DTYPE[dtype]}",
+            render.impl_curves(
+                docs, BENCH, (TRITON, ("torch", TORCH_NAME[op], "torch")), op=op, dtype=dtype
+            ),
+        )
+        for op, op_name in OPS
+        for dtype in DTYPES
+    ]
     ws = sorted({r["cols"] for r in render.rows(docs, BENCH)})
     return render.width_panels(docs, BENCH, ws, panes)
 

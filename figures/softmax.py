@@ -299,15 +299,10 @@ def fig_widths(direction: str):
         ws = sorted({r["cols"] for r in render.rows(docs, BENCH, impl="triton")})
         panes = [
             (
-                render.SHORT_DTYPE[dtype],
-                [
-                    (rs, name, role, impl == "triton", {})
-                    for impl, name, role, _, rs in render.curves(
-                        docs, BENCH, "cols", IMPLS, "dtype", [(dtype, None)], direction=direction
-                    )
-                ],
+                render.SHORT_DTYPE[d],
+                render.impl_curves(docs, BENCH, IMPLS, direction=direction, dtype=d),
             )
-            for dtype in DTYPES
+            for d in DTYPES
         ]
         return render.width_panels(docs, BENCH, ws, panes)
 

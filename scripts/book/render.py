@@ -40,7 +40,11 @@ such as ``matmul has no row impl=triton dtype=float16 m=4096``) or ``maybe_one``
 a device that has not run the benchmark; with ``absent_ok=True`` also where its run lacks
 the row); share ``bandwidth``, ``flop_rate``, ``copy``, ``median`` and ``quotient`` from
 here, and build figures from the plot helpers below (``plot``, ``rows_by``, ``curves``,
-``tbps_line``, ``copy_ceiling``, ``hbar``, ...) rather than writing Plotly dicts out.
+``tbps_line``, ``copy_ceiling``, ``hbar``, ...) rather than writing Plotly dicts out. A
+figure that repeats a shape other figures draw is a small table handed to a builder: a
+line per implementation (``impl_lines``: rows, x field, points, hover), bandwidth
+against row width with a panel per dtype (``impl_curves`` into ``width_panels``), grouped
+bars of a row's time spreads by clock (``clock_bars``).
 A compute that returns None means "not measured": ``Value(f, fmt, missing="not
 measured")`` says so in words; a value with no ``missing`` text shows None as its format
 does.
@@ -732,6 +736,30 @@ def curves(docs: Docs, bench: str, x: str, impls, field: str, styles, **match):
                 yield impl, label, role, style, found
 
 
+def impl_lines(docs: Docs, bench: str, x: str, impls, points, hover: str, **match) -> list[dict]:
+    """A figure's lines, one per implementation: for each ``(impl, label, role[, extra])`` of
+    ``impls`` whose rows of ``bench`` match ``match``, their ``points(rows)`` (say
+    ``tbps_points``) against their field ``x``, host-bound points hollow; ``extra`` goes
+    to ``line`` (``mode``, ``marker``). An implementation without rows draws no line."""
+    traces = []
+    for impl, label, role, *extra in impls:
+        if rs := rows_by(docs, bench, x, impl=impl, **match):
+            xs = [r[x] for r in rs]
+            traces.append(
+                line(xs, points(rs), label, role, hover=hover, rows=rs, **(extra or [{}])[0])
+            )
+    return traces
+
+
+def impl_curves(docs: Docs, bench: str, impls, x: str = "cols", **match) -> list[tuple]:
+    """``width_figure``'s curves, one per ``(impl, label, role)`` of ``impls`` with rows of
+    ``bench`` matching ``match``: the book's kernel (role ``triton``) drawn as ours."""
+    found = (
+        (rows_by(docs, bench, x, impl=impl, **match), label, role) for impl, label, role in impls
+    )
+    return [(rs, label, role, role == "triton", {}) for rs, label, role in found if rs]
+
+
 def width_traces(docs: Docs, bench: str, widths, curves) -> list[dict]:
     """The traces of ``width_figure``: the copy ceiling (drawn first, listed last), the
     peers, then the book's kernels (``ours``), drawn last so that they stay visible where
@@ -791,6 +819,22 @@ def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> d
         "<extra>%{fullData.name}</extra>" if name else "<extra></extra>"
     )
     return trace
+
+
+def clock_bars(rows: list[dict], labels, clocks, text: Callable[[float], str], hover: str):
+    """Grouped bars of each row's time spreads in µs, one trace per ``(field, name, role)``
+    of ``clocks`` that every row has, each bar labelled ``text(median seconds)``; returns
+    (traces, the names of the clocks some row lacks, up to their first ':')."""
+    traces, missing = [], []
+    for field, name, role in clocks:
+        if not all(field in r for r in rows):
+            missing.append(name.split(":")[0])
+            continue
+        shown = [text(r[field]["p50"]) for r in rows]
+        traces.append(
+            hbar(labels, us_points(rows, field), role, name=name, hover=hover, text=shown)
+        )
+    return traces, missing
 
 
 def panels(panes, xaxis: dict, yaxis: dict, *, columns: int = 2, same_y: bool = True) -> dict:

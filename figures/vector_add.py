@@ -51,11 +51,19 @@ def sweep_row(docs: Docs, block: int, warps: int) -> dict:
     return row
 
 
-largest_n = render.row_kind(largest, lambda r: r["n"], "The largest size measured (elements).")
+def largest_n(docs: Docs) -> int:
+    """The largest size measured (elements)."""
+    return largest(docs)["n"]
+
+
 moved = render.row_kind(largest, lambda r: r["bytes"], "Bytes one add moves at the largest size.")
-bandwidth_at = render.row_kind(
-    largest, render.bandwidth, "``impl``'s bandwidth at the largest size."
-)
+
+
+def bandwidth_at(docs: Docs, impl: Impl, dtype: Dtype = "float32") -> float:
+    """Achieved bandwidth of ``impl`` at the largest size, bytes/s."""
+    return render.bandwidth(largest(docs, impl, dtype))
+
+
 device_time = render.row_kind(largest, render.p50, "Median device seconds at the largest size.")
 
 

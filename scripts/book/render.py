@@ -93,8 +93,9 @@ the value named, as does a choice where no CONDITION holds and there is no ``els
 Stale-aware like the tie words: where any file read to decide is
 stale (see "stale data"), the ``stale`` phrasing is shown, or STALE_WORDS without one,
 and the page's stale note lists the files. The chosen TEXT's whitespace is collapsed to
-single spaces; it may hold Markdown but no placeholder. Each kind a condition names
-counts as used (``placeholders``).
+single spaces; it may hold Markdown and ``value`` placeholders (one level deep), which
+are filled in as anywhere else. Each kind a condition or a phrasing names counts as used
+(``placeholders``).
 
 **Tables** (``TABLES = {name: Table(reads, cells, head)}``, names ``F`` or ``F-...`` as
 for figures): ``cells(docs)`` gives one device's cells as ``{row label: text}``, a label
@@ -1367,7 +1368,9 @@ def registry() -> Registry:
 
 # ---- placeholders -----------------------------------------------------------------------
 
-PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.S)
+# Anything between double braces, where it may hold other placeholders one level deep (a
+# ``choose``'s phrasings may hold values); a single brace inside is not allowed.
+PLACEHOLDER = re.compile(r"\{\{((?:[^{}]|\{\{[^{}]*\}\})*?)\}\}", re.S)
 
 
 def caption(docs: Docs, needs: tuple[str, ...], extra=()) -> str:
@@ -1662,9 +1665,10 @@ def parse_choose(body: str) -> tuple[str, list[Case]]:
 
 
 def choose_uses(body: str) -> list[Use]:
-    """The values a ``choose`` reads (for ``placeholders``)."""
+    """The values a ``choose`` reads, in its conditions and its phrasings' placeholders."""
     _, cases = parse_choose(body)
-    return [u for c in cases for u in (c.left, c.right) if isinstance(u, Use)]
+    found = [u for c in cases for u in (c.left, c.right) if isinstance(u, Use)]
+    return found + [use for c in cases for _, use in placeholders(c.text)]
 
 
 def choose_text(
@@ -1703,7 +1707,7 @@ def choose_text(
         return next((c.text for c in cases if c.op == "stale"), STALE_WORDS)
     if found is None:
         raise RenderError(f"choose on {slug!r}: no condition holds and there is no else")
-    return found.text
+    return expand(found.text, devices, reg, seen)
 
 
 def expand(

@@ -168,14 +168,10 @@ def llm_pace(docs: Docs, tokens: int) -> str | None:
 order_time = render.row_kind(ordered, render.p50, "Median seconds of the matmul in ``order``.")
 
 
-def order_config(docs: Docs) -> str:
-    """The config both orders ran with: BLOCK_M x BLOCK_N x BLOCK_K, warps, stages."""
-    return render.config_text(ordered(docs, "grouped"))
-
-
-def order_compare(docs: Docs) -> str:
-    """Grouped order against row-major order in words, by the tie rule."""
-    return render.tie_words(docs, GROUPED, ordered(docs, "grouped"), ordered(docs, "rowmajor"))
+order_config = render.row_kind(ordered, render.config_text, "The config a program order ran with.")
+order_compare = render.pair_kind(
+    ordered, "order", render.tie(GROUPED), "``of`` against ``to`` in words, by the tie rule."
+)
 
 
 def programs(docs: Docs) -> int:
@@ -205,11 +201,9 @@ def model_time(docs: Docs, reads: Reads) -> float:
     return model_bytes(docs, reads) / render.copy(docs, GROUPED)
 
 
-def model_ratio(docs: Docs) -> float:
-    """Modelled bytes read, row-major over grouped."""
-    return model_bytes(docs, "rowmajor") / model_bytes(docs, "grouped")
-
-
+model_ratio = render.pair_kind(
+    model_bytes, "reads", lambda docs, a, b: a / b, "Modelled bytes read, ``of`` over ``to``."
+)
 epilogue_time = render.row_kind(epilogue_row, render.p50, "Median seconds of ``impl`` at n³.")
 epilogue_ratio = render.pair_kind(
     epilogue_row, "impl", render.divide(render.p50), "``of``'s time over ``to``'s at n³."
@@ -232,15 +226,11 @@ def epilogue_traffic(docs: Docs, n: int) -> int:
     return 4 * n * n * 2
 
 
-def eager_floor(docs: Docs, n: int) -> float:
-    """``epilogue_traffic`` at the copy bandwidth: the least the eager epilogue adds, s."""
-    return epilogue_traffic(docs, n) / render.copy(docs, EPILOGUE)
-
-
 def fusion_floor(docs: Docs, n: int) -> float:
-    """(cuBLAS time + eager_floor) / cuBLAS time: the least a cuBLAS-fast fusion gains."""
+    """(cuBLAS time + the eager epilogue's 4 passes at copy bandwidth) / cuBLAS time: the
+    least a cuBLAS-fast fusion gains."""
     cublas = render.p50(epilogue_row(docs, "cublas", n))
-    return (cublas + eager_floor(docs, n)) / cublas
+    return (cublas + pass_time(docs, n, 4)) / cublas
 
 
 def regs(docs: Docs, impl: Literal["triton_fused", "triton_plain"], n: int, spilled: bool = False):
@@ -318,7 +308,6 @@ VALUES = {
     "matmul.epilogue_vs": Value(epilogue_vs),
     "matmul.epilogue_added": Value(epilogue_added, render.millis(2)),
     "matmul.epilogue_traffic": Value(epilogue_traffic, render.gb),
-    "matmul.eager_floor": Value(eager_floor, render.millis(2)),
     "matmul.fusion_floor": Value(fusion_floor, render.ratio),
     "matmul.regs": Value(regs, render.count),
     "matmul.cublas_spread": Value(cublas_spread, render.percent1),

@@ -95,22 +95,13 @@ def triton_copy_range(docs: Docs) -> str | None:
     return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"
 
 
-def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "loads"]) -> str | None:
-    """The widest row, in words: its columns, the fp32 plan, PTX counts, or 16-byte loads."""
-    if not measured(docs):
-        return None
-    r = widest(docs, "triton", "sum")
-    if of == "cols":
-        return f"{r['cols']:,}"
-    if of == "plan":
-        return f"{r['block_m']} × {r['block_n']} over {r['num_warps']} warps"
-    if of == "ptx":
-        ptx = r["ptx"]
-        return (
-            f"shfl.sync: {ptx['shfl']}, st.shared: {ptx['st_shared']}, bar.sync: {ptx['bar_sync']}"
-        )
-    b = widest(docs, "triton", "sum", "bfloat16")
-    return f"{r['ptx']['ld_global_v4']} in fp32, {b['ptx']['ld_global_v4']} in bf16"
+def ptx(
+    docs: Docs,
+    count: Literal["shfl", "st_shared", "bar_sync", "ld_global_v4"],
+    dtype: Dtype = "float32",
+) -> int | None:
+    """How many of one PTX instruction the Triton sum compiled for the widest rows holds."""
+    return widest(docs, "triton", "sum", dtype)["ptx"][count] if measured(docs) else None
 
 
 def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
@@ -201,7 +192,7 @@ VALUES = {
     "reduction.compare": Value(compare_torch, missing=NOT_MEASURED),
     "reduction.width_compare": Value(width_compare, missing=NOT_MEASURED),
     "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
-    "reduction.widest": Value(widest_row, missing=NOT_MEASURED),
+    "reduction.ptx": Value(ptx, render.plain, missing=NOT_MEASURED),
     "reduction.resident": Value(resident, render.count, missing="unknown for this GPU"),
     "reduction.in_flight": Value(in_flight, render.kib, missing="unknown for this GPU"),
     "reduction.tile_of_copy": Value(tile_of_copy, render.percent, missing=NOT_MEASURED),

@@ -157,12 +157,13 @@ def llm_vs_cublas(docs: Docs, tokens: int) -> float:
     return ours / render.flop_rate(render.one(docs, LLM, impl="cublas", m=tokens))
 
 
-def llm_pace(docs: Docs, tokens: int) -> str | None:
-    """Who sets the Triton wrapper's pace at M = ``tokens``: "the host" or "the GPU"."""
+def llm_host_bound(docs: Docs, tokens: int) -> float | None:
+    """The Triton wrapper's host time per call at M = ``tokens`` (p20) over its CUDA-graph
+    replay time (p80): above 1, the host sets the pace (``render.graph_host_bound``)."""
     r = render.one(docs, LLM, impl="triton", m=tokens)
     if not (r.get("host_s") and r.get("graph_time_s")):
         return None
-    return "the host" if render.graph_host_bound(r) else "the GPU"
+    return r["host_s"]["p20"] / r["graph_time_s"]["p80"]
 
 
 order_time = render.row_kind(ordered, render.p50, "Median seconds of the matmul in ``order``.")
@@ -293,7 +294,7 @@ VALUES = {
     "matmul.llm_floor": Value(llm_floor, render.micros(0)),
     "matmul.llm_programs": Value(llm_programs, render.count),
     "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
-    "matmul.llm_pace": Value(llm_pace, missing="not measured"),
+    "matmul.llm_host_bound": Value(llm_host_bound, render.ratio, missing="not measured"),
     "matmul.order_time": Value(order_time, render.millis(2)),
     "matmul.order_config": Value(order_config),
     "matmul.order_compare": Value(order_compare),

@@ -124,9 +124,7 @@ def smem_smallest_refused_config(docs: Docs) -> str | None:
     return render.config_text(min(found, key=lambda x: x[0])[2]) if found else None
 
 
-def config(docs: Docs, which: Which) -> str:
-    """The fastest or the slowest config of the sweep, or the autotuner's pick."""
-    return render.config_text(chosen(docs, which))
+config = render.row_kind(chosen, render.config_text, "The fastest or slowest config, or the pick.")
 
 
 Rated = Literal["best", "worst", "pick", "cublas", "small_tile"]
@@ -144,9 +142,9 @@ def tflops_of(docs: Docs, which: Rated) -> float | None:
     return render.flop_rate(r) if "time_s" in r else None
 
 
-def ratio_of(docs: Docs, of: Rated, to: Rated) -> float | None:
-    """FLOP/s of ``of`` over FLOP/s of ``to`` (see matmul_autotune.tflops)."""
-    return render.quotient(tflops_of(docs, of), tflops_of(docs, to))
+ratio_of = render.pair_kind(
+    tflops_of, "which", lambda docs, a, b: render.quotient(a, b), "FLOP/s of ``of`` over ``to``."
+)
 
 
 def pick_rank(docs: Docs) -> int | None:
@@ -161,9 +159,7 @@ def max_spills(docs: Docs) -> int | None:
     return max(spills) if spills else None
 
 
-def pick_regs(docs: Docs) -> int | None:
-    """Registers per thread of the autotuner's pick (None: not recorded)."""
-    return pick(docs).get("n_regs")
+pick_regs = render.row_kind(pick, lambda r: r.get("n_regs"), "Registers per thread of the pick.")
 
 
 def pick_shared(docs: Docs, source: Literal["estimate", "compiled"]) -> int | None:

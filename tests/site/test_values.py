@@ -245,3 +245,18 @@ def test_a_choice_on_a_value_not_measured_names_it():
         render.choose_text(f"choose x | {use} > 0.5 => fast | else => slow", lacking, REGISTRY)
     body = f"choose x | {use} == none => not run | else => run"
     assert render.choose_text(body, lacking, REGISTRY) == "not run"
+
+
+def test_a_chosen_phrasing_may_hold_values():
+    """A phrasing's ``value`` placeholders are filled in like any other, and count as
+    uses of their kinds; the rest of the page's placeholders are found as before."""
+    bw = "vector_add.bandwidth impl=triton"
+    text = (
+        "a {{ choose h100 | %s > 0 => at {{ value h100 %s }} | else => not }} b "
+        "{{ value h100 ceilings.copy }}" % (bw, bw)
+    )
+    shown = render.value_text("h100", bw, DEVICES, REGISTRY)
+    copy = render.value_text("h100", "ceilings.copy", DEVICES, REGISTRY)
+    assert render.expand(text, DEVICES, REGISTRY) == f"a at {shown} b {copy}"
+    kinds = [use.kind for _, use in render.placeholders(text)]
+    assert kinds == ["vector_add.bandwidth", "vector_add.bandwidth", "ceilings.copy"]

@@ -66,8 +66,7 @@ def ratio_of(docs: Docs, of: Call, to: Call) -> float:
     """Wall time per call of ``of`` over that of ``to``, same run: the median of the
     per-round ratio where the two were timed in turn (head to head), else the ratio of the
     medians."""
-    paired = render.paired(row(docs, to)["host_s"], row(docs, of)["host_s"])
-    return paired["p50"] if paired else time(docs, of) / time(docs, to)
+    return render.times_over(row(docs, of)["host_s"], row(docs, to)["host_s"])
 
 
 def clock_compare(docs: Docs, call: Call, of: Clock, to: Clock) -> str | None:

@@ -276,9 +276,9 @@ config_shared = render.row_kind(
 )
 
 
-def stages_compare(docs: Docs, tile: str, warps: int, of: int, to: int) -> str | None:
-    """``of`` stages against ``to`` stages of one tile and warps, in words by the tie rule."""
-    return render.tie_words(docs, SWEEP, *(sweep_row(docs, tile, warps, s) for s in (of, to)))
+stages_compare = render.pair_kind(
+    sweep_row, "stages", render.tie(SWEEP), "``of`` stages against ``to`` stages, in words."
+)
 
 
 def cost_ratio(docs: Docs) -> float | None:

@@ -1863,6 +1863,16 @@ def time_ratio(of: dict | None, to: dict | None) -> float | None:
     return None if of is None or to is None else of["time_s"]["p50"] / to["time_s"]["p50"]
 
 
+def times_over(of: Spread | None, to: Spread | None) -> float | None:
+    """``of``'s median time over ``to``'s, two spreads of one run: the per-round ratio's
+    median where the two were timed head to head (``paired``), else the ratio of their
+    medians; None without both."""
+    if of is None or to is None:
+        return None
+    ratio = paired(to, of)
+    return ratio["p50"] if ratio else of["p50"] / to["p50"]
+
+
 def per_byte(row: dict) -> Spread:
     """A row's time spread over its bytes: seconds per byte read or written, so that rows
     moving different amounts compare by rate (the faster rate has the shorter time). The

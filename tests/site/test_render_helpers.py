@@ -235,3 +235,13 @@ def test_clock_bars_draw_each_clock_every_row_has_and_name_the_rest():
     bars = traces[0]
     assert (bars["name"], bars["x"], bars["text"]) == ("wall: a loop", [2.0, 2.0], ["2e-06"] * 2)
     assert bars["meta"] == {"role": "bars", "roles": ["series-0", "series-0"]}
+
+
+def test_times_over_takes_the_per_round_ratio_where_timed_head_to_head():
+    a = {"p20": 1.0, "p50": 2.0, "p80": 3.0, "reps": 5}
+    b = {"p20": 3.0, "p50": 4.0, "p80": 5.0, "reps": 5}
+    assert render.times_over(a, b) == 0.5 and render.times_over(a, None) is None
+    ab = {"ab": {"group": "g", "name": "a"}, "vs": {"b": {"p20": 1.9, "p50": 2.1, "p80": 2.3}}}
+    a_paired, b_paired = {**a, **ab}, {**b, "ab": {"group": "g", "name": "b"}}
+    # b's time over a's: the per-round ratio a recorded against b, not 4 / 2
+    assert render.times_over(b_paired, a_paired) == 2.1

@@ -170,18 +170,13 @@ def sweep_bandwidth(
     return render.bandwidth(r) if r else None
 
 
-def sweep_ratio(
-    docs: Docs, of: Literal["online", "control"], cols: int = LONG, dtype: Dtype = "float32"
-) -> float | None:
-    """``of``'s bandwidth over the other's (online's best against the control) at ``cols``."""
-    online, control = (sweep_bandwidth(docs, k, dtype, cols) for k in ("online", "control"))
-    return render.quotient(online, control) if of == "online" else render.quotient(control, online)
+def quotient(docs: Docs, a: float | None, b: float | None) -> float | None:
+    """For ``pair_kind`` over ``sweep_bandwidth``: one setting's bandwidth over another's."""
+    return render.quotient(a, b)
 
 
-def tile_gain(docs: Docs, dtype: Dtype) -> float | None:
-    """Bandwidth with tiles of 32,768 over tiles of 8,192 (65,536 columns, one per SM)."""
-    small, large = (sweep_bandwidth(docs, "online", dtype, LONG, t, 1) for t in (8192, 32768))
-    return render.quotient(large, small)
+sweep_ratio = render.pair_kind(sweep_bandwidth, "kernel", quotient, "``of``'s best over ``to``'s.")
+tile_gain = render.pair_kind(sweep_bandwidth, "tile", quotient, "Tiles of ``of`` over ``to``.")
 
 
 def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:

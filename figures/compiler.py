@@ -148,15 +148,14 @@ def matmul_ptx(docs: Docs) -> dict:
     return render.one(docs, BENCH, kernel="matmul", stage="ptx")
 
 
-def matmul_mma_count(docs: Docs) -> int:
-    """How many tensor-core instructions (mma / wgmma lines) the matmul kernel's PTX has."""
-    return matmul_ptx(docs)["mma_count"]
-
-
-def matmul_mma_opcode(docs: Docs) -> str:
-    """The tensor-core instruction the matmul kernel's PTX uses most, as written there."""
-    ops = matmul_ptx(docs)["mma_opcodes"]
-    return f"`{max(ops, key=ops.get)}`"
+matmul_mma_count = render.row_kind(
+    matmul_ptx, lambda r: r["mma_count"], "Tensor-core instructions (mma / wgmma) in the PTX."
+)
+matmul_mma_opcode = render.row_kind(
+    matmul_ptx,
+    lambda r: f"`{max(r['mma_opcodes'], key=r['mma_opcodes'].get)}`",
+    "The tensor-core instruction the matmul kernel's PTX uses most, as written there.",
+)
 
 
 def matmul_config(docs: Docs) -> str:

@@ -154,16 +154,11 @@ tf32_ratio = render.pair_kind(
 )
 
 
-def tf32_bias(docs: Docs, precision: Fp32Precision) -> str | None:
-    """Where the product lies against the exact one, in words: a bias, or centred on it."""
+def tf32_skew(docs: Docs, precision: Fp32Precision) -> float | None:
+    """The mean relative error over its root mean square: near ±1 the errors share one
+    sign (a bias), near 0 they cancel on average."""
     r = tf32_row(docs, precision)
-    if r is None:
-        return None
-    mean, rms = r["mean_rel_error"], r["rms_rel_error"]
-    if abs(mean) >= rms / 2:
-        side = "below" if mean < 0 else "above"
-        return f"{side} the exact product on average, its errors sharing one sign"
-    return "centred on the exact product, its errors cancelling on average"
+    return None if r is None else r["mean_rel_error"] / r["rms_rel_error"]
 
 
 # NVIDIA's datasheet peaks for dense products on the SXM boards, FLOP/s.
@@ -210,7 +205,7 @@ VALUES = {
     "dot.ptx_count": Value(ptx_count, render.count, missing="not measured"),
     "dot.tf32_error": Value(tf32_error, sci, missing="not measured"),
     "dot.tf32_ratio": Value(tf32_ratio, render.ratio, missing="not measured"),
-    "dot.tf32_bias": Value(tf32_bias, missing="not measured"),
+    "dot.tf32_skew": Value(tf32_skew, render.ratio3, missing="not measured"),
     "dot.of_peak": Value(of_peak, render.percent, missing="no datasheet peak for this GPU"),
     "dot.clock_share": Value(clock_share, render.percent, missing=NOT_YET),
 }

@@ -268,30 +268,9 @@ def issue_share(
     return render.quotient(issued, issue_rate_of(docs, CONTROLS))
 
 
-# What doubling the elements per thread says about the no-mask kernel, by the tie rule:
-# (faster, as fast, slower) with 32 than with 16; and, for stale controls, an open question.
-IN_FLIGHT_WORDS = (
-    "More bytes in flight help, so part of the shortfall was memory latency left uncovered",
-    "More bytes in flight change nothing, so latency is not what holds the kernel back",
-    "More bytes in flight make it slower, so latency is not what holds the kernel back",
+control_compare = render.pair_kind(
+    control_row, "per_thread", render.tie(CONTROLS), "``of`` elements per thread against ``to``."
 )
-IN_FLIGHT_NEUTRAL = (
-    "These controls were measured with an earlier version of the code, so what more bytes "
-    "in flight would change is left open here"
-)
-
-
-def in_flight(
-    docs: Docs, approximate: GeluForm = "none", keep: Keep = "none", per_thread: PerThread = 32
-) -> str | None:
-    """``per_thread`` elements per thread against plan()'s 16, a sentence by the tie rule."""
-    more, planned = (control_row(docs, approximate, keep, t) for t in (per_thread, 16))
-    if more is None or planned is None:
-        return None
-    margin = render.tie_margin(render.doc(docs, CONTROLS))
-    return render.compare(
-        more["time_s"], planned["time_s"], IN_FLIGHT_WORDS, margin, IN_FLIGHT_NEUTRAL
-    )
 
 
 def issue_rate_of(docs: Docs, bench: str) -> float | None:
@@ -335,19 +314,15 @@ def issue_need(docs: Docs, approximate: GeluForm, keep: Keep) -> float | None:
     return render.quotient(per_element, issue_budget(docs, bytes_per_element))
 
 
-def budget_reading(docs: Docs) -> str | None:
-    """Whether the cases' shares of copy fall as their ``issue_need`` rises, in words."""
+def budget_rise(docs: Docs) -> float | None:
+    """The most a case's share of copy rises over the case before it, the cases in order
+    of ``issue_need`` (at most 0.01: the more of its budget a case needs, the lower its share)."""
     needs = [issue_need(docs, form, keep) for form, keep, _ in BUDGET_CASES]
     if None in needs:
         return None
     in_order = sorted(zip(needs, BUDGET_CASES, strict=True), key=lambda pair: pair[0])
     shares = [of_copy(docs, case=case) for _, (_, _, case) in in_order]
-    if all(later <= earlier + 0.01 for earlier, later in zip(shares, shares[1:], strict=False)):
-        return "the more of its budget a case needs, the lower its share of copy"
-    return (
-        "the shares of copy do not fall in the order of those needs, so the instruction "
-        "count is not the whole story"
-    )
+    return max(later - earlier for earlier, later in zip(shares, shares[1:], strict=False))
 
 
 def per_second_e12(v: float) -> str:
@@ -387,12 +362,12 @@ VALUES = {
     # added for lesson 08
     "fused_activation.compare": Value(compare),
     "fused_activation.dropout_compare": Value(dropout_compare, missing=NOT_MEASURED),
-    "fused_activation.in_flight": Value(in_flight, missing=NOT_MEASURED),
+    "fused_activation.control_compare": Value(control_compare, missing=NOT_MEASURED),
     "fused_activation.issue_rate": Value(issue_rate, per_second_e12),
     "fused_activation.issue_budget": Value(issue_budget, render.whole),
     "fused_activation.least_time": Value(least_time, render.millis(3), missing=NOT_MEASURED),
     "fused_activation.issue_need": Value(issue_need, render.percent, missing=NOT_MEASURED),
-    "fused_activation.budget_reading": Value(budget_reading, missing=NOT_MEASURED),
+    "fused_activation.budget_rise": Value(budget_rise, render.percent1, missing=NOT_MEASURED),
 }
 
 
@@ -409,18 +384,11 @@ def rows_axis(docs: Docs) -> dict:
 
 
 def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
-    """One line per measured implementation over the swept sizes."""
-    return [
-        render.line(
-            [r["m"] for r in of(docs, impl)],
-            points(of(docs, impl)),
-            name,
-            ROLE[impl],
-            hover=hover,
-            rows=of(docs, impl),
-        )
-        for impl, name in measured(docs)
-    ]
+    """One line per measured implementation over the swept sizes (the bf16 case)."""
+    impls = [(impl, name, ROLE[impl]) for impl, name in measured(docs)]
+    (dtype, approximate, mask), _ = CASES["bf16"]
+    match = {"dtype": dtype, "approximate": approximate, "mask": mask}
+    return render.impl_lines(docs, BENCH, "m", impls, points, hover, **match)
 
 
 def fig_bandwidth(docs: Docs) -> dict:

@@ -60,18 +60,13 @@ def kernels(docs: Docs, peer: Peer) -> int | None:
     return len(code_rows(docs, peer)) or None
 
 
-def launches(docs: Docs, peer: Peer) -> int | None:
-    """Triton launches per call of the compiled peer."""
-    found = code_rows(docs, peer)
-    return found[0]["launches"] if found else None
+def first(docs: Docs, peer: Peer) -> dict | None:
+    """The first code row of ``peer``, or None."""
+    return next(iter(code_rows(docs, peer)), None)
 
 
-def name(docs: Docs, peer: Peer) -> str | None:
-    """The name Inductor gave its (first) kernel for the peer."""
-    found = code_rows(docs, peer)
-    return f"`{found[0]['kernel']}`" if found else None
-
-
+launches = render.row_kind(first, lambda r: r["launches"], "Triton launches per compiled call.")
+name = render.row_kind(first, lambda r: f"`{r['kernel']}`", "The name of Inductor's first kernel.")
 time = render.row_kind(cost, render.p50, "Median seconds of one cost case.")
 graphs = render.row_kind(cost, lambda r: r.get("graphs"), "Graphs Dynamo made of the function.")
 

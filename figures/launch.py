@@ -66,8 +66,7 @@ def ratio_of(docs: Docs, of: Call, to: Call) -> float:
     """Wall time per call of ``of`` over that of ``to``, same run: the median of the
     per-round ratio where the two were timed in turn (head to head), else the ratio of the
     medians."""
-    paired = render.paired(row(docs, to)["host_s"], row(docs, of)["host_s"])
-    return paired["p50"] if paired else time(docs, of) / time(docs, to)
+    return render.times_over(row(docs, of)["host_s"], row(docs, to)["host_s"])
 
 
 def clock_compare(docs: Docs, call: Call, of: Clock, to: Clock) -> str | None:
@@ -179,22 +178,17 @@ def checks_cost(docs: Docs) -> float | None:
     return diffs[len(diffs) // 2]
 
 
-def host_follows(docs: Docs) -> str | None:
-    """Whether the jumps in the wrapper's host time per call, across the host-paced sizes,
-    are the host's own speed: the empty launch timed beside each size moves with them (the
-    wrapper-minus-empty difference spreads at most half as far as the wrapper's time),
-    or not. A clause for a sentence; None on runs without empty_host_s."""
+def jump_share(docs: Docs) -> float | None:
+    """How far the wrapper's host time per call, across the host-paced sizes, moves apart
+    from the empty launch timed beside each size: the range of wrapper-minus-empty over
+    the range of the wrapper's time (0: the two move together; 1: the empty launch stays
+    level). None on runs without empty_host_s."""
     rs = launch_bound(docs)
     if len(rs) < 2:
         return None
     wrapper = [r["host_s"]["p50"] for r in rs]
     diff = [r["host_s"]["p50"] - r["empty_host_s"]["p50"] for r in rs]
-    if max(diff) - min(diff) <= 0.5 * (max(wrapper) - min(wrapper)):
-        return (
-            "rises and falls with it, so the jumps are the host's own speed changing from "
-            "one moment to the next, not the wrapper's checks"
-        )
-    return "stays level, so the jumps are in the wrapper's own path"
+    return (max(diff) - min(diff)) / (max(wrapper) - min(wrapper))
 
 
 def millions(v: float) -> str:
@@ -216,7 +210,7 @@ VALUES = {
     # added for lesson 03
     "launch.isolated_offset": Value(isolated_offset, render.micros(1)),
     "launch.checks_cost": Value(checks_cost, render.micros(1), missing="not measured"),
-    "launch.host_follows": Value(host_follows, missing="not measured"),
+    "launch.jump_share": Value(jump_share, render.percent, missing="not measured"),
 }
 
 
@@ -232,15 +226,7 @@ def short_us(seconds: float) -> str:
 def fig_overhead(docs: Docs) -> dict:
     rs = render.rows(docs, "launch_overhead")
     labels = [r["what"].replace(" (", "<br>(") for r in rs]  # two lines: fits a phone
-    traces, missing = [], []
-    for field, name, role in MEASURES:
-        if not all(field in r for r in rs):
-            missing.append(name.split(":")[0])
-            continue
-        points = render.us_points(rs, field)
-        text = [short_us(r[field]["p50"]) for r in rs]
-        hover = "%{x:.3f} µs per kernel"
-        traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
+    traces, missing = render.clock_bars(rs, labels, MEASURES, short_us, "%{x:.3f} µs per kernel")
     title = "µs per kernel"
     if missing:
         title += f"<br>({' and '.join(missing)} time: not yet measured on this GPU)"

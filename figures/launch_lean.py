@@ -25,31 +25,23 @@ def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue"] = "wall") -> 
     return p50(docs, call, {"wall": "host_s", "enqueue": "enqueue_s"}[clock])
 
 
-def ratio_of(docs: Docs, of: Call, to: Call) -> float | None:
-    """Host time per call of ``of`` over ``to``'s (per-round median where head to head)."""
-    spreads = host_spreads(docs, of, to)
-    if spreads is None:
-        return None
-    paired = render.paired(spreads[1], spreads[0])
-    return paired["p50"] if paired else render.quotient(p50(docs, of), p50(docs, to))
+def host(docs: Docs, call: Call) -> dict | None:
+    """The host-time spread of row ``call``, or None."""
+    return render.field(render.maybe_one(docs, BENCH, key=call, absent_ok=True), "host_s")
 
 
-def host_spreads(docs: Docs, of: Call, to: Call) -> tuple[dict, dict] | None:
-    """The host-time spreads of rows ``of`` and ``to``; None without both."""
-    a = render.maybe_one(docs, BENCH, key=of, absent_ok=True)
-    b = render.maybe_one(docs, BENCH, key=to, absent_ok=True)
-    return None if a is None or b is None else (a["host_s"], b["host_s"])
-
-
-def ratio_span(docs: Docs, of: Call, to: Call) -> tuple[float, float] | None:
-    """The interval of ``ratio_of``, by ``render.speedup``."""
-    spreads = host_spreads(docs, of, to)
-    if spreads is None:
-        return None
-    _, low, high = render.speedup(
-        spreads[1], spreads[0], render.tie_margin(render.doc(docs, BENCH))
-    )
-    return low, high
+ratio_of = render.pair_kind(
+    host,
+    "call",
+    lambda docs, a, b: render.times_over(a, b),
+    "Host time per call of ``of`` over ``to``'s (per-round median where head to head).",
+)
+ratio_span = render.pair_kind(
+    host,
+    "call",
+    lambda docs, a, b: a and b and render.speedup(b, a, render.tie_margin(docs[BENCH]))[1:],
+    "The interval of ``ratio_of``, by ``render.speedup``: (low, high).",
+)
 
 
 def span(v: tuple[float, float]) -> str:
@@ -63,10 +55,7 @@ def checks_cost(docs: Docs) -> float | None:
     return None if lean is None or bare is None else lean - bare
 
 
-def compare(docs: Docs, of: Call, to: Call) -> str | None:
-    """Host time per call of ``of`` against ``to`` in words, by the tie rule."""
-    ours, peer = (render.maybe_one(docs, BENCH, key=k, absent_ok=True) for k in (of, to))
-    return render.tie_words(docs, BENCH, *(render.field(r, "host_s") for r in (ours, peer)))
+compare = render.pair_kind(host, "call", render.tie(BENCH), "Host time of ``of`` against ``to``.")
 
 
 VALUES = {
@@ -81,14 +70,13 @@ VALUES = {
 def fig_host_cost(docs: Docs) -> dict:
     rs = render.rows(docs, BENCH)
     labels = ["<br>".join(textwrap.wrap(r["what"].replace(" (128 floats)", ""), 18)) for r in rs]
-    traces = []
-    for field, name, role in (
+    clocks = (
         ("host_s", "wall time per call, loop of calls", "series-0"),
         ("enqueue_s", "host: inside the call (GPU kept busy)", "series-1"),
-    ):
-        points = render.us_points(rs, field)
-        text, hover = [f"{p[0]:.1f}" for p in points], "%{x:.2f} µs per call"
-        traces.append(render.hbar(labels, points, role, name=name, hover=hover, text=text))
+    )
+    traces, _ = render.clock_bars(
+        rs, labels, clocks, lambda s: f"{s / 1e-6:.1f}", "%{x:.2f} µs per call"
+    )
     return render.plot(
         traces,
         barmode="group",

@@ -157,25 +157,22 @@ def llm_vs_cublas(docs: Docs, tokens: int) -> float:
     return ours / render.flop_rate(render.one(docs, LLM, impl="cublas", m=tokens))
 
 
-def llm_pace(docs: Docs, tokens: int) -> str | None:
-    """Who sets the Triton wrapper's pace at M = ``tokens``: "the host" or "the GPU"."""
+def llm_host_bound(docs: Docs, tokens: int) -> float | None:
+    """The Triton wrapper's host time per call at M = ``tokens`` (p20) over its CUDA-graph
+    replay time (p80): above 1, the host sets the pace (``render.graph_host_bound``)."""
     r = render.one(docs, LLM, impl="triton", m=tokens)
     if not (r.get("host_s") and r.get("graph_time_s")):
         return None
-    return "the host" if render.graph_host_bound(r) else "the GPU"
+    return r["host_s"]["p20"] / r["graph_time_s"]["p80"]
 
 
 order_time = render.row_kind(ordered, render.p50, "Median seconds of the matmul in ``order``.")
 
 
-def order_config(docs: Docs) -> str:
-    """The config both orders ran with: BLOCK_M x BLOCK_N x BLOCK_K, warps, stages."""
-    return render.config_text(ordered(docs, "grouped"))
-
-
-def order_compare(docs: Docs) -> str:
-    """Grouped order against row-major order in words, by the tie rule."""
-    return render.tie_words(docs, GROUPED, ordered(docs, "grouped"), ordered(docs, "rowmajor"))
+order_config = render.row_kind(ordered, render.config_text, "The config a program order ran with.")
+order_compare = render.pair_kind(
+    ordered, "order", render.tie(GROUPED), "``of`` against ``to`` in words, by the tie rule."
+)
 
 
 def programs(docs: Docs) -> int:
@@ -205,11 +202,9 @@ def model_time(docs: Docs, reads: Reads) -> float:
     return model_bytes(docs, reads) / render.copy(docs, GROUPED)
 
 
-def model_ratio(docs: Docs) -> float:
-    """Modelled bytes read, row-major over grouped."""
-    return model_bytes(docs, "rowmajor") / model_bytes(docs, "grouped")
-
-
+model_ratio = render.pair_kind(
+    model_bytes, "reads", lambda docs, a, b: a / b, "Modelled bytes read, ``of`` over ``to``."
+)
 epilogue_time = render.row_kind(epilogue_row, render.p50, "Median seconds of ``impl`` at n³.")
 epilogue_ratio = render.pair_kind(
     epilogue_row, "impl", render.divide(render.p50), "``of``'s time over ``to``'s at n³."
@@ -232,15 +227,11 @@ def epilogue_traffic(docs: Docs, n: int) -> int:
     return 4 * n * n * 2
 
 
-def eager_floor(docs: Docs, n: int) -> float:
-    """``epilogue_traffic`` at the copy bandwidth: the least the eager epilogue adds, s."""
-    return epilogue_traffic(docs, n) / render.copy(docs, EPILOGUE)
-
-
 def fusion_floor(docs: Docs, n: int) -> float:
-    """(cuBLAS time + eager_floor) / cuBLAS time: the least a cuBLAS-fast fusion gains."""
+    """(cuBLAS time + the eager epilogue's 4 passes at copy bandwidth) / cuBLAS time: the
+    least a cuBLAS-fast fusion gains."""
     cublas = render.p50(epilogue_row(docs, "cublas", n))
-    return (cublas + eager_floor(docs, n)) / cublas
+    return (cublas + pass_time(docs, n, 4)) / cublas
 
 
 def regs(docs: Docs, impl: Literal["triton_fused", "triton_plain"], n: int, spilled: bool = False):
@@ -282,26 +273,14 @@ def pass_time(docs: Docs, n: int, passes: int) -> float:
     return passes * n * n * 2 / render.copy(docs, EPILOGUE)
 
 
-def addmm_note(docs: Docs, n: int) -> str:
-    """The clause after "the most fusion can recover": where addmm + GELU minus the bare
-    product covers the GELU pass's floor, how much of it the pass takes at least; else why
-    it does not: the product inside addmm ran faster than the bare call (at most how long;
-    the two are timed in alternating rounds, so not by clock drift)."""
-    floor = pass_time(docs, n, 2)
-    inside = render.p50(epilogue_row(docs, "cublas_addmm", n)) - floor
-    bare = render.p50(epilogue_row(docs, "cublas", n))
-    ms = render.millis(2)
-    if inside >= bare:
-        return f", and the GELU pass takes at least {ms(floor)} of it"
-    return (
-        f"; it is below the GELU pass's floor because the product inside `addmm` took at "
-        f"most {ms(inside)}, against {ms(bare)} for the bare call (the two were timed in "
-        "alternating rounds, so this is not the clocks drifting between them)"
-    )
+def addmm_inside(docs: Docs, n: int) -> float:
+    """addmm + GELU's time minus the GELU pass's floor (two passes over n x n at copy
+    bandwidth): the most the product inside addmm can have taken, seconds."""
+    return render.p50(epilogue_row(docs, "cublas_addmm", n)) - pass_time(docs, n, 2)
 
 
 VALUES = {
-    "matmul.addmm_note": Value(addmm_note),
+    "matmul.addmm_inside": Value(addmm_inside, render.millis(2)),
     "matmul.tflops": Value(square_tflops, render.tflops),
     "matmul.ratio": Value(square_ratio, render.ratio),
     "matmul.time": Value(square_time, render.millis(3), missing="not measured"),
@@ -315,7 +294,7 @@ VALUES = {
     "matmul.llm_floor": Value(llm_floor, render.micros(0)),
     "matmul.llm_programs": Value(llm_programs, render.count),
     "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
-    "matmul.llm_pace": Value(llm_pace, missing="not measured"),
+    "matmul.llm_host_bound": Value(llm_host_bound, render.ratio, missing="not measured"),
     "matmul.order_time": Value(order_time, render.millis(2)),
     "matmul.order_config": Value(order_config),
     "matmul.order_compare": Value(order_compare),
@@ -330,7 +309,6 @@ VALUES = {
     "matmul.epilogue_vs": Value(epilogue_vs),
     "matmul.epilogue_added": Value(epilogue_added, render.millis(2)),
     "matmul.epilogue_traffic": Value(epilogue_traffic, render.gb),
-    "matmul.eager_floor": Value(eager_floor, render.millis(2)),
     "matmul.fusion_floor": Value(fusion_floor, render.ratio),
     "matmul.regs": Value(regs, render.count),
     "matmul.cublas_spread": Value(cublas_spread, render.percent1),
@@ -343,27 +321,26 @@ VALUES = {
 MID_BAR = {"textposition": "inside", "insidetextanchor": "middle"}
 
 
+# The lines of the matmul figures; a peer that could not run on a device is simply absent.
+IMPLS = (("triton", "Triton (kernels/matmul.py)", "triton"), ("cublas", "cuBLAS", "cublas"))
+COMPILE = (
+    "compile",
+    "torch.compile max-autotune",
+    "compile",
+    {"mode": "markers", "marker": {"size": 9}},
+)
+
+
 def fig_squares(docs: Docs) -> dict:
     """One panel per dtype (fp16, bf16): Triton, cuBLAS and torch.compile's point."""
-    hover = "n = %{x}<br>%{y:.0f} TFLOP/s"
-    panes = []
-    for dtype, short in DTYPES:
-        traces = [
-            render.tflops_line(
-                render.rows_by(docs, SQUARES, "m", impl=impl, dtype=dtype), "m", label, impl,
-                hover=hover,
-            )
-            for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
-        ]  # fmt: skip
-        # A peer that could not run on this device is simply absent.
-        if rs := render.rows(docs, SQUARES, impl="compile", dtype=dtype):
-            name = "torch.compile max-autotune"
-            traces.append(
-                render.tflops_line(
-                    rs, "m", name, "compile", hover=hover, mode="markers", marker={"size": 9}
-                )
-            )
-        panes.append((short, traces))
+    hover, impls = "n = %{x}<br>%{y:.0f} TFLOP/s", (*IMPLS, COMPILE)
+    panes = [
+        (
+            short,
+            render.impl_lines(docs, SQUARES, "m", impls, render.tflops_points, hover, dtype=dtype),
+        )
+        for dtype, short in DTYPES
+    ]
     sizes = sorted({r["m"] for r in render.rows(docs, SQUARES)})
     return render.panels(
         panes,
@@ -374,10 +351,7 @@ def fig_squares(docs: Docs) -> dict:
 
 def fig_llm(docs: Docs) -> dict:
     hover = "M = %{x} tokens<br>%{y:.0f} TFLOP/s"
-    traces = [
-        render.tflops_line(render.rows_by(docs, LLM, "m", impl=impl), "m", label, impl, hover=hover)
-        for impl, label in (("triton", "Triton (kernels/matmul.py)"), ("cublas", "cuBLAS"))
-    ]
+    traces = render.impl_lines(docs, LLM, "m", IMPLS, render.tflops_points, hover)
     ms = sorted({r["m"] for r in render.rows(docs, LLM)})
     top = 2 * max(render.flop_rate(r) / 1e12 for r in render.rows(docs, LLM))
     ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if t <= top]

@@ -124,9 +124,7 @@ def smem_smallest_refused_config(docs: Docs) -> str | None:
     return render.config_text(min(found, key=lambda x: x[0])[2]) if found else None
 
 
-def config(docs: Docs, which: Which) -> str:
-    """The fastest or the slowest config of the sweep, or the autotuner's pick."""
-    return render.config_text(chosen(docs, which))
+config = render.row_kind(chosen, render.config_text, "The fastest or slowest config, or the pick.")
 
 
 Rated = Literal["best", "worst", "pick", "cublas", "small_tile"]
@@ -144,14 +142,9 @@ def tflops_of(docs: Docs, which: Rated) -> float | None:
     return render.flop_rate(r) if "time_s" in r else None
 
 
-def ratio_of(docs: Docs, of: Rated, to: Rated) -> float | None:
-    """FLOP/s of ``of`` over FLOP/s of ``to`` (see matmul_autotune.tflops)."""
-    return render.quotient(tflops_of(docs, of), tflops_of(docs, to))
-
-
-def pick_is_best(docs: Docs) -> str:
-    """'the same config as' or 'not the same config as' the sweep's fastest."""
-    return "the same config as" if pick(docs) is chosen(docs, "best") else "not the same config as"
+ratio_of = render.pair_kind(
+    tflops_of, "which", lambda docs, a, b: render.quotient(a, b), "FLOP/s of ``of`` over ``to``."
+)
 
 
 def pick_rank(docs: Docs) -> int | None:
@@ -166,9 +159,7 @@ def max_spills(docs: Docs) -> int | None:
     return max(spills) if spills else None
 
 
-def pick_regs(docs: Docs) -> int | None:
-    """Registers per thread of the autotuner's pick (None: not recorded)."""
-    return pick(docs).get("n_regs")
+pick_regs = render.row_kind(pick, lambda r: r.get("n_regs"), "Registers per thread of the pick.")
 
 
 def pick_shared(docs: Docs, source: Literal["estimate", "compiled"]) -> int | None:
@@ -180,23 +171,15 @@ def pick_shared(docs: Docs, source: Literal["estimate", "compiled"]) -> int | No
                        render.ELEMENT_BYTES[r["dtype"]])  # fmt: skip
 
 
-def pick_note(docs: Docs) -> str:
-    """A sentence on the pick against the best: the same, or do their time ranges overlap."""
-    p, best = pick(docs), chosen(docs, "best")
-    if p is best:
-        return "The sweep's timing and the autotuner's agree."
-    if "time_s" not in p:
-        return "The autotuner's pick was refused when the sweep ran it on its own."
-    if render.winner(best["time_s"], p["time_s"]) != 1:
-        return (
-            "The two were timed by separate do_bench runs, and their 20th–80th percentile "
-            "ranges overlap: between configs this close the tuner is choosing within the "
-            "timer's noise, and either is a fine answer."
-        )
+def best_vs_pick(docs: Docs) -> str | None:
+    """The sweep's fastest config against the autotuner's pick, in words by their spreads
+    alone (the two do_bench runs' 20th-80th percentiles, no margin); None where the pick
+    was refused."""
+    p = pick(docs)
     return (
-        "The two were timed by separate do_bench runs, and their 20th–80th percentile "
-        "ranges do not overlap: in the sweep's timing the pick is measurably slower, a "
-        "difference the autotuner's own timing in the same run did not see."
+        render.compare(chosen(docs, "best")["time_s"], p["time_s"], margin=0.0)
+        if "time_s" in p
+        else None
     )
 
 
@@ -293,9 +276,9 @@ config_shared = render.row_kind(
 )
 
 
-def stages_compare(docs: Docs, tile: str, warps: int, of: int, to: int) -> str | None:
-    """``of`` stages against ``to`` stages of one tile and warps, in words by the tie rule."""
-    return render.tie_words(docs, SWEEP, *(sweep_row(docs, tile, warps, s) for s in (of, to)))
+stages_compare = render.pair_kind(
+    sweep_row, "stages", render.tie(SWEEP), "``of`` stages against ``to`` stages, in words."
+)
 
 
 def cost_ratio(docs: Docs) -> float | None:
@@ -313,12 +296,11 @@ VALUES = {
     "matmul_autotune.config": Value(config),
     "matmul_autotune.tflops": Value(tflops_of, render.tflops, missing=NOT_MEASURED),
     "matmul_autotune.ratio": Value(ratio_of, render.ratio, missing=NOT_MEASURED),
-    "matmul_autotune.pick_is_best": Value(pick_is_best),
     "matmul_autotune.pick_rank": Value(pick_rank, render.count, missing=NOT_MEASURED),
     "matmul_autotune.max_spills": Value(max_spills, render.count, missing=NOT_MEASURED),
     "matmul_autotune.pick_regs": Value(pick_regs, render.count, missing=NOT_MEASURED),
     "matmul_autotune.pick_shared": Value(pick_shared, render.bytes_kib, missing=NOT_MEASURED),
-    "matmul_autotune.pick_note": Value(pick_note),
+    "matmul_autotune.best_vs_pick": Value(best_vs_pick, missing=NOT_MEASURED),
     "matmul_autotune.within_tile_max": Value(within_tile_max, render.ratio, missing=NOT_MEASURED),
     "matmul_autotune.config_tflops": Value(config_tflops, render.tflops, missing=NOT_MEASURED),
     "matmul_autotune.smem": Value(smem, render.bytes_kib),

@@ -114,47 +114,23 @@ def epilogue_added(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None
     return None if a is None or b is None else render.p50(a) - render.p50(b)
 
 
-def epilogue_cost(docs: Docs, n: int) -> str | None:
-    """A sentence on what the epilogue adds to the TMA kernel at n³, by the tie rule."""
-    fused, plain = epi_row(docs, "tma_fused", n), epi_row(docs, "tma_plain", n)
-    if not (word := render.tie_words(docs, EPI, fused, plain)):
-        return None
-    if word == "slower than":
-        added = render.micros(0)(epilogue_added(docs, "tma_fused", "tma_plain", n))
-        extra = render.percent1(epilogue_extra(docs, "tma_fused", "tma_plain", n))
-        return f"At {n}³ the fused call takes {added} longer than the plain one ({extra})."
-    ratio = render.paired(plain["time_s"], fused["time_s"])
-    if ratio is not None:  # timed head to head: the per-round ratio's interval decides
-        return (
-            f"At {n}³ the fused call is {word} the plain one: timed in turn, the fused "
-            f"call's time over the plain one's spans {ratio['p20']:.3f}–{ratio['p80']:.3f} "
-            "from round to round, which includes 1, so this run cannot say what the "
-            "epilogue costs at that size."
-        )
-    span = render.FORMATS["span_us0"](plain["time_s"])
-    drift = render.percent1(render.tie_margin(render.doc(docs, EPI)))
-    return (
-        f"At {n}³ the fused call is {word} the plain one by the tie rule: the plain call's "
-        f"own times spread over {span}, and the comparison is widened by {drift} for the "
-        "run's drift, so this run cannot say what the epilogue costs at that size; the "
-        "difference of the two medians is not a result."
-    )
+rounds = render.pair_kind(
+    epi_row,
+    "impl",
+    lambda docs, a, b: a and b and render.paired(b["time_s"], a["time_s"]),
+    "The per-round ratio of ``of``'s time over ``to``'s where timed in turn (a spread).",
+)
+spread = render.row_kind(epi_row, lambda r: r["time_s"], "``impl``'s time spread at n³.")
 
 
-def epilogue_configs(docs: Docs, n: int) -> str | None:
-    """A sentence on the configs the autotuner ran for the fused and the plain call at n³."""
-    if EPI not in docs:
-        return None
-    fused, plain = epilogue_config(docs, "tma_fused", n), epilogue_config(docs, "tma_plain", n)
-    if fused is None or plain is None:
-        return (
-            "The autotuner tunes the fused and the plain call separately (the epilogue's "
-            "flags are part of its key), so the two may not run the same tiles; the configs "
-            "it chose for each would settle how much of the difference is the epilogue's."
-        )
-    if fused == plain:
-        return f"At {n}³ the autotuner ran the same config for both calls, {fused}."
-    return f"At {n}³ the autotuner ran {fused} for the fused call and {plain} for the plain one."
+def round_span(s: dict) -> str:
+    """A per-round ratio's 20th to 80th percentile: '0.997–1.004'."""
+    return f"{s['p20']:.3f}–{s['p80']:.3f}"
+
+
+def drift(docs: Docs) -> float | None:
+    """What a comparison in the epilogue run is widened by (``render.tie_margin``)."""
+    return render.tie_margin(docs[EPI]) if EPI in docs else None
 
 
 VALUES = {
@@ -167,7 +143,10 @@ VALUES = {
     "matmul_tma.epilogue_ratio": Value(epilogue_ratio, render.ratio, missing=NOT_MEASURED),
     "matmul_tma.epilogue_extra": Value(epilogue_extra, render.percent1, missing=NOT_MEASURED),
     "matmul_tma.epilogue_vs": Value(epilogue_vs, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_cost": Value(epilogue_cost, missing=NOT_MEASURED),
-    "matmul_tma.epilogue_configs": Value(epilogue_configs, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_config": Value(epilogue_config, missing=NOT_MEASURED),
+    "matmul_tma.epilogue_added": Value(epilogue_added, render.micros(0), missing=NOT_MEASURED),
+    "matmul_tma.rounds": Value(rounds, round_span, missing=NOT_MEASURED),
+    "matmul_tma.spread": Value(spread, render.FORMATS["span_us0"], missing=NOT_MEASURED),
+    "matmul_tma.drift": Value(drift, render.percent1, missing=NOT_MEASURED),
 }
 FIGURES: dict = {}

@@ -16,7 +16,7 @@ from scripts.book.render import Docs, Figure, Value
 BENCH = "reduction"
 DTYPES = ("float32", "bfloat16")
 Dtype = Literal["float32", "bfloat16"]
-IMPLS = (("triton", "Triton (kernels/reduction.py)"), ("torch", "torch"))
+TRITON = ("triton", "Triton (kernels/reduction.py)", "triton")
 OPS = (("sum", "row sum"), ("max", "row max"))
 TORCH_NAME = {"sum": "torch.sum", "max": "torch.amax"}
 
@@ -95,22 +95,13 @@ def triton_copy_range(docs: Docs) -> str | None:
     return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"
 
 
-def widest_row(docs: Docs, of: Literal["cols", "plan", "ptx", "loads"]) -> str | None:
-    """The widest row, in words: its columns, the fp32 plan, PTX counts, or 16-byte loads."""
-    if not measured(docs):
-        return None
-    r = widest(docs, "triton", "sum")
-    if of == "cols":
-        return f"{r['cols']:,}"
-    if of == "plan":
-        return f"{r['block_m']} × {r['block_n']} over {r['num_warps']} warps"
-    if of == "ptx":
-        ptx = r["ptx"]
-        return (
-            f"shfl.sync: {ptx['shfl']}, st.shared: {ptx['st_shared']}, bar.sync: {ptx['bar_sync']}"
-        )
-    b = widest(docs, "triton", "sum", "bfloat16")
-    return f"{r['ptx']['ld_global_v4']} in fp32, {b['ptx']['ld_global_v4']} in bf16"
+def ptx(
+    docs: Docs,
+    count: Literal["shfl", "st_shared", "bar_sync", "ld_global_v4"],
+    dtype: Dtype = "float32",
+) -> int | None:
+    """How many of one PTX instruction the Triton sum compiled for the widest rows holds."""
+    return widest(docs, "triton", "sum", dtype)["ptx"][count] if measured(docs) else None
 
 
 def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
@@ -194,21 +185,6 @@ def tile_compare(
     return render.tie_words(docs, TILE, wide, default if to == "default" else peer)
 
 
-def tile_finding(docs: Docs, op: Op, dtype: Dtype = "bfloat16") -> str | None:
-    """Whether bytes per loop step account for the gap to torch, a clause."""
-    found = tile_pair(docs, op, dtype)
-    if found is None:
-        return None
-    wide, default, peer = found
-    gained = render.tie_words(docs, TILE, wide, default) == "faster than"
-    behind = render.tie_words(docs, TILE, wide, peer) == "slower than"
-    if gained and not behind:
-        return "the bytes a program reads per step account for the gap"
-    if gained:
-        return "the bytes a program reads per step account for part of the gap, not all of it"
-    return "the bytes a program reads per step do not account for the gap"
-
-
 NOT_MEASURED = "not measured"
 VALUES = {
     "reduction.of_copy": Value(of_copy, render.percent, missing=NOT_MEASURED),
@@ -216,28 +192,28 @@ VALUES = {
     "reduction.compare": Value(compare_torch, missing=NOT_MEASURED),
     "reduction.width_compare": Value(width_compare, missing=NOT_MEASURED),
     "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
-    "reduction.widest": Value(widest_row, missing=NOT_MEASURED),
+    "reduction.ptx": Value(ptx, render.plain, missing=NOT_MEASURED),
     "reduction.resident": Value(resident, render.count, missing="unknown for this GPU"),
     "reduction.in_flight": Value(in_flight, render.kib, missing="unknown for this GPU"),
     "reduction.tile_of_copy": Value(tile_of_copy, render.percent, missing=NOT_MEASURED),
     "reduction.tile_best_warps": Value(tile_best_warps, render.count, missing=NOT_MEASURED),
     "reduction.tile_torch_of_copy": Value(tile_torch_of_copy, render.percent, missing=NOT_MEASURED),
     "reduction.tile_compare": Value(tile_compare, missing=NOT_MEASURED),
-    "reduction.tile_finding": Value(tile_finding, missing=NOT_MEASURED),
 }
 
 
 def fig_widths(docs: Docs) -> dict:
     """One panel per operation and dtype: the Triton kernel against torch's, with copy."""
-    panes = []
-    for op, op_name in OPS:
-        for dtype in DTYPES:
-            curves = []
-            for impl, impl_name in IMPLS:
-                name = impl_name if impl == "triton" else TORCH_NAME[op]
-                if rs := series(docs, impl, op, dtype):
-                    curves.append((rs, name, impl, impl == "triton", {}))
-            panes.append((f"{op_name}, {render.SHORT_DTYPE[dtype]}", curves))
+    panes = [
+        (
+            f"{op_name}, {render.SHORT_DTYPE[dtype]}",
+            render.impl_curves(
+                docs, BENCH, (TRITON, ("torch", TORCH_NAME[op], "torch")), op=op, dtype=dtype
+            ),
+        )
+        for op, op_name in OPS
+        for dtype in DTYPES
+    ]
     ws = sorted({r["cols"] for r in render.rows(docs, BENCH)})
     return render.width_panels(docs, BENCH, ws, panes)
 

@@ -168,21 +168,14 @@ def sweep_bandwidth(
     return None if b is None else render.bandwidth(b)
 
 
-def sweep_shape(
-    docs: Docs,
-    hidden: Hidden,
-    prefetch: bool | None = None,
-    detail: Literal["step", "registers"] = "step",
-) -> str | None:
-    """The sweep's fastest backward shape at ``hidden``, with its step or its registers."""
-    b = sweep_best(docs, hidden, None, prefetch)
-    if b is None:
-        return None
-    if detail == "registers":
-        regs = f"{b['n_regs']} registers per thread, {b['n_spills']} spilled"
-        return f"{b['num_warps']} warps, {b['programs_per_sm']} per SM: {regs}"
-    k = b["rows_per_step"]
-    return f"{b['programs_per_sm']} per SM, {b['num_warps']} warps, {k} row{'s' * (k > 1)} per step"
+SweepField = Literal["programs_per_sm", "num_warps", "rows_per_step", "n_regs", "n_spills"]
+
+
+def sweep_field(
+    docs: Docs, hidden: Hidden, of: SweepField, prefetch: bool | None = None
+) -> int | None:
+    """One field of the sweep's fastest backward shape at ``hidden``: its launch or registers."""
+    return render.field(sweep_best(docs, hidden, None, prefetch), of)
 
 
 def sweep_count(docs: Docs) -> int:
@@ -205,7 +198,7 @@ VALUES = {
     "rmsnorm.tensor_over_l2": Value(tensor_over_l2, render.whole),
     "rmsnorm.small_m": Value(small_m, render.micros(0), missing=NOT_MEASURED),
     "rmsnorm.sweep_bandwidth": Value(sweep_bandwidth, render.tbps, missing=NOT_MEASURED),
-    "rmsnorm.sweep_shape": Value(sweep_shape, missing=NOT_MEASURED),
+    "rmsnorm.sweep_field": Value(sweep_field, render.plain, missing=NOT_MEASURED),
     "rmsnorm.sweep_count": Value(sweep_count, render.count),
 }
 

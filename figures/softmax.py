@@ -170,18 +170,13 @@ def sweep_bandwidth(
     return render.bandwidth(r) if r else None
 
 
-def sweep_ratio(
-    docs: Docs, of: Literal["online", "control"], cols: int = LONG, dtype: Dtype = "float32"
-) -> float | None:
-    """``of``'s bandwidth over the other's (online's best against the control) at ``cols``."""
-    online, control = (sweep_bandwidth(docs, k, dtype, cols) for k in ("online", "control"))
-    return render.quotient(online, control) if of == "online" else render.quotient(control, online)
+def quotient(docs: Docs, a: float | None, b: float | None) -> float | None:
+    """For ``pair_kind`` over ``sweep_bandwidth``: one setting's bandwidth over another's."""
+    return render.quotient(a, b)
 
 
-def tile_gain(docs: Docs, dtype: Dtype) -> float | None:
-    """Bandwidth with tiles of 32,768 over tiles of 8,192 (65,536 columns, one per SM)."""
-    small, large = (sweep_bandwidth(docs, "online", dtype, LONG, t, 1) for t in (8192, 32768))
-    return render.quotient(large, small)
+sweep_ratio = render.pair_kind(sweep_bandwidth, "kernel", quotient, "``of``'s best over ``to``'s.")
+tile_gain = render.pair_kind(sweep_bandwidth, "tile", quotient, "Tiles of ``of`` over ``to``.")
 
 
 def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:
@@ -204,24 +199,11 @@ def same_tiles(docs: Docs, same: Literal["bytes", "elements"]) -> str | None:
     return ", ".join(f"{v:.2f}× at {n:,}" for n, v in pairs) or None
 
 
-def tile_hypothesis(docs: Docs) -> str | None:
-    """Whether the dtypes lie closer together at equal bytes per tile than elements, a clause."""
-    by_bytes, by_elements = bf16_over_fp32(docs, "bytes"), bf16_over_fp32(docs, "elements")
-    if not by_bytes or not by_elements:
-        return None
-
-    def spread(pairs):
-        return sum(abs(math.log(v)) for _, v in pairs) / len(pairs)
-
-    if spread(by_bytes) < spread(by_elements):
-        return (
-            "the two dtypes lie closer together at equal bytes per tile than at equal "
-            "elements, as the hypothesis predicts"
-        )
-    return (
-        "the two dtypes do not lie closer together at equal bytes per tile than at equal "
-        "elements, so this data does not support the hypothesis"
-    )
+def tile_spread(docs: Docs, same: Literal["bytes", "elements"]) -> float | None:
+    """How far bf16 lies from fp32 at equal bytes or elements per tile: the mean of
+    |log(bf16's bandwidth over fp32's)| over the tiles both measured (0: together)."""
+    pairs = bf16_over_fp32(docs, same)
+    return sum(abs(math.log(v)) for _, v in pairs) / len(pairs) if pairs else None
 
 
 def two_per_sm(docs: Docs) -> str | None:
@@ -262,19 +244,6 @@ def two_thirds_copy(docs: Docs) -> float:
     return 2 / 3 * render.copy(docs, ONLINE)
 
 
-def second_read(docs: Docs) -> str:
-    """Whether the sweep's best beats two thirds of copy (second read cached), a clause."""
-    if sweep_bandwidth(docs, dtype=None, cols=None) > two_thirds_copy(docs):
-        return (
-            "above that, faster than three full passes through HBM run at the copy "
-            "bandwidth: so at least part of the second read is served from the cache"
-        )
-    return (
-        "not above that, so these numbers alone do not show whether the second read is "
-        "served from the cache"
-    )
-
-
 def in_flight(docs: Docs, cols: int, dtype: Dtype = "float32", tensors: int = 1) -> int:
     """Bytes of the rows in flight, one program per SM, ``tensors`` tensors per row."""
     return render.provenance(docs)["sm_count"] * cols * render.ELEMENT_BYTES[dtype] * tensors
@@ -309,12 +278,11 @@ VALUES = {
     "softmax.sweep_ratio": Value(sweep_ratio, render.ratio, missing=NOT_MEASURED),
     "softmax.tile_gain": Value(tile_gain, render.ratio, missing=NOT_MEASURED),
     "softmax.same_tiles": Value(same_tiles, missing=NOT_MEASURED),
-    "softmax.tile_hypothesis": Value(tile_hypothesis, missing=NOT_MEASURED),
+    "softmax.tile_spread": Value(tile_spread, missing=NOT_MEASURED),
     "softmax.two_per_sm": Value(two_per_sm, missing=NOT_MEASURED),
     "softmax.best_where": Value(best_where, missing=NOT_MEASURED),
     "softmax.two_thirds_copy": Value(two_thirds_copy, render.tbps),
     "softmax.sweep_share": Value(sweep_share, render.percent, missing=NOT_MEASURED),
-    "softmax.second_read": Value(second_read),
     "softmax.in_flight": Value(in_flight, render.mib),
     "softmax.backward_tile": Value(backward_tile, render.tbps, missing=NOT_MEASURED),
     "softmax.backward_best": Value(backward_best, missing=NOT_MEASURED),
@@ -326,15 +294,10 @@ def fig_widths(direction: str):
         ws = sorted({r["cols"] for r in render.rows(docs, BENCH, impl="triton")})
         panes = [
             (
-                render.SHORT_DTYPE[dtype],
-                [
-                    (rs, name, role, impl == "triton", {})
-                    for impl, name, role, _, rs in render.curves(
-                        docs, BENCH, "cols", IMPLS, "dtype", [(dtype, None)], direction=direction
-                    )
-                ],
+                render.SHORT_DTYPE[d],
+                render.impl_curves(docs, BENCH, IMPLS, direction=direction, dtype=d),
             )
-            for dtype in DTYPES
+            for d in DTYPES
         ]
         return render.width_panels(docs, BENCH, ws, panes)
 

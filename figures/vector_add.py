@@ -114,10 +114,11 @@ empty_time = render.row_kind(
 )
 
 
-def over_empty(docs: Docs, block: int, warps: int) -> float:
-    """The add's device time over its empty control's on the same grid."""
-    r = sweep_row(docs, block, warps)
-    return r["time_s"]["p50"] / r["empty_time_s"]["p50"]
+over_empty = render.row_kind(
+    sweep_row,
+    lambda r: r["time_s"]["p50"] / r["empty_time_s"]["p50"],
+    "The add's time over the control's.",
+)
 
 
 def regs(docs: Docs, block: int, warps: int, spilled: bool = False) -> int:
@@ -261,9 +262,11 @@ def occupancy(docs: Docs, block: int, warps: int) -> float | None:
     return None if r is None else r["resident"] * warps / (limits["threads"] // 32)
 
 
-def warp_registers(docs: Docs, block: int, warps: int) -> int:
-    """Registers one warp of the add at (block, warps) is given (in units of 256)."""
-    return render.warp_share(sweep_row(docs, block, warps)["n_regs"])
+warp_registers = render.row_kind(
+    sweep_row,
+    lambda r: render.warp_share(r["n_regs"]),
+    "Registers one warp is given (units of 256).",
+)
 
 
 VALUES = {
@@ -301,10 +304,12 @@ VALUES = {
 
 def fig_bandwidth(docs: Docs) -> dict:
     bw = render.copy(docs, BENCH) / 1e12
-    traces = []
-    for impl, name in (("triton", "Triton (kernels/vector_add.py)"), ("torch", "torch.add")):
-        rs = by_size(docs, impl)
-        traces.append(render.tbps_line(rs, "n", name, impl, hover="n = %{x:,}<br>%{y:.2f} TB/s"))
+    impls = (
+        ("triton", "Triton (kernels/vector_add.py)", "triton"),
+        ("torch", "torch.add", "torch"),
+    )
+    hover = "n = %{x:,}<br>%{y:.2f} TB/s"
+    traces = render.impl_lines(docs, BENCH, "n", impls, render.tbps_points, hover, dtype="float32")
     ns = [r["n"] for r in by_size(docs, "triton")]
     traces.append(render.copy_ceiling(docs, BENCH, ns))
     l2 = render.provenance(docs).get("l2_bytes") or 0

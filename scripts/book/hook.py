@@ -1,9 +1,10 @@
 """MkDocs hook: the book's build-time glue.
 
-- expands ``{{ figure NAME }}``, ``{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}``
-  and ``{{ table NAME }}`` placeholders from the measured data in figures/data, through
-  the figure modules figures/*.py (see scripts/book/render.py); an unknown placeholder,
-  kind or parameter fails the build;
+- expands ``{{ figure NAME }}``, ``{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}``,
+  ``{{ table NAME }}`` and ``{{ choose DEVICE | CONDITION => TEXT | ... }}`` (one of the
+  page's own phrasings, picked by the data) placeholders from the measured data in
+  figures/data, through the figure modules figures/*.py (see scripts/book/render.py); an
+  unknown placeholder, kind or parameter fails the build;
 - loads the plotting library only on pages that show a figure: a partial Plotly bundle
   with just the trace types the book draws (docs/assets/vendor/plotly-basic.min.js, MIT,
   licence beside it), deferred so the text never waits for it. Pages without figures

@@ -17,6 +17,8 @@ Placeholders in lesson Markdown (anything else between double braces fails the b
     {{ table NAME }}
         a Markdown table with a column per device that has its data, and under it the
         run (date, commit, clocks) each column was measured in (the scoreboard appendix)
+    {{ choose DEVICE | CONDITION => TEXT | ... [| else => TEXT] [| stale => TEXT] }}
+        one of the page's own phrasings, picked by the data (see "Choosing words" below)
 
 **Value kinds.** A kind is one function and one meaning, chosen by parameters:
 
@@ -38,7 +40,11 @@ such as ``matmul has no row impl=triton dtype=float16 m=4096``) or ``maybe_one``
 a device that has not run the benchmark; with ``absent_ok=True`` also where its run lacks
 the row); share ``bandwidth``, ``flop_rate``, ``copy``, ``median`` and ``quotient`` from
 here, and build figures from the plot helpers below (``plot``, ``rows_by``, ``curves``,
-``tbps_line``, ``copy_ceiling``, ``hbar``, ...) rather than writing Plotly dicts out.
+``tbps_line``, ``copy_ceiling``, ``hbar``, ...) rather than writing Plotly dicts out. A
+figure that repeats a shape other figures draw is a small table handed to a builder: a
+line per implementation (``impl_lines``: rows, x field, points, hover), bandwidth
+against row width with a panel per dtype (``impl_curves`` into ``width_panels``), grouped
+bars of a row's time spreads by clock (``clock_bars``).
 A compute that returns None means "not measured": ``Value(f, fmt, missing="not
 measured")`` says so in words; a value with no ``missing`` text shows None as its format
 does.
@@ -68,6 +74,28 @@ gathers them.
 ``KIND:NAME=VALUE,NAME=VALUE`` (``vector_add.bandwidth:impl=torch,dtype=float16``), or
 the bare kind when it takes no parameters; the build embeds the unformatted number under
 exactly that word (no ``as=`` there).
+
+**Choosing words.** Prose belongs on the page, not in a figure module: where a sentence
+goes one of two or three ways by the data ("above that, so part of the second read is
+cached" / "not above that, so ..."), the page writes every phrasing and ``choose`` picks
+the first whose CONDITION holds::
+
+    {{ choose h100
+       | softmax.sweep dtype=none cols=none > softmax.two_thirds_copy => above that, ...
+       | else => not above that, ... }}
+
+A CONDITION is ``KIND [NAME=VALUE ...] OP OPERAND``: OP one of ``< <= > >= == !=`` and
+the OPERAND a number, a quoted phrase (``== "faster than"``, for a kind that returns
+words, say a ``tie_words`` kind), ``none`` (with ``==`` or ``!=`` only: "not measured")
+or another ``KIND [NAME=VALUE ...]``. Values are read as the ``value`` placeholder reads
+them, unformatted. A kind that gives None (not measured) elsewhere fails the build with
+the value named, as does a choice where no CONDITION holds and there is no ``else``.
+Stale-aware like the tie words: where any file read to decide is
+stale (see "stale data"), the ``stale`` phrasing is shown, or STALE_WORDS without one,
+and the page's stale note lists the files. The chosen TEXT's whitespace is collapsed to
+single spaces; it may hold Markdown and ``value`` placeholders (one level deep), which
+are filled in as anywhere else. Each kind a condition or a phrasing names counts as used
+(``placeholders``).
 
 **Tables** (``TABLES = {name: Table(reads, cells, head)}``, names ``F`` or ``F-...`` as
 for figures): ``cells(docs)`` gives one device's cells as ``{row label: text}``, a label
@@ -118,6 +146,7 @@ import html
 import importlib
 import inspect
 import json
+import operator
 import os
 import pkgutil
 import re
@@ -708,6 +737,30 @@ def curves(docs: Docs, bench: str, x: str, impls, field: str, styles, **match):
                 yield impl, label, role, style, found
 
 
+def impl_lines(docs: Docs, bench: str, x: str, impls, points, hover: str, **match) -> list[dict]:
+    """A figure's lines, one per implementation: for each ``(impl, label, role[, extra])`` of
+    ``impls`` whose rows of ``bench`` match ``match``, their ``points(rows)`` (say
+    ``tbps_points``) against their field ``x``, host-bound points hollow; ``extra`` goes
+    to ``line`` (``mode``, ``marker``). An implementation without rows draws no line."""
+    traces = []
+    for impl, label, role, *extra in impls:
+        if rs := rows_by(docs, bench, x, impl=impl, **match):
+            xs = [r[x] for r in rs]
+            traces.append(
+                line(xs, points(rs), label, role, hover=hover, rows=rs, **(extra or [{}])[0])
+            )
+    return traces
+
+
+def impl_curves(docs: Docs, bench: str, impls, x: str = "cols", **match) -> list[tuple]:
+    """``width_figure``'s curves, one per ``(impl, label, role)`` of ``impls`` with rows of
+    ``bench`` matching ``match``: the book's kernel (role ``triton``) drawn as ours."""
+    found = (
+        (rows_by(docs, bench, x, impl=impl, **match), label, role) for impl, label, role in impls
+    )
+    return [(rs, label, role, role == "triton", {}) for rs, label, role in found if rs]
+
+
 def width_traces(docs: Docs, bench: str, widths, curves) -> list[dict]:
     """The traces of ``width_figure``: the copy ceiling (drawn first, listed last), the
     peers, then the book's kernels (``ours``), drawn last so that they stay visible where
@@ -767,6 +820,22 @@ def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> d
         "<extra>%{fullData.name}</extra>" if name else "<extra></extra>"
     )
     return trace
+
+
+def clock_bars(rows: list[dict], labels, clocks, text: Callable[[float], str], hover: str):
+    """Grouped bars of each row's time spreads in µs, one trace per ``(field, name, role)``
+    of ``clocks`` that every row has, each bar labelled ``text(median seconds)``; returns
+    (traces, the names of the clocks some row lacks, up to their first ':')."""
+    traces, missing = [], []
+    for field, name, role in clocks:
+        if not all(field in r for r in rows):
+            missing.append(name.split(":")[0])
+            continue
+        shown = [text(r[field]["p50"]) for r in rows]
+        traces.append(
+            hbar(labels, us_points(rows, field), role, name=name, hover=hover, text=shown)
+        )
+    return traces, missing
 
 
 def panels(panes, xaxis: dict, yaxis: dict, *, columns: int = 2, same_y: bool = True) -> dict:
@@ -1299,7 +1368,9 @@ def registry() -> Registry:
 
 # ---- placeholders -----------------------------------------------------------------------
 
-PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.S)
+# Anything between double braces, where it may hold other placeholders one level deep (a
+# ``choose``'s phrasings may hold values); a single brace inside is not allowed.
+PLACEHOLDER = re.compile(r"\{\{((?:[^{}]|\{\{[^{}]*\}\})*?)\}\}", re.S)
 
 
 def caption(docs: Docs, needs: tuple[str, ...], extra=()) -> str:
@@ -1533,9 +1604,110 @@ def value_text(
 
 
 PLACEHOLDER_HELP = (
-    "'{{ figure NAME }}', '{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}' "
-    "or '{{ table NAME }}'"
+    "'{{ figure NAME }}', '{{ value DEVICE KIND [NAME=VALUE ...] [as=FORMAT] }}', "
+    "'{{ table NAME }}' or '{{ choose DEVICE | CONDITION => TEXT | ... }}'"
 )
+
+
+# ---- choose: the page's phrasings, picked by the data ("Choosing words" above) ------------
+
+CHOOSE_OPS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One phrasing of a ``choose``: shown where ``left OP right`` holds; ``left`` is None
+    for the ``else`` and ``stale`` phrasings (``op`` names which)."""
+
+    left: Use | None
+    op: str
+    right: Use | float | str | None
+    text: str
+
+
+def parse_choose(body: str) -> tuple[str, list[Case]]:
+    """The device and the cases of ``choose DEVICE | CONDITION => TEXT | ...``."""
+    head, *parts = body.split("|")
+    words = head.split()
+    if words[:1] != ["choose"] or len(words) != 2 or not parts:
+        raise RenderError(f"write '{{{{ choose DEVICE | CONDITION => TEXT | ... }}}}': {body!r}")
+    device, cases = words[1], []
+    for part in parts:
+        cond, arrow, text = part.partition("=>")
+        if not arrow or not text.strip():
+            raise RenderError(f"choose: {part.strip()!r} is not 'CONDITION => TEXT'")
+        text, words = " ".join(text.split()), cond.split()
+        if words in (["else"], ["stale"]):
+            cases.append(Case(None, words[0], None, text))
+            continue
+        at = next((i for i, w in enumerate(words) if w in CHOOSE_OPS), None)
+        if not at or at == len(words) - 1:
+            raise RenderError(f"choose: {cond.strip()!r} is not 'KIND [NAME=VALUE ...] OP X'")
+        rest = " ".join(words[at + 1 :])
+        if rest.startswith('"') and rest.endswith('"') and len(rest) > 1:
+            right: Use | float | str | None = rest[1:-1]
+        elif rest == "none" and words[at] in ("==", "!="):
+            right = None
+        else:
+            try:
+                right = float(rest)
+            except ValueError:
+                right = parse_use(words[at + 1 :])
+        cases.append(Case(parse_use(words[:at]), words[at], right, text))
+    return device, cases
+
+
+def choose_uses(body: str) -> list[Use]:
+    """The values a ``choose`` reads, in its conditions and its phrasings' placeholders."""
+    _, cases = parse_choose(body)
+    found = [u for c in cases for u in (c.left, c.right) if isinstance(u, Use)]
+    return found + [use for c in cases for _, use in placeholders(c.text)]
+
+
+def choose_text(
+    body: str, devices: dict[str, Docs], reg: Registry | None = None, seen: dict | None = None
+) -> str:
+    """The phrasing ``{{ choose ... }}`` (``body``: the words between the braces) picks on
+    its device: the first case whose condition holds, else the ``else`` case; the
+    ``stale`` case (or STALE_WORDS) where any file read to decide is stale."""
+    reg = reg or registry()
+    device, cases = parse_choose(body)
+    slug = resolve_device(device, devices)
+    bound = {u: bind(u, reg) for c in cases for u in (c.left, c.right) if isinstance(u, Use)}
+
+    def read(use: Use, none_ok: bool = False):
+        val, args, _ = bound[use]
+        value = val.compute(docs, **args)
+        if value is None and not none_ok:
+            raise RenderError(f"choose: value {use} is not measured on {slug!r}")
+        return value
+
+    found = None
+    with reading(devices[slug]) as (docs, comp):
+        try:
+            for case in cases:
+                if case.op == "else":
+                    found = case
+                elif case.left is not None:
+                    right = read(case.right) if isinstance(case.right, Use) else case.right
+                    left = read(case.left, none_ok=case.right is None)
+                    found = case if CHOOSE_OPS[case.op](left, right) else None
+                if found:
+                    break
+        except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError) as exc:
+            raise RenderError(f"choose cannot be decided from {slug!r} data: {exc!r}") from exc
+    if _note_stale(seen, slug, devices[slug], comp.read):
+        return next((c.text for c in cases if c.op == "stale"), STALE_WORDS)
+    if found is None:
+        raise RenderError(f"choose on {slug!r}: no condition holds and there is no else")
+    return expand(found.text, devices, reg, seen)
 
 
 def expand(
@@ -1552,18 +1724,23 @@ def expand(
             return "\n\n" + table_markdown(words[1], devices, reg, seen) + "\n"
         if len(words) >= 3 and words[0] == "value":
             return value_text(words[1], parse_use(words[2:]), devices, reg, seen)
+        if words and words[0] == "choose":
+            return choose_text(match.group(1), devices, reg, seen)
         raise RenderError(f"unknown placeholder {match.group(0)!r}: use {PLACEHOLDER_HELP}")
 
     return PLACEHOLDER.sub(sub, markdown)
 
 
 def placeholders(markdown: str) -> list[tuple[str, Use]]:
-    """(device, use) of every value placeholder in ``markdown``, in order (for tests)."""
+    """(device, use) of every value placeholder in ``markdown``, in order, and of every
+    value a ``choose`` reads (for tests)."""
     found = []
     for match in PLACEHOLDER.finditer(markdown):
         words = match.group(1).split()
         if len(words) >= 3 and words[0] == "value":
             found.append((words[1], parse_use(words[2:])))
+        elif words and words[0] == "choose":
+            found += [(words[1], use) for use in choose_uses(match.group(1))]
     return found
 
 
@@ -1684,6 +1861,16 @@ def time_ratio(of: dict | None, to: dict | None) -> float | None:
     """Median time of row ``of`` over row ``to`` (above 1: ``to`` is faster); None without
     both."""
     return None if of is None or to is None else of["time_s"]["p50"] / to["time_s"]["p50"]
+
+
+def times_over(of: Spread | None, to: Spread | None) -> float | None:
+    """``of``'s median time over ``to``'s, two spreads of one run: the per-round ratio's
+    median where the two were timed head to head (``paired``), else the ratio of their
+    medians; None without both."""
+    if of is None or to is None:
+        return None
+    ratio = paired(to, of)
+    return ratio["p50"] if ratio else of["p50"] / to["p50"]
 
 
 def per_byte(row: dict) -> Spread:

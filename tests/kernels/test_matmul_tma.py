@@ -540,6 +540,16 @@ def value(spec: str, docs: dict):
     return render.compute(render.parse_use(spec.split()), docs)
 
 
+def chosen(kind: str, docs: dict, nth: int = 0, n: str | None = None) -> str:
+    """What lesson 13's ``nth`` ``choose`` that reads ``kind`` shows on ``docs`` (at ``n``
+    instead of 4096 where given)."""
+    from scripts.book import render
+    from tests.site.support import page_choice
+
+    body = page_choice("performance/13-autotuning.md", kind, nth)
+    return render.choose_text(body.replace("4096", n) if n else body, {"h100": docs})
+
+
 def test_values_say_not_measured_without_data():
     import itertools
 
@@ -631,9 +641,10 @@ def test_epilogue_values_on_made_up_rows():
 
     assert fig.epilogue_added(docs, "tma_fused", "tma_plain", 4096) == pytest.approx(0.1)
     assert fig.epilogue_added(docs, "tma_fused", "tma_plain", 8192) is None
-    # No config recorded: the sentence says what the configs would settle.
-    assert "would settle" in value("matmul_tma.epilogue_configs n=4096", docs)
-    assert value("matmul_tma.epilogue_configs n=4096", {}) is None
+    # No config recorded: lesson 13's sentence says what the configs would settle.
+    docs["matmul_tma_epilogue"].update(provenance={}, benchmark="matmul_tma_epilogue")
+    assert "would settle" in chosen("matmul_tma.epilogue_config", docs)
+    assert value("matmul_tma.epilogue_config impl=tma_fused n=4096", {}) is None
 
 
 def test_epilogue_words_and_configs_on_made_up_rows():
@@ -649,25 +660,29 @@ def test_epilogue_words_and_configs_on_made_up_rows():
         epi("tma_fused", 8192, 8.0, **cfg), epi("tma_plain", 8192, 7.9, spread=0.05,
                                                **{**cfg, "num_stages": 4}),
     ]  # fmt: skip
-    docs = {"matmul_tma_epilogue": {"rows": rows, "ceilings": {}}}
+    from scripts.book import render
+
+    docs = {"matmul_tma_epilogue": {"rows": rows, "ceilings": {}, "provenance": {}}}
     vs = "matmul_tma.epilogue_vs"
     assert value(f"{vs} of=tma_fused to=tma_plain n=4096", docs) == "slower than"
     assert value(f"{vs} of=tma_fused to=cublas_eager n=4096", docs) == "faster than"
     assert value(f"{vs} of=tma_fused to=tma_plain n=8192", docs) == "as fast as"
     assert value(f"{vs} of=tma_fused to=cublas_eager n=8192", docs) is None  # no row
-    # What the epilogue costs, in a sentence: a time where the fused call is slower beyond
-    # the spreads, else that the run cannot tell (with the plain call's spread and the margin).
-    assert value("matmul_tma.epilogue_cost n=4096", docs) == (
+    # What the epilogue costs, in lesson 13's sentences: a time where the fused call is slower
+    # beyond the spreads, else that the run cannot tell (the plain call's spread, the margin).
+    cost = "matmul_tma.rounds"
+    assert chosen(cost, docs, 0) == (
         "At 4096³ the fused call takes 100000 µs longer than the plain one (11.1%)."
     )
-    cost = value("matmul_tma.epilogue_cost n=8192", docs)
-    assert cost.startswith("At 8192³ the fused call is as fast as the plain one by the tie rule")
-    assert "7505000–8295000 µs" in cost and "1.0%" in cost
-    assert value("matmul_tma.epilogue_cost n=8192", {}) is None
-    assert value("matmul_tma.epilogue_configs n=4096", docs) == (
+    said = chosen(cost, docs, 1)
+    assert said.startswith("At 8192³ the fused call is as fast as the plain one by the tie rule")
+    assert "7505000–8295000 µs" in said and "1.0%" in said
+    with pytest.raises(render.RenderError, match="matmul_tma.epilogue_vs"):
+        chosen(cost, {}, 1)
+    assert chosen("matmul_tma.epilogue_config", docs) == (
         "At 4096³ the autotuner ran the same config for both calls, 128×256×64, 8 warps, 3 stages."
     )
-    assert value("matmul_tma.epilogue_configs n=8192", docs) == (
+    assert chosen("matmul_tma.epilogue_config", docs, n="8192") == (
         "At 8192³ the autotuner ran 128×256×64, 8 warps, 3 stages for the fused call and "
         "128×256×64, 8 warps, 4 stages for the plain one."
     )

@@ -242,7 +242,7 @@ def test_the_value_kinds_read_the_rows_the_benchmarks_write(stubbed):
     assert fig.instructions({}, "none", "none") is None
     assert fig.issue_share({}, "none", "none") is None
     assert fig.dropout_compare({}) is None
-    assert fig.in_flight({}) is None
+    assert fig.control_compare({}, "none", "none", 32, 16) is None
 
 
 def compile_for_sm90(approximate: str, keep: str):

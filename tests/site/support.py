@@ -177,6 +177,20 @@ def serve(directory: Path, handler_class: type = _QuietHandler):
 DATA_VALUES = re.compile(r'\bdata-values="([^"]*)"')
 
 
+def page_choice(page: str, kind: str, nth: int = 0) -> str:
+    """The words of the ``nth`` ``{{ choose ... }}`` on ``page`` (under docs/) that reads
+    ``kind``: the phrasings the page writes, for a test that makes up the data."""
+    from scripts.book import render
+
+    bodies = [
+        m.group(1)
+        for m in render.PLACEHOLDER.finditer((DOCS / page).read_text())
+        if m.group(1).split()[:1] == ["choose"]
+        and any(use.kind == kind for use in render.choose_uses(m.group(1)))
+    ]
+    return bodies[nth]
+
+
 def value_placeholders() -> list[tuple[str, str, object]]:
     """(page, device, render.Use) of every ``{{ value ... }}`` on every page under docs/."""
     from scripts.book import render

@@ -17,7 +17,7 @@ from figures import compiler, dot, launch, reduction
 from figures import fused_activation as fa
 from figures import vector_add as va
 from scripts.book import render
-from tests.site.support import ROOT
+from tests.site.support import ROOT, page_choice
 
 REGISTRY = render.discover()
 ENVELOPE = json.loads((ROOT / "figures" / "schema.json").read_text())
@@ -45,6 +45,17 @@ def docs_with(benchmark: str, rows: list[dict], base: dict | None = None) -> dic
 
 def text(docs: dict, spec: str) -> str:
     return render.value_text("x", spec, {"x": docs}, REGISTRY)
+
+
+def chosen(docs: dict, page: str, kind: str, nth: int = 0) -> str:
+    """What the page's ``choose`` that reads ``kind`` shows on ``docs`` (its device: h100)."""
+    return render.choose_text(page_choice(page, kind, nth), {"h100": docs}, REGISTRY)
+
+
+def not_decided(docs: dict, page: str, kind: str, nth: int = 0) -> None:
+    """Without the data, the page's choice fails the build, naming the value it lacks."""
+    with pytest.raises(render.RenderError, match=kind):
+        chosen(docs, page, kind, nth)
 
 
 # ---- lesson 03: compile time, SASS -----------------------------------------------------------
@@ -298,10 +309,13 @@ def test_tf32_bias_says_which_side_of_the_exact_product():
         for p, mean, rms in (("tf32", -7e-4, 7.1e-4), ("tf32x3", 1e-9, 1e-7), ("ieee", 6e-8, 1e-7))
     ]  # fmt: skip
     docs = docs_with("dot_tf32", rows)
-    assert text(docs, "dot.tf32_bias precision=tf32").startswith("below the exact product")
-    assert text(docs, "dot.tf32_bias precision=tf32x3").startswith("centred on the exact")
-    assert text(docs, "dot.tf32_bias precision=ieee").startswith("above the exact product")
-    assert text({}, "dot.tf32_bias precision=tf32") == "not measured"
+    page, kind = "dsl/05-dot-and-tensor-cores.md", "dot.tf32_skew"
+    assert chosen(docs, page, kind, 0).startswith("below the exact product")  # tf32
+    assert chosen(docs, page, kind, 1).startswith("centred on the exact")  # tf32x3
+    ieee = page_choice(page, kind).replace("precision=tf32 ", "precision=ieee ")
+    assert render.choose_text(ieee, {"h100": docs}, REGISTRY).startswith("above the exact")
+    assert text({}, "dot.tf32_skew precision=tf32") == "not measured"
+    not_decided({}, page, kind)
 
 
 def test_datasheet_share_and_clock():
@@ -357,8 +371,9 @@ def test_tile_control_words_follow_the_times(wide, default, torch_time, words, f
     docs = docs_with("reduction_tile", rows)
     assert text(docs, "reduction.tile_compare op=sum to=default") == words[0]
     assert text(docs, "reduction.tile_compare op=sum to=torch") == words[1]
-    assert finding in text(docs, "reduction.tile_finding op=sum")
-    assert text({}, "reduction.tile_finding op=sum") == "not measured"
+    page = "dsl/06-reductions.md"
+    assert finding in chosen(docs, page, "reduction.tile_compare")  # op=sum
+    not_decided({}, page, "reduction.tile_compare")
 
 
 # ---- lesson 08: comparisons in words, and bytes against instructions --------------------------
@@ -438,12 +453,14 @@ def test_the_budget_reading_follows_the_data():
              ("triton", "nomask"): 2.2e-4}  # fmt: skip
     counts = {("tanh", "memory"): 32.0, ("none", "memory"): 45.0, ("none", "none"): 42.0}
     # shares of copy: tanh 99%, exact with mask 97%, no mask 81%; needs 48%, 67%, 93%
+    page, kind = "building/08-fused-activation.md", "fused_activation.budget_rise"
     docs = fused_docs(times, counts)
-    assert text(docs, "fused_activation.budget_reading").startswith("the more of its budget")
+    assert chosen(docs, page, kind).startswith("the more of its budget")
     # the case needing the least lands lowest: instructions do not order the shares
     docs = fused_docs(times, {**counts, ("tanh", "memory"): 10.0, ("none", "none"): 20.0})
-    assert "not the whole story" in text(docs, "fused_activation.budget_reading")
-    assert text(fused_docs(times), "fused_activation.budget_reading") == "not measured"
+    assert "not the whole story" in chosen(docs, page, kind)
+    assert text(fused_docs(times), kind) == "not measured"
+    not_decided(fused_docs(times), page, kind)
 
 
 @pytest.mark.parametrize(
@@ -453,7 +470,8 @@ def test_the_budget_reading_follows_the_data():
 def test_bytes_in_flight_in_words(t32, says):
     control_times = {("none", "none", 16): 2.4e-4, ("none", "none", 32): t32}
     docs = fused_docs({("triton", "bf16"): 2.75e-4}, {("none", "none"): 42.0}, control_times)
-    assert says in text(docs, "fused_activation.in_flight")
+    page, kind = "building/08-fused-activation.md", "fused_activation.control_compare"
+    assert says in chosen(docs, page, kind)
 
 
 def test_the_dropout_comparison_in_words():

@@ -192,3 +192,56 @@ def test_a_counted_figure_is_drawn_once_and_says_counted():
     devices["h200"] = _device("H200", 2)  # counted yet different: the build says so
     with pytest.raises(render.RenderError, match="counted, not measured"):
         render.figure_html("f", devices, reg)
+
+
+def test_impl_lines_draw_one_line_per_implementation_that_has_rows():
+    t = {"p20": 1.0, "p50": 1.0, "p80": 1.0, "reps": 5}
+    rows = [
+        {"impl": i, "n": n, "dtype": d, "bytes": 1e12 * n, "time_s": t}
+        for i in ("a", "b")
+        for n in (2, 1)
+        for d in ("x", "y")
+    ]
+    docs = {"bench": {"rows": rows}}
+    impls = (("a", "A", "triton"), ("b", "B", "torch", {"mode": "markers"}), ("c", "C", "c"))
+    lines = render.impl_lines(docs, "bench", "n", impls, render.tbps_points, "%{y}", dtype="x")
+    assert [(t["name"], t["x"], t["y"]) for t in lines] == [
+        ("A", [1, 2], [1.0, 2.0]),
+        ("B", [1, 2], [1.0, 2.0]),
+    ]  # "c" has no rows: no line
+    assert lines[1]["mode"] == "markers" and lines[0]["meta"] == {"role": "triton"}
+    assert lines[0] == render.tbps_line(
+        render.rows_by(docs, "bench", "n", impl="a", dtype="x"), "n", "A", "triton", hover="%{y}"
+    )
+
+
+def test_impl_curves_are_width_figure_curves_with_ours_marked():
+    rows = [{"impl": i, "cols": c} for i in ("triton", "torch") for c in (8, 4)]
+    docs = {"bench": {"rows": rows}}
+    impls = (("triton", "ours", "triton"), ("torch", "theirs", "torch"), ("x", "none", "x"))
+    curves = render.impl_curves(docs, "bench", impls)
+    assert [(rs[0]["cols"], name, role, ours, extra) for rs, name, role, ours, extra in curves] == [
+        (4, "ours", "triton", True, {}),
+        (4, "theirs", "torch", False, {}),
+    ]
+
+
+def test_clock_bars_draw_each_clock_every_row_has_and_name_the_rest():
+    s = {"p20": 1e-6, "p50": 2e-6, "p80": 3e-6, "reps": 5}
+    rows = [{"host_s": s, "gpu_s": s}, {"host_s": s}]
+    clocks = (("host_s", "wall: a loop", "series-0"), ("gpu_s", "GPU: events", "series-1"))
+    traces, missing = render.clock_bars(rows, ["a", "b"], clocks, lambda v: f"{v:g}", "%{x}")
+    assert missing == ["GPU"] and len(traces) == 1
+    bars = traces[0]
+    assert (bars["name"], bars["x"], bars["text"]) == ("wall: a loop", [2.0, 2.0], ["2e-06"] * 2)
+    assert bars["meta"] == {"role": "bars", "roles": ["series-0", "series-0"]}
+
+
+def test_times_over_takes_the_per_round_ratio_where_timed_head_to_head():
+    a = {"p20": 1.0, "p50": 2.0, "p80": 3.0, "reps": 5}
+    b = {"p20": 3.0, "p50": 4.0, "p80": 5.0, "reps": 5}
+    assert render.times_over(a, b) == 0.5 and render.times_over(a, None) is None
+    ab = {"ab": {"group": "g", "name": "a"}, "vs": {"b": {"p20": 1.9, "p50": 2.1, "p80": 2.3}}}
+    a_paired, b_paired = {**a, **ab}, {**b, "ab": {"group": "g", "name": "b"}}
+    # b's time over a's: the per-round ratio a recorded against b, not 4 / 2
+    assert render.times_over(b_paired, a_paired) == 2.1

@@ -15,7 +15,7 @@ import pytest
 
 from scripts.bench import sources
 from scripts.book import hook, render
-from tests.site.support import ROOT
+from tests.site.support import ROOT, page_choice
 
 DEVICES = render.load_devices()
 REGISTRY = render.discover()
@@ -123,12 +123,15 @@ def test_the_harness_makes_every_file_stale(tree, devices):
 
 
 def test_a_word_the_tie_rule_decides_otherwise_is_left_open(tree, devices):
-    """reduction.tile_finding branches on two comparisons: on stale data it cannot say
-    which branch holds, so it shows STALE_WORDS rather than a finding."""
-    use = "reduction.tile_finding op=sum"
-    assert render.value_text("h100", use, devices, REGISTRY) != render.STALE_WORDS
+    """Lesson 06's tile finding (a ``choose`` on two comparisons, no ``stale`` phrasing):
+    on stale data it cannot say which phrasing holds, so it shows STALE_WORDS rather than a
+    finding, and the page's stale note lists the file."""
+    body = page_choice("dsl/06-reductions.md", "reduction.tile_compare")
+    assert render.choose_text(body, devices, REGISTRY) != render.STALE_WORDS
     edit(tree, "scripts/bench/benchmarks/reduction.py", "\nEXTRA = 1\n")
-    assert render.value_text("h100", use, devices, REGISTRY) == render.STALE_WORDS
+    seen: dict = {}
+    assert render.choose_text(body, devices, REGISTRY, seen) == render.STALE_WORDS
+    assert (H100, "reduction_tile") in seen
     assert render.value_text(
         "h100", "reduction.tile_compare op=sum to=torch", devices, REGISTRY
     ) == (render.NEUTRAL)
@@ -156,3 +159,15 @@ def test_the_page_opens_with_a_note(tree, devices, monkeypatch):
     assert "`vector_add`. Measured with an earlier version of this kernel" in out
     assert f"The add is {render.NEUTRAL} `torch.add`." in out
     assert hook.with_stale_note(page, {}) == page
+
+
+def test_a_choice_on_stale_data_shows_its_stale_phrasing(tree, devices):
+    """Lesson 08's bytes-in-flight sentence (a ``choose`` with a ``stale`` phrasing): on
+    stale controls it shows the page's own words for an open question, not a finding."""
+    body = page_choice("building/08-fused-activation.md", "fused_activation.control_compare")
+    assert "left open here" not in render.choose_text(body, devices, REGISTRY)
+    edit(tree, "scripts/bench/benchmarks/fused_activation.py", "\nEXTRA = 1\n")
+    seen: dict = {}
+    shown = render.choose_text(body, devices, REGISTRY, seen)
+    assert shown.startswith("These controls were measured with an earlier version")
+    assert (H100, "fused_activation_controls") in seen

@@ -199,3 +199,64 @@ def test_a_kind_with_a_parameter_of_no_known_type_is_refused(tmp_path, monkeypat
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(render.RenderError, match=r"toy.n.*parameter 'size' is annotated"):
         render.discover(package)
+
+
+# ---- choose: the page's phrasings, picked by the data ------------------------------------
+
+
+def test_choose_picks_the_first_phrasing_whose_condition_holds():
+    bw = "vector_add.bandwidth impl=triton"
+    text = "{{ choose h100 | %s > 1e30 => huge | %s > 1e9 => fast\n  enough | else => slow }}"
+    assert render.expand(text % (bw, bw), DEVICES, REGISTRY) == "fast enough"
+    # another value as the operand; a quoted phrase against a kind that returns words
+    mine = "vector_add.bandwidth impl=triton dtype=float32"
+    assert render.expand(f"{{{{ choose h100 | {bw} == {mine} => same }}}}", DEVICES) == "same"
+    said = render.value_text("h100", "vector_add.compare", DEVICES, REGISTRY)
+    words = f'{{{{ choose h100 | vector_add.compare == "{said}" => yes | else => no }}}}'
+    assert render.expand(words, DEVICES, REGISTRY) == "yes"
+    # the kinds a choice reads count as used, on its device
+    uses = render.placeholders(text % (bw, bw))
+    assert uses == [("h100", render.parse_use(bw.split()))] * 2
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("| vector_add.bandwidth impl=triton < 0 => never", r"no condition holds"),
+        ("| vector_add.bandwidth impl=cuda < 0 => x", r"impl=cuda is not one of"),
+        ("| vector_add.bandwidth impl=triton => x", r"is not 'KIND \[NAME=VALUE ...\] OP X'"),
+        ("| vector_add.bandwidth impl=triton < 0 never", r"is not 'CONDITION => TEXT'"),
+        ("| < 0 => x", r"is not 'KIND"),
+        ("| vector_add.nope < 1 => x", r"unknown value 'vector_add.nope'"),
+        ("| vector_add.bandwidth impl=triton < fast => x", r"unknown value 'fast'"),
+    ],
+)
+def test_a_wrong_choice_is_refused_by_name(body, message):
+    with pytest.raises(render.RenderError, match=message):
+        render.expand("{{ choose h100 " + body + " }}", DEVICES, REGISTRY)
+
+
+def test_a_choice_on_a_value_not_measured_names_it():
+    """A value that gives None fails the build by name, unless the page asks ``== none``."""
+    lacking = {"x": {k: v for k, v in DEVICES[render.resolve_device("h100", DEVICES)].items()
+                     if k != "vector_add_streams"}}  # fmt: skip
+    use = "vector_add.stream_of_copy stream=read"
+    with pytest.raises(render.RenderError, match=f"value {use} is not measured on 'x'"):
+        render.choose_text(f"choose x | {use} > 0.5 => fast | else => slow", lacking, REGISTRY)
+    body = f"choose x | {use} == none => not run | else => run"
+    assert render.choose_text(body, lacking, REGISTRY) == "not run"
+
+
+def test_a_chosen_phrasing_may_hold_values():
+    """A phrasing's ``value`` placeholders are filled in like any other, and count as
+    uses of their kinds; the rest of the page's placeholders are found as before."""
+    bw = "vector_add.bandwidth impl=triton"
+    text = (
+        "a {{ choose h100 | %s > 0 => at {{ value h100 %s }} | else => not }} b "
+        "{{ value h100 ceilings.copy }}" % (bw, bw)
+    )
+    shown = render.value_text("h100", bw, DEVICES, REGISTRY)
+    copy = render.value_text("h100", "ceilings.copy", DEVICES, REGISTRY)
+    assert render.expand(text, DEVICES, REGISTRY) == f"a at {shown} b {copy}"
+    kinds = [use.kind for _, use in render.placeholders(text)]
+    assert kinds == ["vector_add.bandwidth", "vector_add.bandwidth", "ceilings.copy"]

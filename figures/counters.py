@@ -65,7 +65,7 @@ Metric = Literal[(*METRICS, "programs_per_sm")]  # type: ignore[valid-type]
 
 def counter(docs: Docs, probe: Probe, of: Metric, kernel: int = 0) -> float:
     """One counter (METRICS, or the tightest occupancy limit) of a probe's ``kernel``-th kernel."""
-    metrics = render.one(docs, BENCH, probe=probe, index=kernel)["metrics"]
+    metrics = render.one(docs, f"{BENCH}/{probe}", index=kernel)["metrics"]
     if of == "programs_per_sm":
         return min(metrics[limit] for limit in LIMITS)
     if of == "warps":

@@ -14,7 +14,7 @@ NOT_YET = "not yet measured"
 
 def _full(docs: Docs) -> dict[str, dict]:
     """The data files a full run writes."""
-    return {name: d for name, d in docs.items() if name not in NOT_FULL_DATA}
+    return {n: d for n, d in docs.items() if n not in NOT_FULL_DATA and "part_of" not in d}
 
 
 def benchmarks(docs: Docs) -> int:

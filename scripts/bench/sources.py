@@ -224,6 +224,56 @@ def dependencies(start: str, tree: Tree) -> list[str]:
     return sorted(found)
 
 
+def probe_paths(tree: Tree | None = None) -> dict[str, list[str]]:
+    """The counters script's probes (scripts/bench/counters.py) and, for each, the files
+    its numbers depend on: the script and what it imports at the top level and in
+    ``main`` (the harness), plus the repository modules its setup function imports,
+    followed through imports. One counters file holds probes of many lessons; a change to
+    one probe's kernel leaves the others' counters as true as they were. Read from the
+    script's text: each entry of its ``PROBES`` list is ``Probe(name, lesson, what,
+    factory(...))``, and ``factory`` is a function of the script."""
+    tree = tree or Tree()
+    script = WRITERS["counters"]
+    text = tree.read(script)
+    module = ast.parse(text)
+    functions = {n.name: n for n in module.body if isinstance(n, ast.FunctionDef)}
+    shared = set(_followed(_imports_outside(module, functions, text), tree)) | {script}
+    found: dict[str, list[str]] = {}
+    for node in ast.walk(module):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Probe"):
+            continue
+        name, setup = node.args[0], node.args[3]
+        factory = functions.get(getattr(getattr(setup, "func", None), "id", None))
+        if not isinstance(name, ast.Constant) or factory is None:
+            continue
+        own = imported(ast.get_source_segment(text, factory) or "")
+        found[name.value] = sorted(shared | set(_followed(own, tree)))
+    return found
+
+
+def _imports_outside(module: ast.Module, functions: dict, text: str) -> frozenset[str]:
+    """The names the script imports anywhere but in its probes' setup functions (the
+    helpers whose name starts with ``_``): its top level, ``main`` and the rest."""
+    kept = [
+        ast.get_source_segment(text, n) or ""
+        for n in module.body
+        if not (isinstance(n, ast.FunctionDef) and n.name.startswith("_"))
+    ]
+    return imported("\n".join(kept))
+
+
+def _followed(names, tree: Tree) -> list[str]:
+    """The repository files the imported ``names`` load, with everything they import."""
+    out: set[str] = set()
+    for name in names:
+        if name.split(".")[0] not in PACKAGES:
+            continue
+        path = tree.canonical(name.replace(".", "/") + ".py")
+        if path is not None and path not in NOT_SOURCES:
+            out.update(dependencies(path, tree))
+    return sorted(out)
+
+
 def module_of(benchmark: str, tree: Tree) -> str:
     """The file that writes ``benchmark``'s data: its family's module, the family being the
     longest module name in scripts/bench/benchmarks that the benchmark's name is or starts

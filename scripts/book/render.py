@@ -193,9 +193,30 @@ def load_devices(data_dir: Path | None = None) -> dict[str, Docs]:
         for f in sorted(folder.glob("*.json")):
             doc = json.loads(f.read_text())
             docs[doc["benchmark"]] = doc
+        if "counters" in docs:
+            docs.update(probe_parts(docs["counters"]))
         if docs:
             devices[folder.name] = docs
     return devices
+
+
+def probe_parts(doc: dict) -> dict[str, dict]:
+    """The counters file (scripts/bench/counters.py) as one document per probe,
+    ``counters/PROBE``: that probe's rows, judged stale only on the files that probe ran
+    (``sources.probe_paths``), so that a change to one lesson's kernel does not mark the
+    counters of every other lesson. Each part keeps its file as ``part_of``."""
+    paths = sources.probe_paths(sources.Tree(SOURCES_ROOT))
+    parts = {}
+    for probe in dict.fromkeys(r["probe"] for r in doc["rows"]):
+        rows = [r for r in doc["rows"] if r["probe"] == probe]
+        parts[f"counters/{probe}"] = {
+            "benchmark": doc["benchmark"],
+            "part_of": doc,
+            "part_paths": paths.get(probe),
+            "provenance": doc["provenance"],
+            "rows": rows,
+        }
+    return parts
 
 
 def resolve_device(query: str, devices: dict[str, Docs]) -> str:
@@ -334,6 +355,15 @@ def stale(d: dict) -> dict | None:
     """Why document ``d`` is older than the code the site is built from, or None:
     ``sources.staleness`` (``{"changed": [paths], "commit"}`` or ``{"unknown": reason,
     "commit"}``), cached per build."""
+    if "part_of" in d:  # one probe of the counters file: only the files it ran count
+        why, paths = stale(d["part_of"]), d["part_paths"]
+        if "sources" not in d["provenance"] or paths is None:
+            return why  # a file that cannot say, or a probe the script no longer has
+        recorded = d["provenance"]["sources"]
+        moved = {p for p in (why or {}).get("changed", ()) if p in paths}
+        moved |= {p for p in paths if p not in recorded}  # a file the probe has run since
+        commit = d["provenance"].get("commit", "unknown")
+        return {"changed": sorted(moved), "commit": commit} if moved else None
     prov = d["provenance"]
     if "sources" not in prov and "sources_unknown" not in prov:
         return None

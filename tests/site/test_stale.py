@@ -41,6 +41,8 @@ def devices(tree: Path) -> dict:
     """One device: the committed H100 documents, fresh against the copy."""
     docs = copy.deepcopy(DEVICES[H100])
     for name, d in docs.items():
+        if "part_of" in d:  # a counters probe: shares its file's provenance
+            continue
         prov = d["provenance"]
         prov.pop("sources_unknown", None)
         prov.update(commit=COMMIT, sources=sources.sources(name, sources.Tree(tree)))
@@ -171,3 +173,26 @@ def test_a_choice_on_stale_data_shows_its_stale_phrasing(tree, devices):
     shown = render.choose_text(body, devices, REGISTRY, seen)
     assert shown.startswith("These controls were measured with an earlier version")
     assert (H100, "fused_activation_controls") in seen
+
+
+def test_a_counters_probe_is_stale_only_on_the_files_it_ran(tree, devices):
+    """One counters file holds probes of many lessons: a change to one kernel marks the
+    probes that ran it, and leaves the other lessons' counters fresh."""
+    docs = devices[H100]
+    assert render.stale(docs["counters/add-b256-w4"]) is None
+    edit(tree, "kernels/vector_add.py", "\nCHANGED = 1\n")
+    assert render.stale(docs["counters"])["changed"] == ["kernels/vector_add.py"]
+    assert render.stale(docs["counters/add-b256-w4"])["changed"] == ["kernels/vector_add.py"]
+    assert render.stale(docs["counters/sum-fp32-65536"]) is None
+    assert "counters/add-b256-w4" in render.stale_note({(H100, "counters/add-b256-w4")}, devices)
+
+
+def test_every_counters_probe_knows_its_files():
+    paths = sources.probe_paths()
+    probes = {r["probe"] for r in DEVICES[H100]["counters"]["rows"]}
+    assert probes <= set(paths), "a probe in the data that the script no longer names"
+    assert paths["add-b256-w4"] == sorted(
+        {"scripts/bench/counters.py", "scripts/bench/benchlib.py", "kernels/vector_add.py"}
+        | set(sources.dependencies("kernels/vector_add.py", sources.Tree()))
+        | set(sources.dependencies("scripts/bench/benchlib.py", sources.Tree()))
+    )

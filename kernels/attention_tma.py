@@ -1,7 +1,7 @@
-"""Flash Attention forward for Hopper, with every tile moved by the Tensor Memory
-Accelerator: ``softmax(q @ k^T * scale) @ v`` per batch and head, as
+"""Flash Attention, forward and backward, for Hopper, with every tile moved by the Tensor
+Memory Accelerator: ``softmax(q @ k^T * scale) @ v`` per batch and head, as
 ``torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
-scale=scale)`` computes it. Inference only: there is no backward (see ``attention_tma``).
+scale=scale)`` computes it, differentiable in q, k and v.
 
 Lesson 12's kernel (``kernels/attention.py``) computes the same thing with pointer loads.
 This file keeps its algorithm (one program per block of queries of one head, an online
@@ -23,15 +23,23 @@ mask applied only on the blocks that straddle the diagonal) and changes how tile
 - **Tiles and warp specialisation as measured.** ``plan`` gives each head dimension the
   tile, warps, pipeline stages and ``tl.range(..., warp_specialize=...)`` setting measured
   fastest on an H100.
+- **The backward**, lesson 12's in its algorithm: the forward saves each row's
+  log-sum-exp (base 2) when a gradient is wanted; a small kernel computes ``delta =
+  rowsum(dO * O)``; one kernel gives each program a block of keys of one key/value head
+  and sums its dK and dV over the query blocks of every query head of its group; one
+  gives each program a block of queries and sums its dQ over the key blocks (or, as
+  ``plan`` may choose, the dK/dV kernel adds dQ in float32 with atomics). Every tile
+  moves through a descriptor; the probabilities are recomputed with ``exp2``.
 
-Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan`` and
-``launch``, which launches without a check), ``checks``
-(``attention_tma``, the checked entry point) and ``reference``.
+Sections, as in every kernel file of the book: ``kernel`` (``forward`` and ``backward``),
+``launch`` (``plan``, ``launch`` and ``launch_backward``, which launch without a check),
+``checks`` (``attention_tma``, the checked entry point), ``autograd``
+(``AttentionTMAFunction``) and ``reference``.
 
 Causal comes in the two alignments of lesson 12: ``causal=True`` (or ``"top_left"``)
 lets query i see keys j <= i, as SDPA's ``is_causal=True``; ``"bottom_right"`` lets it
 see keys j <= i + n_k - n_q (the last query sees the last key, as decoding with a KV
-cache needs). A row that sees no key gives zeros.
+cache needs). A row that sees no key gives zeros and passes no gradient.
 
 Runs on a CUDA GPU of compute capability 9.0 or newer (H100, H200), or on the CPU under
 the Triton interpreter (``TRITON_INTERPRET=1`` set before this module is imported),
@@ -508,9 +516,11 @@ def attention_tma(
     scale: float | None = None,
 ) -> torch.Tensor:
     """``softmax(q @ k^T * scale) @ v``, as ``F.scaled_dot_product_attention(q, k, v,
-    is_causal=causal, scale=scale)``, by the TMA kernel. Inference only: there is no
-    backward, so inputs that require grad are refused while grad mode is on (as are dual
-    tensors of forward-mode AD); lesson 12's ``attention`` is the one to train with.
+    is_causal=causal, scale=scale)``, by the TMA kernels, differentiable in q, k and v
+    (``AttentionTMAFunction``: with grad mode on and an input that requires grad, the
+    forward saves the log-sum-exp for the backward), once: a second derivative
+    (``create_graph=True``) is refused, as are dual tensors (forward-mode AD has no
+    formula here).
 
     ``q`` (B, H, n_q, d), ``k`` and ``v`` (B, H_kv, n_k, d) with H a multiple of H_kv
     (grouped-query attention: query head h reads key/value head h // (H / H_kv), as SDPA's
@@ -523,8 +533,8 @@ def attention_tma(
     (B, H, N, d) has) is read in place; any other layout is copied once, contiguous.
     ``causal``: False, True or "top_left" (query i sees keys j <= i, SDPA's
     ``is_causal=True``), or "bottom_right" (query i sees keys j <= i + n_k - n_q). A row
-    that sees no key (n_k = 0, or bottom-right with n_q > n_k) gives zeros, as SDPA does
-    with an explicit boolean mask. ``scale``: None for 1/sqrt(d), or a Python int or
+    that sees no key (n_k = 0, or bottom-right with n_q > n_k) gives zeros and no gradient,
+    as SDPA does with an explicit boolean mask. ``scale``: None for 1/sqrt(d), or a Python int or
     float, > 0 and with ``scale * log2(e)`` finite in float32. The result is contiguous,
     in q's dtype, rounded once from float32. Views with the negative bit are read as their
     values. Raises ``TypeError``/``ValueError`` naming the argument instead of launching

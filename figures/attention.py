@@ -674,8 +674,9 @@ def backward_config(docs: Docs, impl: str, d: int, mask: str) -> str | None:
     said = []
     for part in text.split("; "):
         kernel, *rest = part.split()
-        if rest == ["atomic"]:
-            said.append("dQ by atomics in the dK/dV kernel")
+        if rest in (["atomic"], ["reduce"]):
+            how = "atomic adds" if rest == ["atomic"] else "TMA reductions"
+            said.append(f"dQ added by the dK/dV kernel with {how}")
             continue
         tiles, warps, stages = rest
         name = {"dkdv": "dK/dV", "dq": "dQ"}[kernel]

@@ -177,7 +177,7 @@ def attn_bwd_preprocess_tma_kernel(
 
 @triton.jit
 def _attn_dkdv_tma_steps(
-    dk, dv, k, v, q_desc, do_desc, lse_ptr, delta_ptr, dq_ptr, batch, head, offs_n,
+    dk, dv, k, v, q_desc, do_desc, lse_ptr, delta_ptr, dq_out, batch, head, offs_n,
     lo, hi, n_q, diag, qk_scale, sm_scale,
     BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, MASKED: tl.constexpr,
     CAUSAL: tl.constexpr, UPCAST: tl.constexpr, ATOMIC_DQ: tl.constexpr,
@@ -211,9 +211,12 @@ def _attn_dkdv_tma_steps(
         dk = tl.dot(dst, q, dk)  # dK += dS^T Q (the scale at the end)
         if ATOMIC_DQ:  # dQ += dS K, added in float32 by every key block that sees it
             dq = tl.dot(dst.T, k) * sm_scale
-            offs_d = tl.arange(0, HEAD_DIM)
-            dq_ptrs = dq_ptr + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
-            tl.atomic_add(dq_ptrs, dq, mask=offs_m[:, None] < n_q, sem="relaxed")
+            if ATOMIC_DQ == 2:  # one TMA reduction of the whole tile (rows past n_q clipped)
+                dq_out.atomic_add([batch, head, start_m, 0], dq.reshape(1, 1, BLOCK_M, HEAD_DIM))
+            else:  # an atomic add per element
+                offs_d = tl.arange(0, HEAD_DIM)
+                dq_ptrs = dq_out + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
+                tl.atomic_add(dq_ptrs, dq, mask=offs_m[:, None] < n_q, sem="relaxed")
     return dk, dv
 
 
@@ -252,7 +255,10 @@ def attn_bwd_dkdv_tma_kernel(
     tail = tl.maximum(lo, q_full)
     for head in range(kv_head * GROUP, kv_head * GROUP + GROUP):
         stats = (batch.to(tl.int64) * tl.num_programs(1) * GROUP + head) * n_q
-        lse, delta, dq = LSE + stats, DELTA + stats, DQ + stats * HEAD_DIM
+        lse, delta = LSE + stats, DELTA + stats
+        dq = DQ  # ATOMIC_DQ 2: a descriptor of the float32 dQ; 1: a pointer to this head's
+        if ATOMIC_DQ == 1:
+            dq = DQ + stats * HEAD_DIM
         dk, dv = _attn_dkdv_tma_steps(
             dk, dv, k, v, q_desc, do_desc, lse, delta, dq, batch, head, offs_n, lo, a_end,
             n_q, diag, qk_scale, sm_scale, BLOCK_M, HEAD_DIM, True, CAUSAL, UPCAST, ATOMIC_DQ,
@@ -347,6 +353,7 @@ def attn_bwd_dq_tma_kernel(
 
 
 # --8<-- [start:launch]
+# --8<-- [start:launch_forward]
 LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
 # (BLOCK_M, BLOCK_N, num_warps, num_stages, warp_specialize) per head dimension: the
 # fastest of sweeps on an H100 (bf16, N = 4096, B * N = 16384, H * d = 4096, full and
@@ -356,7 +363,9 @@ LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
 FORWARD_CONFIG = {16: (128, 64, 4, 3, False), 32: (128, 64, 4, 3, False),
                   64: (128, 64, 8, 3, False), 128: (128, 128, 8, 3, False)}  # fmt: skip
 # The backward's (dK/dV kernel's, dQ kernel's) (BLOCK_M, BLOCK_N, num_warps, num_stages)
-# per head dimension; a dQ entry None adds dQ with atomics in the dK/dV kernel instead.
+# per head dimension. A dQ entry "atomic" or "reduce" has the dK/dV kernel add each dQ
+# tile into float32 memory instead (no dQ kernel): by an atomic add per element, or by
+# one TMA reduction per tile (GPU only: the interpreter has no descriptor reductions).
 # Lesson 12's backward tiles, until a sweep says otherwise.
 BACKWARD_CONFIG = {16: ((32, 128, 4, 3), (128, 32, 4, 3)),
                    32: ((32, 128, 4, 3), (128, 32, 4, 3)),
@@ -372,8 +381,8 @@ _INTERPRET = bool(triton.knobs.runtime.interpret)
 
 def plan(head_dim: int, *, backward: bool = False) -> tuple:
     """The launch configuration for ``head_dim``: (BLOCK_M, BLOCK_N, num_warps,
-    num_stages, warp_specialize); with ``backward``, the pair (dK/dV kernel's, dQ
-    kernel's or None) of (BLOCK_M, BLOCK_N, num_warps, num_stages)."""
+    num_stages, warp_specialize); with ``backward``, the pair (dK/dV kernel's (BLOCK_M,
+    BLOCK_N, num_warps, num_stages), dQ kernel's or "atomic" / "reduce")."""
     if backward:
         return (INTERPRETER_CONFIG[:4],) * 2 if _INTERPRET else BACKWARD_CONFIG[head_dim]
     return INTERPRETER_CONFIG if _INTERPRET else FORWARD_CONFIG[head_dim]
@@ -401,11 +410,27 @@ def launch(q, k, v, causal: bool | str, scale: float, config=None, lse=None):
     return o
 
 
+def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
+    # A 4-D (batch, heads, sequence, head_dim) tensor described to the TMA unit: its
+    # sizes, its strides (elements) and the box one copy moves, `rows` rows of one head.
+    # A dimension of length 1 is never stepped over, but TMA checks its stride all the
+    # same: give it one that meets the 16-byte rule.
+    strides = [
+        s if n > 1 else 16 // t.element_size() for n, s in zip(t.shape, t.stride(), strict=True)
+    ]
+    return TensorDescriptor(t, t.shape, strides, [1, 1, rows, t.shape[3]])
+
+
+# --8<-- [end:launch_forward]
+
+
+# --8<-- [start:launch_backward]
 def launch_backward(do, q, k, v, o, lse, causal: bool | str, scale: float, config=None):
     """dq, dk, dv, contiguous, in q's dtype (dk, dv with k's heads: each summed over its
     group of query heads), from the upstream gradient ``do`` and the forward's ``o`` and
     ``lse``, all ``tma_readable``; n_q, n_k >= 1; no checks. ``config``: ``plan(d,
-    backward=True)``'s pair."""
+    backward=True)``'s pair: the dK/dV kernel's tiles, and the dQ kernel's or "atomic" /
+    "reduce" for dQ added by the dK/dV kernel."""
     batch, heads, n_q, d = q.shape
     kv_heads, n_k = k.shape[1], k.shape[2]
     (m1, n1, w1, s1), dq_tiles = plan(d, backward=True) if config is None else config
@@ -417,15 +442,20 @@ def launch_backward(do, q, k, v, o, lse, causal: bool | str, scale: float, confi
     )
     dk = torch.empty((batch, kv_heads, n_k, d), dtype=k.dtype, device=k.device)
     dv = torch.empty((batch, kv_heads, n_k, d), dtype=k.dtype, device=k.device)
-    atomic = dq_tiles is None  # dQ summed in float32 by atomics in the dK/dV kernel
-    dq = torch.zeros(q.shape, dtype=torch.float32, device=q.device) if atomic else (
-        torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device))  # fmt: skip
+    # dQ by its own kernel (0), or summed in float32 by the dK/dV kernel: an atomic add per
+    # element ("atomic", 1) or a TMA reduction per tile ("reduce", 2; not interpreted).
+    atomic = {"atomic": 1, "reduce": 2}.get(dq_tiles, 0) if isinstance(dq_tiles, str) else 0
+    if atomic:
+        dq = torch.zeros(q.shape, dtype=torch.float32, device=q.device)
+    else:
+        dq = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
     diag = n_k - n_q if causal == "bottom_right" else 0
     numbers = (n_q, n_k, diag, scale * LOG2_E, scale, heads // kv_heads)
     attn_bwd_dkdv_tma_kernel[((n_k + n1 - 1) // n1, kv_heads, batch)](
         _desc(q, m1), _desc(k, n1), _desc(v, n1), _desc(do, m1), _desc(dk, n1),
-        _desc(dv, n1), lse, delta, dq, *numbers, HEAD_DIM=d, CAUSAL=bool(causal),
-        UPCAST=upcast, BLOCK_M=m1, BLOCK_N=n1, ATOMIC_DQ=atomic, num_warps=w1, num_stages=s1,
+        _desc(dv, n1), lse, delta, _desc(dq, m1) if atomic == 2 else dq, *numbers,
+        HEAD_DIM=d, CAUSAL=bool(causal), UPCAST=upcast, BLOCK_M=m1, BLOCK_N=n1,
+        ATOMIC_DQ=atomic, num_warps=w1, num_stages=s1,
     )  # fmt: skip
     if atomic:
         return dq.to(q.dtype), dk, dv
@@ -438,17 +468,7 @@ def launch_backward(do, q, k, v, o, lse, causal: bool | str, scale: float, confi
     return dq, dk, dv
 
 
-def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
-    # A 4-D (batch, heads, sequence, head_dim) tensor described to the TMA unit: its
-    # sizes, its strides (elements) and the box one copy moves, `rows` rows of one head.
-    # A dimension of length 1 is never stepped over, but TMA checks its stride all the
-    # same: give it one that meets the 16-byte rule.
-    strides = [
-        s if n > 1 else 16 // t.element_size() for n, s in zip(t.shape, t.stride(), strict=True)
-    ]
-    return TensorDescriptor(t, t.shape, strides, [1, 1, rows, t.shape[3]])
-
-
+# --8<-- [end:launch_backward]
 # --8<-- [end:launch]
 
 

@@ -455,10 +455,10 @@ def test_backward_matches_float64(n_q, n_k, dtype, d, causal):
 
 
 # Backward tiles the interpreter's (16, 16) does not reach: more query rows than key rows
-# in the dK/dV kernel and fewer, the same for the dQ kernel, and dQ by atomics (None).
+# in the dK/dV kernel and fewer, the same for the dQ kernel, and dQ by atomics.
 BACKWARD_CONFIGS = [((32, 16, 4, 2), (16, 32, 4, 2)), ((16, 32, 4, 2), (32, 16, 4, 2)),
                     ((64, 16, 4, 2), (16, 64, 4, 2)), ((16, 64, 4, 2), (64, 64, 4, 2)),
-                    ((32, 16, 4, 2), None), ((16, 64, 4, 2), None)]  # fmt: skip
+                    ((32, 16, 4, 2), "atomic"), ((16, 64, 4, 2), "atomic")]  # fmt: skip
 
 
 @pytest.mark.parametrize("config", BACKWARD_CONFIGS, ids=str)
@@ -489,7 +489,7 @@ def test_the_forward_saves_the_log_sum_exp_in_base_2():
 
 @pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
 @pytest.mark.parametrize("heads, kv_heads", [(4, 1), (6, 2)], ids=str)
-@pytest.mark.parametrize("config", [None, ((16, 16, 1, 1), None)], ids=["split", "atomic"])
+@pytest.mark.parametrize("config", [None, ((16, 16, 1, 1), "atomic")], ids=["split", "atomic"])
 @pytest.mark.parametrize("n_q, n_k", [(17, 17), (23, 40), (40, 23)], ids=str)
 def test_grouped_query_backward_sums_each_group(n_q, n_k, config, heads, kv_heads, causal):
     """dK and dV of a key/value head are the sums over the query heads that read it: the
@@ -625,7 +625,8 @@ def test_gradient_reaches_a_packed_projection():
 def test_plan_has_a_backward_config_for_every_head_dim():
     for d in at.HEAD_DIMS:
         dkdv, dq = at.BACKWARD_CONFIG[d]
-        for tiles in (dkdv,) if dq is None else (dkdv, dq):
+        assert dq in ("atomic", "reduce") or len(dq) == 4, d
+        for tiles in (dkdv,) if isinstance(dq, str) else (dkdv, dq):
             block_m, block_n, warps, stages = tiles
             assert block_m >= 16 and block_n >= 16 and warps in (4, 8) and stages >= 1, d
             assert block_m & (block_m - 1) == 0 and block_n & (block_n - 1) == 0, d
@@ -647,13 +648,14 @@ def test_backward_at_realistic_sizes(n_q, n_k, d, dtype, causal):
 
 
 @requires_gpu
-@pytest.mark.parametrize("config", [None, "atomic"])
+@pytest.mark.parametrize("config", [None, "atomic", "reduce"])
 @pytest.mark.parametrize("d", [64, 128])
 def test_grouped_query_backward_at_a_realistic_size(d, config):
+    """plan's tiles, and dQ by atomics and by TMA reductions (which the interpreter lacks)."""
     seed = fresh_seed()
     q, do = (rand((1, 8, 1500, d), torch.bfloat16) for _ in range(2))
     k, v = (rand((1, 2, 1500, d), torch.bfloat16) for _ in range(2))
-    tiles = None if config is None else (at.BACKWARD_CONFIG[d][0], None)
+    tiles = None if config is None else (at.BACKWARD_CONFIG[d][0], config)
     for causal in (False, True):
         lse = torch.empty((1, 8, 1500), dtype=torch.float32, device=DEVICE)
         o = at.launch(q, k, v, causal, d**-0.5, lse=lse)

@@ -99,7 +99,8 @@ def test_each_backward_rung_changes_one_thing(d):
 def test_backward_config_text():
     config = ((64, 128, 8, 3), (128, 64, 8, 2))
     assert bench.backward_config_text(config) == "dkdv 64x128 w8 s3; dq 128x64 w8 s2"
-    assert bench.backward_config_text(((32, 128, 4, 3), None)) == "dkdv 32x128 w4 s3; dq atomic"
+    assert bench.backward_config_text(((32, 128, 4, 3), "atomic")) == "dkdv 32x128 w4 s3; dq atomic"
+    assert bench.backward_config_text(((32, 128, 4, 3), "reduce")) == "dkdv 32x128 w4 s3; dq reduce"
 
 
 def test_backward_rows_validate():

@@ -184,10 +184,11 @@ BACKWARD_STEPS = ("simple", "descriptors", "tuned")
 
 
 def backward_config_text(config: tuple) -> str:
-    """ "dkdv 64x128 w8 s3; dq 128x64 w8 s3", or "...; dq atomic" for dQ by atomics."""
+    """ "dkdv 64x128 w8 s3; dq 128x64 w8 s3", or "...; dq atomic" ("dq reduce") for dQ
+    added by the dK/dV kernel with atomics (TMA reductions)."""
     (m, n, w, s), dq = config
-    return f"dkdv {m}x{n} w{w} s{s}; " + (
-        "dq atomic" if dq is None else "dq {}x{} w{} s{}".format(*dq)
+    return f"dkdv {m}x{n} w{w} s{s}; dq " + (
+        dq if isinstance(dq, str) else "{}x{} w{} s{}".format(*dq)
     )
 
 
@@ -432,7 +433,8 @@ BENCHMARKS = [
         "head (do_bench's way, L2 flushed, in turn, round by round). FLOPs: 2.5 times the "
         "forward's 4 B H N^2 d, half with causal (five tile matmuls to the forward's two, "
         "FlashAttention-2's count). config: each kernel's BLOCK_M x BLOCK_N, warps, "
-        "stages (dq atomic: dQ added with atomics by the dK/dV kernel); plan: whether that "
+        "stages (dq atomic, dq reduce: dQ added by the dK/dV kernel, with atomics or TMA "
+        "reductions); plan: whether that "
         "is plan's config (what attention_tma runs); n_regs, n_spills: the dK/dV kernel's; "
         "dq_n_regs, dq_n_spills: the dQ kernel's. A row with failure did not run.",
         run_backward,

@@ -468,7 +468,7 @@ def test_every_backward_tile_shape_walks_the_diagonal_right(config, causal, n_q,
     seed = fresh_seed()
     q, k, v = qkv(1, 2, n_q, n_k, 32, torch.float16)
     do = rand((1, 2, n_q, 32), torch.float16)
-    lse = torch.empty((1, 2, n_q), dtype=torch.float32)
+    lse = torch.empty((1, 2, n_q), dtype=torch.float32, device=DEVICE)
     o = at.launch(q, k, v, causal, 32**-0.5, lse=lse)
     got = at.launch_backward(do, q, k, v, o, lse, causal, 32**-0.5, config=config)
     check_grads(got, grads64(q, k, v, do, causal, 32**-0.5), seed, str(config))
@@ -478,7 +478,7 @@ def test_the_forward_saves_the_log_sum_exp_in_base_2():
     """lse = log2(sum_j exp2(s_ij * scale * log2(e))), -inf on a row that sees no key."""
     seed = fresh_seed()
     q, k, v = qkv(1, 2, 30, 20, 16, torch.float16)
-    lse = torch.empty((1, 2, 30), dtype=torch.float32)
+    lse = torch.empty((1, 2, 30), dtype=torch.float32, device=DEVICE)
     at.launch(q, k, v, "bottom_right", 0.25, lse=lse)
     s = (q.double() @ k.double().transpose(-2, -1)) * 0.25
     s = s.masked_fill(~causal_mask("bottom_right", 30, 20), float("-inf"))
@@ -497,7 +497,7 @@ def test_grouped_query_backward_sums_each_group(n_q, n_k, config, heads, kv_head
     seed = fresh_seed()
     q, do = (rand((2, heads, n_q, 32), torch.bfloat16) for _ in range(2))
     k, v = (rand((2, kv_heads, n_k, 32), torch.bfloat16) for _ in range(2))
-    lse = torch.empty((2, heads, n_q), dtype=torch.float32)
+    lse = torch.empty((2, heads, n_q), dtype=torch.float32, device=DEVICE)
     o = at.launch(q, k, v, causal, 32**-0.5, lse=lse)
     got = at.launch_backward(do, q, k, v, o, lse, causal, 32**-0.5, config=config)
     assert got[1].shape == k.shape and got[2].shape == v.shape

@@ -51,6 +51,7 @@ import math
 import traceback
 
 import torch
+from torch._functorch import config as functorch_config
 
 from kernels import attention as at
 from kernels import attention_tma as atm
@@ -275,6 +276,13 @@ def run_backward(ceilings: dict) -> list[dict]:
     limit = "recompile_limit" if hasattr(config, "recompile_limit") else "cache_size_limit"
     setattr(config, limit, max(getattr(config, limit), 64))
     benchlib.warm_up()
+    # FlexAttention's compiled backward frees ("donates") its saved buffers unless told
+    # not to, and then refuses a second backward through the same graph (retain_graph).
+    with functorch_config.patch(donated_buffer=False):
+        return backward_rows()
+
+
+def backward_rows() -> list[dict]:
     rows = []
     for d in HEAD_DIMS:
         batch, heads = shape(N, d)

@@ -31,6 +31,9 @@
     backward tiles: every tile through a descriptor, nothing else new;
   * ``tuned``: at ``plan(d, backward=True)``'s tiles (left out where those are lesson
     12's);
+  * ``reduce``: plan's dK/dV tiles, dQ added by the dK/dV kernel with one TMA reduction
+    per tile instead of a dQ kernel (five tile matmuls instead of seven; left out where
+    plan already adds dQ so);
   * peers: SDPA cuDNN, FlexAttention compiled and SDPA flash, each the backward of a
     retained graph (``torch.autograd.grad(o, (q, k, v), do, retain_graph=True)``).
 
@@ -181,7 +184,7 @@ def run(ceilings: dict) -> list[dict]:
 
 # ---- the backward, one step at a time -------------------------------------------------------
 
-BACKWARD_STEPS = ("simple", "descriptors", "tuned")
+BACKWARD_STEPS = ("simple", "descriptors", "tuned", "reduce")
 
 
 def backward_config_text(config: tuple) -> str:
@@ -195,11 +198,16 @@ def backward_config_text(config: tuple) -> str:
 
 def backward_ladder(d: int) -> dict[str, tuple]:
     """The config of each TMA rung of the backward at head dim ``d``: lesson 12's
-    backward tiles, then plan's where they differ."""
+    backward tiles; plan's where they differ; and plan's dK/dV tiles with dQ added by TMA
+    reductions instead of its own kernel (five tile matmuls per pair of blocks instead
+    of seven), where plan keeps the dQ kernel."""
     simple = at.plan(d, backward=True)
-    rungs = {"descriptors": simple, "tuned": atm.plan(d, backward=True)}
-    if rungs["tuned"] == simple:
+    planned = atm.plan(d, backward=True)
+    rungs = {"descriptors": simple, "tuned": planned}
+    if planned == simple:
         del rungs["tuned"]
+    if not isinstance(planned[1], str):
+        rungs["reduce"] = (planned[0], "reduce")
     return rungs
 
 
@@ -432,7 +440,8 @@ BENCHMARKS = [
         "kernels/attention.py's launch_backward (simple); kernels/attention_tma.py's "
         "launch_backward at lesson 12's backward tiles (descriptors: every tile through a "
         "tensor descriptor, nothing else changed) and at plan's backward tiles (tuned, left "
-        "out where those are lesson 12's); and the peers SDPA cuDNN (sdpa_cudnn), "
+        "out where those are lesson 12's), and at plan's dK/dV tiles with dQ added by TMA "
+        "reductions instead of a dQ kernel (reduce); and the peers SDPA cuDNN (sdpa_cudnn), "
         "FlexAttention compiled (flex) and SDPA flash (sdpa_flash), each the backward of a "
         "graph retained from one forward (torch.autograd.grad with retain_graph). The "
         "book's rungs are timed as their launch functions, the forward's o and log-sum-exp "

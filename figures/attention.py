@@ -643,7 +643,12 @@ BACKWARD_RUNGS = (  # impl, bar label
 )
 
 
-def backward_row(docs: Docs, impl: str, d: int, mask: str) -> dict | None:
+BackwardImpl = Literal[
+    "simple", "descriptors", "tuned", "reduce", "sdpa_cudnn", "flex", "sdpa_flash"
+]
+
+
+def backward_row(docs: Docs, impl: BackwardImpl, d: HeadDim, mask: Mask) -> dict | None:
     """The backward ladder's row of ``impl`` that ran, or None."""
     r = render.maybe_one(
         docs, LADDER_BACKWARD, absent_ok=True, impl=impl, head_dim=d, causal=mask == "causal"
@@ -689,16 +694,25 @@ def ladder_backward_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> 
     """The backward ladder at one shape in sentences, every number from the data: each
     rung's gain over the one before, dQ by TMA reductions against the default, the
     default's rate and registers, and its speed as a multiple of cuDNN's and
-    FlexAttention's with the spread of the per-round ratio. None on a device without the
-    backward ladder's data."""
+    FlexAttention's with the spread of the per-round ratio. On a device without the
+    backward ladder's data, the two ends from the attention benchmark (lesson 12's
+    backward and cuDNN's, through autograd); None without either."""
+    where = f"At N = 4,096, d = {d}, {mask} attention"
+    if LADDER_BACKWARD not in docs:
+        ours, theirs = (
+            tflops_of(docs, impl, "backward", d, mask) for impl in ("triton", "sdpa_cudnn")
+        )
+        if ours is None or theirs is None:
+            return None
+        return (
+            f"{where}, lesson 12's backward runs at {render.tflops(ours)} and cuDNN's at "
+            f"{render.tflops(theirs)}."
+        )
     best = backward_plan_rung(docs, d, mask)
     simple = backward_row(docs, "simple", d, mask)
     if simple is None or best is None:
         return None
-    said = [
-        f"At N = 4,096, d = {d}, {mask} attention, lesson 12's backward runs at "
-        f"{render.tflops(render.flop_rate(simple))}."
-    ]
+    said = [f"{where}, lesson 12's backward runs at {render.tflops(render.flop_rate(simple))}."]
     before = "simple"
     for impl, words in (
         ("descriptors", "Tensor descriptors alone, at its tiles ({config}), make it {gain}."),
@@ -733,27 +747,53 @@ def ladder_backward_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> 
 
 def ladder_backward_goals(docs: Docs) -> str | None:
     """One sentence: attention_tma's backward as a multiple of cuDNN's and of
-    FlexAttention's speed at every shape of the ladder, each with its spread; None on a
-    device without the backward ladder's data."""
+    FlexAttention's speed at every shape of the ladder, each with its spread. On a device
+    without the backward ladder's data, lesson 12's backward's, from the attention
+    benchmark; None without either."""
     parts = []
     for d, mask in LADDER_SHAPES:
-        best = backward_plan_rung(docs, d, mask)
-        if best is None:
-            continue
-        cudnn, flex = (backward_ratio(docs, best, peer, d, mask) for peer in ("sdpa_cudnn", "flex"))
-        said = [f"{_times(r)} {who}" for r, who in ((cudnn, "cuDNN"), (flex, "FlexAttention")) if r]
+        if LADDER_BACKWARD in docs:
+            best = backward_plan_rung(docs, d, mask)
+            found = [
+                (backward_ratio(docs, best, peer, d, mask) if best else None, who)
+                for peer, who in (("sdpa_cudnn", "cuDNN"), ("flex", "FlexAttention"))
+            ]
+        else:
+            ours = at(docs, "triton", "backward", d, mask)
+            found = []
+            for peer, who in (("sdpa_cudnn", "cuDNN"), ("flex", "FlexAttention")):
+                theirs = at(docs, peer, "backward", d, mask)
+                ratio = (
+                    render.speedup(ours["time_s"], theirs["time_s"]) if ours and theirs else None
+                )
+                found.append((ratio, who))
+        said = [f"{_times(r)} {who}'s" for r, who in found if r]
         if said:
-            parts.append(f"{' and '.join(said)} at d = {d}, {mask}")
+            parts.append(f"{' and '.join(said)} speed at d = {d}, {mask}")
     if not parts:
         return None
     gpu = render.provenance(docs)["gpu"]
-    return f"On the {gpu}, attention_tma's backward runs at {'; '.join(parts)}."
+    if LADDER_BACKWARD in docs:
+        return f"On the {gpu}, attention_tma's backward runs at {'; '.join(parts)}."
+    return (
+        f"On the {gpu}, the book's backward timings at these shapes are of lesson 12's "
+        f"kernel, not attention_tma, and it runs at {'; '.join(parts)}."
+    )
 
+
+backward_regs = render.row_kind(
+    backward_row, lambda r: r.get("n_regs"), "Registers per thread of a rung's dK/dV kernel."
+)
+backward_spills = render.row_kind(
+    backward_row, lambda r: r.get("n_spills"), "Registers a rung's dK/dV kernel spills."
+)
 
 VALUES.update(
     {
         "attention.ladder_backward_story": Value(ladder_backward_story, missing=""),
         "attention.ladder_backward_goals": Value(ladder_backward_goals, missing=""),
+        "attention.backward_regs": Value(backward_regs, render.count, missing=NOT_MEASURED),
+        "attention.backward_spills": Value(backward_spills, render.count, missing=NOT_MEASURED),
     }
 )
 

@@ -190,7 +190,12 @@ def test_without_backward_data_the_figure_draws_the_attention_benchmark():
     names = [t["name"] for t in fig["data"]]
     assert names[0] == fa.BACKWARD_RUNGS[0][1] and fa.BACKWARD_RUNGS[1][1] not in names
     assert "SDPA cuDNN" in names and "backward TFLOP/s" in json.dumps(fig["layout"])
-    assert render.value_text(SLUG, "attention.ladder_backward_goals", DEVICES) == ""
+    goals = render.value_text(SLUG, "attention.ladder_backward_goals", DEVICES)
+    assert "timings at these shapes are of lesson 12's kernel, not attention_tma" in goals
+    assert goals.count("cuDNN's") == 4 and goals.count("FlexAttention's") == 4
+    story = render.value_text(SLUG, "attention.ladder_backward_story d=64 mask=causal", DEVICES)
+    assert story.startswith("At N = 4,096, d = 64, causal attention, lesson 12's backward runs")
+    assert "and cuDNN's at" in story
 
 
 def test_the_backward_figure_draws_every_rung_then_the_peers(with_backward):

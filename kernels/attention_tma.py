@@ -366,11 +366,13 @@ FORWARD_CONFIG = {16: (128, 64, 4, 3, False), 32: (128, 64, 4, 3, False),
 # per head dimension. A dQ entry "atomic" or "reduce" has the dK/dV kernel add each dQ
 # tile into float32 memory instead (no dQ kernel): by an atomic add per element, or by
 # one TMA reduction per tile (GPU only: the interpreter has no descriptor reductions).
-# Lesson 12's backward tiles, until a sweep says otherwise.
+# d = 64 and 128: the fastest of a sweep on an H100 (bf16, N = 4096, full and causal);
+# either way of adding dQ from the dK/dV kernel ran slower there (more registers in a
+# kernel that already spills). d = 16 and 32 take lesson 12's tiles, untuned.
 BACKWARD_CONFIG = {16: ((32, 128, 4, 3), (128, 32, 4, 3)),
                    32: ((32, 128, 4, 3), (128, 32, 4, 3)),
-                   64: ((64, 64, 4, 3), (64, 64, 4, 3)),
-                   128: ((64, 128, 8, 3), (128, 64, 8, 3))}  # fmt: skip
+                   64: ((32, 128, 4, 3), (128, 64, 4, 3)),
+                   128: ((64, 128, 8, 2), (128, 64, 8, 3))}  # fmt: skip
 PREPROCESS_BLOCK = 64  # rows per program of delta = rowsum(dO * O)
 # On the CPU: small square tiles, so that tiny tests still walk several blocks.
 INTERPRETER_CONFIG = (16, 16, 1, 1, False)

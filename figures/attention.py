@@ -715,13 +715,13 @@ def ladder_backward_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> 
     said = [f"{where}, lesson 12's backward runs at {render.tflops(render.flop_rate(simple))}."]
     before = "simple"
     for impl, words in (
-        ("descriptors", "Tensor descriptors alone, at its tiles ({config}), make it {gain}."),
-        ("tuned", "Other tiles ({config}) make that {gain} again."),
+        ("descriptors", "Tensor descriptors alone, at its tiles ({config}), run at {gain} its"),
+        ("tuned", "The tiles plan chose ({config}) run at {gain} that"),
     ):
         if (gain := backward_ratio(docs, impl, before, d, mask)) is None:
             continue
         config = backward_config(docs, impl, d, mask)
-        said.append(words.format(config=config, gain=f"{_times(gain)} as fast"))
+        said.append(words.format(config=config, gain=_times(gain)) + " speed.")
         before = impl
     if best != "reduce" and (gain := backward_ratio(docs, "reduce", best, d, mask)):
         said.append(

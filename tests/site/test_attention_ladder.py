@@ -215,9 +215,12 @@ def test_the_backward_story_and_goals_read_the_data(with_backward):
     assert story.startswith("At N = 4,096, d = 128, full attention, lesson 12's backward runs at")
     assert (
         "at its tiles (dK/dV 64×128, 8 warps, 3 stages; dQ 128×64, 8 warps, 3 stages), "
-        "make it 1.20× (1.19–1.21×) as fast" in story
+        "run at 1.20× (1.19–1.21×) its speed." in story
     )
-    assert "(dK/dV 32×128, 4 warps, 3 stages; dQ 128×64, 8 warps, 3 stages)" in story
+    assert (
+        "The tiles plan chose (dK/dV 32×128, 4 warps, 3 stages; dQ 128×64, 8 warps, 3 stages) "
+        "run at 1.20× (1.19–1.21×) that speed." in story
+    )
     assert "one TMA reduction per tile (five tile matmuls per pair of blocks, not seven), " in story
     assert "runs at 0.80× (0.79–0.81×) that speed" in story
     assert fa.backward_config(with_backward, "reduce", 64, "full") == (

@@ -549,7 +549,7 @@ VALUES.update(
 
 
 RUNG_ROLES = {"simple": "series-4", "descriptors": "series-5", "tuned": "series-6",
-              "warp_specialize": "triton"}  # fmt: skip
+              "warp_specialize": "triton", "reduce": "triton"}  # fmt: skip
 
 
 def ladder_bars(docs: Docs, d: int, mask: str) -> dict[str, dict]:
@@ -569,9 +569,15 @@ def fig_ladder(docs: Docs) -> dict:
     """Grouped horizontal bars: one group per (head dim, mask), one bar per rung and per
     peer, TFLOP/s with the 20th to 80th percentile; hovering a bar gives its speed as a
     multiple of cuDNN's in the same comparison."""
+    return ladder_figure(docs, ladder_bars, RUNGS, "forward")
+
+
+def ladder_figure(docs: Docs, bars_of, rungs, direction: str) -> dict:
+    """The ladder's bars for ``direction``: ``bars_of(docs, d, mask)`` gives each shape's
+    rows by impl, ``rungs`` the book's steps before the peers."""
     shapes = [(d, mask, f"d = {d}, {mask}") for d, mask in LADDER_SHAPES]
-    bars = {label: ladder_bars(docs, d, mask) for d, mask, label in shapes}
-    series = [(impl, label, RUNG_ROLES[impl]) for impl, label in RUNGS]
+    bars = {label: bars_of(docs, d, mask) for d, mask, label in shapes}
+    series = [(impl, label, RUNG_ROLES[impl]) for impl, label in rungs]
     series += list(LADDER_PEERS)
     traces = []
     for impl, name, role in series:
@@ -598,7 +604,7 @@ def fig_ladder(docs: Docs) -> dict:
         traces,
         barmode="group",
         xaxis=render.axis(
-            "forward TFLOP/s (bf16, N = 4,096)",
+            f"{direction} TFLOP/s (bf16, N = 4,096)",
             rangemode="tozero",
         ),
         yaxis=render.label_axis(),
@@ -616,6 +622,210 @@ FIGURES["attention-ladder"] = Figure(
     "backend; hovering a bar gives its speed as a multiple of cuDNN's; error bars span "
     "the 20th to 80th percentile. A device without the ladder's data shows lesson 12's "
     "kernel and the peers from the attention benchmark only.",
+)
+
+
+# ---- the last quarter: the backward step by step (lesson 12) ----------------------------------
+#
+# Data: ``attention_ladder_backward`` (scripts/bench/benchmarks/attention_ladder.py): the
+# backward at the forward ladder's shapes, one row per rung (lesson 12's backward, then
+# kernels/attention_tma.py's at lesson 12's tiles and at plan's) and per peer, each shape
+# timed head to head. On a device without that file the figure draws the ``attention``
+# benchmark's backward rows at the same shapes (lesson 12's kernel and the peers, through
+# autograd) and the values render as "not measured".
+
+LADDER_BACKWARD = "attention_ladder_backward"
+BACKWARD_RUNGS = (  # impl, bar label
+    ("simple", "lesson 12's backward (pointer loads)"),
+    ("descriptors", "+ tensor descriptors (same tiles)"),
+    ("tuned", "+ other tiles, warps, stages"),
+    ("reduce", "dQ by TMA reductions, no dQ kernel"),
+)
+
+
+BackwardImpl = Literal[
+    "simple", "descriptors", "tuned", "reduce", "sdpa_cudnn", "flex", "sdpa_flash"
+]
+
+
+def backward_row(docs: Docs, impl: BackwardImpl, d: HeadDim, mask: Mask) -> dict | None:
+    """The backward ladder's row of ``impl`` that ran, or None."""
+    r = render.maybe_one(
+        docs, LADDER_BACKWARD, absent_ok=True, impl=impl, head_dim=d, causal=mask == "causal"
+    )
+    return r if r and "time_s" in r else None
+
+
+def backward_ratio(docs: Docs, impl: str, peer: str, d: int, mask: str):
+    """(median, low, high) of the per-round ratio of ``peer``'s time to ``impl``'s in
+    the backward ladder (> 1: ``impl`` is faster); None where either did not run."""
+    a, b = backward_row(docs, impl, d, mask), backward_row(docs, peer, d, mask)
+    return None if a is None or b is None else render.speedup(a["time_s"], b["time_s"])
+
+
+def backward_plan_rung(docs: Docs, d: int, mask: str) -> str | None:
+    """The backward rung that ran with plan's config (what attention_tma trains with)."""
+    for impl, _ in BACKWARD_RUNGS:
+        row = backward_row(docs, impl, d, mask)
+        if row and row.get("plan"):
+            return impl
+    return None
+
+
+def backward_config(docs: Docs, impl: str, d: int, mask: str) -> str | None:
+    """A backward rung's tiles in words: "dK/dV 64×128, 8 warps, 3 stages; dQ ..."."""
+    text = render.field(backward_row(docs, impl, d, mask), "config")
+    if text is None:
+        return None
+    said = []
+    for part in text.split("; "):
+        kernel, *rest = part.split()
+        if rest in (["atomic"], ["reduce"]):
+            how = "atomic adds" if rest == ["atomic"] else "TMA reductions"
+            said.append(f"dQ added by the dK/dV kernel with {how}")
+            continue
+        tiles, warps, stages = rest
+        name = {"dkdv": "dK/dV", "dq": "dQ"}[kernel]
+        said.append(f"{name} {tiles.replace('x', '×')}, {warps[1:]} warps, {stages[1:]} stages")
+    return "; ".join(said)
+
+
+def ladder_backward_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | None:
+    """The backward ladder at one shape in sentences, every number from the data: each
+    rung's gain over the one before, dQ by TMA reductions against the default, the
+    default's rate and registers, and its speed as a multiple of cuDNN's and
+    FlexAttention's with the spread of the per-round ratio. On a device without the
+    backward ladder's data, the two ends from the attention benchmark (lesson 12's
+    backward and cuDNN's, through autograd); None without either."""
+    where = f"At N = 4,096, d = {d}, {mask} attention"
+    if LADDER_BACKWARD not in docs:
+        ours, theirs = (
+            tflops_of(docs, impl, "backward", d, mask) for impl in ("triton", "sdpa_cudnn")
+        )
+        if ours is None or theirs is None:
+            return None
+        return (
+            f"{where}, lesson 12's backward runs at {render.tflops(ours)} and cuDNN's at "
+            f"{render.tflops(theirs)}."
+        )
+    best = backward_plan_rung(docs, d, mask)
+    simple = backward_row(docs, "simple", d, mask)
+    if simple is None or best is None:
+        return None
+    said = [f"{where}, lesson 12's backward runs at {render.tflops(render.flop_rate(simple))}."]
+    before = "simple"
+    for impl, words in (
+        ("descriptors", "Tensor descriptors alone, at its tiles ({config}), run at {gain} its"),
+        ("tuned", "The tiles plan chose ({config}) run at {gain} that"),
+    ):
+        if (gain := backward_ratio(docs, impl, before, d, mask)) is None:
+            continue
+        config = backward_config(docs, impl, d, mask)
+        said.append(words.format(config=config, gain=_times(gain)) + " speed.")
+        before = impl
+    if best != "reduce" and (gain := backward_ratio(docs, "reduce", best, d, mask)):
+        said.append(
+            "Adding each dQ tile into memory from the dK/dV kernel instead, with one TMA "
+            "reduction per tile (five tile matmuls per pair of blocks, not seven), runs at "
+            f"{_times(gain)} that speed."
+        )
+    rate = render.flop_rate(backward_row(docs, best, d, mask))
+    regs = render.field(backward_row(docs, best, d, mask), "n_regs")
+    said.append(
+        f"As attention_tma runs it, the backward reaches {render.tflops(rate)}"
+        + (f", its dK/dV kernel with {regs} registers per thread." if regs is not None else ".")
+    )
+    if (vs := backward_ratio(docs, best, "sdpa_cudnn", d, mask)) is not None:
+        flex = backward_ratio(docs, best, "flex", d, mask)
+        said.append(
+            f"That is {_times(vs)} cuDNN's speed"
+            + (f" and {_times(flex)} FlexAttention's" if flex else "")
+            + ", each spread the 20th to 80th percentile of the per-round ratio."
+        )
+    return " ".join(said)
+
+
+def ladder_backward_goals(docs: Docs) -> str | None:
+    """One sentence: attention_tma's backward as a multiple of cuDNN's and of
+    FlexAttention's speed at every shape of the ladder, each with its spread. On a device
+    without the backward ladder's data, lesson 12's backward's, from the attention
+    benchmark; None without either."""
+    parts = []
+    for d, mask in LADDER_SHAPES:
+        if LADDER_BACKWARD in docs:
+            best = backward_plan_rung(docs, d, mask)
+            found = [
+                (backward_ratio(docs, best, peer, d, mask) if best else None, who)
+                for peer, who in (("sdpa_cudnn", "cuDNN"), ("flex", "FlexAttention"))
+            ]
+        else:
+            ours = at(docs, "triton", "backward", d, mask)
+            found = []
+            for peer, who in (("sdpa_cudnn", "cuDNN"), ("flex", "FlexAttention")):
+                theirs = at(docs, peer, "backward", d, mask)
+                ratio = (
+                    render.speedup(ours["time_s"], theirs["time_s"]) if ours and theirs else None
+                )
+                found.append((ratio, who))
+        said = [f"{_times(r)} {who}'s" for r, who in found if r]
+        if said:
+            parts.append(f"{' and '.join(said)} speed at d = {d}, {mask}")
+    if not parts:
+        return None
+    gpu = render.provenance(docs)["gpu"]
+    if LADDER_BACKWARD in docs:
+        return f"On the {gpu}, attention_tma's backward runs at {'; '.join(parts)}."
+    return (
+        f"On the {gpu}, the book's backward timings at these shapes are of lesson 12's "
+        f"kernel, not attention_tma, and it runs at {'; '.join(parts)}."
+    )
+
+
+backward_regs = render.row_kind(
+    backward_row, lambda r: r.get("n_regs"), "Registers per thread of a rung's dK/dV kernel."
+)
+backward_spills = render.row_kind(
+    backward_row, lambda r: r.get("n_spills"), "Registers a rung's dK/dV kernel spills."
+)
+
+VALUES.update(
+    {
+        "attention.ladder_backward_story": Value(ladder_backward_story, missing=""),
+        "attention.ladder_backward_goals": Value(ladder_backward_goals, missing=""),
+        "attention.backward_regs": Value(backward_regs, render.count, missing=NOT_MEASURED),
+        "attention.backward_spills": Value(backward_spills, render.count, missing=NOT_MEASURED),
+    }
+)
+
+
+def backward_bars(docs: Docs, d: int, mask: str) -> dict[str, dict]:
+    """impl -> row of every backward bar of one shape that ran; without the backward
+    ladder's data, lesson 12's kernel and the peers from the ``attention`` benchmark."""
+    if LADDER_BACKWARD in docs:
+        found = {impl: backward_row(docs, impl, d, mask) for impl, _ in BACKWARD_RUNGS}
+        found |= {impl: backward_row(docs, impl, d, mask) for impl, _, _ in LADDER_PEERS}
+    else:
+        found = {"simple": at(docs, "triton", "backward", d, mask)}
+        found |= {impl: at(docs, impl, "backward", d, mask) for impl, _, _ in LADDER_PEERS}
+    return {impl: r for impl, r in found.items() if r and "time_s" in r}
+
+
+def fig_ladder_backward(docs: Docs) -> dict:
+    """The backward's ladder: as the forward's, one bar per rung and per peer."""
+    return ladder_figure(docs, backward_bars, BACKWARD_RUNGS, "backward")
+
+
+FIGURES["attention-ladder-backward"] = Figure(
+    "Attention backward, step by step: from lesson 12's kernel towards cuDNN",
+    (BENCH,),
+    fig_ladder_backward,
+    "Grouped horizontal bars of backward TFLOP/s (2.5 times the forward's FLOPs) at "
+    "N = 4,096 in bf16, one group each for d = 128 and d = 64, full and causal: lesson "
+    "12's backward, then the TMA backward with tensor descriptors at the same tiles and "
+    "with other tiles where plan chose them, then SDPA's cuDNN backend, FlexAttention and "
+    "SDPA's flash backend; hovering a bar gives its speed as a multiple of cuDNN's; error "
+    "bars span the 20th to 80th percentile. A device without the backward ladder's data "
+    "shows lesson 12's kernel and the peers from the attention benchmark only.",
 )
 
 

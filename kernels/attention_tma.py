@@ -1,7 +1,7 @@
-"""Flash Attention forward for Hopper, with every tile moved by the Tensor Memory
-Accelerator: ``softmax(q @ k^T * scale) @ v`` per batch and head, as
+"""Flash Attention, forward and backward, for Hopper, with every tile moved by the Tensor
+Memory Accelerator: ``softmax(q @ k^T * scale) @ v`` per batch and head, as
 ``torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
-scale=scale)`` computes it. Inference only: there is no backward (see ``attention_tma``).
+scale=scale)`` computes it, differentiable in q, k and v.
 
 Lesson 12's kernel (``kernels/attention.py``) computes the same thing with pointer loads.
 This file keeps its algorithm (one program per block of queries of one head, an online
@@ -23,15 +23,23 @@ mask applied only on the blocks that straddle the diagonal) and changes how tile
 - **Tiles and warp specialisation as measured.** ``plan`` gives each head dimension the
   tile, warps, pipeline stages and ``tl.range(..., warp_specialize=...)`` setting measured
   fastest on an H100.
+- **The backward**, lesson 12's in its algorithm: the forward saves each row's
+  log-sum-exp (base 2) when a gradient is wanted; a small kernel computes ``delta =
+  rowsum(dO * O)``; one kernel gives each program a block of keys of one key/value head
+  and sums its dK and dV over the query blocks of every query head of its group; one
+  gives each program a block of queries and sums its dQ over the key blocks (or, as
+  ``plan`` may choose, the dK/dV kernel adds dQ in float32 with atomics). Every tile
+  moves through a descriptor; the probabilities are recomputed with ``exp2``.
 
-Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan`` and
-``launch``, which launches without a check), ``checks``
-(``attention_tma``, the checked entry point) and ``reference``.
+Sections, as in every kernel file of the book: ``kernel`` (``forward`` and ``backward``),
+``launch`` (``plan``, ``launch`` and ``launch_backward``, which launch without a check),
+``checks`` (``attention_tma``, the checked entry point), ``autograd``
+(``AttentionTMAFunction``) and ``reference``.
 
 Causal comes in the two alignments of lesson 12: ``causal=True`` (or ``"top_left"``)
 lets query i see keys j <= i, as SDPA's ``is_causal=True``; ``"bottom_right"`` lets it
 see keys j <= i + n_k - n_q (the last query sees the last key, as decoding with a KV
-cache needs). A row that sees no key gives zeros.
+cache needs). A row that sees no key gives zeros and passes no gradient.
 
 Runs on a CUDA GPU of compute capability 9.0 or newer (H100, H200), or on the CPU under
 the Triton interpreter (``TRITON_INTERPRET=1`` set before this module is imported),
@@ -48,6 +56,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor  # the host side of 
 
 
 # --8<-- [start:kernel]
+# --8<-- [start:forward]
 @triton.jit
 def _load_tile(desc, batch, head, row, ROWS: tl.constexpr, HEAD_DIM: tl.constexpr):
     # One TMA copy: the (1, 1, ROWS, HEAD_DIM) box of a 4-D (batch, heads, sequence,
@@ -100,6 +109,7 @@ def _attn_fwd_tma_steps(
 @triton.jit(do_not_specialize=["n_q", "n_k", "diag"])
 def attn_fwd_tma_kernel(
     q_desc, k_desc, v_desc, o_desc,  # 4-D descriptors (batch, heads, sequence, head_dim)
+    LSE,  # (B, H, n_q) float32 for the backward's log-sum-exp, or None (inference)
     n_q, n_k, diag, qk_scale,
     GROUP,  # query heads per key/value head (grouped-query attention; 1: one each)
     HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
@@ -138,15 +148,212 @@ def attn_fwd_tma_kernel(
         qk_scale, BLOCK_N, HEAD_DIM, True, CAUSAL, UPCAST, False,
     )  # fmt: skip
     l_i = tl.where(l_i > 0, l_i, 1.0)  # a row that saw no key: zeros, not NaN
+    if LSE is not None:  # training: p = exp2(s - lse) later, -inf on a row with no key
+        stats = (batch.to(tl.int64) * tl.num_programs(1) + head) * n_q
+        tl.store(LSE + stats + offs_m, m_i + tl.log2(l_i), mask=offs_m < n_q)
     o = (acc / l_i[:, None]).to(o_desc.dtype)  # one rounding, at the store
     # One TMA copy back; rows past n_q (a ragged last block) are not written.
     o_desc.store([batch, head, m0, 0], o.reshape(1, 1, BLOCK_M, HEAD_DIM))
 
 
+# --8<-- [end:forward]
+
+
+# --8<-- [start:backward]
+@triton.jit(do_not_specialize=["n_q"])
+def attn_bwd_preprocess_tma_kernel(
+    o_desc, do_desc, DELTA, n_q, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr
+):
+    # delta_i = sum_d dO[i, d] * O[i, d], the row sums that dS = P * (dP - delta) needs.
+    m0 = tl.program_id(0) * BLOCK_M
+    head = tl.program_id(1)
+    batch = tl.program_id(2)
+    o = _load_tile(o_desc, batch, head, m0, BLOCK_M, HEAD_DIM).to(tl.float32)
+    do = _load_tile(do_desc, batch, head, m0, BLOCK_M, HEAD_DIM).to(tl.float32)
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    stats = (batch.to(tl.int64) * tl.num_programs(1) + head) * n_q
+    tl.store(DELTA + stats + offs_m, tl.sum(o * do, 1), mask=offs_m < n_q)
+
+
+@triton.jit
+def _attn_dkdv_tma_steps(
+    dk, dv, k, v, q_desc, do_desc, lse_ptr, delta_ptr, dq_out, batch, head, offs_n,
+    lo, hi, n_q, diag, qk_scale, sm_scale,
+    BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, MASKED: tl.constexpr,
+    CAUSAL: tl.constexpr, UPCAST: tl.constexpr, ATOMIC_DQ: tl.constexpr,
+):  # fmt: skip
+    # Query blocks [lo, hi) of one query head against one block of keys, as in lesson 12:
+    # the tiles are transposed (keys down, queries across), so dK and dV come out of
+    # tl.dot as they are stored. Rows past n_q load as zeros and add nothing.
+    for start_m in range(lo, hi, BLOCK_M):
+        offs_m = start_m + tl.arange(0, BLOCK_M)
+        q = _load_tile(q_desc, batch, head, start_m, BLOCK_M, HEAD_DIM)
+        do = _load_tile(do_desc, batch, head, start_m, BLOCK_M, HEAD_DIM)
+        if MASKED:
+            lse = tl.load(lse_ptr + offs_m, mask=offs_m < n_q, other=0.0)
+            delta = tl.load(delta_ptr + offs_m, mask=offs_m < n_q, other=0.0)
+        else:
+            lse = tl.load(lse_ptr + offs_m)
+            delta = tl.load(delta_ptr + offs_m)
+        if UPCAST:  # the CPU interpreter cannot do bf16 arithmetic: work in float32
+            q = q.to(tl.float32)
+            do = do.to(tl.float32)
+        # P^T recomputed from the saved log-sum-exp (base 2, the scale folded in).
+        pt = tl.exp2(tl.dot(k, q.T) * qk_scale - lse[None, :])
+        if MASKED:
+            keep = offs_m[None, :] < n_q
+            if CAUSAL:  # query i sees keys j <= i + diag
+                keep = keep & (offs_n[:, None] <= offs_m[None, :] + diag)
+            pt = tl.where(keep, pt, 0.0)
+        dv = tl.dot(pt.to(do.dtype), do, dv)  # dV += P^T dO
+        dpt = tl.dot(v, do.T)  # dP^T = V dO^T
+        dst = (pt * (dpt - delta[None, :])).to(q.dtype)  # dS^T = P^T * (dP^T - delta)
+        dk = tl.dot(dst, q, dk)  # dK += dS^T Q (the scale at the end)
+        if ATOMIC_DQ:  # dQ += dS K, added in float32 by every key block that sees it
+            dq = tl.dot(dst.T, k) * sm_scale
+            if ATOMIC_DQ == 2:  # one TMA reduction of the whole tile (rows past n_q clipped)
+                dq_out.atomic_add([batch, head, start_m, 0], dq.reshape(1, 1, BLOCK_M, HEAD_DIM))
+            else:  # an atomic add per element
+                offs_d = tl.arange(0, HEAD_DIM)
+                dq_ptrs = dq_out + offs_m[:, None] * HEAD_DIM + offs_d[None, :]
+                tl.atomic_add(dq_ptrs, dq, mask=offs_m[:, None] < n_q, sem="relaxed")
+    return dk, dv
+
+
+@triton.jit(do_not_specialize=["n_q", "n_k", "diag"])
+def attn_bwd_dkdv_tma_kernel(
+    q_desc, k_desc, v_desc, do_desc, dk_desc, dv_desc, LSE, DELTA, DQ,
+    n_q, n_k, diag, qk_scale, sm_scale, GROUP,
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, ATOMIC_DQ: tl.constexpr,
+):  # fmt: skip
+    # Grid (key blocks, key/value heads, batch): this program owns BLOCK_N keys of one
+    # key/value head and sums their dK and dV over every query block of every query head
+    # of its group (grouped-query attention, no repeat), in registers. No atomics.
+    n0 = tl.program_id(0) * BLOCK_N
+    kv_head = tl.program_id(1)
+    batch = tl.program_id(2)
+    offs_n = n0 + tl.arange(0, BLOCK_N)
+    k = _load_tile(k_desc, batch, kv_head, n0, BLOCK_N, HEAD_DIM)
+    v = _load_tile(v_desc, batch, kv_head, n0, BLOCK_N, HEAD_DIM)
+    if UPCAST:
+        k = k.to(tl.float32)
+        v = v.to(tl.float32)
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    # The query blocks in lesson 12's three stretches: [lo, a_end) masked (causal: it
+    # holds queries that miss some of these keys), then unmasked up to the last whole
+    # block, then the ragged last block masked. Causal: the queries before n0 - diag see
+    # none of these keys, those from n0 + BLOCK_N - 1 - diag on see all of them.
+    q_full = (n_q // BLOCK_M) * BLOCK_M
+    lo = 0
+    first_full = 0
+    if CAUSAL:
+        lo = (tl.maximum(n0 - diag, 0) // BLOCK_M) * BLOCK_M
+        first_full = tl.cdiv(tl.maximum(n0 + BLOCK_N - 1 - diag, 0), BLOCK_M) * BLOCK_M
+    a_end = tl.minimum(first_full, q_full)
+    tail = tl.maximum(lo, q_full)
+    for head in range(kv_head * GROUP, kv_head * GROUP + GROUP):
+        stats = (batch.to(tl.int64) * tl.num_programs(1) * GROUP + head) * n_q
+        lse, delta = LSE + stats, DELTA + stats
+        dq = DQ  # ATOMIC_DQ 2: a descriptor of the float32 dQ; 1: a pointer to this head's
+        if ATOMIC_DQ == 1:
+            dq = DQ + stats * HEAD_DIM
+        dk, dv = _attn_dkdv_tma_steps(
+            dk, dv, k, v, q_desc, do_desc, lse, delta, dq, batch, head, offs_n, lo, a_end,
+            n_q, diag, qk_scale, sm_scale, BLOCK_M, HEAD_DIM, True, CAUSAL, UPCAST, ATOMIC_DQ,
+        )  # fmt: skip
+        dk, dv = _attn_dkdv_tma_steps(
+            dk, dv, k, v, q_desc, do_desc, lse, delta, dq, batch, head, offs_n,
+            tl.maximum(lo, a_end), q_full, n_q, diag, qk_scale, sm_scale,
+            BLOCK_M, HEAD_DIM, False, CAUSAL, UPCAST, ATOMIC_DQ,
+        )  # fmt: skip
+        dk, dv = _attn_dkdv_tma_steps(
+            dk, dv, k, v, q_desc, do_desc, lse, delta, dq, batch, head, offs_n, tail, n_q,
+            n_q, diag, qk_scale, sm_scale, BLOCK_M, HEAD_DIM, True, CAUSAL, UPCAST, ATOMIC_DQ,
+        )  # fmt: skip
+    # Rows past n_k (a ragged last block of keys) are clipped by the store.
+    dk = (dk * sm_scale).to(dk_desc.dtype)
+    dk_desc.store([batch, kv_head, n0, 0], dk.reshape(1, 1, BLOCK_N, HEAD_DIM))
+    dv_desc.store([batch, kv_head, n0, 0], dv.to(dv_desc.dtype).reshape(1, 1, BLOCK_N, HEAD_DIM))
+
+
+@triton.jit
+def _attn_dq_tma_steps(
+    dq, q, do, lse, delta, k_desc, v_desc, batch, kv_head, offs_m, lo, hi, n_k, diag,
+    qk_scale, BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr, MASKED: tl.constexpr,
+    CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+):  # fmt: skip
+    # Key blocks [lo, hi) against one block of queries, split as in the forward.
+    for start_n in range(lo, hi, BLOCK_N):
+        k = _load_tile(k_desc, batch, kv_head, start_n, BLOCK_N, HEAD_DIM)
+        v = _load_tile(v_desc, batch, kv_head, start_n, BLOCK_N, HEAD_DIM)
+        if UPCAST:
+            k = k.to(tl.float32)
+            v = v.to(tl.float32)
+        p = tl.exp2(tl.dot(q, k.T) * qk_scale - lse[:, None])
+        if MASKED:
+            offs_n = start_n + tl.arange(0, BLOCK_N)
+            keep = offs_n[None, :] < n_k
+            if CAUSAL:  # query i sees keys j <= i + diag
+                keep = keep & (offs_n[None, :] <= offs_m[:, None] + diag)
+            p = tl.where(keep, p, 0.0)
+        dp = tl.dot(do, v.T)  # dP = dO V^T
+        ds = p * (dp - delta[:, None])  # dS = P * (dP - delta)
+        dq = tl.dot(ds.to(k.dtype), k, dq)  # dQ += dS K (the scale at the end)
+    return dq
+
+
+@triton.jit(do_not_specialize=["n_q", "n_k", "diag"])
+def attn_bwd_dq_tma_kernel(
+    q_desc, k_desc, v_desc, do_desc, dq_desc, LSE, DELTA,
+    n_q, n_k, diag, qk_scale, sm_scale, GROUP,
+    HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    # Grid (query blocks, heads, batch): this program owns BLOCK_M queries of one head
+    # and sums their dQ over the key blocks they see: the forward's walk.
+    pid = tl.program_id(0)
+    if CAUSAL:
+        pid = tl.num_programs(0) - 1 - pid
+    head = tl.program_id(1)
+    kv_head = head // GROUP
+    batch = tl.program_id(2)
+    m0 = pid * BLOCK_M
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    q = _load_tile(q_desc, batch, head, m0, BLOCK_M, HEAD_DIM)
+    do = _load_tile(do_desc, batch, head, m0, BLOCK_M, HEAD_DIM)
+    if UPCAST:
+        q = q.to(tl.float32)
+        do = do.to(tl.float32)
+    stats = (batch.to(tl.int64) * tl.num_programs(1) + head) * n_q + offs_m
+    lse = tl.load(LSE + stats, mask=offs_m < n_q, other=0.0)
+    delta = tl.load(DELTA + stats, mask=offs_m < n_q, other=0.0)
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    full_end = (n_k // BLOCK_N) * BLOCK_N  # the key blocks, split as in the forward
+    hi = n_k
+    if CAUSAL:
+        first_row_sees = tl.maximum(m0 + diag + 1, 0)
+        full_end = tl.minimum(full_end, (first_row_sees // BLOCK_N) * BLOCK_N)
+        hi = tl.minimum(m0 + BLOCK_M + diag, n_k)
+    dq = _attn_dq_tma_steps(
+        dq, q, do, lse, delta, k_desc, v_desc, batch, kv_head, offs_m, 0, full_end, n_k,
+        diag, qk_scale, BLOCK_N, HEAD_DIM, False, CAUSAL, UPCAST,
+    )  # fmt: skip
+    dq = _attn_dq_tma_steps(
+        dq, q, do, lse, delta, k_desc, v_desc, batch, kv_head, offs_m, full_end, hi, n_k,
+        diag, qk_scale, BLOCK_N, HEAD_DIM, True, CAUSAL, UPCAST,
+    )  # fmt: skip
+    dq = (dq * sm_scale).to(dq_desc.dtype)
+    dq_desc.store([batch, head, m0, 0], dq.reshape(1, 1, BLOCK_M, HEAD_DIM))
+
+
+# --8<-- [end:backward]
 # --8<-- [end:kernel]
 
 
 # --8<-- [start:launch]
+# --8<-- [start:launch_forward]
 LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
 # (BLOCK_M, BLOCK_N, num_warps, num_stages, warp_specialize) per head dimension: the
 # fastest of sweeps on an H100 (bf16, N = 4096, B * N = 16384, H * d = 4096, full and
@@ -155,6 +362,18 @@ LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
 # Triton 3.6), so it is off. d = 16 and 32 take lesson 12's tiles, untuned.
 FORWARD_CONFIG = {16: (128, 64, 4, 3, False), 32: (128, 64, 4, 3, False),
                   64: (128, 64, 8, 3, False), 128: (128, 128, 8, 3, False)}  # fmt: skip
+# The backward's (dK/dV kernel's, dQ kernel's) (BLOCK_M, BLOCK_N, num_warps, num_stages)
+# per head dimension. A dQ entry "atomic" or "reduce" has the dK/dV kernel add each dQ
+# tile into float32 memory instead (no dQ kernel): by an atomic add per element, or by
+# one TMA reduction per tile (GPU only: the interpreter has no descriptor reductions).
+# d = 64 and 128: the fastest of a sweep on an H100 (bf16, N = 4096, full and causal);
+# either way of adding dQ from the dK/dV kernel ran slower there (more registers in a
+# kernel that already spills). d = 16 and 32 take lesson 12's tiles, untuned.
+BACKWARD_CONFIG = {16: ((32, 128, 4, 3), (128, 32, 4, 3)),
+                   32: ((32, 128, 4, 3), (128, 32, 4, 3)),
+                   64: ((32, 128, 4, 3), (128, 64, 4, 3)),
+                   128: ((64, 128, 8, 2), (128, 64, 8, 3))}  # fmt: skip
+PREPROCESS_BLOCK = 64  # rows per program of delta = rowsum(dO * O)
 # On the CPU: small square tiles, so that tiny tests still walk several blocks.
 INTERPRETER_CONFIG = (16, 16, 1, 1, False)
 
@@ -162,30 +381,30 @@ INTERPRETER_CONFIG = (16, 16, 1, 1, False)
 _INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
-def plan(head_dim: int) -> tuple:
+def plan(head_dim: int, *, backward: bool = False) -> tuple:
     """The launch configuration for ``head_dim``: (BLOCK_M, BLOCK_N, num_warps,
-    num_stages, warp_specialize)."""
+    num_stages, warp_specialize); with ``backward``, the pair (dK/dV kernel's (BLOCK_M,
+    BLOCK_N, num_warps, num_stages), dQ kernel's or "atomic" / "reduce")."""
+    if backward:
+        return (INTERPRETER_CONFIG[:4],) * 2 if _INTERPRET else BACKWARD_CONFIG[head_dim]
     return INTERPRETER_CONFIG if _INTERPRET else FORWARD_CONFIG[head_dim]
 
 
-def launch(q, k, v, causal: bool | str, scale: float, config=None):
+def launch(q, k, v, causal: bool | str, scale: float, config=None, lse=None):
     """o (B, H, n_q, d), contiguous, in q's dtype, for q (B, H, n_q, d) and k, v
     (B, H_kv, n_k, d) that ``tma_readable`` accepts, H a multiple of H_kv; n_q, n_k >= 1;
     no checks. ``causal``: False, True (= "top_left") or "bottom_right". ``config``:
-    ``plan``'s five values."""
+    ``plan``'s five values. ``lse``: None, or a contiguous (B, H, n_q) float32 tensor
+    that gets each row's log-sum-exp (base 2) for ``launch_backward``."""
     batch, heads, n_q, d = q.shape
     n_k = k.shape[2]
     o = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
     block_m, block_n, warps, stages, ws = plan(d) if config is None else config
-    # A descriptor per tensor: its sizes, strides (elements) and the box one copy moves.
-    q_desc = TensorDescriptor(q, q.shape, _strides(q), [1, 1, block_m, d])
-    k_desc = TensorDescriptor(k, k.shape, _strides(k), [1, 1, block_n, d])
-    v_desc = TensorDescriptor(v, v.shape, _strides(v), [1, 1, block_n, d])
-    o_desc = TensorDescriptor(o, o.shape, list(o.stride()), [1, 1, block_m, d])
     diag = n_k - n_q if causal == "bottom_right" else 0  # query i sees keys j <= i + diag
     grid = ((n_q + block_m - 1) // block_m, heads, batch)
     attn_fwd_tma_kernel[grid](
-        q_desc, k_desc, v_desc, o_desc, n_q, n_k, diag, scale * LOG2_E, heads // k.shape[1],
+        _desc(q, block_m), _desc(k, block_n), _desc(v, block_n), _desc(o, block_m), lse,
+        n_q, n_k, diag, scale * LOG2_E, heads // k.shape[1],
         HEAD_DIM=d, CAUSAL=bool(causal), UPCAST=_INTERPRET and q.dtype == torch.bfloat16,
         BLOCK_M=block_m, BLOCK_N=block_n, WARP_SPECIALIZE=ws,
         num_warps=warps, num_stages=stages,
@@ -193,14 +412,65 @@ def launch(q, k, v, causal: bool | str, scale: float, config=None):
     return o
 
 
-def _strides(t: torch.Tensor) -> list[int]:
+def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
+    # A 4-D (batch, heads, sequence, head_dim) tensor described to the TMA unit: its
+    # sizes, its strides (elements) and the box one copy moves, `rows` rows of one head.
     # A dimension of length 1 is never stepped over, but TMA checks its stride all the
     # same: give it one that meets the 16-byte rule.
-    return [
+    strides = [
         s if n > 1 else 16 // t.element_size() for n, s in zip(t.shape, t.stride(), strict=True)
     ]
+    return TensorDescriptor(t, t.shape, strides, [1, 1, rows, t.shape[3]])
 
 
+# --8<-- [end:launch_forward]
+
+
+# --8<-- [start:launch_backward]
+def launch_backward(do, q, k, v, o, lse, causal: bool | str, scale: float, config=None):
+    """dq, dk, dv, contiguous, in q's dtype (dk, dv with k's heads: each summed over its
+    group of query heads), from the upstream gradient ``do`` and the forward's ``o`` and
+    ``lse``, all ``tma_readable``; n_q, n_k >= 1; no checks. ``config``: ``plan(d,
+    backward=True)``'s pair: the dK/dV kernel's tiles, and the dQ kernel's or "atomic" /
+    "reduce" for dQ added by the dK/dV kernel."""
+    batch, heads, n_q, d = q.shape
+    kv_heads, n_k = k.shape[1], k.shape[2]
+    (m1, n1, w1, s1), dq_tiles = plan(d, backward=True) if config is None else config
+    upcast = _INTERPRET and q.dtype == torch.bfloat16
+    delta = torch.empty((batch, heads, n_q), dtype=torch.float32, device=q.device)
+    pm = INTERPRETER_CONFIG[0] if _INTERPRET else PREPROCESS_BLOCK
+    attn_bwd_preprocess_tma_kernel[((n_q + pm - 1) // pm, heads, batch)](
+        _desc(o, pm), _desc(do, pm), delta, n_q, HEAD_DIM=d, BLOCK_M=pm
+    )
+    dk = torch.empty((batch, kv_heads, n_k, d), dtype=k.dtype, device=k.device)
+    dv = torch.empty((batch, kv_heads, n_k, d), dtype=k.dtype, device=k.device)
+    # dQ by its own kernel (0), or summed in float32 by the dK/dV kernel: an atomic add per
+    # element ("atomic", 1) or a TMA reduction per tile ("reduce", 2; not interpreted).
+    atomic = {"atomic": 1, "reduce": 2}.get(dq_tiles, 0) if isinstance(dq_tiles, str) else 0
+    if atomic:
+        dq = torch.zeros(q.shape, dtype=torch.float32, device=q.device)
+    else:
+        dq = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
+    diag = n_k - n_q if causal == "bottom_right" else 0
+    numbers = (n_q, n_k, diag, scale * LOG2_E, scale, heads // kv_heads)
+    attn_bwd_dkdv_tma_kernel[((n_k + n1 - 1) // n1, kv_heads, batch)](
+        _desc(q, m1), _desc(k, n1), _desc(v, n1), _desc(do, m1), _desc(dk, n1),
+        _desc(dv, n1), lse, delta, _desc(dq, m1) if atomic == 2 else dq, *numbers,
+        HEAD_DIM=d, CAUSAL=bool(causal), UPCAST=upcast, BLOCK_M=m1, BLOCK_N=n1,
+        ATOMIC_DQ=atomic, num_warps=w1, num_stages=s1,
+    )  # fmt: skip
+    if atomic:
+        return dq.to(q.dtype), dk, dv
+    m2, n2, w2, s2 = dq_tiles
+    attn_bwd_dq_tma_kernel[((n_q + m2 - 1) // m2, heads, batch)](
+        _desc(q, m2), _desc(k, n2), _desc(v, n2), _desc(do, m2), _desc(dq, m2), lse, delta,
+        *numbers, HEAD_DIM=d, CAUSAL=bool(causal), UPCAST=upcast,
+        BLOCK_M=m2, BLOCK_N=n2, num_warps=w2, num_stages=s2,
+    )  # fmt: skip
+    return dq, dk, dv
+
+
+# --8<-- [end:launch_backward]
 # --8<-- [end:launch]
 
 
@@ -257,12 +527,6 @@ def _check_tensor(name: str, t: object) -> None:
             f"attention_tma: {name} must be 4-D (batch, heads, sequence, head_dim), "
             f"got shape {tuple(t.shape)}"
         )
-    if torch.is_grad_enabled() and t.requires_grad:
-        raise ValueError(
-            f"attention_tma: {name} requires grad, but this kernel is a forward only (no "
-            f"backward); call it under torch.no_grad() or torch.inference_mode(), or use "
-            f"kernels/attention.py's attention for training"
-        )
 
 
 def attention_tma(
@@ -274,9 +538,11 @@ def attention_tma(
     scale: float | None = None,
 ) -> torch.Tensor:
     """``softmax(q @ k^T * scale) @ v``, as ``F.scaled_dot_product_attention(q, k, v,
-    is_causal=causal, scale=scale)``, by the TMA kernel. Inference only: there is no
-    backward, so inputs that require grad are refused while grad mode is on (as are dual
-    tensors of forward-mode AD); lesson 12's ``attention`` is the one to train with.
+    is_causal=causal, scale=scale)``, by the TMA kernels, differentiable in q, k and v
+    (``AttentionTMAFunction``: with grad mode on and an input that requires grad, the
+    forward saves the log-sum-exp for the backward), once: a second derivative
+    (``create_graph=True``) is refused, as are dual tensors (forward-mode AD has no
+    formula here).
 
     ``q`` (B, H, n_q, d), ``k`` and ``v`` (B, H_kv, n_k, d) with H a multiple of H_kv
     (grouped-query attention: query head h reads key/value head h // (H / H_kv), as SDPA's
@@ -289,8 +555,8 @@ def attention_tma(
     (B, H, N, d) has) is read in place; any other layout is copied once, contiguous.
     ``causal``: False, True or "top_left" (query i sees keys j <= i, SDPA's
     ``is_causal=True``), or "bottom_right" (query i sees keys j <= i + n_k - n_q). A row
-    that sees no key (n_k = 0, or bottom-right with n_q > n_k) gives zeros, as SDPA does
-    with an explicit boolean mask. ``scale``: None for 1/sqrt(d), or a Python int or
+    that sees no key (n_k = 0, or bottom-right with n_q > n_k) gives zeros and no gradient,
+    as SDPA does with an explicit boolean mask. ``scale``: None for 1/sqrt(d), or a Python int or
     float, > 0 and with ``scale * log2(e)`` finite in float32. The result is contiguous,
     in q's dtype, rounded once from float32. Views with the negative bit are read as their
     values. Raises ``TypeError``/``ValueError`` naming the argument instead of launching
@@ -368,24 +634,76 @@ def attention_tma(
             f"attention_tma: needs compute capability 9.0 (Hopper) or newer for TMA; "
             f"{q.device} has {major}.{minor}"
         )
-    n_k = k.shape[2]
-    if q.numel() == 0:
-        return torch.empty((batch, heads, n_q, head_dim), dtype=q.dtype, device=q.device)
-    if n_k == 0:  # no key at all: SDPA gives zeros (a softmax over nothing, made safe)
-        return torch.zeros((batch, heads, n_q, head_dim), dtype=q.dtype, device=q.device)
     # A view with the neg bit stores -x and reads as x, and a layout TMA cannot address is
     # copied (a fresh allocation is aligned): the descriptors see only memory, as laid out.
-    q, k, v = (t.resolve_neg() if t.is_neg() else t for t in (q, k, v))
-    q, k, v = (
-        t if tma_readable(t) else t.clone(memory_format=torch.contiguous_format) for t in (q, k, v)
-    )
+    q, k, v = (_readable(t.resolve_neg() if t.is_neg() else t) for t in (q, k, v))
+    if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        return AttentionTMAFunction.apply(q, k, v, causal, float(scale))
+    return _on_device(device, _forward, q, k, v, causal, float(scale), None)
+
+
+def _readable(t: torch.Tensor) -> torch.Tensor:
+    return t if tma_readable(t) else t.clone(memory_format=torch.contiguous_format)
+
+
+def _on_device(device: int, fn, *args):
+    """``fn(*args)`` with ``device`` current (Triton launches on the current GPU); -1 is
+    the CPU, under the interpreter."""
     if device < 0 or device == torch.cuda.current_device():
-        return launch(q, k, v, causal, float(scale))
-    with torch.cuda.device(device):  # Triton launches on the current GPU: switch for it
-        return launch(q, k, v, causal, float(scale))
+        return fn(*args)
+    with torch.cuda.device(device):
+        return fn(*args)
+
+
+def _forward(q, k, v, causal, scale, lse):
+    """``launch``, and the empty cases it does not take: no query, or no key (SDPA gives
+    zeros there: a softmax over nothing, made safe; the log-sum-exp is -inf)."""
+    if q.numel() == 0 or k.shape[2] == 0:
+        if lse is not None:
+            lse.fill_(float("-inf"))
+        return torch.zeros(q.shape, dtype=q.dtype, device=q.device)
+    return launch(q, k, v, causal, scale, lse=lse)
 
 
 # --8<-- [end:checks]
+
+
+# --8<-- [start:autograd]
+class AttentionTMAFunction(torch.autograd.Function):
+    """The forward saves q, k, v, o and the log-sum-exp of each row; the backward
+    recomputes the probabilities from them. Call it through ``attention_tma``, which
+    checks the arguments (and makes q, k, v readable by descriptors) first."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal: bool | str, scale: float) -> torch.Tensor:
+        batch, heads, n_q, _ = q.shape
+        lse = torch.empty((batch, heads, n_q), dtype=torch.float32, device=q.device)
+        o = _on_device(q.get_device(), _forward, q, k, v, causal, scale, lse)
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.causal, ctx.scale = causal, scale
+        return o
+
+    @staticmethod
+    def backward(ctx, do: torch.Tensor):
+        # Grad mode is on here only under create_graph=True: the backward kernels have no
+        # backward of their own, so their results would count as constants. Refuse.
+        if torch.is_grad_enabled():
+            raise NotImplementedError(
+                "attention_tma: double backward (create_graph=True) is not supported: the "
+                "backward kernels have no backward of their own"
+            )
+        q, k, v, o, lse = ctx.saved_tensors
+        if q.numel() == 0 or k.numel() == 0:  # nothing seen: every gradient is zero
+            return torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v), None, None
+        # dO comes from whatever followed, in any layout and dtype: made readable.
+        do = _readable((do.resolve_neg() if do.is_neg() else do).to(q.dtype))
+        dq, dk, dv = _on_device(
+            q.get_device(), launch_backward, do, q, k, v, o, lse, ctx.causal, ctx.scale
+        )
+        return dq, dk, dv, None, None
+
+
+# --8<-- [end:autograd]
 
 
 # --8<-- [start:reference]

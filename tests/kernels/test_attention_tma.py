@@ -1,9 +1,10 @@
-"""The TMA flash-attention forward (kernels/attention_tma.py) against a float64 reference
-with the N x N scores materialised: every head dimension, both dtypes, no mask and both
-causal alignments, ragged and unequal sequence lengths, several tile shapes (warp
-specialisation included), inputs whose memory past the end is NaN, the causal mask
-checked exactly, layouts read in place and layouts copied. (The wrapper contract, refusals
-included, is tested in test_contract.py.)
+"""The TMA flash attention (kernels/attention_tma.py), forward and backward, against a
+float64 reference with the N x N scores materialised (the backward against torch autograd
+through it): every head dimension, both dtypes, no mask and both causal alignments,
+ragged and unequal sequence lengths, grouped-query heads, several tile shapes (warp
+specialisation and dQ by atomics included), inputs whose memory past the end is NaN, the
+causal mask checked exactly, layouts read in place and layouts copied. (The wrapper
+contract, refusals included, is tested in test_contract.py.)
 
 Under the CPU interpreter everything here runs except the realistic sizes: the
 interpreter reads host ``TensorDescriptor``s in software (zero-filled rows past the end
@@ -28,20 +29,26 @@ CAUSAL_IDS = ["full", "causal", "bottom_right"]
 # Tolerances, as in test_attention.py: u is the unit roundoff of the output's dtype (the
 # interpreter truncates to bf16, within 2u). The output is a weighted mean of rows of v,
 # rounded once, after the probabilities were rounded to the dtype for the second tl.dot:
-# |o - ref| <= 2u |ref| + 4u. A masking or indexing bug moves elements by far more.
+# |o - ref| <= 2u |ref| + 4u. The gradients are sums over a whole sequence of products
+# rounded to the dtype (P and dS before their tl.dot): 8u of the largest element of the
+# reference gradient, and 4u relative. A masking or indexing bug moves elements by far more.
 UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
 
 
-def check(got, ref, what, seed):
+def check(got, ref, what, seed, gradient=False):
     """``got`` against the float64 reference; NaN (an unwritten element) never passes."""
     assert got.dtype in UNIT and got.shape == ref.shape, (what, got.dtype, got.shape)
     assert not torch.isnan(got).any(), f"{what} has NaN (unwritten or wrong), seed={seed}"
     u = UNIT[got.dtype]
+    rtol, atol = 2 * u, 4 * u
+    if gradient:
+        biggest = ref.abs().max().item() if ref.numel() else 0.0
+        rtol, atol = 4 * u, 8 * u * max(biggest, 1e-3)
     torch.testing.assert_close(
         got.double(),
         ref.double(),
-        rtol=2 * u,
-        atol=4 * u,
+        rtol=rtol,
+        atol=atol,
         msg=lambda m: f"{what}, seed={seed}\n{m}",
     )
 
@@ -307,17 +314,19 @@ def test_default_scale_is_one_over_sqrt_d():
     check(at.attention_tma(q, k, v), reference64(q, k, v, False, 1 / math.sqrt(64)), "o", seed)
 
 
-def test_inference_only():
-    """Inputs that require grad are refused while grad mode is on (there is no backward),
-    and accepted under torch.no_grad() and torch.inference_mode()."""
+def test_grad_mode_decides_whether_a_graph_is_built():
+    """Inputs that require grad get a result with a backward while grad mode is on, and a
+    plain one (no log-sum-exp saved) under torch.no_grad() and torch.inference_mode()."""
     seed = fresh_seed()
     q, k, v = qkv(1, 2, 9, 9, 16, torch.float16)
     q.requires_grad_()
-    with pytest.raises(ValueError, match="attention_tma: q requires grad"):
-        at.attention_tma(q, k, v)
+    o = at.attention_tma(q, k, v)
+    assert isinstance(o.grad_fn, at.AttentionTMAFunction._backward_cls), f"seed={seed}"
     for mode in (torch.no_grad, torch.inference_mode):
         with mode():
-            check(at.attention_tma(q, k, v), reference64(q, k, v, False), str(mode), seed)
+            got = at.attention_tma(q, k, v)
+            assert got.grad_fn is None
+            check(got, reference64(q, k, v, False), str(mode), seed)
 
 
 def test_positional_knobs_are_refused():
@@ -403,3 +412,252 @@ def test_grouped_query_attention_at_a_realistic_size(causal):
     q = rand((2, 16, 1500, 128), torch.bfloat16)
     k, v = (rand((2, 2, 1500, 128), torch.bfloat16) for _ in range(2))
     check(at.attention_tma(q, k, v, causal=causal), reference64(q, k, v, causal), "gqa", seed)
+
+
+# ---- the backward: dQ, dK, dV against torch autograd through the float64 reference --------
+
+
+def grads64(q, k, v, do, causal, scale=None):
+    """dq, dk, dv in float64: autograd through ``reference`` (k and v's gradients summed
+    over the query heads of their group by repeat_interleave's backward)."""
+    q64, k64, v64 = (t.detach().double().requires_grad_() for t in (q, k, v))
+    o64 = at.reference(q64, k64, v64, causal=causal, scale=scale)
+    if not o64.requires_grad:  # no key at all: zeros, whatever the inputs
+        return tuple(torch.zeros_like(t) for t in (q64, k64, v64))
+    found = torch.autograd.grad(o64, (q64, k64, v64), do.double(), allow_unused=True)
+    return tuple(
+        torch.zeros_like(t) if g is None else g for g, t in zip(found, (q64, k64, v64), strict=True)
+    )
+
+
+def backward(q, k, v, do, causal, scale=None):
+    """dq, dk, dv from attention_tma and autograd."""
+    q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+    o = at.attention_tma(q, k, v, causal=causal, scale=scale)
+    return torch.autograd.grad(o, (q, k, v), do)
+
+
+def check_grads(got, expected, seed, what=""):
+    for g, e, name in zip(got, expected, ("dq", "dk", "dv"), strict=True):
+        check(g, e, f"{name} {what}", seed, gradient=True)
+
+
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize("d", at.HEAD_DIMS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("n_q, n_k", SHAPES, ids=str)
+def test_backward_matches_float64(n_q, n_k, dtype, d, causal):
+    seed = fresh_seed()
+    q, k, v = qkv(2, 3, n_q, n_k, d, dtype)
+    do = rand((2, 3, n_q, d), dtype)
+    # torch.empty is NaN-filled (poisoned_empty): lse, delta, dq, dk, dv must all be written.
+    check_grads(backward(q, k, v, do, causal), grads64(q, k, v, do, causal), seed, str(causal))
+
+
+# Backward tiles the interpreter's (16, 16) does not reach: more query rows than key rows
+# in the dK/dV kernel and fewer, the same for the dQ kernel, and dQ by atomics.
+BACKWARD_CONFIGS = [((32, 16, 4, 2), (16, 32, 4, 2)), ((16, 32, 4, 2), (32, 16, 4, 2)),
+                    ((64, 16, 4, 2), (16, 64, 4, 2)), ((16, 64, 4, 2), (64, 64, 4, 2)),
+                    ((32, 16, 4, 2), "atomic"), ((16, 64, 4, 2), "atomic")]  # fmt: skip
+
+
+@pytest.mark.parametrize("config", BACKWARD_CONFIGS, ids=str)
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize("n_q, n_k", [(129, 129), (100, 37), (37, 100)], ids=str)
+def test_every_backward_tile_shape_walks_the_diagonal_right(config, causal, n_q, n_k):
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, n_q, n_k, 32, torch.float16)
+    do = rand((1, 2, n_q, 32), torch.float16)
+    lse = torch.empty((1, 2, n_q), dtype=torch.float32, device=DEVICE)
+    o = at.launch(q, k, v, causal, 32**-0.5, lse=lse)
+    got = at.launch_backward(do, q, k, v, o, lse, causal, 32**-0.5, config=config)
+    check_grads(got, grads64(q, k, v, do, causal, 32**-0.5), seed, str(config))
+
+
+def test_the_forward_saves_the_log_sum_exp_in_base_2():
+    """lse = log2(sum_j exp2(s_ij * scale * log2(e))), -inf on a row that sees no key."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 30, 20, 16, torch.float16)
+    lse = torch.empty((1, 2, 30), dtype=torch.float32, device=DEVICE)
+    at.launch(q, k, v, "bottom_right", 0.25, lse=lse)
+    s = (q.double() @ k.double().transpose(-2, -1)) * 0.25
+    s = s.masked_fill(~causal_mask("bottom_right", 30, 20), float("-inf"))
+    expected = torch.logsumexp(s, -1) / math.log(2)
+    assert torch.isneginf(lse[:, :, :10]).all(), f"seed={seed}"
+    torch.testing.assert_close(lse[:, :, 10:].double(), expected[:, :, 10:], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize("heads, kv_heads", [(4, 1), (6, 2)], ids=str)
+@pytest.mark.parametrize("config", [None, ((16, 16, 1, 1), "atomic")], ids=["split", "atomic"])
+@pytest.mark.parametrize("n_q, n_k", [(17, 17), (23, 40), (40, 23)], ids=str)
+def test_grouped_query_backward_sums_each_group(n_q, n_k, config, heads, kv_heads, causal):
+    """dK and dV of a key/value head are the sums over the query heads that read it: the
+    float64 reference repeats k and v, and autograd sums the copies' gradients back."""
+    seed = fresh_seed()
+    q, do = (rand((2, heads, n_q, 32), torch.bfloat16) for _ in range(2))
+    k, v = (rand((2, kv_heads, n_k, 32), torch.bfloat16) for _ in range(2))
+    lse = torch.empty((2, heads, n_q), dtype=torch.float32, device=DEVICE)
+    o = at.launch(q, k, v, causal, 32**-0.5, lse=lse)
+    got = at.launch_backward(do, q, k, v, o, lse, causal, 32**-0.5, config=config)
+    assert got[1].shape == k.shape and got[2].shape == v.shape
+    check_grads(got, grads64(q, k, v, do, causal, 32**-0.5), seed, f"gqa {heads}/{kv_heads}")
+
+
+def test_grouped_query_backward_through_autograd():
+    seed = fresh_seed()
+    q, do = (rand((1, 4, 33, 16), torch.float16) for _ in range(2))
+    k, v = (rand((1, 2, 29, 16), torch.float16) for _ in range(2))
+    got = backward(q, k, v, do, True)
+    check_grads(got, grads64(q, k, v, do, True), seed, "gqa autograd")
+
+
+@pytest.mark.parametrize("n_q, n_k", [(40, 23), (37, 5), (20, 1)], ids=str)
+def test_a_query_that_sees_no_key_gets_no_gradient(n_q, n_k):
+    """Bottom-right with n_q > n_k: the first n_q - n_k queries see no key. Their dQ is
+    exactly zero, nothing is NaN, and changing them (or their upstream gradient) changes
+    no dK or dV bit."""
+    seed = fresh_seed()
+    blind = n_q - n_k
+    q, k, v = qkv(1, 2, n_q, n_k, 16, torch.float16)
+    do = rand((1, 2, n_q, 16), torch.float16)
+    dq, dk, dv = backward(q, k, v, do, "bottom_right")
+    for t, name in ((dq, "dq"), (dk, "dk"), (dv, "dv")):
+        assert not torch.isnan(t).any(), f"{name} has NaN, seed={seed}"
+    assert torch.equal(dq[:, :, :blind], torch.zeros_like(dq[:, :, :blind])), f"seed={seed}"
+    q2, do2 = q.clone(), do.clone()
+    q2[:, :, :blind] = 100.0
+    do2[:, :, :blind] = -7.0
+    _, dk2, dv2 = backward(q2, k, v, do2, "bottom_right")
+    assert torch.equal(dk, dk2) and torch.equal(dv, dv2), f"a blind query moved dk/dv, seed={seed}"
+
+
+KEY_CUTS = [(40, 40, True, 17), (30, 50, True, 16), (40, 40, "bottom_right", 17),
+            (50, 30, "bottom_right", 9)]  # fmt: skip
+
+
+@pytest.mark.parametrize("n_q, n_k, causal, cut", KEY_CUTS, ids=str)
+def test_causal_keys_get_no_gradient_from_earlier_queries(n_q, n_k, causal, cut):
+    """Queries and upstream gradients before ``cut - diag`` are changed: dK and dV of
+    every key from ``cut`` on stay the same to the bit (no earlier query sees them)."""
+    seed = fresh_seed()
+    changed = cut - diag_of(causal, n_q, n_k)
+    assert 0 < changed < n_q
+    q, k, v = qkv(1, 2, n_q, n_k, 16, torch.float16)
+    do = rand((1, 2, n_q, 16), torch.float16)
+    q2, do2 = q.clone(), do.clone()
+    q2[:, :, :changed] = rand((1, 2, changed, 16), torch.float16)
+    do2[:, :, :changed] = 5.0
+    _, dk1, dv1 = backward(q, k, v, do, causal)
+    _, dk2, dv2 = backward(q2, k, v, do2, causal)
+    assert torch.equal(dk1[:, :, cut:], dk2[:, :, cut:]), f"dk from an earlier query, seed={seed}"
+    assert torch.equal(dv1[:, :, cut:], dv2[:, :, cut:]), f"dv from an earlier query, seed={seed}"
+    assert not torch.equal(dk1[:, :, :cut], dk2[:, :, :cut])
+
+
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize("n_q, n_k", [(17, 17), (23, 40), (40, 23)], ids=str)
+def test_backward_reads_no_row_past_the_end(n_q, n_k, causal):
+    seed = fresh_seed()
+    q, k, v = qkv(2, 2, n_q, n_k, 32, torch.float16)
+    do = rand((2, 2, n_q, 32), torch.float16)
+    expected = grads64(q, k, v, do, causal)
+    q, k, v, do = (nan_padded(t) for t in (q, k, v, do))
+    check_grads(backward(q, k, v, do, causal), expected, seed, "NaN past the end")
+
+
+def test_split_backward_is_deterministic():
+    """plan's split backward (no atomics): each dK/dV and dQ element is summed by one
+    program in a fixed order."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 4, 45, 45, 32, torch.bfloat16)
+    do = rand((1, 4, 45, 32), torch.bfloat16)
+    first, again = backward(q, k, v, do, True), backward(q, k, v, do, True)
+    for a, b, name in zip(first, again, ("dq", "dk", "dv"), strict=True):
+        assert torch.equal(a, b), f"{name} changed between runs, seed={seed}"
+
+
+@pytest.mark.parametrize("name, make, in_place", LAYOUTS, ids=[x[0] for x in LAYOUTS])
+def test_backward_of_any_layout(name, make, in_place):
+    """Gradients of inputs read in place or copied, and an upstream gradient in the same
+    layout, reach the inputs themselves."""
+    seed = fresh_seed()
+    q, k, v = (make(t) for t in qkv(2, 3, 21, 19, 32, torch.float16))
+    do = make(rand((2, 3, 21, 32), torch.float16))
+    for causal in (False, True):
+        got = backward(q, k, v, do, causal)
+        check_grads(got, grads64(q, k, v, do, causal), seed, f"{name}, causal={causal}")
+
+
+@pytest.mark.parametrize(
+    "make_do",
+    [
+        lambda shape: torch.ones((), dtype=torch.float16, device=DEVICE).expand(shape),
+        lambda shape: rand(shape[:2] + shape[2:][::-1], torch.float16).transpose(2, 3),
+        lambda shape: torch._neg_view(rand(shape, torch.float16)),
+        lambda shape: rand(shape, torch.float32),
+    ],
+    ids=["expanded", "transposed", "negative-bit", "float32"],
+)
+def test_upstream_gradient_in_any_layout(make_do):
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 18, 18, 16, torch.float16)
+    do = make_do((1, 2, 18, 16))
+    got = backward(q, k, v, do, True)
+    check_grads(got, grads64(q, k, v, do.to(torch.float16).clone(), True), seed)
+
+
+def test_gradient_reaches_a_packed_projection():
+    """q, k, v as slices of one (B, N, 3, H, d) projection, as a model has them: read in
+    place by the descriptors, and the gradient lands in the projection's own layout."""
+    seed = fresh_seed()
+    packed = rand((2, 20, 3, 2, 16), torch.float16).requires_grad_()
+    q, k, v = (packed[:, :, i].transpose(1, 2) for i in range(3))
+    assert all(at.tma_readable(t) for t in (q, k, v))
+    do = rand((2, 2, 20, 16), torch.float16)
+    at.attention_tma(q, k, v, causal=True).backward(do)
+    for i, (ref, name) in enumerate(
+        zip(grads64(q, k, v, do, True), ("dq", "dk", "dv"), strict=True)
+    ):
+        check(packed.grad[:, :, i].transpose(1, 2), ref, name, seed, gradient=True)
+
+
+def test_plan_has_a_backward_config_for_every_head_dim():
+    for d in at.HEAD_DIMS:
+        dkdv, dq = at.BACKWARD_CONFIG[d]
+        assert dq in ("atomic", "reduce") or len(dq) == 4, d
+        for tiles in (dkdv,) if isinstance(dq, str) else (dkdv, dq):
+            block_m, block_n, warps, stages = tiles
+            assert block_m >= 16 and block_n >= 16 and warps in (4, 8) and stages >= 1, d
+            assert block_m & (block_m - 1) == 0 and block_n & (block_n - 1) == 0, d
+
+
+@requires_gpu
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+@pytest.mark.parametrize(
+    "d, dtype", [(16, torch.bfloat16), (32, torch.bfloat16), (64, torch.bfloat16),
+                 (128, torch.bfloat16), (64, torch.float16), (128, torch.float16)], ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("n_q, n_k", [(1000, 1000), (777, 1500), (1500, 777)], ids=str)
+def test_backward_at_realistic_sizes(n_q, n_k, d, dtype, causal):
+    """plan's backward tiles (BACKWARD_CONFIG) at every head dim."""
+    seed = fresh_seed()
+    q, k, v = qkv(1, 4, n_q, n_k, d, dtype)
+    do = rand((1, 4, n_q, d), dtype)
+    check_grads(backward(q, k, v, do, causal), grads64(q, k, v, do, causal), seed, str(causal))
+
+
+@requires_gpu
+@pytest.mark.parametrize("config", [None, "atomic", "reduce"])
+@pytest.mark.parametrize("d", [64, 128])
+def test_grouped_query_backward_at_a_realistic_size(d, config):
+    """plan's tiles, and dQ by atomics and by TMA reductions (which the interpreter lacks)."""
+    seed = fresh_seed()
+    q, do = (rand((1, 8, 1500, d), torch.bfloat16) for _ in range(2))
+    k, v = (rand((1, 2, 1500, d), torch.bfloat16) for _ in range(2))
+    tiles = None if config is None else (at.BACKWARD_CONFIG[d][0], config)
+    for causal in (False, True):
+        lse = torch.empty((1, 8, 1500), dtype=torch.float32, device=DEVICE)
+        o = at.launch(q, k, v, causal, d**-0.5, lse=lse)
+        got = at.launch_backward(do, q, k, v, o, lse, causal, d**-0.5, config=tiles)
+        check_grads(got, grads64(q, k, v, do, causal), seed, f"gqa {config} {causal}")

@@ -1339,6 +1339,7 @@ ROWS = (
         tensors=("q", "k", "v"),
         dtype=F16,
         dtypes=atm.SUPPORTED_DTYPES,
+        autograd=True,
         reference=lambda a: atm.reference(
             a["q"], a["k"], a["v"], causal=a.get("causal", False), scale=a.get("scale")
         ),
@@ -1378,7 +1379,7 @@ ROWS = (
             Layout("q-misaligned", "q", misaligned, True),
         ),
         **ATTENTION_CASES,
-        not_applicable={**NO_OUT, **NO_BACKWARD},
+        not_applicable=NO_OUT,
     ),
 )
 # fmt: on
@@ -1429,6 +1430,8 @@ NOT_WRAPPERS = {
     "_compile_examples.scaled_then_logged": "plain torch, no kernel (a torch.compile fragment)",
     "_compile_examples.row_norms": "plain torch, no kernel (a torch.compile fragment)",
     "attention_tma.tma_readable": "reads strides and answers yes or no; launches nothing",
+    "attention_tma.AttentionTMAFunction": "the autograd.Function behind attention_tma, which "
+    "checks first",
     "attention.attention_minimal": "lesson 12's minimal forward: divisible, contiguous shapes "
     "only and no checks, by design (what it leaves out is what the lesson adds)",
     "rmsnorm.rms_norm_backward_minimal": "lesson 11's minimal backward: contiguous rows and "

@@ -81,3 +81,70 @@ def test_the_two_tma_gqa_calls_agree():
     assert torch.equal(in_place, copied)
     expected = atm.reference(q, k, v, causal=True)
     torch.testing.assert_close(in_place, expected, rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_each_backward_rung_changes_one_thing(d):
+    """descriptors: lesson 12's backward tiles through descriptors; tuned: plan's, where
+    they differ; plan's config is one of the rungs."""
+    rungs = bench.backward_ladder(d)
+    assert rungs["descriptors"] == at.plan(d, backward=True)
+    if "tuned" in rungs:
+        assert rungs["tuned"] == atm.plan(d, backward=True) != rungs["descriptors"]
+    else:
+        assert atm.plan(d, backward=True) == at.plan(d, backward=True)
+    assert atm.plan(d, backward=True) in rungs.values()
+    dkdv, dq = atm.plan(d, backward=True)
+    if isinstance(dq, str):  # plan adds dQ in the dK/dV kernel already
+        assert "reduce" not in rungs
+    else:
+        assert rungs["reduce"] == (dkdv, "reduce")
+
+
+def test_backward_config_text():
+    config = ((64, 128, 8, 3), (128, 64, 8, 2))
+    assert bench.backward_config_text(config) == "dkdv 64x128 w8 s3; dq 128x64 w8 s2"
+    assert bench.backward_config_text(((32, 128, 4, 3), "atomic")) == "dkdv 32x128 w4 s3; dq atomic"
+    assert bench.backward_config_text(((32, 128, 4, 3), "reduce")) == "dkdv 32x128 w4 s3; dq reduce"
+
+
+def test_backward_rows_validate():
+    jsonschema = pytest.importorskip("jsonschema")
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    schema = json.loads(
+        (ROOT / "figures" / "schemas" / "attention_ladder_backward.json").read_text()
+    )
+    spread = {"p20": 1e-3, "p50": 1.1e-3, "p80": 1.2e-3, "reps": 10}
+    base = {"direction": "backward", "dtype": "bfloat16", "batch": 4, "heads": 32, "n": 4096,
+            "head_dim": 128, "causal": True, "flops": 5 * 4 * 32 * 4096**2 * 128 // 4}  # fmt: skip
+    rows = [
+        {"impl": "simple", **base, "time_s": spread, "config": "dkdv 64x128 w8 s3; dq 128x64 "
+         "w8 s3", "n_regs": 255, "n_spills": 0, "dq_n_regs": 232, "dq_n_spills": 0},
+        {"impl": "tuned", **base, "time_s": spread, "config": "dkdv 32x128 w4 s3; dq atomic",
+         "plan": True, "n_regs": 200, "n_spills": 0},
+        {"impl": "flex", **base, "failure": "RuntimeError: ..."},
+        {"impl": "sdpa_cudnn", **base, "time_s": spread},
+    ]  # fmt: skip
+    validator = jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]})
+    validator.validate(rows)
+    for bad in ({"impl": "tuned", **base}, {"impl": "warp_specialize", **base, "time_s": spread}):
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate([bad])
+
+
+def test_the_backward_rungs_agree():
+    """Lesson 12's backward and the TMA rungs, as the benchmark builds them: the same
+    gradients (tiny, on whatever device; the peers need a GPU and are left out here)."""
+    import torch
+
+    from tests.support import DEVICE, rand
+
+    q, k, v, do = (rand((1, 2, 40, 64), torch.float16, DEVICE) for _ in range(4))
+    impls = bench.backward_implementations(64, True, q, k, v, do)
+    # (TMA reductions run on a GPU only: the interpreter has no descriptor reductions.)
+    ours = [x for x in bench.BACKWARD_STEPS if x != "reduce" or torch.cuda.is_available()]
+    results = {impl: build()() for impl, (build, _) in impls.items() if impl in ours}
+    assert set(results) >= {"simple", "descriptors"}
+    for impl, grads in results.items():
+        for got, want in zip(grads, results["simple"], strict=True):
+            torch.testing.assert_close(got, want, rtol=2e-3, atol=2e-3, msg=impl)

@@ -134,3 +134,100 @@ def test_the_story_and_the_goals_read_the_ladder(with_ladder):
     goals = fa.ladder_goals(with_ladder)
     assert goals.count("0.90×") == 4 and "d = 64, causal" in goals
     assert ", attention_tma runs at" in goals
+
+
+# ---- the backward ladder ---------------------------------------------------------------------
+
+BACKWARD_TIMES = {"simple": 7.2e-3, "descriptors": 6.0e-3, "tuned": 5.0e-3, "reduce": 6.25e-3,
+                  "sdpa_cudnn": 5.5e-3, "flex": 6.5e-3, "sdpa_flash": 9.4e-3}  # fmt: skip
+
+
+def backward_doc(base: dict) -> dict:
+    rows = []
+    for d, heads in ((128, 32), (64, 64)):
+        for causal in (False, True):
+            common = {"direction": "backward", "dtype": "bfloat16", "batch": 4, "heads": heads,
+                      "n": 4096, "head_dim": d, "causal": causal,
+                      "flops": 10 * 4 * heads * 4096**2 * d // (2 if causal else 1)}  # fmt: skip
+            for impl, t in BACKWARD_TIMES.items():
+                vs = {o: {"p20": u / t * 0.99, "p50": u / t, "p80": u / t * 1.01, "reps": 50}
+                      for o, u in BACKWARD_TIMES.items() if o != impl}  # fmt: skip
+                time_s = {"p20": t * 0.99, "p50": t, "p80": t * 1.01, "reps": 50,
+                          "ab": {"group": "g-2", "name": impl}, "vs": vs}  # fmt: skip
+                row = {"impl": impl, **common, "time_s": time_s}
+                if impl == "descriptors":
+                    row.update(config="dkdv 64x128 w8 s3; dq 128x64 w8 s3", plan=False,
+                               n_regs=255, n_spills=0, dq_n_regs=240, dq_n_spills=0)  # fmt: skip
+                if impl == "tuned":
+                    row.update(config="dkdv 32x128 w4 s3; dq 128x64 w8 s3", plan=True,
+                               n_regs=200, n_spills=0)  # fmt: skip
+                if impl == "reduce":
+                    row.update(config="dkdv 32x128 w4 s3; dq reduce", plan=False, n_regs=255,
+                               n_spills=12)  # fmt: skip
+                rows.append(row)
+    doc = copy.deepcopy(base)
+    doc.update(benchmark=fa.LADDER_BACKWARD, rows=rows)
+    return doc
+
+
+@pytest.fixture(scope="module")
+def with_backward():
+    docs = dict(DEVICES[SLUG])
+    docs[fa.LADDER_BACKWARD] = backward_doc(docs["attention"])
+    return docs
+
+
+def test_the_made_up_backward_file_validates(with_backward):
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    envelope["properties"]["rows"] = json.loads(
+        (ROOT / "figures" / "schemas" / f"{fa.LADDER_BACKWARD}.json").read_text()
+    )
+    jsonschema.Draft202012Validator(envelope).validate(with_backward[fa.LADDER_BACKWARD])
+
+
+def test_without_backward_data_the_figure_draws_the_attention_benchmark():
+    fig = fa.fig_ladder_backward(DEVICES[SLUG])
+    names = [t["name"] for t in fig["data"]]
+    assert names[0] == fa.BACKWARD_RUNGS[0][1] and fa.BACKWARD_RUNGS[1][1] not in names
+    assert "SDPA cuDNN" in names and "backward TFLOP/s" in json.dumps(fig["layout"])
+    goals = render.value_text(SLUG, "attention.ladder_backward_goals", DEVICES)
+    assert "timings at these shapes are of lesson 12's kernel, not attention_tma" in goals
+    assert goals.count("cuDNN's") == 4 and goals.count("FlexAttention's") == 4
+    story = render.value_text(SLUG, "attention.ladder_backward_story d=64 mask=causal", DEVICES)
+    assert story.startswith("At N = 4,096, d = 64, causal attention, lesson 12's backward runs")
+    assert "and cuDNN's at" in story
+
+
+def test_the_backward_figure_draws_every_rung_then_the_peers(with_backward):
+    fig = fa.fig_ladder_backward(with_backward)
+    names = [t["name"] for t in fig["data"]]
+    expected = [label for _, label in fa.BACKWARD_RUNGS] + [
+        label for _, label, _ in fa.LADDER_PEERS
+    ]
+    assert names == expected
+    tuned = fig["data"][2]
+    assert tuned["x"][0] == pytest.approx(10 * 4 * 32 * 4096**2 * 128 / 5.0e-3 / 1e12)
+    assert tuned["customdata"] == ["1.10× cuDNN's speed"] * 4
+
+
+def test_the_backward_story_and_goals_read_the_data(with_backward):
+    story = fa.ladder_backward_story(with_backward, 128, "full")
+    assert story.startswith("At N = 4,096, d = 128, full attention, lesson 12's backward runs at")
+    assert (
+        "at its tiles (dK/dV 64×128, 8 warps, 3 stages; dQ 128×64, 8 warps, 3 stages), "
+        "run at 1.20× (1.19–1.21×) its speed." in story
+    )
+    assert (
+        "The tiles plan chose (dK/dV 32×128, 4 warps, 3 stages; dQ 128×64, 8 warps, 3 stages) "
+        "run at 1.20× (1.19–1.21×) that speed." in story
+    )
+    assert "one TMA reduction per tile (five tile matmuls per pair of blocks, not seven), " in story
+    assert "runs at 0.80× (0.79–0.81×) that speed" in story
+    assert fa.backward_config(with_backward, "reduce", 64, "full") == (
+        "dK/dV 32×128, 4 warps, 3 stages; dQ added by the dK/dV kernel with TMA reductions"
+    )
+    assert "with 200 registers per thread" in story
+    assert "1.10× (1.09–1.11×) cuDNN's speed and 1.30× (1.29–1.31×) FlexAttention's" in story
+    goals = fa.ladder_backward_goals(with_backward)
+    assert goals.count("1.10×") == 4 and goals.count("FlexAttention") == 4
+    assert "d = 64, causal" in goals

@@ -22,6 +22,26 @@
   rows of kernels/attention_tma.py record their config and the compiled kernel's
   registers and spills.
 
+- ``attention_ladder_backward``: the same shapes, the backward (dQ, dK, dV from dO), one
+  row per rung and peer, timed head to head per shape:
+
+  * ``simple``: lesson 12's backward (kernels/attention.py's ``launch_backward``, its own
+    tiles);
+  * ``descriptors``: kernels/attention_tma.py's ``launch_backward`` at lesson 12's
+    backward tiles: every tile through a descriptor, nothing else new;
+  * ``tuned``: at ``plan(d, backward=True)``'s tiles (left out where those are lesson
+    12's);
+  * ``reduce``: plan's dK/dV tiles, dQ added by the dK/dV kernel with one TMA reduction
+    per tile instead of a dQ kernel (five tile matmuls instead of seven; left out where
+    plan already adds dQ so);
+  * peers: SDPA cuDNN, FlexAttention compiled and SDPA flash, each the backward of a
+    retained graph (``torch.autograd.grad(o, (q, k, v), do, retain_graph=True)``).
+
+  The book's rungs are timed as their launch functions (the forward's o and log-sum-exp
+  computed once, outside the timing); each result (dq, dk, dv) is checked against the
+  float64 reference first. The TMA rows record the registers and spills of the dK/dV and
+  dQ kernels.
+
 Measure it on a Hopper GPU with ``python3 scripts/bench/measure.py attention_ladder``
 (a few minutes, most of it the float64 references and FlexAttention's compiles). Quick
 mode times d = 128 only.
@@ -34,6 +54,7 @@ import math
 import traceback
 
 import torch
+from torch._functorch import config as functorch_config
 
 from kernels import attention as at
 from kernels import attention_tma as atm
@@ -43,6 +64,7 @@ from scripts.bench.benchmarks.attention import (
     DTYPE,
     RTOL,
     SDPBackend,
+    check_grad,
     expected_results,
     flex_attention,
     flex_fn,
@@ -160,6 +182,145 @@ def run(ceilings: dict) -> list[dict]:
     return rows
 
 
+# ---- the backward, one step at a time -------------------------------------------------------
+
+BACKWARD_STEPS = ("simple", "descriptors", "tuned", "reduce")
+
+
+def backward_config_text(config: tuple) -> str:
+    """ "dkdv 64x128 w8 s3; dq 128x64 w8 s3", or "...; dq atomic" ("dq reduce") for dQ
+    added by the dK/dV kernel with atomics (TMA reductions)."""
+    (m, n, w, s), dq = config
+    return f"dkdv {m}x{n} w{w} s{s}; dq " + (
+        dq if isinstance(dq, str) else "{}x{} w{} s{}".format(*dq)
+    )
+
+
+def backward_ladder(d: int) -> dict[str, tuple]:
+    """The config of each TMA rung of the backward at head dim ``d``: lesson 12's
+    backward tiles; plan's where they differ; and plan's dK/dV tiles with dQ added by TMA
+    reductions instead of its own kernel (five tile matmuls per pair of blocks instead
+    of seven), where plan keeps the dQ kernel."""
+    simple = at.plan(d, backward=True)
+    planned = atm.plan(d, backward=True)
+    rungs = {"descriptors": simple, "tuned": planned}
+    if planned == simple:
+        del rungs["tuned"]
+    if not isinstance(planned[1], str):
+        rungs["reduce"] = (planned[0], "reduce")
+    return rungs
+
+
+def backward_implementations(d: int, causal: bool, q, k, v, do) -> dict:
+    """impl -> (build, config or None), the rungs then the peers: ``build()`` gives the
+    call to time, which returns (dq, dk, dv)."""
+    scale = 1 / math.sqrt(d)
+    o12, lse12 = at.launch_forward(q, k, v, causal, scale)
+    simple = functools.partial(at.launch_backward, do, q, k, v, o12, lse12, causal, scale)
+    impls = {"simple": (lambda: simple, None)}
+    lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
+    o = atm.launch(q, k, v, causal, scale, lse=lse)
+    for step, config in backward_ladder(d).items():
+        call = functools.partial(atm.launch_backward, do, q, k, v, o, lse, causal, scale, config)
+        impls[step] = (lambda call=call: call, config)
+    peers = {}  # impl -> make(): the peer's forward, made only when its turn comes
+    if sdpa_kernel is not None:
+        peers["sdpa_cudnn"] = lambda: functools.partial(sdpa_with, SDPBackend.CUDNN_ATTENTION)
+    if flex_attention is not None:
+        peers["flex"] = lambda: flex_fn(N, causal)
+    if sdpa_kernel is not None:
+        peers["sdpa_flash"] = lambda: functools.partial(sdpa_with, SDPBackend.FLASH_ATTENTION)
+    for impl, make in peers.items():
+        impls[impl] = (functools.partial(peer_backward, make, causal, q, k, v, do), None)
+    return impls
+
+
+def peer_backward(make, causal, q, k, v, do):
+    """A peer's backward: the call that runs it through the graph retained from one
+    forward (the forward runs once, here, outside the timing)."""
+    leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+    o = make()(*leaves, causal)
+    return lambda: torch.autograd.grad(o, leaves, do, retain_graph=True)
+
+
+def measure_backward(impl, build, config, expected, base: dict) -> dict:
+    """One backward row: built, checked (dq, dk, dv), then noted for the head-to-head
+    timing; or the failure."""
+    d, causal = base["head_dim"], base["causal"]
+    what = f"attention_ladder_backward {impl} d={d} causal={causal}"
+    row = {"impl": impl, **base}
+    try:
+        call = build()
+        got = call()
+        torch.cuda.synchronize()
+        for name, g, e in zip(("dq", "dk", "dv"), got, expected, strict=True):
+            check_grad(g, e, f"{what} {name}")
+        row["time_s"] = benchlib.device_time(call, name=impl, among="backward")
+    except Exception as exc:  # recorded and shown: one broken rung or peer keeps the rest
+        print(f"  !! {what} failed: {type(exc).__name__}: {exc}"[:400])
+        traceback.print_exc()
+        row["failure"] = f"{type(exc).__name__}: {exc}"[:400]
+        torch.cuda.empty_cache()
+        return row
+    if impl == "simple":
+        row["config"] = backward_config_text(at.plan(d, backward=True))
+        kernels = (at, "attn_bwd_dkdv_kernel", "attn_bwd_dq_kernel")
+    elif config is not None:
+        row["config"] = backward_config_text(config)
+        row["plan"] = config == atm.plan(d, backward=True)  # what attention_tma runs
+        kernels = (atm, "attn_bwd_dkdv_tma_kernel", "attn_bwd_dq_tma_kernel")
+    else:
+        return row
+    module, dkdv, dq = kernels
+    for prefix, name in (("", dkdv), ("dq_", dq)):
+        resources = benchlib.captured(call, module, name)
+        row.update({prefix + key: v for key, v in resources.items() if v is not None})
+    return row
+
+
+def run_backward(ceilings: dict) -> list[dict]:
+    benchlib.require_capability(9, 0, "attention_ladder_backward (tensor descriptors)")
+    config = torch._dynamo.config  # every (d, causal) is a new shape for flex: allow it
+    limit = "recompile_limit" if hasattr(config, "recompile_limit") else "cache_size_limit"
+    setattr(config, limit, max(getattr(config, limit), 64))
+    benchlib.warm_up()
+    # FlexAttention's compiled backward frees ("donates") its saved buffers unless told
+    # not to, and then refuses a second backward through the same graph (retain_graph).
+    with functorch_config.patch(donated_buffer=False):
+        return backward_rows()
+
+
+def backward_rows() -> list[dict]:
+    rows = []
+    for d in HEAD_DIMS:
+        batch, heads = shape(N, d)
+        q, k, v, do = (torch.randn(batch, heads, N, d, device="cuda").to(DTYPE) for _ in range(4))
+        for causal in (False, True):
+            _, *expected = expected_results(q, k, v, do, causal, grads=True)
+            base = {
+                "direction": "backward", "dtype": "bfloat16", "batch": batch, "heads": heads,
+                "n": N, "head_dim": d, "causal": causal,
+                "flops": flops(batch, heads, N, d, causal, "backward"),
+            }  # fmt: skip
+            found = []
+            impls = backward_implementations(d, causal, q, k, v, do)
+            with benchlib.head_to_head():  # every rung and peer in turn, the ratio per round
+                for impl, (build, cfg) in impls.items():
+                    found.append(measure_backward(impl, build, cfg, expected, base))
+            rows += found
+            speeds = [
+                f"{r['impl']} "
+                + (f"{r['flops'] / r['time_s']['p50'] / 1e12:.0f}" if "time_s" in r else "FAILED")
+                for r in found
+            ]
+            print(f"  backward d={d} causal={causal}: " + ", ".join(speeds) + " TFLOP/s")
+            del expected, impls
+            torch.cuda.empty_cache()
+        del q, k, v, do
+        torch.cuda.empty_cache()
+    return rows
+
+
 # ---- grouped-query attention: fewer key/value heads, read in place or repeated ------------
 
 GQA_SHAPE = (4, 32, 8, 128)  # B, query heads, key/value heads, d (N = 4096)
@@ -271,5 +432,28 @@ BENCHMARKS = [
         "during one call beyond what it held before (the repeated copies included). A row "
         "with failure did not run.",
         run_gqa,
+    ),
+    benchlib.Benchmark(
+        "attention_ladder_backward",
+        "Attention backward (dq, dk, dv from dO), bf16, N = 4096, d = 128 (B = 4, H = 32) "
+        "and d = 64 (B = 4, H = 64), full and causal (top-left), one rung per row: "
+        "kernels/attention.py's launch_backward (simple); kernels/attention_tma.py's "
+        "launch_backward at lesson 12's backward tiles (descriptors: every tile through a "
+        "tensor descriptor, nothing else changed) and at plan's backward tiles (tuned, left "
+        "out where those are lesson 12's), and at plan's dK/dV tiles with dQ added by TMA "
+        "reductions instead of a dQ kernel (reduce); and the peers SDPA cuDNN (sdpa_cudnn), "
+        "FlexAttention compiled (flex) and SDPA flash (sdpa_flash), each the backward of a "
+        "graph retained from one forward (torch.autograd.grad with retain_graph). The "
+        "book's rungs are timed as their launch functions, the forward's o and log-sum-exp "
+        "computed once beforehand. Each result checked against a float64 reference "
+        "computed one head at a time (dq, dk, dv), then all of one shape timed head to "
+        "head (do_bench's way, L2 flushed, in turn, round by round). FLOPs: 2.5 times the "
+        "forward's 4 B H N^2 d, half with causal (five tile matmuls to the forward's two, "
+        "FlashAttention-2's count). config: each kernel's BLOCK_M x BLOCK_N, warps, "
+        "stages (dq atomic, dq reduce: dQ added by the dK/dV kernel, with atomics or TMA "
+        "reductions); plan: whether that "
+        "is plan's config (what attention_tma runs); n_regs, n_spills: the dK/dV kernel's; "
+        "dq_n_regs, dq_n_spills: the dQ kernel's. A row with failure did not run.",
+        run_backward,
     ),
 ]

@@ -241,14 +241,14 @@ def regs(docs: Docs, impl: Literal["triton_fused", "triton_plain"], n: int, spil
 
 def cublas_spread(docs: Docs, dtype: Dtype, n: int) -> float:
     """(slowest - fastest) / fastest median of this run's cuBLAS timings at n³, a fraction."""
-    times = [
-        r["time_s"]["p50"]
-        for d in docs.values()
-        for r in d["rows"]
-        if r.get("impl") == "cublas"
-        and r.get("dtype") == dtype
-        and (r.get("m"), r.get("n"), r.get("k")) == (n, n, n)
-    ]
+
+    def timed(r: dict) -> bool:
+        shape = (r.get("m"), r.get("n"), r.get("k"))
+        return r.get("impl") == "cublas" and r.get("dtype") == dtype and shape == (n, n, n)
+
+    # Only the files with such a timing are read (and so can make the value stale).
+    found = [b for b, d in dict.items(docs) if any(timed(r) for r in d["rows"])]
+    times = [r["time_s"]["p50"] for b in found for r in docs[b]["rows"] if timed(r)]
     if len(times) < 2:
         raise render.RenderError(f"fewer than two timings of cuBLAS {dtype} at {n}³ on this device")
     return max(times) / min(times) - 1

@@ -248,7 +248,9 @@ def linear_cross_entropy(
     # Views with the neg bit store -v and read v: the matmuls resolve them, the kernel
     # reads only logits, so nothing to do for x and weight; target is int (no neg bit).
     target = target.contiguous()  # N integers: a copy costs nothing worth refusing over
-    return LinearCrossEntropyFunction.apply(x, weight, target, ignore_index, reduction)
+    # The forward computes a gradient only where autograd will ask for it.
+    grads = (x.requires_grad, weight.requires_grad) if torch.is_grad_enabled() else (False,) * 2
+    return LinearCrossEntropyFunction.apply(x, weight, target, ignore_index, reduction, grads)
 
 
 # --8<-- [end:checks]
@@ -261,8 +263,7 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
     through ``linear_cross_entropy``, which checks the arguments first."""
 
     @staticmethod
-    def forward(ctx, x, weight, target, ignore_index: int, reduction: str):
-        grads = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    def forward(ctx, x, weight, target, ignore_index: int, reduction: str, grads: tuple):
         loss, grad_x, grad_w = _on_device(
             x.get_device(), launch, x, weight, target, ignore_index, reduction, grads
         )
@@ -282,7 +283,7 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
         # Out of place: a second backward (retain_graph=True) must find them unscaled.
         grad_x = None if grad_x is None else grad_x * dloss.to(grad_x.dtype)
         grad_w = None if grad_w is None else grad_w * dloss.to(grad_w.dtype)
-        return grad_x, grad_w, None, None, None
+        return grad_x, grad_w, None, None, None, None
 
 
 # --8<-- [end:autograd]

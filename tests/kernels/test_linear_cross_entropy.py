@@ -232,3 +232,16 @@ def test_gpu_vocabulary_wider_than_a_tile(dtype):
     seed = fresh_seed()
     x, w, t = inputs(300, 64, 5000, dtype, ignored=(0, 7, 299))
     check(x, w, t, msg=f"{dtype} seed={seed}")
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_no_rows(reduction):
+    """No tokens at all: as torch, the mean of nothing is NaN and the sum 0; the gradients
+    are an empty grad_x and a zero grad_weight, and no kernel needs to run."""
+    x, w, t = inputs(0, 8, 30, torch.float32)
+    xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
+    loss = lce.linear_cross_entropy(xg, wg, t, reduction=reduction)
+    want = torch.nn.functional.cross_entropy(x @ w.T, t, reduction=reduction)
+    assert torch.equal(loss.isnan(), want.isnan()) and (loss.isnan() or loss.item() == 0.0)
+    loss.backward()
+    assert xg.grad.shape == (0, 8) and torch.equal(wg.grad, torch.zeros_like(w))

@@ -17,7 +17,8 @@ in chunks. Per chunk:
 3. ``grad_x[chunk] = dlogits @ weight`` and ``grad_weight += dlogits.T @ x_chunk``.
 
 So the forward computes the gradients too (as Liger-Kernel's fused linear cross-entropy
-does), and the backward only multiplies them by the incoming gradient. The extra memory is
+does), and the backward only multiplies them, in place, by the incoming gradient (so one
+backward per forward). The extra memory is
 one logits chunk (``plan`` bounds it) plus the two gradients, which any backward needs.
 
 Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan``, the
@@ -268,6 +269,7 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
             x.get_device(), launch, x, weight, target, ignore_index, reduction, grads
         )
         ctx.save_for_backward(grad_x, grad_w)
+        ctx.used = False
         return loss
 
     @staticmethod
@@ -279,10 +281,20 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
                 f"{_NAME}: double backward (create_graph=True) is not supported: the "
                 "gradients are computed by the forward and have no backward of their own"
             )
+        # The gradients are scaled in place and handed to autograd (no second copy of
+        # grad_weight, V x H), so they serve one backward only: refuse a second one
+        # (retain_graph=True) by name rather than scale them twice.
+        if ctx.used:
+            raise RuntimeError(
+                f"{_NAME}: a second backward through the same loss (retain_graph=True) is "
+                "not supported: the forward's gradients went to the first; call "
+                "linear_cross_entropy again"
+            )
+        ctx.used = True
         grad_x, grad_w = ctx.saved_tensors
-        # Out of place: a second backward (retain_graph=True) must find them unscaled.
-        grad_x = None if grad_x is None else grad_x * dloss.to(grad_x.dtype)
-        grad_w = None if grad_w is None else grad_w * dloss.to(grad_w.dtype)
+        for g in (grad_x, grad_w):
+            if g is not None:
+                g.mul_(dloss.to(g.dtype))  # exact when dloss is 1, as for loss.backward()
         return grad_x, grad_w, None, None, None, None
 
 

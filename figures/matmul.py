@@ -294,9 +294,9 @@ def addmm_note(docs: Docs, n: int) -> str:
     if inside >= bare:
         return f", and the GELU pass takes at least {ms(floor)} of it"
     return (
-        f"; it is less than that floor because the product inside `addmm` ran faster than "
-        f"the bare call, in at most {ms(inside)} against {ms(bare)} (timed in alternating "
-        "rounds, so not a drift of the clocks between them)"
+        f"; it is below the GELU pass's floor because the product inside `addmm` took at "
+        f"most {ms(inside)}, against {ms(bare)} for the bare call (the two were timed in "
+        "alternating rounds, so this is not the clocks drifting between them)"
     )
 
 

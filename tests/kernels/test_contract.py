@@ -518,6 +518,41 @@ FLAT = {"big_strides": "contiguous tensors only: the offsets are flat indices, i
                        "program id (test_int64_offsets.py)"}  # fmt: skip
 
 # fmt: off
+# The inputs, sizes and variants both attention rows share (lesson 12's kernel and
+# attention_tma take the same q, k, v and causal knob).
+ATTENTION_CASES = {
+    # Three heads and three batch entries where those are the far dimension: index 2
+    # times the stride passes 2**31 (two would not: index 1 times a stride below it).
+    "big_strides": tuple(
+        Big(arg, dim, shapes=shapes)
+        for arg in "qkv"
+        for dim, shapes in (
+            (1, {"q": (1, 3, 9, 16), "k": (1, 3, 11, 16), "v": (1, 3, 11, 16)}),
+            (3, {}),
+        )
+    )
+    + (
+        Big("q", 1, shapes={"q": (1, 3, 9, 16), "k": (1, 3, 11, 16), "v": (1, 3, 11, 16)},
+            knobs={"causal": True}, name="causal"),
+        Big("q", 0, shapes={"q": (3, 2, 9, 16), "k": (3, 2, 11, 16), "v": (3, 2, 11, 16)}),
+        Big("q", 2),
+        Big("k", 2),
+        Big("k", 2, knobs={"causal": "bottom_right"}, name="bottom-right"),
+    ),  # fmt: skip
+    "empty": (
+        Empty("no-queries", {"q": (1, 2, 0, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)}),
+        Empty("no-keys", {"q": (1, 2, 9, 16), "k": (1, 2, 0, 16), "v": (1, 2, 0, 16)}),
+        Empty("no-batch", {"q": (0, 2, 9, 16), "k": (0, 2, 11, 16), "v": (0, 2, 11, 16)}),
+        Empty("no-heads", {"q": (1, 0, 9, 16), "k": (1, 0, 11, 16), "v": (1, 0, 11, 16)}),
+    ),
+    "any_strides": True,
+    "variants": (
+        ("full", {}),
+        ("causal", {"causal": True}),
+        ("bottom-right", {"causal": "bottom_right"}),
+    ),
+}
+
 ROWS = (
     Row(
         name="vector_add",
@@ -1359,36 +1394,7 @@ ROWS = (
             Layout("v-broadcast-heads", "v", lambda t: t[:, :1].clone().expand(t.shape), True),
             Layout("k-transposed", "k", transposed, True),
         ),
-        # Three heads and three batch entries where those are the far dimension: index 2
-        # times the stride passes 2**31 (two would not: index 1 times a stride below it).
-        big_strides=tuple(
-            Big(arg, dim, shapes=shapes)
-            for arg in "qkv"
-            for dim, shapes in (
-                (1, {"q": (1, 3, 9, 16), "k": (1, 3, 11, 16), "v": (1, 3, 11, 16)}),
-                (3, {}),
-            )
-        )
-        + (
-            Big("q", 1, shapes={"q": (1, 3, 9, 16), "k": (1, 3, 11, 16), "v": (1, 3, 11, 16)},
-                knobs={"causal": True}, name="causal"),
-            Big("q", 0, shapes={"q": (3, 2, 9, 16), "k": (3, 2, 11, 16), "v": (3, 2, 11, 16)}),
-            Big("q", 2),
-            Big("k", 2),
-            Big("k", 2, knobs={"causal": "bottom_right"}, name="bottom-right"),
-        ),  # fmt: skip
-        empty=(
-            Empty("no-queries", {"q": (1, 2, 0, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)}),
-            Empty("no-keys", {"q": (1, 2, 9, 16), "k": (1, 2, 0, 16), "v": (1, 2, 0, 16)}),
-            Empty("no-batch", {"q": (0, 2, 9, 16), "k": (0, 2, 11, 16), "v": (0, 2, 11, 16)}),
-            Empty("no-heads", {"q": (1, 0, 9, 16), "k": (1, 0, 11, 16), "v": (1, 0, 11, 16)}),
-        ),
-        any_strides=True,
-        variants=(
-            ("full", {}),
-            ("causal", {"causal": True}),
-            ("bottom-right", {"causal": "bottom_right"}),
-        ),
+        **ATTENTION_CASES,
         not_applicable=NO_OUT,
     ),
     Row(
@@ -1438,34 +1444,7 @@ ROWS = (
             Layout("k-transposed", "k", transposed, True),
             Layout("q-misaligned", "q", misaligned, True),
         ),
-        big_strides=tuple(
-            Big(arg, dim, shapes=shapes)
-            for arg in "qkv"
-            for dim, shapes in (
-                (1, {"q": (1, 3, 9, 16), "k": (1, 3, 11, 16), "v": (1, 3, 11, 16)}),
-                (3, {}),
-            )
-        )
-        + (
-            Big("q", 1, shapes={"q": (1, 3, 9, 16), "k": (1, 3, 11, 16), "v": (1, 3, 11, 16)},
-                knobs={"causal": True}, name="causal"),
-            Big("q", 0, shapes={"q": (3, 2, 9, 16), "k": (3, 2, 11, 16), "v": (3, 2, 11, 16)}),
-            Big("q", 2),
-            Big("k", 2),
-            Big("k", 2, knobs={"causal": "bottom_right"}, name="bottom-right"),
-        ),  # fmt: skip
-        empty=(
-            Empty("no-queries", {"q": (1, 2, 0, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)}),
-            Empty("no-keys", {"q": (1, 2, 9, 16), "k": (1, 2, 0, 16), "v": (1, 2, 0, 16)}),
-            Empty("no-batch", {"q": (0, 2, 9, 16), "k": (0, 2, 11, 16), "v": (0, 2, 11, 16)}),
-            Empty("no-heads", {"q": (1, 0, 9, 16), "k": (1, 0, 11, 16), "v": (1, 0, 11, 16)}),
-        ),
-        any_strides=True,
-        variants=(
-            ("full", {}),
-            ("causal", {"causal": True}),
-            ("bottom-right", {"causal": "bottom_right"}),
-        ),
+        **ATTENTION_CASES,
         not_applicable={**NO_OUT, **NO_BACKWARD},
     ),
 )

@@ -18,8 +18,9 @@ in chunks. Per chunk:
 
 So the forward computes the gradients too (as Liger-Kernel's fused linear cross-entropy
 does), and the backward only multiplies them, in place, by the incoming gradient (so one
-backward per forward). The extra memory is
-one logits chunk (``plan`` bounds it) plus the two gradients, which any backward needs.
+backward per forward). The extra memory is one logits chunk (``plan`` sizes it: rows
+enough that the matmuls, not memory traffic, set the pace) plus the two gradients, which
+any backward needs.
 
 Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan``, the
 chunk of tokens and the tile of the vocabulary for a shape, and ``launch``), ``checks``
@@ -82,10 +83,12 @@ def cross_entropy_grad_kernel(
 
 
 # --8<-- [start:launch]
-# A logits chunk holds at most as many elements as x itself (so the extra memory is about
-# one more x) and at least MIN_CHUNK rows (so each matmul has rows enough to be efficient),
-# and never more than MAX_CHUNK_ELEMENTS. Untuned: the lesson measures the choice.
-MIN_CHUNK, MAX_CHUNK_ELEMENTS = 16, 2**28
+# Rows R per logits chunk. Whatever R, a chunk's matmuls read all of weight (V x H) twice
+# and read and write all of grad_weight: 8 V H bytes for 6 R H V FLOPs; the grad_weight
+# update alone does R / 2 FLOPs per byte. An H100 does about 230 bf16 FLOPs per byte of
+# memory traffic, so R well above 460 keeps its tensor cores busy. The logits chunk costs
+# R x V x 2 bytes (256 MiB at R = 1024, V = 128256), at most MAX_CHUNK_ELEMENTS elements.
+CHUNK_ROWS, MIN_CHUNK, MAX_CHUNK_ELEMENTS = 1024, 16, 2**28
 MAX_BLOCK, INTERPRETER_BLOCK = 4096, 32  # the vocabulary tile, on a GPU / on the CPU
 
 
@@ -93,9 +96,8 @@ def plan(n_tokens: int, vocab: int, hidden: int, device: int = -1) -> tuple:
     """``(chunk, BLOCK, num_warps)``: rows of x per logits chunk (a power of two, or all
     of them when fewer), the tile of the vocabulary one step of the kernel reads, and the
     kernel's warps. ``device`` -1 is the CPU interpreter, which gets small tiles."""
-    budget = min(n_tokens * hidden, MAX_CHUNK_ELEMENTS) // max(1, vocab)
-    chunk = 1 << max(0, max(MIN_CHUNK, budget).bit_length() - 1)  # a power of two <= that
-    chunk = min(chunk, max(1, n_tokens))
+    fits = max(MIN_CHUNK, MAX_CHUNK_ELEMENTS // max(1, vocab))
+    chunk = min(CHUNK_ROWS, 1 << (fits.bit_length() - 1), max(1, n_tokens))
     block = min(MAX_BLOCK if device >= 0 else INTERPRETER_BLOCK, 1 << (vocab - 1).bit_length())
     return chunk, max(16, block), 8 if block >= 2048 else 4
 
@@ -111,7 +113,8 @@ def launch(x, weight, target, ignore_index=-100, reduction="mean", grads=(True, 
     valid = (target != ignore_index).sum()  # on the device: no wait for the GPU
     scale = 1.0 / valid.float() if reduction == "mean" else torch.ones((), device=x.device)
     grad_x = torch.empty_like(x, memory_format=torch.contiguous_format) if grads[0] else None
-    grad_w = torch.zeros_like(weight, memory_format=torch.contiguous_format) if grads[1] else None
+    new = torch.zeros_like if n == 0 else torch.empty_like  # the first chunk writes grad_w
+    grad_w = new(weight, memory_format=torch.contiguous_format) if grads[1] else None
     logits = torch.empty((min(step, n), vocab), dtype=x.dtype, device=x.device)
     for start in range(0, n, step):
         rows = min(step, n - start)
@@ -123,8 +126,8 @@ def launch(x, weight, target, ignore_index=-100, reduction="mean", grads=(True, 
         )  # fmt: skip
         if grad_x is not None:
             torch.matmul(z, weight, out=grad_x[start : start + rows])
-        if grad_w is not None:
-            grad_w.addmm_(z.T, x_chunk)  # rounded to weight's dtype once per chunk
+        if grad_w is not None:  # beta=0: the first chunk overwrites grad_w, unread
+            grad_w.addmm_(z.T, x_chunk, beta=int(start > 0))  # rounded once per chunk
     loss = losses.sum() * scale if reduction == "mean" else losses.sum()
     return loss.to(x.dtype), grad_x, grad_w
 

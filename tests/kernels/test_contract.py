@@ -491,7 +491,9 @@ def _lce_target(x, weight):
         target = (torch.arange(n, device=device) * 7 + 3) % max(1, vocab)
         return torch.where(torch.arange(n, device=device) % 4 == 1, -100, target)
     except (AttributeError, IndexError, RuntimeError, TypeError, ValueError):
-        return torch.zeros(0, dtype=torch.int64)
+        # on x's device where x is a tensor, so that the refusal names x or weight, not target
+        where = x.device if isinstance(x, torch.Tensor) and not x.is_meta else DEVICE
+        return torch.zeros(0, dtype=torch.int64, device=where)
 
 
 def _lce_call(x, weight, **knobs):

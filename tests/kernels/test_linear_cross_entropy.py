@@ -213,15 +213,16 @@ def test_reduction_refused_by_name(reduction):
 
 
 def test_plan_bounds_the_logits_chunk():
-    """The logits chunk never holds more elements than x (nor 2**28), unless MIN_CHUNK
-    rows do; chunks are powers of two; the tile covers the vocabulary in steps."""
-    for n, vocab, hidden in [(4096, 128256, 4096), (8192, 128256, 4096), (16384, 32000, 4096)]:
+    """Chunks are powers of two (or all the rows), CHUNK_ROWS at most, and the logits chunk
+    never holds more than MAX_CHUNK_ELEMENTS unless MIN_CHUNK rows do; the tile covers the
+    vocabulary in steps."""
+    for n, vocab, hidden in [(4096, 128256, 4096), (8192, 128256, 4096), (300, 2**22, 64)]:
         chunk, block, _ = lce.plan(n, vocab, hidden, 0)
-        assert chunk & (chunk - 1) == 0 and chunk <= n
-        elements = chunk * vocab
-        assert elements <= max(min(n * hidden, lce.MAX_CHUNK_ELEMENTS), lce.MIN_CHUNK * vocab)
+        assert chunk & (chunk - 1) == 0 and chunk <= min(n, lce.CHUNK_ROWS)
+        assert chunk * vocab <= max(lce.MAX_CHUNK_ELEMENTS, lce.MIN_CHUNK * vocab)
         assert block == lce.MAX_BLOCK
-    assert lce.plan(4096, 128256, 4096, 0)[0] == 128  # 128 x 128256 x 2 bytes = 31 MiB
+    assert lce.plan(8192, 128256, 4096, 0)[0] == 1024  # 1024 x 128256 x 2 bytes = 250.5 MiB
+    assert lce.plan(300, 2**22, 64, 0)[0] == 64  # 2**28 elements: 64 rows of 2**22
     assert lce.plan(3, 50, 24, -1)[0] == 3  # fewer rows than a chunk: one chunk
 
 
@@ -229,10 +230,17 @@ def test_plan_bounds_the_logits_chunk():
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_gpu_vocabulary_wider_than_a_tile(dtype):
     """On the GPU the tile is MAX_BLOCK columns: a vocabulary of 5000 takes two, ragged,
-    over 300 tokens in several chunks."""
+    over 300 tokens, in one chunk (the plan's) and in chunks of 64 rows (launch's)."""
     seed = fresh_seed()
     x, w, t = inputs(300, 64, 5000, dtype, ignored=(0, 7, 299))
     check(x, w, t, msg=f"{dtype} seed={seed}")
+    loss, gx, gw = lce.launch(x, w, t, chunk=64)
+    want, wgx, wgw, zmax = expected(x, w, t)
+    u = UNIT[dtype]
+    assert abs(loss.double().item() - want.item()) <= 2 * zmax * u + u * want.abs().item()
+    tol = (2 * zmax + 5 + 4) * u
+    assert_grad(gx, wgx, tol, f"grad_x chunk=64 {dtype} seed={seed}")
+    assert_grad(gw, wgw, tol, f"grad_weight chunk=64 {dtype} seed={seed}")
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum"])

@@ -22,10 +22,30 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_shapes_are_llama_3s_last_layer():
     assert (bench.HIDDEN, bench.VOCAB, bench.DTYPE) == (4096, 128256, torch.bfloat16)
     assert bench.TOKENS == benchlib.pick([4096, 8192, 16384], [4096])
-    # the logits chunk the book's kernel holds at each size: at most x's own size
+    # the plan's chunk at each size is among the sizes the chunk benchmark times
     for tokens in (4096, 8192, 16384):
-        chunk = lce.plan(tokens, bench.VOCAB, bench.HIDDEN, 0)[0]
-        assert chunk * bench.VOCAB <= tokens * bench.HIDDEN
+        assert lce.plan(tokens, bench.VOCAB, bench.HIDDEN, 0)[0] in bench.CHUNKS
+    assert bench.CHUNK_TOKENS in (4096, 8192, 16384)
+
+
+def test_the_parts_of_a_chunk_are_launchs_steps():
+    """On tiny inputs, the four parts run one after the other on one chunk give launch's
+    loss rows and gradients for that chunk (grad_weight: that chunk's share)."""
+    torch.manual_seed(0)
+    n, h, v = 8, 16, 40
+    x = rand((n, h), torch.float32, DEVICE).requires_grad_()
+    w = rand((v, h), torch.float32, DEVICE, scale=h**-0.5).requires_grad_()
+    target = torch.randint(0, v, (n,), device=DEVICE)
+    parts = bench.part_calls(n, x, w, target)
+    assert list(parts) == ["logits", "kernel", "grad_x", "grad_weight"]
+    for fn in parts.values():
+        fn()
+    _, grad_x, grad_w = lce.launch(x.detach(), w.detach(), target, chunk=n)
+    # part_calls' grad_x and grad_weight live in its closures: read them back
+    got_x = parts["grad_x"]()
+    torch.testing.assert_close(got_x, grad_x, rtol=1e-5, atol=1e-6)
+    got_w = parts["grad_weight"]()  # a second addmm_: twice the chunk's share
+    torch.testing.assert_close(got_w, 2 * grad_w, rtol=1e-5, atol=1e-6)
 
 
 def test_implementations_are_the_lessons_peers():

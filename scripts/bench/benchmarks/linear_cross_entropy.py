@@ -19,6 +19,7 @@ of GPU time on an H100; quick mode runs 4096 tokens only).
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 
 import torch
 import torch.nn.functional as F
@@ -31,6 +32,15 @@ try:  # a peer, never a dependency: without it the benchmark runs without its ro
 except ImportError as exc:
     LigerFusedLinearCrossEntropyLoss = None
     LIGER_MISSING = f"{type(exc).__name__}: {exc}"
+
+
+def liger_version() -> str:
+    """The installed Liger-Kernel's version ("unknown" where its metadata is missing)."""
+    try:
+        return importlib.metadata.version("liger_kernel")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
 
 DTYPE = torch.bfloat16
 HIDDEN, VOCAB = 4096, 128256  # Llama-3 8B's last layer
@@ -137,6 +147,8 @@ def run(ceilings: dict) -> list[dict]:
                 row = {"impl": impl, **base}
                 if impl == "triton":
                     row["chunk"] = lce.plan(tokens, VOCAB, HIDDEN, x.get_device())[0]
+                if impl == "liger":
+                    row["version"] = liger_version()
                 call = functools.partial(step, fn, x, w, target)
                 what = f"linear_cross_entropy {impl} tokens={tokens}"
                 try:
@@ -168,6 +180,75 @@ def run(ceilings: dict) -> list[dict]:
     return rows
 
 
+CHUNK_TOKENS = 8192
+CHUNKS = benchlib.pick([128, 256, 512, 1024, 2048, 4096], [256, 1024])
+
+
+def part_calls(chunk: int, x, w, target) -> dict:
+    """The four steps ``launch`` takes per chunk, on the first ``chunk`` rows, each callable
+    alone: the logits matmul, the kernel, grad_x's matmul, grad_weight's update."""
+    xd, wd = x.detach(), w.detach()
+    (tokens, hidden), vocab = x.shape, w.shape[0]
+    _, block, num_warps = lce.plan(tokens, vocab, hidden, x.get_device())
+    z = torch.empty(chunk, vocab, dtype=x.dtype, device=x.device)
+    x_chunk, losses = xd[:chunk], torch.empty(chunk, device=x.device)
+    scale = torch.full((), 1.0 / tokens, device=x.device)
+    grad_x = torch.empty(chunk, hidden, dtype=x.dtype, device=x.device)
+    grad_w = torch.zeros_like(wd)
+
+    def kernel():
+        lce.cross_entropy_grad_kernel[(chunk,)](
+            z, target, losses, scale, vocab, z.stride(0), -100,
+            BLOCK=block, num_warps=num_warps,
+        )  # fmt: skip
+
+    return {
+        "logits": lambda: torch.matmul(x_chunk, wd.T, out=z),
+        "kernel": kernel,
+        "grad_x": lambda: torch.matmul(z, wd, out=grad_x),
+        "grad_weight": lambda: grad_w.addmm_(z.T, x_chunk),
+    }
+
+
+def run_chunks(ceilings: dict) -> list[dict]:
+    benchlib.warm_up()
+    x, w, target = inputs(CHUNK_TOKENS)
+    want = expected_step(x, w, target)
+    rows, calls = [], {}
+    for chunk in CHUNKS:
+
+        def call(chunk=chunk):
+            return lce.launch(x.detach(), w.detach(), target, chunk=chunk)
+
+        row = {"dtype": "bfloat16", "tokens": CHUNK_TOKENS, "hidden": HIDDEN, "vocab": VOCAB,
+               "chunk": chunk, "chunks": -(-CHUNK_TOKENS // chunk),
+               "flops": 6 * CHUNK_TOKENS * HIDDEN * VOCAB}  # fmt: skip
+        row.update(errors(call(), want))
+        if max(row["loss_error"], row["grad_x_error"], row["grad_weight_error"]) > MAX_ERROR:
+            raise AssertionError(f"launch chunk={chunk}: {row} from the float32 step")
+        row["peak_bytes"] = max(peak_bytes(call), 1)
+        calls[chunk] = call
+        rows.append(row)
+    with benchlib.head_to_head():  # every chunk size in turn
+        for row in rows:
+            row["time_s"] = benchlib.device_time(calls[row["chunk"]], name=str(row["chunk"]))
+    for row in rows:  # the parts of one chunk, each timed alone
+        parts = part_calls(row["chunk"], x, w, target)
+        for part, fn in parts.items():
+            row[f"{part}_time_s"] = benchlib.device_time(fn)
+        del parts
+        torch.cuda.empty_cache()
+        print(
+            f"  chunk={row['chunk']}: {row['time_s']['p50'] * 1e3:.1f} ms, "
+            f"{row['peak_bytes'] / 2**20:.0f} MiB; per chunk "
+            + ", ".join(
+                f"{p} {row[p + '_time_s']['p50'] * 1e6:.0f} us"
+                for p in ("logits", "kernel", "grad_x", "grad_weight")
+            )  # fmt: skip
+        )
+    return rows
+
+
 BENCHMARKS = [
     benchlib.Benchmark(
         "linear_cross_entropy",
@@ -178,13 +259,28 @@ BENCHMARKS = [
         "linear_cross_entropy (triton; chunk: the rows per logits chunk its plan chose), "
         "F.linear then F.cross_entropy on the bf16 logits (eager), torch.compile of the same "
         "(compile, dynamic=False), Liger-Kernel's LigerFusedLinearCrossEntropyLoss (liger, "
-        "defaults). Each step is checked first against the same step in float32 torch "
-        "autograd: loss_error, grad_x_error, grad_weight_error are max |got - want| / "
-        "max |want| (a step more than 0.05 off fails). time_s: device time of the step (the "
-        "forward, the backward and dropping the gradients), all of one N timed head to head. "
-        "peak_bytes: the most the CUDA allocator held during one step beyond what it held "
-        "before (x, weight, target), gradients included. flops: 6 N H V, the three matmuls. "
-        "A row with failure did not run.",
+        "defaults; version: the installed release). Each step is checked first against the "
+        "same step in float32 torch autograd: loss_error, grad_x_error, grad_weight_error "
+        "are max |got - want| / max |want| (a step more than 0.05 off fails). time_s: "
+        "device time of the step (the forward, the backward and dropping the gradients), "
+        "all of one N timed head to head. peak_bytes: the most the CUDA allocator held "
+        "during one step beyond what it held before (x, weight, target), gradients "
+        "included. flops: 6 N H V, the three matmuls. A row with failure did not run.",
         run,
+    ),
+    benchlib.Benchmark(
+        "linear_cross_entropy_chunks",
+        "The book's fused linear cross-entropy by rows per logits chunk: "
+        "kernels/linear_cross_entropy.py's launch (the loss, grad_x and grad_weight; no "
+        "autograd) with chunk = 128 to 4096 rows, bf16, N = 8192 tokens, H = 4096, V = "
+        "128256, inputs as in linear_cross_entropy. time_s: device time of one launch, all "
+        "chunk sizes timed head to head; peak_bytes: the most the CUDA allocator held "
+        "during one launch beyond the inputs, gradients included; chunks: how many chunks "
+        "of that size N takes. The parts of ONE chunk, each timed alone (device time): "
+        "logits_time_s (x_chunk @ weight.T into the logits buffer), kernel_time_s "
+        "(cross_entropy_grad_kernel over the chunk's rows, at plan's tile and warps), "
+        "grad_x_time_s (logits gradient @ weight) and grad_weight_time_s (grad_weight += "
+        "gradient.T @ x_chunk). *_error: as in linear_cross_entropy.",
+        run_chunks,
     ),
 ]

@@ -79,6 +79,17 @@ def cross_entropy_grad_kernel(
         tl.store(base + cols, g.to(logits_ptr.dtype.element_ty), mask=mask)
 
 
+@triton.jit
+def scale_kernel(g_ptr, dloss_ptr, n, BLOCK: tl.constexpr):
+    # The backward: g *= dloss, in place. dloss is read on the GPU (no wait for the host),
+    # and is 1 for loss.backward(): then every program returns having read one number.
+    dloss = tl.load(dloss_ptr).to(tl.float32)
+    if dloss != 1.0:
+        offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+        g = tl.load(g_ptr + offs, mask=offs < n).to(tl.float32)
+        tl.store(g_ptr + offs, (g * dloss).to(g_ptr.dtype.element_ty), mask=offs < n)
+
+
 # --8<-- [end:kernel]
 
 
@@ -89,7 +100,8 @@ def cross_entropy_grad_kernel(
 # memory traffic, so R well above 460 keeps its tensor cores busy. The logits chunk costs
 # R x V x 2 bytes (256 MiB at R = 1024, V = 128256), at most MAX_CHUNK_ELEMENTS elements.
 CHUNK_ROWS, MIN_CHUNK, MAX_CHUNK_ELEMENTS = 1024, 16, 2**28
-MAX_BLOCK, INTERPRETER_BLOCK = 4096, 32  # the vocabulary tile, on a GPU / on the CPU
+MAX_BLOCK, INTERPRETER_BLOCK = 16384, 32  # the vocabulary tile, on a GPU / on the CPU
+SCALE_BLOCK = 8192  # elements of a gradient per program of scale_kernel
 
 
 def plan(n_tokens: int, vocab: int, hidden: int, device: int = -1) -> tuple:
@@ -99,7 +111,7 @@ def plan(n_tokens: int, vocab: int, hidden: int, device: int = -1) -> tuple:
     fits = max(MIN_CHUNK, MAX_CHUNK_ELEMENTS // max(1, vocab))
     chunk = min(CHUNK_ROWS, 1 << (fits.bit_length() - 1), max(1, n_tokens))
     block = min(MAX_BLOCK if device >= 0 else INTERPRETER_BLOCK, 1 << (vocab - 1).bit_length())
-    return chunk, max(16, block), 8 if block >= 2048 else 4
+    return chunk, max(16, block), 16 if block >= 8192 else 8 if block >= 2048 else 4
 
 
 def launch(x, weight, target, ignore_index=-100, reduction="mean", grads=(True, True), chunk=None):
@@ -130,6 +142,12 @@ def launch(x, weight, target, ignore_index=-100, reduction="mean", grads=(True, 
             grad_w.addmm_(z.T, x_chunk, beta=int(start > 0))  # rounded once per chunk
     loss = losses.sum() * scale if reduction == "mean" else losses.sum()
     return loss.to(x.dtype), grad_x, grad_w
+
+
+def launch_scale(g, dloss):
+    """``g *= dloss`` in place, for a contiguous ``g`` and a one-element ``dloss``."""
+    n = g.numel()
+    scale_kernel[(max(1, -(-n // SCALE_BLOCK)),)](g, dloss, n, BLOCK=SCALE_BLOCK, num_warps=8)
 
 
 # --8<-- [end:launch]
@@ -296,8 +314,8 @@ class LinearCrossEntropyFunction(torch.autograd.Function):
         ctx.used = True
         grad_x, grad_w = ctx.saved_tensors
         for g in (grad_x, grad_w):
-            if g is not None:
-                g.mul_(dloss.to(g.dtype))  # exact when dloss is 1, as for loss.backward()
+            if g is not None and g.numel():  # nothing to do for 1, as for loss.backward()
+                _on_device(g.get_device(), launch_scale, g, dloss.reshape(()).contiguous())
         return grad_x, grad_w, None, None, None, None
 
 

@@ -170,6 +170,24 @@ def test_gradient_scaled_by_the_incoming_gradient_and_one_backward_only():
         torch.autograd.grad(loss * 3.0, xg)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_backward_scale_reads_the_incoming_gradient_on_the_device(dtype):
+    """launch_scale multiplies in place by a one-element tensor of any float dtype (in
+    float32, rounded once), leaves the gradient's bits alone for 1, and covers a length
+    that is not a multiple of its block."""
+    n = lce.SCALE_BLOCK + 37
+    g = rand((n,), dtype)
+    want = g.clone()
+    lce.launch_scale(g, torch.ones((), dtype=dtype, device=DEVICE))
+    assert torch.equal(g, want), "scaled by 1: not the same bits"
+    lce.launch_scale(g, torch.full((), -2.5, dtype=torch.float32, device=DEVICE))
+    # Rounded to nearest on a GPU: torch's own float32 product, rounded, bit for bit. The
+    # interpreter truncates float32 to bfloat16 instead: one unit in the last place.
+    exact = ON_GPU or dtype != torch.bfloat16
+    rtol = 0 if exact else 2.0**-7
+    torch.testing.assert_close(g, (want.float() * -2.5).to(dtype), rtol=rtol, atol=0)
+
+
 def test_no_gradients_without_grad():
     """Inputs that do not require grad: the loss alone, and launch computes no gradient."""
     x, w, t = inputs(10, 8, 30, torch.float32)
@@ -229,10 +247,11 @@ def test_plan_bounds_the_logits_chunk():
 @requires_gpu
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_gpu_vocabulary_wider_than_a_tile(dtype):
-    """On the GPU the tile is MAX_BLOCK columns: a vocabulary of 5000 takes two, ragged,
+    """On the GPU the tile is MAX_BLOCK columns: a vocabulary of 20000 takes two, ragged,
     over 300 tokens, in one chunk (the plan's) and in chunks of 64 rows (launch's)."""
+    assert lce.plan(300, 20000, 64, 0)[1] == lce.MAX_BLOCK < 20000 < 2 * lce.MAX_BLOCK
     seed = fresh_seed()
-    x, w, t = inputs(300, 64, 5000, dtype, ignored=(0, 7, 299))
+    x, w, t = inputs(300, 64, 20000, dtype, ignored=(0, 7, 299))
     check(x, w, t, msg=f"{dtype} seed={seed}")
     loss, gx, gw = lce.launch(x, w, t, chunk=64)
     want, wgx, wgw, zmax = expected(x, w, t)

@@ -45,6 +45,7 @@ def row(docs: Docs, impl: str, tokens: int) -> dict | None:
 
 
 def ours(docs: Docs, tokens: int) -> dict:
+    render.doc(docs, BENCH)  # a device that never ran the benchmark says so
     found = row(docs, "triton", tokens)
     if found is None:
         raise render.RenderError(f"{BENCH} has no row of the book's kernel at {tokens} tokens")
@@ -63,15 +64,6 @@ def time_of(docs: Docs, impl: Impl, tokens: Tokens) -> float | None:
 def peak(docs: Docs, impl: Impl, tokens: Tokens) -> float | None:
     """Peak working memory of one step beyond the inputs, gradients included, bytes."""
     return render.field(row(docs, impl, tokens), "peak_bytes")
-
-
-def vs(docs: Docs, peer: Peer, tokens: Tokens) -> float | None:
-    """``peer``'s step time over the book's (above 1: the book's is faster), the median of
-    the per-round ratios where they were timed head to head."""
-    theirs = row(docs, peer, tokens)
-    if theirs is None:
-        return None
-    return render.speedup(ours(docs, tokens)["time_s"], theirs["time_s"])[0]
 
 
 def compare(docs: Docs, peer: Peer, tokens: Tokens) -> str | None:
@@ -208,7 +200,6 @@ def sci(v: float) -> str:
 VALUES = {
     "linear_cross_entropy.time": Value(time_of, render.millis(1), missing=NOT_MEASURED),
     "linear_cross_entropy.peak": Value(peak, render.mib_gib, missing=NOT_MEASURED),
-    "linear_cross_entropy.vs": Value(vs, render.ratio, missing=NOT_MEASURED),
     "linear_cross_entropy.compare": Value(compare, missing=NOT_MEASURED),
     "linear_cross_entropy.spread": Value(spread, missing=NOT_MEASURED),
     "linear_cross_entropy.memory_ratio": Value(memory_ratio, render.ratio, missing=NOT_MEASURED),
@@ -271,6 +262,35 @@ def titled(fig: dict, *titles: str) -> dict:
     for i, title in enumerate(titles, start=1):
         fig["layout"][f"yaxis{'' if i == 1 else i}"]["title"] = {"text": title}
     return fig
+
+
+def fig_vs(docs: Docs) -> dict:
+    """Each peer's step time over the book's, per round (the median and the 20th-80th
+    percentiles of the per-round ratio), against tokens; the book's kernel is the line at 1."""
+    traces, ns = [], set()
+    for impl, label, role in IMPLS[1:]:
+        pairs = [
+            (n, row(docs, impl, n)) for n in sorted({r["tokens"] for r in render.rows(docs, BENCH)})
+        ]
+        pairs = [(n, r) for n, r in pairs if r is not None and row(docs, "triton", n) is not None]
+        if not pairs:
+            continue
+        xs = [n for n, _ in pairs]
+        ns |= set(xs)
+        points = [render.speedup(ours(docs, n)["time_s"], r["time_s"]) for n, r in pairs]
+        hover = "N = %{x:,}<br>%{y:.3f}× the book's time"
+        traces.append(render.line(xs, points, label, role, hover=hover))
+    ns = sorted(ns)
+    traces.insert(
+        0,
+        render.line(ns, [1.0] * len(ns), "the book's kernel (= 1)", "triton", mode="lines",
+                    hover="the book's step time"),
+    )  # fmt: skip
+    return render.plot(
+        traces,
+        xaxis=render.axis("tokens N (bf16, H = 4,096, V = 128,256)", log=True, ticks=ns),
+        yaxis=render.axis("step time ÷ the book's (per round)", log=True),
+    )
 
 
 def fig_chunks(docs: Docs) -> dict:
@@ -349,6 +369,16 @@ FIGURES = {
         "eager PyTorch, torch.compile and Liger-Kernel, with the time the three matmuls "
         "take at the run's bf16 matmul rate (cuBLAS at 8192³); error bars span the 20th to "
         "80th percentile.",
+    ),
+    "linear-cross-entropy-vs": Figure(
+        "Fused linear cross-entropy: each peer's step time over the book's",
+        (BENCH,),
+        fig_vs,
+        "Against the number of tokens N (4,096 to 16,384; bf16, H = 4,096, V = 128,256), "
+        "the time of one training step of eager PyTorch, torch.compile and Liger-Kernel "
+        "divided by the book's, round by round as they were timed in turn (a point is the "
+        "median ratio, its bar the 20th to 80th percentile), log scale; above the line at "
+        "1 the book's step takes less time.",
     ),
     "linear-cross-entropy-chunks": Figure(
         "Fused linear cross-entropy: time and peak memory against rows per chunk",

@@ -98,7 +98,7 @@ RATIOS = (2, 4, 8, 16, 32)
 
 
 def memory(module) -> str:
-    ratio = book_value("h100", "linear_cross_entropy.memory_ratio", peer="eager", tokens=16384)
-    wrong = f"not {{guess}}: our H100 measured {ratio:.1f} times the memory, nearest to {{want}}"
+    ratio = book_value("h200", "linear_cross_entropy.memory_ratio", peer="eager", tokens=16384)
+    wrong = f"not {{guess}}: our H200 measured {ratio:.1f} times the memory, nearest to {{want}}"
     nearest_choice(module, RATIOS, ratio, wrong)
-    return f"our H100 measured eager's step at {ratio:.1f} times the book's memory"
+    return f"our H200 measured eager's step at {ratio:.1f} times the book's memory"

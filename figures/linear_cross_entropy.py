@@ -110,12 +110,6 @@ def floor(docs: Docs, tokens: Tokens) -> float:
     return ours(docs, tokens)["flops"] / render.matmul_rate(render.doc(docs, BENCH), "bfloat16")
 
 
-def of_floor(docs: Docs, impl: Impl, tokens: Tokens) -> float | None:
-    """``floor`` over ``impl``'s median step time."""
-    t = time_of(docs, impl, tokens)
-    return None if t is None else floor(docs, tokens) / t
-
-
 Run = Literal["step", "chunks"]
 
 
@@ -206,7 +200,6 @@ VALUES = {
     "linear_cross_entropy.bytes": Value(tensor_bytes, render.mib_gib),
     "linear_cross_entropy.chunk": Value(chunk, render.count),
     "linear_cross_entropy.floor": Value(floor, render.millis(1)),
-    "linear_cross_entropy.of_floor": Value(of_floor, render.percent, missing=NOT_MEASURED),
     "linear_cross_entropy.ridge": Value(ridge, render.whole),
     "linear_cross_entropy.ceiling": Value(ceiling, render.plain),
     "linear_cross_entropy.error": Value(error, sci, missing=NOT_MEASURED),

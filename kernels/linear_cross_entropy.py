@@ -97,8 +97,9 @@ def scale_kernel(g_ptr, dloss_ptr, n, BLOCK: tl.constexpr):
 # Rows R per logits chunk. Whatever R, a chunk's matmuls read all of weight (V x H) twice
 # and read and write all of grad_weight: 8 V H bytes for 6 R H V FLOPs; the grad_weight
 # update alone does R / 2 FLOPs per byte. An H100 does about 230 bf16 FLOPs per byte of
-# memory traffic, so R well above 460 keeps its tensor cores busy. The logits chunk costs
-# R x V x 2 bytes (256 MiB at R = 1024, V = 128256), at most MAX_CHUNK_ELEMENTS elements.
+# memory traffic (an H200 about 160), so R well above 460 keeps its tensor cores busy. The
+# logits chunk costs R x V x 2 bytes (250 MiB at R = 1024, V = 128256), at most
+# MAX_CHUNK_ELEMENTS elements.
 CHUNK_ROWS, MIN_CHUNK, MAX_CHUNK_ELEMENTS = 1024, 16, 2**28
 MAX_BLOCK, INTERPRETER_BLOCK = 16384, 32  # the vocabulary tile, on a GPU / on the CPU
 SCALE_BLOCK = 8192  # elements of a gradient per program of scale_kernel

@@ -263,6 +263,10 @@ def matmul_tma_cells(docs: Docs) -> Cells:
     return cells
 
 
+LCE = "linear_cross_entropy"
+LCE_PEERS = (("eager", "eager PyTorch"), ("compile", "torch.compile"), ("liger", "Liger"))
+
+
 LAUNCH_LEAN = "launch_lean"
 HOST_CALLS = (
     ("lean", "the lean path (LeanAdd)"),
@@ -366,6 +370,18 @@ TABLES = {
     ),
     "scoreboard-14": Table(
         (LAUNCH_LEAN,), host_cost_cells, ("call, 128 floats", "against"), launch_note
+    ),
+    "scoreboard-15": Table(
+        (LCE,),
+        paired(
+            LCE,
+            {"impl": "triton"},
+            lambda r: r["tokens"],
+            lambda r: f"{SHORT[r['dtype']]}, N = {r['tokens']:,} tokens",
+            ("dtype", "tokens", "hidden", "vocab"),
+            LCE_PEERS,
+        ),
+        ("training step", "against"),
     ),
 }
 

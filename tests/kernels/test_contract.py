@@ -54,6 +54,7 @@ from kernels import dot as kd
 from kernels import fused_activation as fa
 from kernels import launch as la
 from kernels import launch_lean as ll
+from kernels import linear_cross_entropy as lce
 from kernels import matmul as mm
 from kernels import matmul_tma as mt
 from kernels import reduction as red
@@ -478,6 +479,30 @@ def _rms_accepts(d):
 def _dot_accepts(d):
     a = d["a"]
     return a in kd.OUT_DTYPE and d["b"] == a and d.get("out", kd.OUT_DTYPE[a]) == kd.OUT_DTYPE[a]
+
+
+def _lce_target(x, weight):
+    """linear_cross_entropy's row passes tensors x and weight only: the target is made
+    from their shapes, every class in range and every fourth row ignored (-100). Where x or
+    weight is not a tensor of the right kind the wrapper refuses it before it reads target,
+    so any target does there. (test_linear_cross_entropy.py tests target's own refusals.)"""
+    try:
+        n, vocab, device = x.shape[0], weight.shape[0], x.device
+        target = (torch.arange(n, device=device) * 7 + 3) % max(1, vocab)
+        return torch.where(torch.arange(n, device=device) % 4 == 1, -100, target)
+    except (AttributeError, IndexError, RuntimeError, TypeError, ValueError):
+        # on x's device where x is a tensor, so that the refusal names x or weight, not target
+        where = x.device if isinstance(x, torch.Tensor) and not x.is_meta else DEVICE
+        return torch.zeros(0, dtype=torch.int64, device=where)
+
+
+def _lce_call(x, weight, **knobs):
+    return lce.linear_cross_entropy(x, weight, _lce_target(x, weight), **knobs)
+
+
+def _lce_reference(a):
+    knobs = {k: a[k] for k in ("reduction",) if k in a}
+    return lce.reference(a["x"], a["weight"], _lce_target(a["x"], a["weight"]), **knobs)
 
 
 def _no_out(rule):
@@ -1132,6 +1157,50 @@ ROWS = (
         not_applicable={**NO_OUT, "choices": "no string options"},
     ),
     Row(
+        name="linear_cross_entropy",
+        prefix="linear_cross_entropy",
+        module=lce,
+        call=_lce_call,
+        shapes={"x": (9, 12), "weight": (23, 12)},
+        tensors=("x", "weight"),
+        dtype=F32,
+        dtypes=lce.SUPPORTED_DTYPES,
+        autograd=True,
+        reference=_lce_reference,
+        knobs=(
+            Knob("ignore_index", "int", (2**63, -(2**63) - 1, 2**70), "must fit in int64"),
+        ),
+        choices=tuple(
+            Bad(f"reduction-{v!r}", ("reduction",), knobs={"reduction": v},
+                error=(TypeError, ValueError))
+            for v in ("none", "MEAN", "", None, 0)
+        ),
+        bad_shapes=(
+            Bad("x-1d", ("x",), {"x": (12,)}),
+            Bad("x-3d", ("x",), {"x": (1, 9, 12)}),
+            Bad("weight-hidden", ("weight",), {"weight": (23, 11)}),
+            Bad("weight-1d", ("weight",), {"weight": (12,)}),
+            Bad("weight-3d", ("weight",), {"weight": (1, 23, 12)}),
+            Bad("no-classes", ("weight",), {"weight": (0, 12)}, says="0 classes"),
+        ),
+        layouts=(
+            Layout("x-transposed", "x", transposed, True),
+            Layout("x-every-other", "x", every_other_column, True),
+            Layout("x-broadcast", "x", broadcast_rows, True),
+            Layout("weight-transposed", "weight", transposed, True),
+            Layout("weight-padded-rows", "weight", padded_rows, True),
+        ),
+        big_strides=(Big("x", 0), Big("weight", 0)),
+        empty=(
+            # the mean over no rows is NaN (as torch's): test_linear_cross_entropy.py
+            Empty("no-rows-sum", {"x": (0, 12), "weight": (23, 12)}, knobs={"reduction": "sum"}),
+            Empty("no-hidden", {"x": (9, 0), "weight": (23, 0)}),
+        ),
+        any_strides=True,
+        variants=(("mean", {}), ("sum", {"reduction": "sum"})),
+        not_applicable=NO_OUT,
+    ),
+    Row(
         name="matmul",
         prefix="matmul",
         module=mm,
@@ -1421,6 +1490,8 @@ NOT_WRAPPERS = {
     "_tuning.m_bucket": "arithmetic on an int: the autotuner's key for M",
     "attention.AttentionFunction": "the autograd.Function behind attention, which checks first",
     "rmsnorm.RMSNormFunction": "the autograd.Function behind rms_norm, which checks first",
+    "linear_cross_entropy.LinearCrossEntropyFunction": "the autograd.Function behind "
+    "linear_cross_entropy, which checks first",
     "compiled_ops.silu_mul_op": "the torch operator behind silu_mul, which checks first; "
     "called as torch.ops.book.silu_mul it checks its operands and copies strided ones "
     "(test_compiled_ops.py)",
@@ -1452,6 +1523,7 @@ ROW_OF_CALLABLE = {
     "reduction.row_reduce": "row_reduce",
     "softmax.softmax": "softmax",
     "rmsnorm.rms_norm": "rms_norm",
+    "linear_cross_entropy.linear_cross_entropy": "linear_cross_entropy",
     "matmul.matmul": "matmul",
     "matmul_tma.matmul_tma": "matmul_tma",
     "attention.attention": "attention",

@@ -58,7 +58,8 @@ def fp8_matmul_kernel(
     SCALING: tl.constexpr,  # "tensor", "row" or "block"
     FAST_ACCUM: tl.constexpr,  # False: promote the tensor cores' sums to fp32 every BLOCK_K
     STORE_TMA: tl.constexpr,  # store C with a descriptor (its rows 16-byte aligned)
-    NUM_SMS: tl.constexpr, GROUP_M: tl.constexpr, FLATTEN: tl.constexpr,
+    NUM_SMS: tl.constexpr, GROUP_M: tl.constexpr,  # programs in the grid; tile order
+    FLATTEN: tl.constexpr, WARP_SPECIALIZE: tl.constexpr,  # how the tile loop is compiled
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     SCALE_BLOCK: tl.constexpr,
 ):  # fmt: skip
@@ -73,7 +74,9 @@ def fp8_matmul_kernel(
     num_tiles = num_pid_m * num_pid_n
     k_steps = tl.cdiv(K, BLOCK_K)
     store_tile = tl.program_id(axis=0) - NUM_SMS  # the store's own tile counter (lesson 13)
-    for tile_id in tl.range(tl.program_id(axis=0), num_tiles, NUM_SMS, flatten=FLATTEN):
+    for tile_id in tl.range(
+        tl.program_id(axis=0), num_tiles, NUM_SMS, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE
+    ):
         pid_m, pid_n = tile_position(tile_id, num_pid_m, num_pid_n, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
@@ -148,24 +151,30 @@ def _torch_scratch(size: int, alignment: int, stream: int | None) -> torch.Tenso
 
 
 # --8<-- [start:launch]
-# Tile sides, warps and pipeline stages by scaling (measured on an H100, see the
-# benchmark): shared memory is 3 x (128 + 256) x 128 bytes of fp8 tiles plus the
-# 128 x 256 bf16 output tile staged for the TMA store, 212,992 bytes.
+# Tiles, warps, pipeline stages and programs per SM, by scaling and accumulation, from a
+# sweep on an H100 (lesson 16). 128 x 256 x 128: three stages of fp8 a and b tiles,
+# 3 x (128 + 256) x 128 bytes, plus the bf16 output tile the TMA store copies from,
+# 65,536: 212,992 bytes of shared memory.
 PLANS = {
-    "tensor": dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=3),
-    "row": dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=3),
-    "block": dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, num_warps=8, num_stages=4),
+    ("tensor", True): dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=3),
+    ("row", True): dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=3),
+    ("tensor", False): dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=128, num_warps=8, num_stages=3),
+    ("row", False): dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=128, num_warps=8, num_stages=3),
+    ("block", False): dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, num_warps=8, num_stages=4),
 }
 INTERPRETER_PLAN = dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, num_warps=4, num_stages=1)
 GROUP_M = 8
 
 
-def plan(M: int, N: int, K: int, scaling: str, device: int) -> dict:
-    """The launch configuration for an (M, K) x (K, N) problem with ``scaling`` on CUDA
-    device ``device`` (-1: the interpreter): tile sides, warps, stages, programs."""
-    tiles = dict(INTERPRETER_PLAN if device < 0 else PLANS[scaling])
-    n_tiles = -(-M // tiles["BLOCK_M"]) * -(-N // tiles["BLOCK_N"])
-    return {**tiles, "GROUP_M": GROUP_M, "programs": max(1, min(sm_count(device), n_tiles))}
+def plan(M: int, N: int, K: int, scaling: str, device: int, fast_accum: bool = True) -> dict:
+    """The launch configuration for an (M, K) x (K, N) problem with ``scaling`` and
+    ``fast_accum`` ("block" always promotes) on CUDA device ``device`` (-1: the
+    interpreter): tile sides, warps, stages, programs."""
+    key = (scaling, fast_accum and scaling != "block")
+    cfg = {"GROUP_M": GROUP_M, "per_sm": 1, "flatten": True, "warp_specialize": False}
+    cfg.update(INTERPRETER_PLAN if device < 0 else PLANS[key])
+    tiles = -(-M // cfg["BLOCK_M"]) * -(-N // cfg["BLOCK_N"])
+    return {**cfg, "programs": max(1, min(sm_count(device) * cfg["per_sm"], tiles))}
 
 
 def launch(a, b, a_scale, b_scale, scaling, out=None, *, fast_accum=True, config=None):
@@ -174,16 +183,18 @@ def launch(a, b, a_scale, b_scale, scaling, out=None, *, fast_accum=True, config
     (M, K), N = a.shape, b.shape[1]
     if out is None:
         out = torch.empty((M, N), dtype=torch.bfloat16, device=a.device)
-    cfg = config or plan(M, N, K, scaling, a.get_device())
+    cfg = config or plan(M, N, K, scaling, a.get_device(), fast_accum)
     if a.is_cuda:
         triton.set_allocator(_torch_scratch)  # the descriptors' global scratch
     sa = (0, 0) if a_scale.dim() == 0 else a_scale.stride()
     sb = (0, 0) if b_scale.dim() == 0 else b_scale.stride()
-    store_tma = out.stride(1) == 1 and (out.stride(0) * 2) % TMA_ALIGN == 0
+    # The TMA store needs 16-byte-aligned rows of out; otherwise masked pointer stores.
+    store_tma = out.stride(1) == 1 and (out.stride(0) * 2) % 16 == 0 and out.data_ptr() % 16 == 0
     fp8_matmul_kernel[(cfg["programs"],)](
         a, b, out, a_scale, b_scale, M, N, K, a.stride(0), b.stride(1), out.stride(0), *sa, *sb,
-        SCALING=scaling, FAST_ACCUM=fast_accum, STORE_TMA=store_tma and out.data_ptr() % 16 == 0,
-        NUM_SMS=cfg["programs"], GROUP_M=cfg["GROUP_M"], FLATTEN=cfg.get("flatten", True),
+        SCALING=scaling, FAST_ACCUM=fast_accum, STORE_TMA=store_tma,
+        NUM_SMS=cfg["programs"], GROUP_M=cfg["GROUP_M"],
+        FLATTEN=cfg["flatten"], WARP_SPECIALIZE=cfg["warp_specialize"],
         BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"],
         SCALE_BLOCK=SCALE_BLOCK, num_warps=cfg["num_warps"], num_stages=cfg["num_stages"],
     )  # fmt: skip
@@ -214,8 +225,9 @@ def quantize(
 
     - ``"tensor"``: the whole matrix; a 0-d scale;
     - ``"row"``: a row of a, (M, 1); a column of b, (1, N), as ``torch._scaled_mm`` takes;
-    - ``"block"``: a 1 x 128 strip of a row of a, (M, ceil(K/128)); a 128 x 128 block
-      of b, (ceil(K/128), ceil(N/128)).
+    - ``"block"``: a 1 x 128 strip of a row of a, (M, ceil(K/128)), stored column-major
+      (the M scales of one K step adjacent, as the kernel reads them and as
+      torch._scaled_mm requires); a 128 x 128 block of b, (ceil(K/128), ceil(N/128)).
 
     ``x_fp8`` for "a" is row-major (M, K); for "b" it is column-major: the (K, N) view
     ``.t()`` of a contiguous (N, K) tensor, the layout fp8_matmul and torch._scaled_mm read.
@@ -255,6 +267,8 @@ def quantize(
         each = scale
     q = (xk / each).clamp(-top, top).to(dtype)
     if operand == "a":
+        if granularity == "block":  # stored column-major: one K step's scales are adjacent
+            scale = scale.t().contiguous().t()
         return q.contiguous(), scale
     # b: (N, K) row-major data seen as (K, N); scales in b's own (K, N) orientation.
     return q.contiguous().t(), scale.t() if scale.dim() == 2 else scale
@@ -355,8 +369,10 @@ def fp8_matmul(
     ``fast_accum``: a bool, as torch._scaled_mm's use_fast_accum: True lets the tensor
     cores keep their own (less precise) running sum over the whole K loop; False adds
     their sums into the float32 accumulator every K step (128). "block" scaling always
-    does the latter. Nothing may require grad under grad mode or be a dual tensor; K = 0
-    gives zeros. Raises TypeError/ValueError naming the argument otherwise.
+    does the latter. Nothing may require grad under grad mode or be a dual tensor; a and
+    b may not be views with the negative bit (torch cannot resolve FP8 ones on every
+    device), scales with it are read as their values; K = 0 gives zeros. Raises
+    TypeError/ValueError naming the argument otherwise.
     """
     if type(fast_accum) is not bool:
         raise TypeError(f"fp8_matmul: fast_accum must be a bool, got {type(fast_accum).__name__}")
@@ -427,6 +443,14 @@ def fp8_matmul(
                     f"fp8_matmul: {name} requires grad, but this kernel has no backward; "
                     f"call it under torch.no_grad() or pass {name}.detach()"
                 )
+    for name in ("a", "b"):  # torch has no FP8 negation on every device to resolve it
+        if tensors[name].is_neg():
+            raise ValueError(
+                f"fp8_matmul: {name} is a view with the negative bit; pass a plain FP8 tensor"
+            )
+    # A float32 view with the neg bit stores -v and reads as v: the kernel sees memory only.
+    a_scale, b_scale = (t.resolve_neg() if t.is_neg() else t for t in (a_scale, b_scale))
+    tensors.update(a_scale=a_scale, b_scale=b_scale)
     if _FORWARD_AD._current_level >= 0:
         for name, t in tensors.items():
             if _FORWARD_AD.unpack_dual(t).tangent is not None:
@@ -436,7 +460,7 @@ def fp8_matmul(
     if M and N and K:
         if K % 16:
             raise ValueError(
-                f"fp8_matmul: K (a's columns) is {K}; it must be a multiple of 16 "
+                f"fp8_matmul: a has {K} columns (K); K must be a multiple of 16 "
                 "(TMA reads rows of 16-byte multiples)"
             )
         if max(M, N, K) > MAX_TMA_DIM:
@@ -456,6 +480,11 @@ def fp8_matmul(
             )
     if out is not None:
         _check_tensor("out", out)
+        lo, hi = _byte_range(out)  # by address ranges, before anything else about out
+        for name, t in tensors.items():
+            t_lo, t_hi = _byte_range(t)
+            if lo < t_hi and t_lo < hi:
+                raise ValueError(f"fp8_matmul: out overlaps {name}")
         if out.dtype != torch.bfloat16:
             raise TypeError(f"fp8_matmul: out must be bfloat16, got {out.dtype}")
         if out.shape != (M, N) or out.get_device() != device:
@@ -475,11 +504,6 @@ def fp8_matmul(
             raise ValueError(
                 f"fp8_matmul: out has strides {out.stride()} that make elements share memory"
             )
-        lo, hi = _byte_range(out)
-        for name, t in tensors.items():
-            t_lo, t_hi = _byte_range(t)
-            if lo < t_hi and t_lo < hi:
-                raise ValueError(f"fp8_matmul: out overlaps {name}")
         if _FORWARD_AD._current_level >= 0 and _FORWARD_AD.unpack_dual(out).tangent is not None:
             raise ValueError("fp8_matmul: out is a dual tensor (forward-mode AD)")
         torch.autograd.graph.increment_version(out)

@@ -270,7 +270,7 @@ def test_scaling_is_read_from_the_scales_shapes():
 
 def test_refuses_k_not_a_multiple_of_16():
     a, b, sa, sb = exact_operands(8, 8, 24, "tensor")
-    with pytest.raises(ValueError, match=r"K .* multiple of 16"):
+    with pytest.raises(ValueError, match=r"a has 24 columns \(K\); K must be a multiple of 16"):
         f8.fp8_matmul(a, b, sa, sb)
 
 
@@ -348,3 +348,29 @@ def test_block_scaling_at_4096_is_within_the_bound():
         a_real.abs() @ b_real.abs()
     )
     assert_within(out, ref, allowed, f"seed {seed}")
+
+
+# ---- the scales' part of the contract (test_contract.py's row passes fixed scales) -----
+
+
+def test_scales_that_require_grad_are_refused_by_name():
+    a, b, sa, sb = exact_operands(8, 16, 32, "row")
+    with pytest.raises(ValueError, match="b_scale requires grad"):
+        f8.fp8_matmul(a, b, sa, sb.requires_grad_())
+    with torch.no_grad():  # outside grad mode nothing is recorded: accepted
+        f8.fp8_matmul(a, b, sa, sb)
+
+
+@GPU_OR_INTERPRETER
+def test_a_scale_view_with_the_negative_bit_is_read_as_its_value():
+    a, b, sa, sb = exact_operands(9, 16, 32, "row")
+    flipped = torch._neg_view(-sa)  # memory holds -sa; the view reads sa
+    assert flipped.is_neg()
+    assert_exact(f8.fp8_matmul(a, b, flipped, sb), a, b, flipped.resolve_neg(), sb)
+
+
+@requires_gpu
+def test_scales_on_another_device_are_refused_by_name():
+    a, b, sa, sb = exact_operands(8, 16, 32, "tensor")
+    with pytest.raises(ValueError, match="a_scale must be on a CUDA device"):
+        f8.fp8_matmul(a, b, sa.cpu(), sb)

@@ -103,7 +103,7 @@ def run(ceilings: dict) -> list[dict]:
         for g, fast in OURS:
             (a, sa), (b, sb) = ops[g]
             fn = functools.partial(f8.fp8_matmul, a, b, sa, sb, scaling=g, fast_accum=fast)
-            cfg = f8.plan(m, n, k, g, torch.cuda.current_device())
+            cfg = f8.plan(m, n, k, g, torch.cuda.current_device(), fast)
             fields = {"impl": "triton", "scaling": g, "fast_accum": fast,
                       "block_m": cfg["BLOCK_M"], "block_n": cfg["BLOCK_N"],
                       "block_k": cfg["BLOCK_K"], "num_warps": cfg["num_warps"],

@@ -150,6 +150,12 @@ def over_bf16(
     return None if r is None or b is None else render.flop_rate(r) / render.flop_rate(b)
 
 
+def promoted_speed(docs: Docs, impl: Impl, scaling: Scaling, shape: Shape) -> float | None:
+    """FLOP/s with the sum promoted every K step over FLOP/s with the fast sum."""
+    slow, fast = row(docs, impl, scaling, False, shape), row(docs, impl, scaling, True, shape)
+    return None if slow is None or fast is None else render.flop_rate(slow) / render.flop_rate(fast)
+
+
 def of_peak(
     docs: Docs, impl: Impl, scaling: Scaling, fast: bool | None, shape: Shape
 ) -> float | None:
@@ -290,10 +296,11 @@ VALUES = {
     "fp8_matmul.count": Value(count_values, render.count),
     "fp8_matmul.binades": Value(binades, lambda v: f"{v:.0f}"),
     "fp8_matmul.tflops": Value(tflops, render.tflops, missing=NOT_MEASURED),
-    "fp8_matmul.of_scaled_mm": Value(of_scaled_mm, render.percent, missing=NOT_MEASURED),
+    "fp8_matmul.of_scaled_mm": Value(of_scaled_mm, render.percent1, missing=NOT_MEASURED),
     "fp8_matmul.of_scaled_mm_span": Value(of_scaled_mm_span, missing=NOT_MEASURED),
     "fp8_matmul.over_bf16": Value(over_bf16, render.ratio, missing=NOT_MEASURED),
     "fp8_matmul.of_peak": Value(of_peak, render.percent, missing=NOT_MEASURED),
+    "fp8_matmul.promoted_speed": Value(promoted_speed, render.percent, missing=NOT_MEASURED),
     "fp8_matmul.block_peer": Value(block_peer, missing=NOT_MEASURED),
     "fp8_matmul.error": Value(error, render.percent1, missing=NOT_MEASURED),
 }

@@ -60,6 +60,7 @@ def fp8_matmul_kernel(
     STORE_TMA: tl.constexpr,  # store C with a descriptor (its rows 16-byte aligned)
     NUM_SMS: tl.constexpr, GROUP_M: tl.constexpr,  # programs in the grid; tile order
     FLATTEN: tl.constexpr, WARP_SPECIALIZE: tl.constexpr,  # how the tile loop is compiled
+    SUBTILE: tl.constexpr,  # store C in two halves (half the shared memory for the store)
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     SCALE_BLOCK: tl.constexpr,
 ):  # fmt: skip
@@ -68,7 +69,8 @@ def fp8_matmul_kernel(
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_a, 1], [BLOCK_M, BLOCK_K])
     b_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [stride_b, 1], [BLOCK_N, BLOCK_K])
     if STORE_TMA:
-        c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_c, 1], [BLOCK_M, BLOCK_N])
+        C_N: tl.constexpr = BLOCK_N // 2 if SUBTILE else BLOCK_N
+        c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_c, 1], [BLOCK_M, C_N])
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
     num_tiles = num_pid_m * num_pid_n
@@ -115,7 +117,12 @@ def fp8_matmul_kernel(
             sb = tl.load(b_scale_ptr + offs_n * stride_sb_n, mask=offs_n < N, other=0.0)
             acc *= sa[:, None] * sb[None, :]
         c = acc.to(c_ptr.dtype.element_ty)
-        if STORE_TMA:
+        if STORE_TMA and SUBTILE:
+            halves = tl.permute(tl.reshape(c, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+            left, right = tl.split(halves)
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left)
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right)
+        elif STORE_TMA:
             c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], c)
         else:
             c_ptrs = c_ptr + offs_m[:, None] * stride_c + offs_n[None, :]
@@ -171,7 +178,8 @@ def plan(M: int, N: int, K: int, scaling: str, device: int, fast_accum: bool = T
     ``fast_accum`` ("block" always promotes) on CUDA device ``device`` (-1: the
     interpreter): tile sides, warps, stages, programs."""
     key = (scaling, fast_accum and scaling != "block")
-    cfg = {"GROUP_M": GROUP_M, "per_sm": 1, "flatten": True, "warp_specialize": False}
+    cfg = {"GROUP_M": GROUP_M, "per_sm": 1, "flatten": True, "warp_specialize": False,
+           "subtile": False}  # fmt: skip
     cfg.update(INTERPRETER_PLAN if device < 0 else PLANS[key])
     tiles = -(-M // cfg["BLOCK_M"]) * -(-N // cfg["BLOCK_N"])
     return {**cfg, "programs": max(1, min(sm_count(device) * cfg["per_sm"], tiles))}
@@ -194,7 +202,7 @@ def launch(a, b, a_scale, b_scale, scaling, out=None, *, fast_accum=True, config
         a, b, out, a_scale, b_scale, M, N, K, a.stride(0), b.stride(1), out.stride(0), *sa, *sb,
         SCALING=scaling, FAST_ACCUM=fast_accum, STORE_TMA=store_tma,
         NUM_SMS=cfg["programs"], GROUP_M=cfg["GROUP_M"],
-        FLATTEN=cfg["flatten"], WARP_SPECIALIZE=cfg["warp_specialize"],
+        FLATTEN=cfg["flatten"], WARP_SPECIALIZE=cfg["warp_specialize"], SUBTILE=cfg["subtile"],
         BLOCK_M=cfg["BLOCK_M"], BLOCK_N=cfg["BLOCK_N"], BLOCK_K=cfg["BLOCK_K"],
         SCALE_BLOCK=SCALE_BLOCK, num_warps=cfg["num_warps"], num_stages=cfg["num_stages"],
     )  # fmt: skip

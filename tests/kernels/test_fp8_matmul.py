@@ -240,6 +240,22 @@ def test_writes_into_out_and_a_strided_row_layout():
     assert_exact(f8.fp8_matmul(a2, b2, sa2, sb2), a2, b2, sa2, sb2, "N = 13")
 
 
+@GPU_OR_INTERPRETER
+@pytest.mark.parametrize("granularity", GRANULARITIES)
+def test_every_plan_option_keeps_the_result(granularity):
+    """The options plan() may set (the store in two halves, the tile loop not flattened,
+    two programs per SM), on the plan's tiles for this device, give the same exact result."""
+    seed = fresh_seed()
+    m, n, k = 70, 72, 288  # N = 72: rows of 144 bytes, so the TMA store (in halves) runs
+    a, b, sa, sb = exact_operands(m, n, k, granularity)
+    device = a.get_device()
+    for change in ({"subtile": True}, {"flatten": False}, {"per_sm": 2}):
+        cfg = {**f8.plan(m, n, k, granularity, device, fast_accum=False), **change}
+        cfg["programs"] = f8.sm_count(device) * cfg["per_sm"]
+        out = f8.launch(a, b, sa, sb, granularity, fast_accum=False, config=cfg)
+        assert_exact(out, a, b, sa, sb, f"{granularity} {change} seed {seed}")
+
+
 @pytest.mark.parametrize("m, n", [(0, 8), (8, 0), (0, 0)])
 def test_empty_results_launch_nothing(m, n):
     a, b, sa, sb = exact_operands(m, n, 32, "row")

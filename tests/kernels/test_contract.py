@@ -534,10 +534,21 @@ ATTENTION_CASES = {
 FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 
 
+FP8_SCALES = (torch.tensor(0.5, device=DEVICE), torch.tensor(2.0, device=DEVICE))
+
+
 def _fp8_matmul(a, b, a_scale, b_scale, **kw):
     """fp8_matmul with b given as the row-major (N, K) weight it reads: b.t() is the
-    column-major (K, N) operand, so that the rules' contiguous copies stay legal."""
+    column-major (K, N) operand, so that the rules' contiguous copies stay legal. The
+    row's fixed scales follow a to the GPU it is on (a rule that moves a to cuda:1 moves
+    them too); scales on the wrong device are test_fp8_matmul.py's."""
     weight = isinstance(b, torch.Tensor) and b.dim() == 2
+    fixed = all(
+        isinstance(t, torch.Tensor) and t.dim() == 0 and t.item() == f.item()
+        for t, f in zip((a_scale, b_scale), FP8_SCALES, strict=True)
+    )
+    if fixed and isinstance(a, torch.Tensor) and a.is_cuda:
+        a_scale, b_scale = (t.to(a.device) for t in FP8_SCALES)
     return f8.fp8_matmul(a, b.t() if weight else b, a_scale, b_scale, **kw)
 
 
@@ -1377,10 +1388,7 @@ ROWS = (
         reference=_fp8_reference,
         accepts=_fp8_accepts,
         out_dtype=lambda dtype: BF16,
-        defaults={
-            "a_scale": torch.tensor(0.5, device=DEVICE),
-            "b_scale": torch.tensor(2.0, device=DEVICE),
-        },
+        defaults={"a_scale": FP8_SCALES[0], "b_scale": FP8_SCALES[1]},
         knobs=(Knob("fast_accum", "bool"),),
         choices=tuple(
             Bad(f"scaling-{v!r}", ("scaling",), knobs={"scaling": v}, error=(TypeError, ValueError))

@@ -34,7 +34,14 @@ import pytest
 import torch
 
 from kernels import fp8_matmul as f8
-from tests.support import DEVICE, ON_GPU, assert_within, fresh_seed, requires_gpu
+from tests.support import (
+    DEVICE,
+    ON_GPU,
+    assert_within,
+    fresh_seed,
+    requires_gpu,
+    requires_two_gpus,
+)
 
 E4M3 = torch.float8_e4m3fn
 E5M2 = torch.float8_e5m2
@@ -390,3 +397,14 @@ def test_scales_on_another_device_are_refused_by_name():
     a, b, sa, sb = exact_operands(8, 16, 32, "tensor")
     with pytest.raises(ValueError, match="a_scale must be on a CUDA device"):
         f8.fp8_matmul(a, b, sa.cpu(), sb)
+
+
+@requires_two_gpus
+def test_scales_on_another_gpu_are_refused_and_a_non_current_gpu_works():
+    a, b, sa, sb = exact_operands(9, 16, 32, "row")
+    with pytest.raises(ValueError, match=r"a_scale is on cuda:1, but a is on cuda:0"):
+        f8.fp8_matmul(a, b, sa.to("cuda:1"), sb)
+    moved = [t.to("cuda:1") for t in (a, b, sa, sb)]
+    out = f8.fp8_matmul(*moved)  # cuda:0 stays the current device
+    assert out.device == torch.device("cuda:1") and torch.cuda.current_device() == 0
+    assert_exact(out.cpu(), *(t.cpu() for t in moved))

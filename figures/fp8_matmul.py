@@ -84,7 +84,7 @@ def fig_formats(docs: Docs) -> dict:
                 v[:-1], gaps, name, f"series-{i}", mode="markers", hover=hover, marker={"size": 4}
             )  # fmt: skip
         )
-    traces.append(render.hline(2**-8, 2**-16, 57344.0, "bf16 (2⁻⁸ relative)", "ceiling"))
+    traces.append(render.hline(2**-7, 2**-16, 57344.0, "bf16 (at most 2⁻⁷ = 0.8%)", "ceiling"))
     return render.plot(
         traces,
         xaxis=render.axis("value (log scale)", log=True, exponentformat="power"),
@@ -311,9 +311,9 @@ FIGURES = {
         (ACC,),
         fig_formats,
         "For every positive value of e4m3 and e5m2, log scale, the gap to the next value "
-        "as a fraction of the value: constant over each format's normal range (6.25% for "
-        "e4m3, 12.5% for e5m2), growing among the subnormals at the bottom; bf16's 0.4% "
-        "is the dashed line.",
+        "as a fraction of the value: a sawtooth that repeats in every power of two of the "
+        "normal range (6.7 to 12.5% for e4m3, 13 to 25% for e5m2), rising among the "
+        "subnormals at the bottom; bf16's largest gap, 0.8%, is the dashed line.",
         counted="the values of each format from its bit layout (sign, exponent, mantissa)",
     ),
     "fp8-matmul-speed": Figure(

@@ -34,8 +34,10 @@ import torch
 import triton
 import triton.language as tl
 
-# --8<-- [start:kernel]
 SCALE_BLOCK = 128  # the side of a block of "block" scaling (DeepSeek-V3's 128)
+
+
+# --8<-- [start:kernel]
 
 
 @triton.jit

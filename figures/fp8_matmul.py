@@ -166,18 +166,6 @@ def of_peak(
     return None if r is None or peak is None else render.flop_rate(r) / peak
 
 
-def block_peer(docs: Docs) -> str | None:
-    """Whether torch._scaled_mm ran block scales in this run, in words."""
-    if BENCH not in docs:
-        return None
-    found = render.rows(docs, BENCH, impl="scaled_mm", scaling="block")
-    if not found:
-        return None
-    if all("skipped" in r for r in found):
-        return "refused block scales in this run"
-    return "ran block scales too"
-
-
 SPEED_BARS = (  # (label, impl, scaling, fast_accum, colour role)
     ("Triton, per-tensor, fast", "triton", "tensor", True, "triton"),
     ("_scaled_mm, per-tensor, fast", "scaled_mm", "tensor", True, "torch"),
@@ -191,7 +179,7 @@ SPEED_BARS = (  # (label, impl, scaling, fast_accum, colour role)
     ("_scaled_mm, 128-blocks", "scaled_mm", "block", None, "torch"),
     ("cuBLAS bf16", "cublas_bf16", "none", None, "compile"),
 )
-SHAPE_TITLES = {4096: "4096³", 8192: "8192³", 14336: "M 4096 × N 14336 × K 4096"}
+SHAPE_TITLES = {4096: "4096³", 8192: "8192³", 14336: "LLM shape"}
 
 
 def fig_speed(docs: Docs) -> dict:
@@ -249,7 +237,7 @@ ACC_LINES = (  # (label, impl, scaling, fast, role, dash)
     ("FP8 per-tensor", "triton", "tensor", False, "series-0", None),
     ("FP8 per-row", "triton", "row", False, "series-1", None),
     ("FP8 128-blocks", "triton", "block", None, "series-2", None),
-    ("bf16", "cublas_bf16", "none", None, "compile", "dash"),
+    ("bf16", "cublas_bf16", "none", None, "series-3", "dash"),
 )
 PATTERN_TITLES = {
     "tokens": "outlier tokens",
@@ -301,7 +289,6 @@ VALUES = {
     "fp8_matmul.over_bf16": Value(over_bf16, render.ratio, missing=NOT_MEASURED),
     "fp8_matmul.of_peak": Value(of_peak, render.percent, missing=NOT_MEASURED),
     "fp8_matmul.promoted_speed": Value(promoted_speed, render.percent, missing=NOT_MEASURED),
-    "fp8_matmul.block_peer": Value(block_peer, missing=NOT_MEASURED),
     "fp8_matmul.error": Value(error, render.percent1, missing=NOT_MEASURED),
 }
 
@@ -320,8 +307,8 @@ FIGURES = {
         "FP8 matmul: TFLOP/s of the Triton kernel, torch._scaled_mm and bf16 cuBLAS",
         (BENCH,),
         fig_speed,
-        "Horizontal bars, one panel per shape (4096 cubed, 8192 cubed, and 4096 by "
-        "14336 by 4096): TFLOP/s of the Triton FP8 kernel and torch._scaled_mm for "
+        "Horizontal bars, one panel per shape (4096 cubed, 8192 cubed, and the LLM shape "
+        "M 4096 by N 14336 by K 4096): TFLOP/s of the Triton FP8 kernel and torch._scaled_mm for "
         "per-tensor and per-row scales with fast and promoted accumulation, the Triton "
         "kernel with 128-block scales (and torch._scaled_mm's where it ran), and cuBLAS "
         "bf16 on the same data; error bars span the 20th to 80th percentile.",

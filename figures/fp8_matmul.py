@@ -272,9 +272,9 @@ def fig_accuracy(docs: Docs) -> dict:
     return render.panels(
         panes,
         xaxis=render.axis(
-            "outlier size (× the other values' std)", log=True, ticks=[10, 100, 1000, 10000, 100000]
+            "outlier size / std", log=True, ticks=[10, 100, 1000, 10000, 100000]
         ),  # fmt: skip
-        yaxis=render.axis("median error of a row of C", log=True, tickformat=".1%"),
+        yaxis=render.axis("median row error", log=True, tickformat=".1%"),
         columns=2,
     )
 

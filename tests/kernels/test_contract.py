@@ -51,6 +51,7 @@ from kernels import attention_tma as atm
 from kernels import ceilings as cl
 from kernels import compiled_ops as co
 from kernels import dot as kd
+from kernels import fp8_matmul as f8
 from kernels import fused_activation as fa
 from kernels import launch as la
 from kernels import launch_lean as ll
@@ -554,6 +555,47 @@ ATTENTION_CASES = {
         ("bottom-right", {"causal": "bottom_right"}),
     ),
 }
+
+FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
+
+
+FP8_SCALES = (torch.tensor(0.5, device=DEVICE), torch.tensor(2.0, device=DEVICE))
+
+
+def _fp8_matmul(a, b, a_scale, b_scale, **kw):
+    """fp8_matmul with b given as the row-major (N, K) weight it reads: b.t() is the
+    column-major (K, N) operand, so that the rules' contiguous copies stay legal. The
+    row's fixed scales follow a to the GPU it is on (a rule that moves a to cuda:1 moves
+    them too); scales on the wrong device are test_fp8_matmul.py's."""
+    weight = isinstance(b, torch.Tensor) and b.dim() == 2
+    fixed = all(
+        isinstance(t, torch.Tensor) and t.dim() == 0 and t.item() == f.item()
+        for t, f in zip((a_scale, b_scale), FP8_SCALES, strict=True)
+    )
+    if fixed and isinstance(a, torch.Tensor) and a.is_cuda:
+        a_scale, b_scale = (t.to(a.device) for t in FP8_SCALES)
+    return f8.fp8_matmul(a, b.t() if weight else b, a_scale, b_scale, **kw)
+
+
+def _fp8_reference(args):
+    b = args["b"]
+    return f8.reference(args["a"], b.t(), args["a_scale"], args["b_scale"], torch.float64)
+
+
+def _fp8_accepts(d):
+    return d["a"] in FP8 and d["b"] == d["a"] and d.get("out", BF16) == BF16
+
+
+def _k_aligned_pad(t):
+    """b's (N, K) rows padded to K + 16 bytes: a column-major b with an aligned stride."""
+    return fresh(t, (t.shape[0], t.shape[1] + 16))[:, : t.shape[1]]
+
+
+FP8_CARVED = (
+    "the overlap rule carves every tensor from one buffer of the inputs' dtype, so out "
+    "is FP8 there and is refused for its dtype (TypeError naming out) before anything runs"
+)
+
 
 ROWS = (
     Row(
@@ -1400,6 +1442,68 @@ ROWS = (
         not_applicable=NO_OUT,
     ),
     Row(
+        name="fp8_matmul",
+        prefix="fp8_matmul",
+        module=f8,
+        call=_fp8_matmul,
+        # b as the (N, K) weight (see _fp8_matmul); per-tensor scales, 0-d float32, are
+        # fixed arguments: their dtype, shape, device and neg-bit rules are tested in
+        # test_fp8_matmul.py.
+        shapes={"a": (9, 32), "b": (16, 32), "out": (9, 16)},
+        tensors=("a", "b", "out"),
+        out="out",
+        dtype=torch.float8_e4m3fn,
+        dtypes=FP8,
+        reference=_fp8_reference,
+        accepts=_fp8_accepts,
+        out_dtype=lambda dtype: BF16,
+        defaults={"a_scale": FP8_SCALES[0], "b_scale": FP8_SCALES[1]},
+        knobs=(Knob("fast_accum", "bool"),),
+        choices=tuple(
+            Bad(f"scaling-{v!r}", ("scaling",), knobs={"scaling": v}, error=(TypeError, ValueError))
+            for v in ("Tensor", "rows", "", 1, b"tensor")
+        ),
+        bad_shapes=(
+            Bad("inner-mismatch", ("b",), {"b": (16, 48)}),
+            Bad("k-not-a-multiple-of-16", ("a",), {"a": (9, 24), "b": (16, 24)}),
+            Bad("a-1d", ("a",), {"a": (32,)}),
+            Bad("b-3d", ("b",), {"b": (16, 32, 1)}),
+            Bad("out-transposed-shape", ("out",), {"out": (16, 9)}),
+            Bad("out-rows", ("out",), {"out": (8, 16)}),
+        ),
+        layouts=(
+            Layout("a-transposed", "a", transposed, False, says="row-major"),
+            Layout("b-row-major", "b", transposed, False, says="column-major"),
+            Layout("a-every-other", "a", every_other_column, False, says="row-major"),
+            Layout("a-padded-rows-unaligned", "a", padded_rows, False, says="16 bytes"),
+            Layout("a-misaligned", "a", misaligned, False, says="16-byte-aligned"),
+            Layout("b-padded-aligned", "b", _k_aligned_pad, True),
+            Layout("out-padded-rows", "out", padded_rows, True),
+            Layout("out-transposed", "out", transposed, False, says="contiguous rows"),
+        ),
+        empty=(
+            Empty("m-zero", {"a": (0, 32), "out": (0, 16)}),
+            Empty("n-zero", {"b": (0, 32), "out": (9, 0)}),
+            Empty("k-zero", {"a": (9, 0), "b": (16, 0)}),
+        ),
+        neg="refused",
+        variants=(("tensor", {}), ("promoted", {"fast_accum": False})),
+        not_applicable={
+            **NO_BACKWARD,
+            "big_strides": "TMA descriptors hold 32-bit strides: a stride past 2**31 elements "
+            "is refused by name (the rule needs it read)",
+            "knob_bounds": "its one knob, fast_accum, is a bool: nothing to bound",
+        },
+        holes={
+            **{f"sparse-{arg}-coo": "torch cannot make a sparse FP8 tensor to pass"
+               for arg in ("a", "b")},
+            **({} if ON_GPU else {f"nested-{arg}-nested": "torch cannot make a nested FP8 "
+                                  "tensor on the CPU to pass" for arg in ("a", "b")}),
+            "overlap-disjoint-out-before-the-inputs-in-one-buffer": FP8_CARVED,
+            "overlap-disjoint-out-after-the-inputs-in-one-buffer": FP8_CARVED,
+        },
+    ),
+    Row(
         name="attention_tma",
         prefix="attention_tma",
         module=atm,
@@ -1487,6 +1591,11 @@ NOT_WRAPPERS = {
     "matmul.matmul_minimal": "lesson 09's minimal launch: divisible, contiguous shapes only "
     "and no checks, by design (what it leaves out is what the lesson adds)",
     "matmul_tma.m_bucket": "arithmetic on an int: the autotuners' key for M",
+    "fp8_matmul.sm_count": "a question about a device index",
+    "fp8_matmul.scale_shapes": "arithmetic on three ints and a word",
+    "fp8_matmul.quantize": "makes operands and scales with torch ops (its refusals are "
+    "tested in test_fp8_matmul.py); launches nothing",
+    "fp8_matmul.dequantize": "torch arithmetic on an operand and its scales; launches nothing",
     "_tuning.m_bucket": "arithmetic on an int: the autotuner's key for M",
     "attention.AttentionFunction": "the autograd.Function behind attention, which checks first",
     "rmsnorm.RMSNormFunction": "the autograd.Function behind rms_norm, which checks first",
@@ -1528,6 +1637,7 @@ ROW_OF_CALLABLE = {
     "matmul_tma.matmul_tma": "matmul_tma",
     "attention.attention": "attention",
     "attention_tma.attention_tma": "attention_tma",
+    "fp8_matmul.fp8_matmul": "fp8_matmul",
 }
 
 

@@ -61,8 +61,8 @@ def decode_split_kernel(
     # The rows of the tile: query head (kv_head * group + g) x query token t, r = g * n_q + t.
     r = (tl.program_id(1) % row_blocks) * BLOCK_M + tl.arange(0, BLOCK_M)
     row_ok = r < group * n_q
-    head = (kv_head * group + r // n_q).to(tl.int64)
-    tok = r % n_q
+    head = (kv_head * group + r // n_q).to(tl.int64)  # int64: times a stride, past 2**31
+    tok = (r % n_q).to(tl.int64)
     offs_d = tl.arange(0, HEAD_DIM)
     q = tl.load(
         Q + batch * stride_qb + head[:, None] * stride_qh + tok[:, None] * stride_qm
@@ -438,7 +438,7 @@ def reference(
             vb = v[pages].flatten(0, 1)[:n].transpose(0, 1)
         else:
             kb, vb = k[b, :, :n], v[b, :, :n]
-        group = heads // kb.shape[0]
+        group = heads // kb.shape[0] if kb.shape[0] else 1
         kb = kb.double().repeat_interleave(group, 0)
         vb = vb.double().repeat_interleave(group, 0)
         s = q[b].double() @ kb.transpose(-2, -1) * scale  # (H, n_q, n)

@@ -180,12 +180,12 @@ def run(ceilings: dict) -> list[dict]:
                     found.append({
                         "impl": impl, "dtype": "bfloat16", "batch": batch, "heads": HEADS,
                         "kv_heads": KV_HEADS, "n": n, "head_dim": HEAD_DIM, "n_q": 1,
-                        "kv_bytes": kv_bytes(batch, n), "time_s": timing["time_s"], **extra,
+                        "bytes": kv_bytes(batch, n), "time_s": timing["time_s"], **extra,
                     })  # fmt: skip
             rows += found
             copy_bw = ceilings["copy"]["bytes"] / ceilings["copy"]["time_s"]["p50"]
             print(f"  B={batch} N={n}: " + ", ".join(
-                f"{r['impl']} {100 * r['kv_bytes'] / r['time_s']['p50'] / copy_bw:.0f}%"
+                f"{r['impl']} {100 * r['bytes'] / r['time_s']['p50'] / copy_bw:.0f}%"
                 for r in found) + " of copy")  # fmt: skip
             del q, cache, want
             torch.cuda.empty_cache()
@@ -214,7 +214,7 @@ def run_splits(ceilings: dict) -> list[dict]:
             rows.append({
                 "batch": 1, "heads": HEADS, "kv_heads": KV_HEADS, "n": n, "head_dim": HEAD_DIM,
                 "splits": splits, "programs": splits * KV_HEADS, "planned": splits == plan[0],
-                "kv_bytes": kv_bytes(1, n), "time_s": timing["time_s"],
+                "bytes": kv_bytes(1, n), "time_s": timing["time_s"],
             })  # fmt: skip
         times = [f"{r['splits']}: {r['time_s']['p50'] * 1e6:.0f} us" for r in rows if r["n"] == n]
         print(f"  N={n}: " + ", ".join(times))
@@ -237,7 +237,7 @@ BENCHMARKS = [
         "each group as its queries (attention: one program per batch and key/value head). "
         "Under torch.inference_mode. Each result checked against a float64 reference before "
         "timing. Device time by CUDA events, L2 flushed, implementations interleaved per "
-        "round. kv_bytes: the cache read once, 2 x B x 8 x N x 128 x 2 bytes.",
+        "round. bytes: the cache read once, 2 x B x 8 x N x 128 x 2 bytes.",
         run,
     ),
     benchlib.Benchmark(

@@ -158,12 +158,16 @@ def decode_combine_kernel(
 
 # --8<-- [start:launch]
 LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
-WAVES = 2  # programs for about this many waves of the SMs, counting splits
+# From a sweep on an H100 (bf16, 32 query heads over 8 key/value heads, d = 128, batch 1 to
+# 32, 4k to 128k keys): splits for about WAVES waves of programs when batch x key/value
+# heads alone leave SMs idle, none when they fill them; BLOCK_N keys per step, 4 warps,
+# 3 stages; 32 keys per step when one program walks a whole sequence, 64 when it walks a
+# slice.
+WAVES = 2
 MIN_SPLIT_KEYS = 256  # no slice shorter than this: below it, the combine costs more
 MAX_SPLITS = 256
-# (BLOCK_N keys, num_warps, num_stages) per head dimension, and the combine's splits per step.
-SPLIT_CONFIG = {16: (64, 4, 3), 32: (64, 4, 3), 64: (64, 4, 3), 128: (64, 4, 3)}
-COMBINE_BLOCK_S = 16
+BLOCK_N_WHOLE, BLOCK_N_SLICE, NUM_WARPS, NUM_STAGES = 32, 64, 4, 3
+COMBINE_BLOCK_S = 16  # the combine's splits per step
 INTERPRETER_SMS, INTERPRETER_BLOCK_N = 4, 16  # on the CPU: a few splits of small blocks
 _SM_COUNT: dict[int, int] = {}  # device index -> SMs, looked up once per device
 
@@ -176,17 +180,20 @@ def plan(batch: int, kv_heads: int, rows: int, max_len: int, head_dim: int, devi
     key/value head, over sequences of at most ``max_len`` keys, on CUDA device ``device``
     (-1: the interpreter): (splits, BLOCK_M, BLOCK_N, num_warps, num_stages)."""
     block_m = min(64, max(16, 1 << (rows - 1).bit_length()))
-    if device < 0:
-        sms, (block_n, warps, stages) = INTERPRETER_SMS, (INTERPRETER_BLOCK_N, 1, 1)
-    else:
-        if device not in _SM_COUNT:
-            _SM_COUNT[device] = torch.cuda.get_device_properties(device).multi_processor_count
-        sms, (block_n, warps, stages) = _SM_COUNT[device], SPLIT_CONFIG[head_dim]
     programs = batch * kv_heads * ((rows + block_m - 1) // block_m)
+    if device < 0:
+        splits = (WAVES * INTERPRETER_SMS + programs - 1) // programs
+        keys = (max_len + INTERPRETER_BLOCK_N - 1) // INTERPRETER_BLOCK_N
+        return max(1, min(splits, keys)), block_m, INTERPRETER_BLOCK_N, 1, 1
+    if device not in _SM_COUNT:
+        _SM_COUNT[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    sms = _SM_COUNT[device]
+    if programs >= sms:  # the batch and heads alone fill the SMs: no split, no combine
+        return 1, block_m, BLOCK_N_WHOLE, NUM_WARPS, NUM_STAGES
     splits = (WAVES * sms + programs - 1) // programs
-    min_keys = MIN_SPLIT_KEYS if device >= 0 else block_n
-    splits = max(1, min(splits, MAX_SPLITS, (max_len + min_keys - 1) // min_keys))
-    return splits, block_m, block_n, warps, stages
+    splits = max(1, min(splits, MAX_SPLITS, (max_len + MIN_SPLIT_KEYS - 1) // MIN_SPLIT_KEYS))
+    block_n = BLOCK_N_WHOLE if splits == 1 else BLOCK_N_SLICE
+    return splits, block_m, block_n, NUM_WARPS, NUM_STAGES
 
 
 def launch(q, k, v, seq_lens, block_table=None, causal=False, scale=1.0, config=None):

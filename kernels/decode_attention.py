@@ -20,8 +20,8 @@ flash-decoding):
   ``block_table[b, n // page]``, row ``n % page``: the kernel looks the page up per row of
   the tile, so any page size works and pages may lie in any order.
 
-``plan`` picks the number of splits (enough programs for about two waves of the GPU's
-SMs, never a slice shorter than ``MIN_SPLIT_KEYS``) and the tile.
+``plan`` picks the number of splits (as many as keep the programs within two per SM,
+never a slice shorter than ``MIN_SPLIT_KEYS``) and the tile.
 
 Sections, as in every kernel file of the book: ``kernel``, ``launch`` (``plan`` and
 ``launch``, which launches without a check), ``checks`` (``decode_attention``, the checked
@@ -47,7 +47,6 @@ def decode_split_kernel(
     stride_vb, stride_vh, stride_vn,
     stride_tb,  # one row of the block table
     stride_ob, stride_oh, stride_om, stride_os,  # Out: batch, head, query, split
-    stride_lb, stride_lh, stride_lm,  # Lse: batch, head, query (splits contiguous)
     n_q, group, page_size, qk_scale,
     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     PAGED: tl.constexpr, CAUSAL: tl.constexpr, UPCAST: tl.constexpr, WRITE_LSE: tl.constexpr,
@@ -112,16 +111,15 @@ def decode_split_kernel(
     # saw no key (an empty slice) gives zeros and -inf, which the combine weighs as 0.
     seen = l_i > 0
     l_i = tl.where(seen, l_i, 1.0)
-    o_ptrs = Out + batch * stride_ob + head * stride_oh + tok * stride_om + split * stride_os
+    o_row = batch * stride_ob + head * stride_oh + tok * stride_om + split * stride_os
     tl.store(
-        o_ptrs[:, None] + offs_d[None, :],
+        Out + o_row[:, None] + offs_d[None, :],
         (acc / l_i[:, None]).to(Out.dtype.element_ty),
         mask=row_ok[:, None],
     )
-    if WRITE_LSE:
+    if WRITE_LSE:  # Out is then (rows, splits, HEAD_DIM) and Lse (rows, splits), contiguous
         lse = tl.where(seen, m_i + tl.log2(l_i), float("-inf"))
-        l_ptrs = Lse + batch * stride_lb + head * stride_lh + tok * stride_lm + split
-        tl.store(l_ptrs, lse, mask=row_ok)
+        tl.store(Lse + o_row // HEAD_DIM, lse, mask=row_ok)
 
 
 @triton.jit
@@ -158,41 +156,40 @@ def decode_combine_kernel(
 
 # --8<-- [start:launch]
 LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
-# From a sweep on an H100 (bf16, 32 query heads over 8 key/value heads, d = 128, batch 1 to
-# 32, 4k to 128k keys): splits for about WAVES waves of programs when batch x key/value
-# heads alone leave SMs idle, none when they fill them; BLOCK_N keys per step, 4 warps,
-# 3 stages; 32 keys per step when one program walks a whole sequence, 64 when it walks a
-# slice.
-WAVES = 2
+# From sweeps on an H100 (bf16, 32 query heads over 8 key/value heads, d = 128, batch 1 to
+# 32, 4k to 128k keys): as many splits as keep the programs within PROGRAMS_PER_SM per SM
+# (none when batch x key/value heads alone reach that); BLOCK_N keys per step, 64 on a
+# contiguous cache and 128 on a paged one (fewer steps, each waiting once for its page
+# numbers); 4 warps, 3 stages.
+PROGRAMS_PER_SM = 2
 MIN_SPLIT_KEYS = 256  # no slice shorter than this: below it, the combine costs more
 MAX_SPLITS = 256
-BLOCK_N_WHOLE, BLOCK_N_SLICE, NUM_WARPS, NUM_STAGES = 32, 64, 4, 3
+BLOCK_N_CONTIGUOUS, BLOCK_N_PAGED, NUM_WARPS, NUM_STAGES = 64, 128, 4, 3
 COMBINE_BLOCK_S = 16  # the combine's splits per step
-INTERPRETER_SMS, INTERPRETER_BLOCK_N = 4, 16  # on the CPU: a few splits of small blocks
+INTERPRETER_SPLITS, INTERPRETER_BLOCK_N = 3, 16  # on the CPU: a few splits of small blocks
 _SM_COUNT: dict[int, int] = {}  # device index -> SMs, looked up once per device
 
 # Decided once, at import: TRITON_INTERPRET=1 runs kernels on the CPU, so CPU tensors do.
 _INTERPRET = bool(triton.knobs.runtime.interpret)
 
 
-def plan(batch: int, kv_heads: int, rows: int, max_len: int, head_dim: int, device: int = -1):
+def plan(
+    batch: int, kv_heads: int, rows: int, max_len: int, device: int = -1, paged: bool = False
+) -> tuple:
     """The launch for ``rows`` = (query heads per key/value head) x (query tokens) rows per
     key/value head, over sequences of at most ``max_len`` keys, on CUDA device ``device``
-    (-1: the interpreter): (splits, BLOCK_M, BLOCK_N, num_warps, num_stages)."""
+    (-1: the interpreter), from a ``paged`` cache or not: (splits, BLOCK_M, BLOCK_N,
+    num_warps, num_stages)."""
     block_m = min(64, max(16, 1 << (rows - 1).bit_length()))
-    programs = batch * kv_heads * ((rows + block_m - 1) // block_m)
     if device < 0:
-        splits = (WAVES * INTERPRETER_SMS + programs - 1) // programs
         keys = (max_len + INTERPRETER_BLOCK_N - 1) // INTERPRETER_BLOCK_N
-        return max(1, min(splits, keys)), block_m, INTERPRETER_BLOCK_N, 1, 1
+        return max(1, min(INTERPRETER_SPLITS, keys)), block_m, INTERPRETER_BLOCK_N, 1, 1
     if device not in _SM_COUNT:
         _SM_COUNT[device] = torch.cuda.get_device_properties(device).multi_processor_count
-    sms = _SM_COUNT[device]
-    if programs >= sms:  # the batch and heads alone fill the SMs: no split, no combine
-        return 1, block_m, BLOCK_N_WHOLE, NUM_WARPS, NUM_STAGES
-    splits = (WAVES * sms + programs - 1) // programs
+    programs = batch * kv_heads * ((rows + block_m - 1) // block_m)
+    splits = PROGRAMS_PER_SM * _SM_COUNT[device] // max(programs, 1)
     splits = max(1, min(splits, MAX_SPLITS, (max_len + MIN_SPLIT_KEYS - 1) // MIN_SPLIT_KEYS))
-    block_n = BLOCK_N_WHOLE if splits == 1 else BLOCK_N_SLICE
+    block_n = BLOCK_N_PAGED if paged else BLOCK_N_CONTIGUOUS
     return splits, block_m, block_n, NUM_WARPS, NUM_STAGES
 
 
@@ -206,13 +203,16 @@ def launch(q, k, v, seq_lens, block_table=None, causal=False, scale=1.0, config=
     max_len = block_table.shape[1] * k.shape[1] if paged else k.shape[2]
     group = heads // kv_heads
     if config is None:
-        config = plan(batch, kv_heads, group * n_q, max_len, d, q.get_device())
+        config = plan(batch, kv_heads, group * n_q, max_len, q.get_device(), paged)
     splits, block_m, block_n, warps, stages = config
     o = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
-    part, lse = o.unsqueeze(3), o  # one split: the output itself, no log-sum-exp
-    if splits > 1:
-        part = torch.empty((batch, heads, n_q, splits, d), dtype=torch.float32, device=q.device)
-        lse = torch.empty((batch, heads, n_q, splits), dtype=torch.float32, device=q.device)
+    rows = batch * heads * n_q
+    if splits == 1:  # the split kernel writes the output itself: no partials, no combine
+        part, lse, part_strides = o, o, (heads * n_q * d, n_q * d, d, 0)
+    else:  # partial outputs (rows, splits, d), then log-sum-exps (rows, splits): float32
+        part = torch.empty(rows * splits * (d + 1), dtype=torch.float32, device=q.device)
+        lse = part[rows * splits * d :]
+        part_strides = (heads * n_q * splits * d, n_q * splits * d, splits * d, d)
     if paged:  # (page, head, row) strides of the pages (P, page, H_kv, d)
         ks, vs = (k.stride(0), k.stride(2), k.stride(1)), (v.stride(0), v.stride(2), v.stride(1))
     else:  # (batch, head, row) strides of (B, H_kv, N, d)
@@ -221,13 +221,13 @@ def launch(q, k, v, seq_lens, block_table=None, causal=False, scale=1.0, config=
     grid = (splits, kv_heads * ((group * n_q + block_m - 1) // block_m), batch)
     decode_split_kernel[grid](
         q, k, v, seq_lens, table, part, lse, *q.stride()[:3], *ks, *vs, table.stride(0),
-        *part.stride()[:4], *lse.stride()[:3], n_q, group, k.shape[1], scale * LOG2_E,
+        *part_strides, n_q, group, k.shape[1], scale * LOG2_E,
         HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n, PAGED=paged, CAUSAL=causal,
         UPCAST=_INTERPRET and q.dtype == torch.bfloat16, WRITE_LSE=splits > 1,
         num_warps=warps, num_stages=stages,
     )  # fmt: skip
     if splits > 1:
-        decode_combine_kernel[(batch * heads * n_q,)](
+        decode_combine_kernel[(rows,)](
             part, lse, o, splits, HEAD_DIM=d, BLOCK_S=COMBINE_BLOCK_S, num_warps=4
         )
     return o

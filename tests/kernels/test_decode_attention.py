@@ -178,29 +178,27 @@ def test_strided_views_are_read_as_they_are():
 
 
 def test_plan():
-    """At least BLOCK_M = 16 rows (tl.dot), a power of two, at most 64; splits so that the
-    programs fill the SMs (capped by the keys and MAX_SPLITS); one split when the batch
-    alone fills them."""
+    """At least BLOCK_M = 16 rows (tl.dot), a power of two, at most 64; under the
+    interpreter, a few splits (fewer when the sequence has fewer blocks)."""
     for rows in (1, 4, 8, 16, 17, 64, 128):
-        splits, block_m, block_n, warps, stages = da.plan(1, 8, rows, 4096, 128, -1)
+        splits, block_m, block_n, warps, stages = da.plan(1, 8, rows, 4096)
         assert 16 <= block_m <= 64 and block_m & (block_m - 1) == 0 and block_m >= min(rows, 64)
-    splits = da.plan(1, 1, 4, 10**6, 128, -1)[0]
-    assert splits >= da.WAVES * da.INTERPRETER_SMS
-    assert da.plan(64, 8, 4, 10**6, 128, -1)[0] == 1
-    assert da.plan(1, 1, 4, 40, 128, -1)[0] <= -(-40 // da.INTERPRETER_BLOCK_N)
-    for block_n in (da.BLOCK_N_WHOLE, da.BLOCK_N_SLICE):
+        assert splits == da.INTERPRETER_SPLITS
+    assert da.plan(1, 1, 4, 20)[0] == 2  # 20 keys: two blocks of 16
+    for block_n in (da.BLOCK_N_CONTIGUOUS, da.BLOCK_N_PAGED):
         assert block_n >= 16 and block_n & (block_n - 1) == 0
 
 
 @requires_gpu
 def test_plan_on_the_gpu():
-    """No split when batch x key/value heads fill the SMs; enough splits for WAVES waves
-    when they do not, never a slice shorter than MIN_SPLIT_KEYS."""
+    """No split when batch x key/value heads reach PROGRAMS_PER_SM per SM; as many splits
+    as stay within that otherwise, never a slice shorter than MIN_SPLIT_KEYS."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    assert da.plan(sms, 1, 4, 131072, 128, 0)[0] == 1
-    splits = da.plan(1, 8, 4, 131072, 128, 0)[0]
-    assert splits * 8 >= da.WAVES * sms
-    assert da.plan(1, 8, 4, 1000, 128, 0)[0] <= -(-1000 // da.MIN_SPLIT_KEYS)
+    assert da.plan(2 * sms, 1, 4, 131072, 0)[0] == 1
+    splits = da.plan(1, 8, 4, 131072, 0)[0]
+    assert splits == da.PROGRAMS_PER_SM * sms // 8
+    assert da.plan(1, 8, 4, 1000, 0)[0] <= -(-1000 // da.MIN_SPLIT_KEYS)
+    assert da.plan(1, 8, 4, 131072, 0, paged=True)[2] == da.BLOCK_N_PAGED
 
 
 # ---- what test_contract.py's row does not reach: the lengths and the block table ---------

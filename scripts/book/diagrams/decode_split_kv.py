@@ -34,7 +34,7 @@ def draw() -> Drawing:
     d.text(qx + qw + 10, qy + 32, "one token each = 4 rows of one tile", 12)
     d.text(qx + qw + 10, qy + 50, "(padded to 16 rows for tl.dot)", 12, "d-t2")
     # The cache of the shared key/value head, cut into slices.
-    ky, kh = 130, 30
+    ky, kh = 146, 30
     left, right = 8, 392
     seg = (right - left) / SPLITS
     d.text(8, ky - 8, "k, v of their key/value head: N keys", 12, "d-b")

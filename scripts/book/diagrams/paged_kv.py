@@ -30,11 +30,17 @@ def draw() -> Drawing:
     for i, page in enumerate(TABLE):
         d.rect(tx + i * tw, ty, tw - 2, th, "d-blue-s", rx=0)
         d.text(tx + i * tw + (tw - 2) / 2, ty + 18, str(page), 12, "d-b", "middle")
-        d.text(tx + i * tw + (tw - 2) / 2, ty - 6, f"keys {i * PAGE}–{i * PAGE + PAGE - 1}"
-               if i < len(TABLE) - 1 else f"key {i * PAGE}", 12, "d-t2", "middle", room=tw + 2)
+        d.text(
+            tx + i * tw + (tw - 2) / 2,
+            ty - 6,
+            f"keys {i * PAGE}–{i * PAGE + PAGE - 1}" if i < len(TABLE) - 1 else f"key {i * PAGE}",
+            12,
+            "d-t2",
+            "middle",
+            room=tw + 2,
+        )
     # The pool.
     px, py, pw, ph = 8, 180, 38.4, 34
-    d.text(8, py - 12, "the pool of pages (k and v alike)", 12, "d-b")
     for p in range(POOL):
         mine = p in TABLE
         d.rect(px + p * pw + 1, py, pw - 2, ph, "d-orange-s" if mine else "d-surf", rx=0)
@@ -42,7 +48,8 @@ def draw() -> Drawing:
     for i, page in enumerate(TABLE):
         x0 = tx + i * tw + (tw - 2) / 2
         d.arrow(x0, ty + th + 2, px + page * pw + pw / 2, py - 3, "d-ln-o", "d-head-o")
-    d.text(8, py + ph + 40, "key n: row n % page of page block_table[b, n // page]", 12)
-    d.text(8, py + ph + 58, "unshaded pages belong to other sequences", 12, "d-t2")
-    d.height = py + ph + 68
+    d.text(8, py + ph + 38, "the pool of pages, k and v alike; unshaded pages", 12, "d-b")
+    d.text(8, py + ph + 56, "belong to other sequences", 12, "d-b")
+    d.text(8, py + ph + 80, "key n: row n % page of page block_table[b, n // page]", 12)
+    d.height = py + ph + 90
     return d

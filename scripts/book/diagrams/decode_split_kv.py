@@ -41,7 +41,8 @@ def draw() -> Drawing:
     for s in range(SPLITS):
         x = left + s * seg
         d.rect(x + 1, ky, seg - 2, kh, "d-orange-s" if s % 2 == 0 else "d-orange", rx=0)
-        d.text(x + seg / 2, ky + 20, f"program {s}", 12, "d-b", "middle", room=seg - 4)
+        on_strong = "d-ti d-b" if s % 2 == 0 else "d-b"  # text on a strong fill: inverted
+        d.text(x + seg / 2, ky + 20, f"program {s}", 12, on_strong, "middle", room=seg - 4)
         d.arrow(x + seg / 2, ky + kh + 2, x + seg / 2, ky + kh + 26, "d-ln", "d-head")
         d.rect(x + 8, ky + kh + 28, seg - 16, 24, "d-green", rx=3)
         d.text(x + seg / 2, ky + kh + 45, f"o{s}, lse{s}", 12, "", "middle", room=seg - 18)

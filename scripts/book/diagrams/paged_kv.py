@@ -29,7 +29,7 @@ def draw() -> Drawing:
     d.text(tx - 10, ty + 18, "block_table[b]", 12, "d-b", "end", mono=True)
     for i, page in enumerate(TABLE):
         d.rect(tx + i * tw, ty, tw - 2, th, "d-blue-s", rx=0)
-        d.text(tx + i * tw + (tw - 2) / 2, ty + 18, str(page), 12, "d-b", "middle")
+        d.text(tx + i * tw + (tw - 2) / 2, ty + 18, str(page), 12, "d-ti d-b", "middle")
         d.text(
             tx + i * tw + (tw - 2) / 2,
             ty - 6,

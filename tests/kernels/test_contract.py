@@ -50,6 +50,7 @@ from kernels import attention as at
 from kernels import attention_tma as atm
 from kernels import ceilings as cl
 from kernels import compiled_ops as co
+from kernels import decode_attention as dca
 from kernels import dot as kd
 from kernels import fp8_matmul as f8
 from kernels import fused_activation as fa
@@ -595,6 +596,29 @@ FP8_CARVED = (
     "the overlap rule carves every tensor from one buffer of the inputs' dtype, so out "
     "is FP8 there and is refused for its dtype (TypeError naming out) before anything runs"
 )
+
+
+def _decode_lengths(q, k) -> torch.Tensor:
+    """decode_attention's lengths for a call on q, k: ragged (k's keys less 2 per batch
+    entry, at least 0), int32, on q's device. Built from whatever the rule passed (a
+    list, a 0-d or meta tensor) so that the wrapper, not this helper, is what refuses."""
+    batch, n = 1, 0
+    try:
+        if q.dim() == 4:
+            batch = q.size(0)
+        if k.dim() == 4:
+            n = k.size(2)
+    except (AttributeError, RuntimeError):
+        pass
+    device = q.device if isinstance(q, torch.Tensor) and not q.is_meta else DEVICE
+    values = [max(n - 2 - 2 * b, 0) for b in range(batch)]
+    return torch.tensor(values, dtype=torch.int32, device=device)
+
+
+def _decode_call(q, k, v, **kwargs):
+    """decode_attention on the contiguous cache, with ``_decode_lengths``: its seq_lens and
+    block_table are tested in test_decode_attention.py."""
+    return dca.decode_attention(q, k, v, _decode_lengths(q, k), **kwargs)
 
 
 ROWS = (
@@ -1554,6 +1578,74 @@ ROWS = (
         **ATTENTION_CASES,
         not_applicable=NO_OUT,
     ),
+    Row(
+        name="decode_attention",
+        prefix="decode_attention",
+        module=dca,
+        call=_decode_call,
+        # Two query heads per key/value head, two query tokens, lengths 9 of 11 keys.
+        shapes={"q": (1, 4, 2, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)},
+        tensors=("q", "k", "v"),
+        dtype=F16,
+        dtypes=dca.SUPPORTED_DTYPES,
+        reference=lambda a: dca.reference(
+            a["q"], a["k"], a["v"], _decode_lengths(a["q"], a["k"]),
+            causal=a.get("causal", False), scale=a.get("scale"),
+        ),
+        knobs=(
+            Knob("causal", "bool", bad_types=(1, 0, None, "yes", "bottom_right", np.bool_(True),
+                                              torch.tensor(True))),
+            Knob("scale", "number|None", (0, -0.5, NAN, math.inf, 1e39, 10**400),
+                 "must be > 0 and finite"),
+        ),
+        bad_shapes=(
+            Bad("q-3d", ("q",), {"q": (4, 2, 16)}),
+            Bad("k-5d", ("k",), {"k": (1, 1, 2, 11, 16)}),
+            Bad("k-v-shapes", ("k",), {"v": (1, 2, 12, 16)}),
+            Bad("batch", ("k",), {"k": (2, 2, 11, 16), "v": (2, 2, 11, 16)}),
+            Bad("heads-not-a-multiple", ("k",), {"q": (1, 3, 2, 16)}, says="multiple"),
+            Bad("head-dim-24", ("q",), {n: (1, 2, 2, 24) for n in "qkv"}),
+            Bad("head-dim-8", ("q",), {n: (1, 2, 2, 8) for n in "qkv"}),
+            Bad("head-dim-mismatch", ("k",), {"k": (1, 2, 11, 32), "v": (1, 2, 11, 32)}),
+            Bad("too-many-queries", ("q",), {"q": (1, 4, 129, 16)}, says="at most 128"),
+            Bad("too-many-kv-heads", ("k",), {"q": (1, 65536, 1, 16), "k": (1, 65536, 3, 16),
+                                              "v": (1, 65536, 3, 16)}, says="at most 65535"),
+        ),
+        # Any strides are read in place, except a head_dim that is not contiguous (copied).
+        layouts=(
+            Layout("q-heads-outside", "q", heads_outside, True),
+            Layout("k-heads-outside", "k", heads_outside, True),
+            Layout("k-head-dim-every-other", "k", every_other_column, True),
+            Layout("v-broadcast-heads", "v", lambda t: t[:, :1].clone().expand(t.shape), True),
+            Layout("k-transposed", "k", transposed, True),
+            Layout("q-misaligned", "q", misaligned, True),
+        ),
+        big_strides=tuple(
+            Big(arg, dim, shapes=shapes)
+            for arg in "qkv"
+            for dim, shapes in (
+                (0, {"q": (3, 4, 2, 16), "k": (3, 2, 11, 16), "v": (3, 2, 11, 16)}),
+                (1, {"q": (1, 6, 2, 16), "k": (1, 3, 11, 16), "v": (1, 3, 11, 16)}),
+            )
+        ) + (
+            Big("q", 2, shapes={"q": (1, 4, 3, 16)}),
+            Big("k", 2),
+            Big("v", 2, knobs={"causal": True}, name="causal"),
+            Big("k", 3),
+        ),
+        empty=(
+            Empty("no-queries", {"q": (1, 4, 0, 16)}),
+            Empty("no-keys", {"k": (1, 2, 0, 16), "v": (1, 2, 0, 16)}),
+            Empty("no-batch", {"q": (0, 4, 2, 16), "k": (0, 2, 11, 16), "v": (0, 2, 11, 16)}),
+            Empty("no-heads", {"q": (1, 0, 2, 16), "k": (1, 0, 11, 16), "v": (1, 0, 11, 16)}),
+        ),
+        any_strides=True,
+        variants=(("full", {}), ("causal", {"causal": True})),
+        not_applicable={
+            **NO_OUT, **NO_BACKWARD,
+            "choices": "no string options: causal is a bool (the bottom-right alignment)",
+        },
+    ),
 )
 # fmt: on
 ROW = {row.name: row for row in ROWS}
@@ -1638,6 +1730,7 @@ ROW_OF_CALLABLE = {
     "attention.attention": "attention",
     "attention_tma.attention_tma": "attention_tma",
     "fp8_matmul.fp8_matmul": "fp8_matmul",
+    "decode_attention.decode_attention": "decode_attention",
 }
 
 

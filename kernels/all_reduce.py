@@ -64,7 +64,7 @@ def _barrier(signal_ptrs, rank, slot, WORLD: tl.constexpr):
 @triton.jit
 def one_shot_all_reduce_kernel(
     x_ptr, out_ptr, buffer_ptrs, signal_ptrs, n_elements, rank,
-    WORLD: tl.constexpr, BLOCK: tl.constexpr, COPY_IN: tl.constexpr = True,
+    WORLD: tl.constexpr, BLOCK: tl.constexpr,
 ):  # fmt: skip
     # Program p owns tiles p, p + programs, p + 2 * programs, ... of BLOCK elements, in
     # every phase: the tiles it copies in are the tiles it later reads from the peers.
@@ -74,13 +74,11 @@ def one_shot_all_reduce_kernel(
     dtype = out_ptr.dtype.element_ty
     # My own symmetric buffer: its address is entry `rank` of buffer_ptrs.
     mine = tl.load(buffer_ptrs + rank).to(tl.pointer_type(dtype))
-    # 1. Copy my input into my symmetric buffer, where the peers can read it (unless it
-    # is there already: COPY_IN=False when x is the buffer).
-    if COPY_IN:
-        for tile in range(pid, n_tiles, programs):
-            offsets = tl.cast(tile, tl.int64) * BLOCK + tl.arange(0, BLOCK)
-            mask = offsets < n_elements
-            tl.store(mine + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+    # 1. Copy my input into my symmetric buffer, where the peers can read it.
+    for tile in range(pid, n_tiles, programs):
+        offsets = tl.cast(tile, tl.int64) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n_elements
+        tl.store(mine + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
     # 2. Barrier: my tiles are in every peer's view, and theirs are in mine. Only program
     # p of each rank meets program p of the others: no grid-wide wait.
     _barrier(signal_ptrs, rank, 2 * pid, WORLD)
@@ -102,10 +100,7 @@ def one_shot_all_reduce_kernel(
 
 
 # --8<-- [start:launch]
-# Elements per tile and warps: 16 elements (32 bytes of bf16) per thread. Of 1,024 to
-# 16,384 elements on 4 to 32 warps, this was the fastest at 16 to 256 MiB on two H200s;
-# below 16 MiB the host's time per call hid the differences.
-BLOCK, NUM_WARPS = 16384, 32
+BLOCK, NUM_WARPS = 4096, 16  # elements per tile (16 bytes per thread in bf16), warps
 INTERPRETER_PROGRAMS = 4  # on the CPU: a few programs, so each walks several tiles
 _SM_COUNT: dict[int, int] = {}  # device index -> SMs, looked up once per device
 
@@ -131,10 +126,9 @@ def launch(x, ws, out=None):
     if out is None:
         out = torch.empty_like(x)
     programs, block, num_warps = plan(x.numel(), ws.max_programs, x.get_device())
-    copy_in = x.data_ptr() != ws.buffer.data_ptr()  # x may already be the buffer
     one_shot_all_reduce_kernel[(programs,)](
         x, out, ws.buffer_ptrs, ws.signal_ptrs, x.numel(), ws.rank,
-        WORLD=ws.world_size, BLOCK=block, COPY_IN=copy_in, num_warps=num_warps,
+        WORLD=ws.world_size, BLOCK=block, num_warps=num_warps,
     )  # fmt: skip
     return out
 
@@ -248,13 +242,11 @@ def all_reduce(x: torch.Tensor, ws: Workspace, out: torch.Tensor | None = None) 
 
     ``x``: a contiguous dense float32 or bfloat16 tensor (0-d and empty included) on the
     workspace's device, of at most ``ws.nbytes`` bytes, not requiring grad under grad mode
-    nor dual; either apart from the workspace's buffer or starting at its start (a view
-    of it: the data is in place already, and the kernel skips its copy). ``out``, if
-    given, receives the result: same shape, dtype and device as ``x``, contiguous, ``x``
-    itself or sharing no memory with it or the buffer; its version counter is bumped.
-    Raises ``TypeError``/``ValueError`` naming the argument instead of launching on
-    anything else (a refusal on one rank leaves the others waiting in the kernel: check
-    on every rank alike).
+    nor dual. ``out``, if given, receives the result: same shape, dtype and device as
+    ``x``, contiguous, ``x`` itself or sharing no memory with it or the buffer; its
+    version counter is bumped. Raises ``TypeError``/``ValueError`` naming the argument
+    instead of launching on anything else (a refusal on one rank leaves the others
+    waiting in the kernel: check on every rank alike).
     """
     if not isinstance(ws, Workspace):
         raise TypeError(f"all_reduce: ws must be a Workspace, got {type(ws).__name__}")
@@ -272,12 +264,8 @@ def all_reduce(x: torch.Tensor, ws: Workspace, out: torch.Tensor | None = None) 
             f"({ws.nbytes}); allocate a larger workspace"
         )
     buffer_start, buffer_end = ws.buffer.data_ptr(), ws.buffer.data_ptr() + ws.nbytes
-    in_buffer = x.numel() and x.data_ptr() < buffer_end and buffer_start < x.data_ptr() + x.nbytes
-    if in_buffer and x.data_ptr() != buffer_start:
-        raise ValueError(
-            "all_reduce: x lies in the workspace's buffer but does not start at its start; "
-            "pass the buffer's first elements or a tensor of its own"
-        )
+    if x.numel() and x.data_ptr() < buffer_end and buffer_start < x.data_ptr() + x.nbytes:
+        raise ValueError("all_reduce: x lies in the workspace's buffer; pass a tensor of its own")
     if out is None:
         out = torch.empty_like(x)
     else:

@@ -2,11 +2,9 @@
 
 - ``all_reduce``: the time of one all-reduce (sum) of a bf16 tensor across two GPUs, at
   message sizes from 4 KiB to 256 MiB (powers of 4): the book's one-shot kernel over
-  symmetric memory (``all_reduce``, with its input copied into the symmetric buffer or
-  already there) and NCCL's ``torch.distributed.all_reduce``, timed in turn, size by
-  size, from Python and as CUDA graphs (the host's cost taken out). measure.py runs one
-  process; the benchmark spawns the two ranks itself (one process per GPU) and returns
-  rank 0's rows. Every row records how many GPUs
+  symmetric memory (``all_reduce``) and NCCL's ``torch.distributed.all_reduce``, timed in
+  turn, size by size. measure.py runs one process; the benchmark spawns the two ranks
+  itself (one process per GPU) and returns rank 0's rows. Every row records how many GPUs
   took part and how they are linked (``nvidia-smi topo -m``'s entry for the pair, and the
   NVLink count and per-link speed that ``nvidia-smi nvlink -s`` reports for GPU 0).
 
@@ -16,7 +14,6 @@ algorithms and symmetric memory's multicast object are never used.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -38,7 +35,6 @@ DTYPE = torch.bfloat16
 ROUNDS = 15  # samples per implementation and size, the two taken in turn
 SAMPLE_S = 2e-3  # each sample times a loop of calls this long at least, or MIN_CALLS
 MIN_CALLS, MAX_CALLS = 5, 2000
-GRAPH_CALLS = 100  # calls per CUDA graph, at most
 NO_MULTICAST = {
     "NCCL_NVLS_ENABLE": "0",
     "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
@@ -93,22 +89,6 @@ def _timed_loop(fn, calls: int) -> float:
     return start.elapsed_time(end) * 1e-3 / calls
 
 
-def _captured(fn, calls: int):
-    """``calls`` calls of ``fn`` captured in one CUDA graph (after two warm-up calls on a
-    side stream, as capture requires), and ``calls``. Every rank captures the same calls."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        fn()
-        fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    return graph, calls
-
-
 def _rank(rank: int, world: int, init_file: str, result_file: str, sizes: list) -> None:
     """One rank of the benchmark: check, then time, every size; rank 0 writes the rows."""
     os.environ.update(NO_MULTICAST)
@@ -126,25 +106,20 @@ def _rank(rank: int, world: int, init_file: str, result_file: str, sizes: list) 
             n = nbytes // DTYPE.itemsize
             torch.manual_seed(n + rank)
             x = torch.randn(n, device=device).to(DTYPE)
-            out, out_in_buffer = torch.empty_like(x), torch.empty_like(x)
-            in_buffer = ws.buffer[:nbytes].view(DTYPE)  # x already in the symmetric buffer
-            in_buffer.copy_(x)
-            zeros = torch.zeros_like(x)  # NCCL in place on zeros: the values stay put
-            impls = {
-                "triton": functools.partial(ar.all_reduce, x, ws, out=out),
-                "triton_in_buffer": functools.partial(
-                    ar.all_reduce, in_buffer, ws, out=out_in_buffer
-                ),
-                "nccl": functools.partial(dist.all_reduce, zeros),
-            }
-            # Check first: the kernel's results against NCCL's, within one bf16 unit in the
+            out = torch.empty_like(x)
+            # Check first: the kernel's result against NCCL's, within one bf16 unit in the
             # last place (each rounds the float32 sum of two bf16 values once).
+            ours = ar.all_reduce(x, ws, out=out)
             theirs = x.clone()
             dist.all_reduce(theirs)
-            for name in ("triton", "triton_in_buffer"):
-                gap = (impls[name]().float() - theirs.float()).abs()
-                if not (gap <= 2.0**-7 * theirs.float().abs() + 1e-30).all():
-                    raise AssertionError(f"{name} at {nbytes} bytes differs from NCCL's")
+            gap = (ours.float() - theirs.float()).abs()
+            if not (gap <= 2.0**-7 * theirs.float().abs() + 1e-30).all():
+                raise AssertionError(f"all_reduce at {nbytes} bytes differs from NCCL's")
+            zeros = torch.zeros_like(x)  # NCCL in place on zeros: the values stay put
+            impls = {
+                "triton": lambda x=x, out=out: ar.all_reduce(x, ws, out=out),
+                "nccl": lambda z=zeros: dist.all_reduce(z),
+            }
             # Calls per loop: enough for SAMPLE_S, from a first estimate (the slower rank
             # decides, so both ranks run the same loop).
             calls = {}
@@ -154,43 +129,23 @@ def _rank(rank: int, world: int, init_file: str, result_file: str, sizes: list) 
                 dist.all_reduce(estimate, op=dist.ReduceOp.MAX)
                 wanted = int(SAMPLE_S / max(estimate.item(), 1e-9)) + 1
                 calls[name] = max(MIN_CALLS, min(MAX_CALLS, wanted))
-            # The same calls captured in a CUDA graph: the GPU's time, the host's taken out.
-            graphs, why = {}, {}
-            for name, fn in impls.items():
-                try:
-                    graphs[name] = _captured(fn, min(calls[name], GRAPH_CALLS))
-                except Exception as exc:  # noqa: BLE001 - recorded, the eager rows stay
-                    why[name] = f"{type(exc).__name__}: {exc}"[:200]
-                    print(f"    {name} at {nbytes} bytes: no CUDA graph ({why[name]})", flush=True)
-                # Time a graph only where every rank has one: the ranks must run alike.
-                both = torch.tensor([int(name in graphs)], device=device)
-                dist.all_reduce(both, op=dist.ReduceOp.MIN)
-                if not both.item():
-                    graphs.pop(name, None)
             samples = {name: [] for name in impls}
-            graph_samples = {name: [] for name in graphs}
             for _ in range(benchlib.pick(ROUNDS, 5)):
                 for name, fn in impls.items():
                     samples[name].append(_timed_loop(fn, calls[name]))
-                for name, (graph, count) in graphs.items():
-                    graph_samples[name].append(_timed_loop(graph.replay, 1) / count)
             programs = ar.plan(n, ws.max_programs, rank)[0]
             for name in impls:
-                row = {
-                    "impl": name,
-                    "dtype": "bfloat16",
-                    "bytes": nbytes,
-                    "elements": n,
-                    "calls_per_sample": calls[name],
-                    "time_s": benchlib.spread(samples[name]),
-                }
-                if name in graphs:
-                    row["graph_calls"] = graphs[name][1]
-                    row["graph_time_s"] = benchlib.spread(graph_samples[name])
-                if name.startswith("triton"):
-                    row["programs"] = programs
-                rows.append(row)
-            del graphs
+                rows.append(
+                    {
+                        "impl": name,
+                        "dtype": "bfloat16",
+                        "bytes": nbytes,
+                        "elements": n,
+                        "calls_per_sample": calls[name],
+                        "time_s": benchlib.spread(samples[name]),
+                        **({"programs": programs} if name == "triton" else {}),
+                    }
+                )
         if rank == 0:
             with open(result_file, "w") as f:
                 json.dump(rows, f)
@@ -231,15 +186,12 @@ BENCHMARKS = [
         "All-reduce (sum) of a bf16 tensor across 2 GPUs, 4 KiB to 256 MiB (powers of 4): the "
         "book's one-shot kernel over PyTorch symmetric memory (kernels/all_reduce.py, "
         "all_reduce with out=, one launch per call: copy in, barrier, read both buffers and "
-        "sum, barrier), the same with the input already in the symmetric buffer "
-        "(triton_in_buffer: no copy in) and NCCL's torch.distributed.all_reduce (in place), "
-        "NVLink multicast off (NCCL_NVLS_ENABLE=0, TORCH_SYMM_MEM_DISABLE_MULTICAST=1, "
-        "NVSHMEM_DISABLE_NVLS=1). One process per GPU, spawned by the benchmark. Each result "
-        "is checked against NCCL's first. A sample: both ranks synchronise (cuda synchronize, "
-        "a barrier), then CUDA events around calls_per_sample back-to-back calls from Python "
-        "(at least 2 ms of them), divided (time_s); and around one replay of a CUDA graph of "
-        "graph_calls captured calls, divided (graph_time_s: the host's cost taken out). 15 "
-        "samples of each, the implementations in turn; rank 0's percentiles. Each row "
+        "sum, barrier) and NCCL's torch.distributed.all_reduce (in place), NVLink multicast "
+        "off (NCCL_NVLS_ENABLE=0, TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1). "
+        "One process per GPU, spawned by the benchmark. Each result is checked against NCCL's "
+        "first. A sample: both ranks synchronise (cuda synchronize, a barrier), then CUDA "
+        "events around calls_per_sample back-to-back calls (at least 2 ms of them), divided; "
+        "15 samples per implementation, the two in turn; rank 0's percentiles. Each row "
         "records the GPUs taking part and their link (nvidia-smi topo -m for GPU0-GPU1; "
         "NVLinks up on GPU 0 and their GB/s, nvidia-smi nvlink -s).",
         run,

@@ -103,24 +103,6 @@ def crossover_words(docs: Docs) -> str:
     return f"NCCL's time is below the one-shot kernel's from {size_words(ns[0])} on"
 
 
-def last_win(docs: Docs) -> int | None:
-    """The largest measured size at which the one-shot kernel is faster than NCCL by the
-    tie rule (None: at none)."""
-    won = [n for n in sizes(docs) if compare(docs, n) == render.COMPARE_WORDS[0]]
-    return max(won, default=None)
-
-
-def first_loss(docs: Docs) -> int | None:
-    """The smallest measured size from which NCCL is faster at every larger size, by the
-    tie rule (None: the one-shot kernel is not slower at the largest)."""
-    found = None
-    for n in reversed(sizes(docs)):
-        if compare(docs, n) != render.COMPARE_WORDS[2]:
-            break
-        found = n
-    return found
-
-
 def link(docs: Docs, field: Link):
     """How the GPUs were linked: ``nvidia-smi topo -m``'s entry for GPU0-GPU1 (NV18: 18
     NVLinks), the NVLinks up on GPU 0, their speed (GB/s, one direction) or the GPU count."""
@@ -149,6 +131,41 @@ def floor(docs: Docs, nbytes: int) -> float | None:
     return None if bw is None else moved(docs, nbytes, "one_shot", world(docs)) / bw
 
 
+def copy_in(docs: Docs, nbytes: int) -> float:
+    """Seconds the kernel's first step, copying ``nbytes`` into the symmetric buffer (read
+    and write: 2 · bytes), takes at the run's measured copy bandwidth."""
+    return 2 * nbytes / render.copy(docs, BENCH)
+
+
+def unexplained(docs: Docs, nbytes: int) -> float | None:
+    """The one-shot kernel's median time at ``nbytes`` minus the NVLink floor and the
+    copy-in step: what the links' and the copy's speeds do not account for, seconds."""
+    least = floor(docs, nbytes)
+    if least is None:
+        return None
+    return time(docs, "triton", nbytes) - least - copy_in(docs, nbytes)
+
+
+FLAT = 1.25  # "flat": within 25% of the time at the smallest size
+
+
+def flat_until(docs: Docs) -> int:
+    """The largest size up to which both implementations' times stay within FLAT of their
+    time at the smallest size (bytes): where the size does not set the time."""
+    ns = sizes(docs)
+    ends = []
+    for impl, *_ in IMPLS:
+        first = time(docs, impl, ns[0])
+        within = [n for n in ns if time(docs, impl, n) <= FLAT * first]
+        ends.append(max(n for n in within if all(m in within for m in ns if m <= n)))
+    return min(ends)
+
+
+def gpu(docs: Docs) -> str:
+    """The GPUs the all-reduce ran on, as the run names them ("NVIDIA H200")."""
+    return render.doc(docs, BENCH)["provenance"]["gpu"]
+
+
 def of_link(docs: Docs, impl: Impl) -> float | None:
     """``impl``'s best bus bandwidth as a share of the NVLink bandwidth."""
     return render.quotient(best_busbw(docs, impl), nvlink_bandwidth(docs))
@@ -170,30 +187,23 @@ def gbps(v: float) -> str:
     return f"{v / 1e9:,.0f} GB/s"
 
 
-def or_none(words: str):
-    def show(v) -> str:
-        return words if v is None else size_words(v)
-
-    return show
-
-
 VALUES = {
     "all_reduce.time": Value(time, render.micros(1)),
-    "all_reduce.busbw": Value(busbw, gbps),
     "all_reduce.best_busbw": Value(best_busbw, gbps),
     "all_reduce.ratio": Value(ratio, render.ratio),
     "all_reduce.compare": Value(compare),
-    "all_reduce.crossover": Value(crossover, or_none("beyond the sizes measured")),
     "all_reduce.crossover_words": Value(crossover_words),
     "all_reduce.total": Value(total, render.micros(0)),
-    "all_reduce.last_win": Value(last_win, or_none("no size")),
-    "all_reduce.first_loss": Value(first_loss, or_none("no size")),
     "all_reduce.link": Value(link, render.plain),
     "all_reduce.nvlink_bandwidth": Value(nvlink_bandwidth, gbps, missing="not reported"),
     "all_reduce.moved": Value(moved, size_words),
     "all_reduce.floor": Value(floor, render.micros(1), missing="not known"),
     "all_reduce.of_link": Value(of_link, render.percent, missing="not known"),
     "all_reduce.smallest": Value(smallest, render.micros(1)),
+    "all_reduce.copy_in": Value(copy_in, render.micros(0)),
+    "all_reduce.unexplained": Value(unexplained, render.micros(0), missing="not known"),
+    "all_reduce.gpu": Value(gpu),
+    "all_reduce.flat_until": Value(flat_until, size_words),
 }
 
 

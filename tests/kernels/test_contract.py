@@ -1708,6 +1708,15 @@ NOT_WRAPPERS = {
     "only and no checks, by design (what it leaves out is what the lesson adds)",
     "rmsnorm.rms_norm_backward_minimal": "lesson 11's minimal backward: contiguous rows and "
     "no checks, by design (what it leaves out is what the lesson adds)",
+    "all_reduce.all_reduce": "a collective: every rank calls it with a Workspace of symmetric "
+    "memory, so the generic rules (one process, tensors alone) cannot call it; its refusals by "
+    "name, out=, in place, empty and 0-d are tested in test_all_reduce.py, on simulated peers",
+    "all_reduce.Workspace": "a record of addresses and sizes; launches nothing",
+    "all_reduce.workspace": "allocates and exchanges symmetric memory (a collective); "
+    "launches nothing",
+    "all_reduce.simulated_workspace": "builds a Workspace from tensors of one process; "
+    "launches nothing",
+    "all_reduce.programs_for": "arithmetic on two ints",
 }
 # Names every family may define that are not wrappers: the torch references, and the
 # launch path and launch plan of the kernel-file convention (no checks by design).

@@ -19,7 +19,7 @@ from scripts.book import hook
 from tests.site.support import ROOT
 
 LABS = sorted((ROOT / "docs" / "labs").glob("*.ipynb"))
-PARTS = ("part-1", "part-2", "part-3", "part-4", "part-5")
+PARTS = ("part-1", "part-2", "part-3", "part-4", "part-5", "part-6")
 # The lessons of each Part, whose exercises its lab walks.
 LESSONS = {
     "part-1": ("01", "02", "03"),
@@ -27,6 +27,7 @@ LESSONS = {
     "part-3": ("07", "08", "09", "10", "11"),
     "part-4": ("12",),
     "part-5": ("13", "14"),
+    "part-6": ("15", "16", "17", "18"),
 }
 
 

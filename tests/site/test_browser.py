@@ -31,7 +31,7 @@ FIGURES = set(figure_pages())
 # and every later page takes it from the browser's cache. It grows with the book, so it is
 # weighed once, against its own budget, not inside every page's.
 SEARCH_INDEX = "search/search_index.json"
-SEARCH_INDEX_BUDGET = 300 * 1024
+SEARCH_INDEX_BUDGET = 340 * 1024  # grows with the text: 300 KB held lessons 01-14, 340 holds 01-18
 
 
 def test_search_index_weight(built_site):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from scripts.book.browser import find_installed
+from scripts.book.hook import FIGURE_SCRIPTS
 from tests.site import visits
 from tests.site.support import ROOT, html_for, mkdocs_build, serve
 
@@ -22,6 +23,21 @@ from tests.site.support import ROOT, html_for, mkdocs_build, serve
 WIDGET_DATA = re.compile(
     r'<script type="application/json" id="book-widget-data">.*?</script>', re.S
 )
+# The scripts that draw a page's measured figures (Plotly, then figures.js), as the hook
+# adds them to a page with a figure. A widget test's page gets each as an empty script, so
+# Chromium spends nothing drawing figures there: the figures are checked by their own
+# per-page visits (tests/site/visits.py), which load the real scripts.
+FIGURE_SCRIPT_URL = re.compile(
+    r"/(?:" + "|".join(re.escape(src) for src in FIGURE_SCRIPTS) + r")(?:[?#].*)?$"
+)
+
+
+def skip_figure_scripts(route) -> None:
+    route.fulfill(
+        status=200,
+        content_type="text/javascript",
+        body="/* the figures are not drawn in widget tests (tests/site/conftest.py) */",
+    )
 
 
 def pytest_collection_modifyitems(items):
@@ -107,11 +123,14 @@ def _open_page(
     md="model/02-programs-and-tiles.md",
     url=None,
     without_widget_data=False,
+    draw_figures=False,
 ):
     """What ``open_page`` and ``shared_page`` do to open a page (see ``open_page``)."""
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
     contexts.append(context)
     pg = context.new_page()
+    if not draw_figures:
+        pg.route(FIGURE_SCRIPT_URL, skip_figure_scripts)
     pg.errors = []
     pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
@@ -123,14 +142,15 @@ def _open_page(
             route.fulfill(response=response, body=WIDGET_DATA.sub("", response.text()))
 
         pg.route(address, strip)
-    # "load", then the widgets mounted and the page's figures drawn, rather than
-    # "networkidle": what a widget needs is in the page (its data embedded, no web
-    # fonts); what the network does after load (the search index) is checked once per
-    # page by test_browser.py's clean load, and waiting for it here cost half a second a
-    # test.
+    # "load", then the widgets mounted (and, with ``draw_figures``, the page's figures
+    # drawn), rather than "networkidle": what a widget needs is in the page (its data
+    # embedded, no web fonts); what the network does after load (the search index) is
+    # checked once per page by test_browser.py's clean load, and waiting for it here cost
+    # half a second a test.
     pg.goto(address, wait_until="load")
     pg.wait_for_selector(".book-widget[data-mounted='true']")
-    pg.wait_for_function(visits.FIGURES_DRAWN, timeout=15_000)
+    if draw_figures:
+        pg.wait_for_function(visits.FIGURES_DRAWN, timeout=15_000)
     return pg
 
 
@@ -143,7 +163,10 @@ def open_page(browser, site_url):
     uses this fixture with ``widget`` and ``outputs`` from tests/site/support.py.
     ``url``: another built site (one made from other data); ``without_widget_data``: the
     page as served minus the committed data the build embeds for its widgets, to check
-    what a widget shows when no device has measured anything."""
+    what a widget shows when no device has measured anything. The page's figures are not
+    drawn (its figure scripts are served empty: see ``FIGURE_SCRIPT_URL``) unless
+    ``draw_figures``: a widget test checks the widget, and every figure is drawn and
+    checked by the page visits of tests/site/visits.py."""
     contexts = []
     yield functools.partial(_open_page, browser, site_url, contexts)
     for context in contexts:

@@ -40,6 +40,20 @@ def skip_figure_scripts(route) -> None:
     )
 
 
+# Material's search index, which the theme fetches after load and indexes in a worker (a
+# second of CPU on a loaded machine, for the whole site's text). A widget test's page gets
+# it with no documents: the search box works, on nothing. Each page's clean load with the
+# real index is checked by its visits (tests/site/test_browser.py).
+SEARCH_INDEX_URL = re.compile(r"/search/search_index\.json(?:[?#].*)?$")
+
+
+def empty_search_index(route) -> None:
+    response = route.fetch()
+    index = response.json()
+    index["docs"] = []
+    route.fulfill(response=response, json=index)
+
+
 def pytest_collection_modifyitems(items):
     """A test that drives Chromium (uses the ``browser`` fixture, directly or through
     ``open_page`` or ``visit``) is marked ``browser``: `make test-fast` leaves those out."""
@@ -124,6 +138,7 @@ def _open_page(
     url=None,
     without_widget_data=False,
     draw_figures=False,
+    search=False,
 ):
     """What ``open_page`` and ``shared_page`` do to open a page (see ``open_page``)."""
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
@@ -131,6 +146,8 @@ def _open_page(
     pg = context.new_page()
     if not draw_figures:
         pg.route(FIGURE_SCRIPT_URL, skip_figure_scripts)
+    if not search:
+        pg.route(SEARCH_INDEX_URL, empty_search_index)
     pg.errors = []
     pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
@@ -165,8 +182,9 @@ def open_page(browser, site_url):
     page as served minus the committed data the build embeds for its widgets, to check
     what a widget shows when no device has measured anything. The page's figures are not
     drawn (its figure scripts are served empty: see ``FIGURE_SCRIPT_URL``) unless
-    ``draw_figures``: a widget test checks the widget, and every figure is drawn and
-    checked by the page visits of tests/site/visits.py."""
+    ``draw_figures``, and the site's search index is served with no documents unless
+    ``search``: a widget test checks the widget, and every figure is drawn and checked, and
+    every page loaded with its search index, by the page visits of tests/site/visits.py."""
     contexts = []
     yield functools.partial(_open_page, browser, site_url, contexts)
     for context in contexts:

@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import re
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -47,11 +48,35 @@ def skip_figure_scripts(route) -> None:
 SEARCH_INDEX_URL = re.compile(r"/search/search_index\.json(?:[?#].*)?$")
 
 
-def empty_search_index(route) -> None:
-    response = route.fetch()
-    index = response.json()
-    index["docs"] = []
-    route.fulfill(response=response, json=index)
+@functools.lru_cache
+def empty_search_index(site: str) -> str:
+    """The search index of the site served at ``site``, its configuration kept and its
+    documents none."""
+    with urllib.request.urlopen(f"{site}/search/search_index.json") as response:
+        index = json.load(response)
+    return json.dumps({**index, "docs": []})
+
+
+def serve_search_index_empty(context, site: str) -> None:
+    body = empty_search_index(site)
+    context.route(
+        SEARCH_INDEX_URL,
+        lambda route: route.fulfill(status=200, content_type="application/json", body=body),
+    )
+
+
+def skip_figures_and_search(context, site: str) -> None:
+    """Route a browser context's figure scripts and search index (of the site served at
+    ``site``) as above. On the context, so that closing it can first drop a route still in
+    flight: ``close_routed``."""
+    context.route(FIGURE_SCRIPT_URL, skip_figure_scripts)
+    serve_search_index_empty(context, site)
+
+
+def close_routed(context) -> None:
+    """Close a context whose page may still be fetching (the search index comes after load)."""
+    context.unroute_all(behavior="ignoreErrors")
+    context.close()
 
 
 def pytest_collection_modifyitems(items):
@@ -143,11 +168,11 @@ def _open_page(
     """What ``open_page`` and ``shared_page`` do to open a page (see ``open_page``)."""
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
     contexts.append(context)
-    pg = context.new_page()
     if not draw_figures:
-        pg.route(FIGURE_SCRIPT_URL, skip_figure_scripts)
+        context.route(FIGURE_SCRIPT_URL, skip_figure_scripts)
     if not search:
-        pg.route(SEARCH_INDEX_URL, empty_search_index)
+        serve_search_index_empty(context, url or site_url)
+    pg = context.new_page()
     pg.errors = []
     pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
@@ -188,7 +213,7 @@ def open_page(browser, site_url):
     contexts = []
     yield functools.partial(_open_page, browser, site_url, contexts)
     for context in contexts:
-        context.close()
+        close_routed(context)
 
 
 @pytest.fixture(scope="session")
@@ -211,4 +236,4 @@ def shared_page(browser, site_url):
 
     yield _shared
     for context in contexts:
-        context.close()
+        close_routed(context)

@@ -26,6 +26,8 @@ light (1280 x 900, ``prefers-color-scheme: light``)
 light and dark, at 390 x 844 on a touch screen (``has_touch``, ``is_mobile``)
     ``touch``    (pages with figures) each figure as drawn there: its toolbar, if any, and
                  its plot areas (tests/site/test_figure_design.py)
+    ``touch-errors``  the uncaught exceptions of that page until then
+                 (tests/site/test_phone_reading.py)
 dark (1280 x 900, ``prefers-color-scheme: dark``)
     ``load``, ``figures``, ``axe``, ``diagrams``
 
@@ -184,7 +186,9 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
     finally:
         context.close()
     if md in FIGURE_PAGES:
-        v.run("touch", lambda: read_on_touch(browser, site_url, md, scheme))
+        uncaught: list[str] = []
+        v.run("touch", lambda: read_on_touch(browser, site_url, md, scheme, uncaught))
+        v.run("touch-errors", lambda: uncaught, needs=("touch",))
     return v
 
 
@@ -507,14 +511,19 @@ def zoom_then_resize(pg) -> dict:
 TOUCH_PHONE = {"width": PHONE, "height": 844}
 
 
-def read_on_touch(browser, site_url: str, md: str, scheme: str) -> list[dict]:
+def read_on_touch(
+    browser, site_url: str, md: str, scheme: str, uncaught: list[str] | None = None
+) -> list[dict]:
     """Open ``md`` on a 390 px touch screen in ``scheme``: DESIGN's reading of each figure
-    (its toolbar, its plot areas)."""
+    (its toolbar, its plot areas). ``uncaught``: a list that receives the page's uncaught
+    exceptions until the reading is done."""
     context = browser.new_context(
         viewport=TOUCH_PHONE, color_scheme=scheme, has_touch=True, is_mobile=True
     )
     try:
         pg = context.new_page()
+        if uncaught is not None:
+            pg.on("pageerror", lambda e: uncaught.append(f"uncaught: {e}"))
         pg.goto(url_of(site_url, md), wait_until="load")
         wait_for_figures(pg)
         settle(pg)

@@ -192,7 +192,7 @@ def _open_page(
     pg.goto(address, wait_until="load")
     pg.wait_for_selector(".book-widget[data-mounted='true']")
     if draw_figures:
-        pg.wait_for_function(visits.FIGURES_DRAWN, timeout=15_000)
+        pg.wait_for_function(visits.FIGURES_DRAWN, timeout=visits.DRAW_TIMEOUT)
     return pg
 
 

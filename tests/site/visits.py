@@ -51,6 +51,10 @@ import pytest
 from tests.site.support import diagram_pages, figure_pages, html_for
 
 DESKTOP, PHONE, HEIGHT = 1280, 390, 900
+# How long a figure may take to draw, or to draw again after a resize or a palette toggle.
+# 15 s ran out once on lesson 12 with the 2-core machine at a load of 20 (a whole-suite run
+# beside other work); a figure that never draws fails the same way, only later.
+DRAW_TIMEOUT = 30_000
 FIGURE_PAGES = set(figure_pages())
 DIAGRAM_PAGES = set(diagram_pages())
 # The diagrams are read at both widths in a window this tall, so that a tall diagram fits
@@ -131,7 +135,7 @@ def wait_for_figures(pg) -> int:
     for i in range(count):
         fig = figures.nth(i)
         fig.scroll_into_view_if_needed()
-        fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
+        fig.locator(".main-svg").first.wait_for(state="attached", timeout=DRAW_TIMEOUT)
         traces = fig.locator(".scatterlayer .trace, .barlayer .trace").count()
         assert traces > 0, f"figure {fig.get_attribute('data-figure')} drew no traces"
     return count
@@ -385,7 +389,7 @@ def settle(pg) -> None:
     last fitting pass is done, then the page is painted. (A fixed 150 ms pause used to
     follow; on every figure page, device and palette, at both widths, what COLLECT read
     right after this wait was the same as 400 ms later.)"""
-    pg.wait_for_function(FIGURES_DRAWN, timeout=15_000)
+    pg.wait_for_function(FIGURES_DRAWN, timeout=DRAW_TIMEOUT)
     pg.evaluate(PAINTED)
 
 
@@ -400,7 +404,7 @@ def collect_every_figure(pg, scheme: str) -> list[tuple[dict, str]]:
     for i in range(figures.count()):
         fig = figures.nth(i)
         fig.scroll_into_view_if_needed()
-        fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
+        fig.locator(".main-svg").first.wait_for(state="attached", timeout=DRAW_TIMEOUT)
         buttons = fig.locator(".book-figure__devices button")
         slugs = buttons.evaluate_all("bs => bs.map(b => b.getAttribute('data-slug'))")
         shown = fig.get_attribute("data-device")
@@ -449,7 +453,7 @@ def read_at_width(pg, width: int) -> list[tuple[dict, str]]:
     before = pg.evaluate(DRAWS)
     pg.set_viewport_size({"width": width, "height": HEIGHT})
     pg.wait_for_function(
-        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=15_000
+        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=DRAW_TIMEOUT
     )
     assert pg.evaluate("document.documentElement.clientWidth") <= width
     return read_in_both_palettes(pg)
@@ -502,7 +506,7 @@ def zoom_then_resize(pg) -> dict:
     before = pg.evaluate(DRAWS)
     pg.set_viewport_size({"width": PHONE + 40, "height": HEIGHT})
     pg.wait_for_function(
-        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=15_000
+        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=DRAW_TIMEOUT
     )
     settle(pg)
     return {"zoomed": zoomed, "shorter": shorter, "wider": pg.evaluate(RANGES)}
@@ -611,7 +615,9 @@ def read_diagrams(pg) -> dict[int, dict | str]:
             pg.set_viewport_size({"width": width, "height": DIAGRAM_HEIGHT})
             if redraws:
                 pg.wait_for_function(
-                    f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=15_000
+                    f"before => {DRAWS}.every((t, i) => t > before[i])",
+                    arg=before,
+                    timeout=DRAW_TIMEOUT,
                 )
             settle(pg)
             figures = pg.locator("figure.book-diagram")

@@ -10,11 +10,13 @@ import functools
 import json
 import os
 import re
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from scripts.book.browser import find_installed
+from scripts.book.hook import FIGURE_SCRIPTS
 from tests.site import visits
 from tests.site.support import ROOT, html_for, mkdocs_build, serve
 
@@ -22,6 +24,59 @@ from tests.site.support import ROOT, html_for, mkdocs_build, serve
 WIDGET_DATA = re.compile(
     r'<script type="application/json" id="book-widget-data">.*?</script>', re.S
 )
+# The scripts that draw a page's measured figures (Plotly, then figures.js), as the hook
+# adds them to a page with a figure. A widget test's page gets each as an empty script, so
+# Chromium spends nothing drawing figures there: the figures are checked by their own
+# per-page visits (tests/site/visits.py), which load the real scripts.
+FIGURE_SCRIPT_URL = re.compile(
+    r"/(?:" + "|".join(re.escape(src) for src in FIGURE_SCRIPTS) + r")(?:[?#].*)?$"
+)
+
+
+def skip_figure_scripts(route) -> None:
+    route.fulfill(
+        status=200,
+        content_type="text/javascript",
+        body="/* the figures are not drawn in widget tests (tests/site/conftest.py) */",
+    )
+
+
+# Material's search index, which the theme fetches after load and indexes in a worker (a
+# second of CPU on a loaded machine, for the whole site's text). A widget test's page gets
+# it with no documents: the search box works, on nothing. Each page's clean load with the
+# real index is checked by its visits (tests/site/test_browser.py).
+SEARCH_INDEX_URL = re.compile(r"/search/search_index\.json(?:[?#].*)?$")
+
+
+@functools.lru_cache
+def empty_search_index(site: str) -> str:
+    """The search index of the site served at ``site``, its configuration kept and its
+    documents none."""
+    with urllib.request.urlopen(f"{site}/search/search_index.json") as response:
+        index = json.load(response)
+    return json.dumps({**index, "docs": []})
+
+
+def serve_search_index_empty(context, site: str) -> None:
+    body = empty_search_index(site)
+    context.route(
+        SEARCH_INDEX_URL,
+        lambda route: route.fulfill(status=200, content_type="application/json", body=body),
+    )
+
+
+def skip_figures_and_search(context, site: str) -> None:
+    """Route a browser context's figure scripts and search index (of the site served at
+    ``site``) as above. On the context, so that closing it can first drop a route still in
+    flight: ``close_routed``."""
+    context.route(FIGURE_SCRIPT_URL, skip_figure_scripts)
+    serve_search_index_empty(context, site)
+
+
+def close_routed(context) -> None:
+    """Close a context whose page may still be fetching (the search index comes after load)."""
+    context.unroute_all(behavior="ignoreErrors")
+    context.close()
 
 
 def pytest_collection_modifyitems(items):
@@ -107,10 +162,16 @@ def _open_page(
     md="model/02-programs-and-tiles.md",
     url=None,
     without_widget_data=False,
+    draw_figures=False,
+    search=False,
 ):
     """What ``open_page`` and ``shared_page`` do to open a page (see ``open_page``)."""
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
     contexts.append(context)
+    if not draw_figures:
+        context.route(FIGURE_SCRIPT_URL, skip_figure_scripts)
+    if not search:
+        serve_search_index_empty(context, url or site_url)
     pg = context.new_page()
     pg.errors = []
     pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
@@ -123,14 +184,15 @@ def _open_page(
             route.fulfill(response=response, body=WIDGET_DATA.sub("", response.text()))
 
         pg.route(address, strip)
-    # "load", then the widgets mounted and the page's figures drawn, rather than
-    # "networkidle": what a widget needs is in the page (its data embedded, no web
-    # fonts); what the network does after load (the search index) is checked once per
-    # page by test_browser.py's clean load, and waiting for it here cost half a second a
-    # test.
+    # "load", then the widgets mounted (and, with ``draw_figures``, the page's figures
+    # drawn), rather than "networkidle": what a widget needs is in the page (its data
+    # embedded, no web fonts); what the network does after load (the search index) is
+    # checked once per page by test_browser.py's clean load, and waiting for it here cost
+    # half a second a test.
     pg.goto(address, wait_until="load")
     pg.wait_for_selector(".book-widget[data-mounted='true']")
-    pg.wait_for_function(visits.FIGURES_DRAWN, timeout=15_000)
+    if draw_figures:
+        pg.wait_for_function(visits.FIGURES_DRAWN, timeout=visits.DRAW_TIMEOUT)
     return pg
 
 
@@ -143,11 +205,15 @@ def open_page(browser, site_url):
     uses this fixture with ``widget`` and ``outputs`` from tests/site/support.py.
     ``url``: another built site (one made from other data); ``without_widget_data``: the
     page as served minus the committed data the build embeds for its widgets, to check
-    what a widget shows when no device has measured anything."""
+    what a widget shows when no device has measured anything. The page's figures are not
+    drawn (its figure scripts are served empty: see ``FIGURE_SCRIPT_URL``) unless
+    ``draw_figures``, and the site's search index is served with no documents unless
+    ``search``: a widget test checks the widget, and every figure is drawn and checked, and
+    every page loaded with its search index, by the page visits of tests/site/visits.py."""
     contexts = []
     yield functools.partial(_open_page, browser, site_url, contexts)
     for context in contexts:
-        context.close()
+        close_routed(context)
 
 
 @pytest.fixture(scope="session")
@@ -170,4 +236,4 @@ def shared_page(browser, site_url):
 
     yield _shared
     for context in contexts:
-        context.close()
+        close_routed(context)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.site.support import DOCS, html_for, nav_pages
+from tests.site.conftest import close_routed, skip_figures_and_search
+from tests.site.support import DOCS, figure_pages, html_for, nav_pages
+from tests.site.visits import per_page
 
 PHONE = 390
 
@@ -34,11 +36,16 @@ def table_pages() -> list[str]:
 
 @pytest.fixture
 def phone(browser, site_url):
+    """Opens a page at a phone's width. As for the widget tests (tests/site/conftest.py),
+    its figure scripts are served empty and its search index with no documents: these
+    checks read tables and code blocks. The figures are drawn at 390 px, and their pages
+    checked for uncaught exceptions there, by the visits (the last test below)."""
     contexts = []
 
     def _open(md: str, scheme: str = "light", width: int = PHONE):
         context = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
         contexts.append(context)
+        skip_figures_and_search(context, site_url)
         pg = context.new_page()
         pg.errors = []
         pg.on("pageerror", lambda e: pg.errors.append(f"uncaught: {e}"))
@@ -47,7 +54,7 @@ def phone(browser, site_url):
 
     yield _open
     for context in contexts:
-        context.close()
+        close_routed(context)
 
 
 # Per table wrapper: whether it scrolls, its data-scroll, the cue above it, and the x of the
@@ -212,3 +219,12 @@ def test_no_formula_is_clipped_or_under_the_copy_button_on_a_phone(phone, md):
             assert b["overflow"] in ("auto", "scroll"), (md, b)
             assert b["scroll"] == "start" and b["mask"] != "none", (md, b)
     assert not pg.errors, pg.errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("md", per_page(figure_pages()))
+def test_figure_pages_raise_nothing_on_a_phone(visit, md, scheme):
+    """A page with figures, opened on a 390 px touch screen and read until every figure is
+    drawn, raises no uncaught exception (the checks above open pages without figures)."""
+    errors = visit(md, scheme)["touch-errors"]
+    assert not errors, f"{md} [{scheme}] at 390 px: {errors}"

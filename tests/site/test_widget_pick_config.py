@@ -4,10 +4,10 @@ The widget's numbers are checked against the committed data read here in Python:
 TFLOP/s of the autotuner's pick recorded by matmul_grouped, its share of the device's
 cuBLAS ceiling, the shared memory formula of kernels/matmul.py, the programs per SM of the
 sweep's compiled configs, and "no measurement" for every configuration without a row and
-for a device without matmul data. A second build,
-with a synthetic lesson-13 sweep (matmul_configs, valid against its schema) added to a copy
-of the data, checks that the widget reads the sweep when it lands: every row, the ranking,
-a failed configuration, the pick. Also: the widget's copy of the autotuner's list is
+for a device without matmul data (two made-up devices in a copy of the data). The same copy,
+built once, has a synthetic lesson-13 sweep (matmul_configs, valid against its schema) in
+place of one device's: the widget reads the sweep when it lands: every row, the ranking, a
+failed configuration, the pick. Also: the widget's copy of the autotuner's list is
 kernels/matmul.py's CONFIGS; keyboard, dark palette, 390 px, no console error, axe.
 """
 
@@ -36,7 +36,7 @@ from tests.site.support import (
     widget,
 )
 
-# One worker runs this file: its two extra builds (older_site, sweep_site) are made once.
+# One worker runs this file: its extra build (made_up_site) is made once.
 pytestmark = pytest.mark.xdist_group("widget-pick-config")
 
 PAGE = "performance/13-autotuning.md"
@@ -105,16 +105,18 @@ NO_MATMUL = "no-matmul-gpu"  # ceilings only
 DEVICES_WITH_PICK = [PICK_ONLY]
 
 
-@pytest.fixture(scope="module")
-def older_site(tmp_path_factory):
-    data = tmp_path_factory.mktemp("older-data")
-    shutil.copytree(DATA, data, dirs_exist_ok=True)
+def add_older_devices(data) -> None:
+    """The two made-up devices, copied from SOURCE's files."""
     for slug, files in ((PICK_ONLY, ("ceilings", "matmul_grouped")), (NO_MATMUL, ("ceilings",))):
         (data / slug).mkdir()
         for name in files:
             shutil.copy(DATA / SOURCE / f"{name}.json", data / slug / f"{name}.json")
-    with served_site(tmp_path_factory, data) as url:
-        yield url, data
+
+
+@pytest.fixture(scope="module")
+def older_site(made_up_site):
+    url, _, data = made_up_site
+    return url, data
 
 
 @pytest.fixture
@@ -292,13 +294,23 @@ def served_site(tmp_path_factory, data):
 
 
 @pytest.fixture(scope="module")
-def sweep_site(tmp_path_factory):
-    data = tmp_path_factory.mktemp("data")
+def made_up_site(tmp_path_factory):
+    """One strict build from a copy of the data with both changes: the two made-up devices
+    (older_site's tests choose them) and SWEEP_SLUG's sweep replaced by sweep_doc()
+    (sweep_site's test chooses that device). Neither set of tests reads the other's
+    device, and each was a build of its own before: one build serves both."""
+    data = tmp_path_factory.mktemp("made-up-data")
     shutil.copytree(DATA, data, dirs_exist_ok=True)
+    add_older_devices(data)
     doc = sweep_doc()
     (data / SWEEP_SLUG / "matmul_configs.json").write_text(json.dumps(doc))
     with served_site(tmp_path_factory, data) as url:
         yield url, doc, data
+
+
+@pytest.fixture(scope="module")
+def sweep_site(made_up_site):
+    return made_up_site
 
 
 def test_reads_the_sweep_when_it_lands(open_page, sweep_site):

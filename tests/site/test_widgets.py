@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from types import SimpleNamespace
+from urllib.parse import urljoin
 
 import pytest
 from mkdocs.exceptions import PluginError
@@ -75,3 +76,23 @@ def test_every_widget_has_its_own_test_file():
         if not (ROOT / "tests" / "site" / f"test_widget_{name.replace('-', '_')}.py").is_file()
     ]
     assert not missing, f"widgets without their own test file: {missing}"
+
+
+def test_widget_tests_serve_every_figure_script_empty(built_site):
+    """The widget tests' pages get the figure scripts empty (tests/site/conftest.py): the
+    pattern they are caught by matches every figure script a built page with a widget and
+    a figure loads, and nothing else it loads."""
+    from tests.site.conftest import FIGURE_SCRIPT_URL
+
+    both = 0
+    for md in nav_pages():
+        html = (built_site / html_for(md)).read_text()
+        if "book-widget" not in html or 'class="book-figure"' not in html:
+            continue
+        both += 1
+        srcs = re.findall(r'<script[^>]*\bsrc="([^"]*)"', html)
+        page_url = "http://127.0.0.1:8000/" + html_for(md).removesuffix("index.html")
+        caught = [s for s in srcs if FIGURE_SCRIPT_URL.search(urljoin(page_url, s))]
+        assert len(caught) == 2, f"{md}: figure scripts caught {caught} of {srcs}"
+        assert caught == [s for s in srcs if "plotly" in s or s.endswith("/figures.js")], md
+    assert both >= 1, "no page has both a widget and a figure"

@@ -26,6 +26,8 @@ light (1280 x 900, ``prefers-color-scheme: light``)
 light and dark, at 390 x 844 on a touch screen (``has_touch``, ``is_mobile``)
     ``touch``    (pages with figures) each figure as drawn there: its toolbar, if any, and
                  its plot areas (tests/site/test_figure_design.py)
+    ``touch-errors``  the uncaught exceptions of that page until then
+                 (tests/site/test_phone_reading.py)
 dark (1280 x 900, ``prefers-color-scheme: dark``)
     ``load``, ``figures``, ``axe``, ``diagrams``
 
@@ -49,6 +51,10 @@ import pytest
 from tests.site.support import diagram_pages, figure_pages, html_for
 
 DESKTOP, PHONE, HEIGHT = 1280, 390, 900
+# How long a figure may take to draw, or to draw again after a resize or a palette toggle.
+# 15 s ran out once on lesson 12 with the 2-core machine at a load of 20 (a whole-suite run
+# beside other work); a figure that never draws fails the same way, only later.
+DRAW_TIMEOUT = 30_000
 FIGURE_PAGES = set(figure_pages())
 DIAGRAM_PAGES = set(diagram_pages())
 # The diagrams are read at both widths in a window this tall, so that a tall diagram fits
@@ -129,7 +135,7 @@ def wait_for_figures(pg) -> int:
     for i in range(count):
         fig = figures.nth(i)
         fig.scroll_into_view_if_needed()
-        fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
+        fig.locator(".main-svg").first.wait_for(state="attached", timeout=DRAW_TIMEOUT)
         traces = fig.locator(".scatterlayer .trace, .barlayer .trace").count()
         assert traces > 0, f"figure {fig.get_attribute('data-figure')} drew no traces"
     return count
@@ -184,7 +190,9 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
     finally:
         context.close()
     if md in FIGURE_PAGES:
-        v.run("touch", lambda: read_on_touch(browser, site_url, md, scheme))
+        uncaught: list[str] = []
+        v.run("touch", lambda: read_on_touch(browser, site_url, md, scheme, uncaught))
+        v.run("touch-errors", lambda: uncaught, needs=("touch",))
     return v
 
 
@@ -381,7 +389,7 @@ def settle(pg) -> None:
     last fitting pass is done, then the page is painted. (A fixed 150 ms pause used to
     follow; on every figure page, device and palette, at both widths, what COLLECT read
     right after this wait was the same as 400 ms later.)"""
-    pg.wait_for_function(FIGURES_DRAWN, timeout=15_000)
+    pg.wait_for_function(FIGURES_DRAWN, timeout=DRAW_TIMEOUT)
     pg.evaluate(PAINTED)
 
 
@@ -396,7 +404,7 @@ def collect_every_figure(pg, scheme: str) -> list[tuple[dict, str]]:
     for i in range(figures.count()):
         fig = figures.nth(i)
         fig.scroll_into_view_if_needed()
-        fig.locator(".main-svg").first.wait_for(state="attached", timeout=15_000)
+        fig.locator(".main-svg").first.wait_for(state="attached", timeout=DRAW_TIMEOUT)
         buttons = fig.locator(".book-figure__devices button")
         slugs = buttons.evaluate_all("bs => bs.map(b => b.getAttribute('data-slug'))")
         shown = fig.get_attribute("data-device")
@@ -445,7 +453,7 @@ def read_at_width(pg, width: int) -> list[tuple[dict, str]]:
     before = pg.evaluate(DRAWS)
     pg.set_viewport_size({"width": width, "height": HEIGHT})
     pg.wait_for_function(
-        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=15_000
+        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=DRAW_TIMEOUT
     )
     assert pg.evaluate("document.documentElement.clientWidth") <= width
     return read_in_both_palettes(pg)
@@ -498,7 +506,7 @@ def zoom_then_resize(pg) -> dict:
     before = pg.evaluate(DRAWS)
     pg.set_viewport_size({"width": PHONE + 40, "height": HEIGHT})
     pg.wait_for_function(
-        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=15_000
+        f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=DRAW_TIMEOUT
     )
     settle(pg)
     return {"zoomed": zoomed, "shorter": shorter, "wider": pg.evaluate(RANGES)}
@@ -507,14 +515,19 @@ def zoom_then_resize(pg) -> dict:
 TOUCH_PHONE = {"width": PHONE, "height": 844}
 
 
-def read_on_touch(browser, site_url: str, md: str, scheme: str) -> list[dict]:
+def read_on_touch(
+    browser, site_url: str, md: str, scheme: str, uncaught: list[str] | None = None
+) -> list[dict]:
     """Open ``md`` on a 390 px touch screen in ``scheme``: DESIGN's reading of each figure
-    (its toolbar, its plot areas)."""
+    (its toolbar, its plot areas). ``uncaught``: a list that receives the page's uncaught
+    exceptions until the reading is done."""
     context = browser.new_context(
         viewport=TOUCH_PHONE, color_scheme=scheme, has_touch=True, is_mobile=True
     )
     try:
         pg = context.new_page()
+        if uncaught is not None:
+            pg.on("pageerror", lambda e: uncaught.append(f"uncaught: {e}"))
         pg.goto(url_of(site_url, md), wait_until="load")
         wait_for_figures(pg)
         settle(pg)
@@ -602,7 +615,9 @@ def read_diagrams(pg) -> dict[int, dict | str]:
             pg.set_viewport_size({"width": width, "height": DIAGRAM_HEIGHT})
             if redraws:
                 pg.wait_for_function(
-                    f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=15_000
+                    f"before => {DRAWS}.every((t, i) => t > before[i])",
+                    arg=before,
+                    timeout=DRAW_TIMEOUT,
                 )
             settle(pg)
             figures = pg.locator("figure.book-diagram")

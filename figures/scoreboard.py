@@ -267,6 +267,45 @@ LCE = "linear_cross_entropy"
 LCE_PEERS = (("eager", "eager PyTorch"), ("compile", "torch.compile"), ("liger", "Liger"))
 
 
+FP8 = "fp8_matmul"
+FP8_MODES = {"tensor": "per-tensor", "row": "per-row", "block": "128×128 blocks"}
+
+
+def fp8_cells(docs: Docs) -> Cells:
+    """Each scaling and sum of the FP8 kernel against ``torch._scaled_mm`` with the same
+    (block scales: its only mode) and the bf16 cuBLAS product, per shape."""
+    cells = Cells()
+    for r in sorted(render.rows(docs, FP8, impl="triton"), key=lambda r: r["m"] * r["n"] * r["k"]):
+        shape = {k: r[k] for k in ("m", "n", "k")}
+        mode = r["scaling"]
+        accum = None if mode == "block" else r["fast_accum"]
+        sums = "" if mode == "block" else (", fast sums" if accum else ", promoted sums")
+        peers = [
+            (
+                "_scaled_mm",
+                find(docs, FP8, impl="scaled_mm", scaling=mode, fast_accum=accum, **shape),
+            ),
+            ("bf16 cuBLAS", find(docs, FP8, impl="cublas_bf16", **shape)),
+        ]
+        case = f"{FP8_MODES[mode]}{sums}, {r['m']:,}×{r['n']:,}×{r['k']:,}"
+        cells.versus(docs, FP8, case, r, peers)
+    return cells
+
+
+DECODE = "decode_attention"
+DECODE_PEERS = (
+    ("sdpa", "SDPA"),
+    ("flex", "FlexAttention"),
+    ("attention", "lesson 12's kernel"),
+)
+ALL_REDUCE = "all_reduce"
+
+
+def message_size(n: int) -> str:
+    """An all-reduce's message in KiB below 1 MiB, else in MiB, as lesson 18 writes them."""
+    return render.kib(n) if n < 2**20 else render.mib(n)
+
+
 LAUNCH_LEAN = "launch_lean"
 HOST_CALLS = (
     ("lean", "the lean path (LeanAdd)"),
@@ -382,6 +421,32 @@ TABLES = {
             LCE_PEERS,
         ),
         ("training step", "against"),
+    ),
+    "scoreboard-16": Table((FP8,), fp8_cells, ("product", "against")),
+    "scoreboard-17": Table(
+        (DECODE,),
+        paired(
+            DECODE,
+            {"impl": "triton"},
+            lambda r: (r["batch"], r["n"]),
+            lambda r: f"batch {r['batch']}, N = {r['n']:,}",
+            ("dtype", "batch", "n", "n_q", "head_dim", "heads", "kv_heads"),
+            DECODE_PEERS,
+            copy=True,
+        ),
+        ("cache read", "against"),
+    ),
+    "scoreboard-18": Table(
+        (ALL_REDUCE,),
+        paired(
+            ALL_REDUCE,
+            {"impl": "triton"},
+            lambda r: r["bytes"],
+            lambda r: f"{SHORT[r['dtype']]}, {message_size(r['bytes'])}",
+            ("dtype", "bytes"),
+            (("nccl", "NCCL"),),
+        ),
+        ("all-reduce, 2 GPUs", "against"),
     ),
 }
 

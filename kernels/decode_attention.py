@@ -85,8 +85,9 @@ def decode_split_kernel(
         key_ok = offs_n < hi
         if PAGED:  # row n of the sequence: row n % page of page block_table[b, n // page]
             page = tl.load(BlockTable + batch * stride_tb + offs_n // page_size, mask=key_ok)
-            k_row = page.to(tl.int64) * stride_kb + (offs_n % page_size) * stride_kn
-            v_row = page.to(tl.int64) * stride_vb + (offs_n % page_size) * stride_vn
+            in_page = (offs_n % page_size).to(tl.int64)  # times a stride the caller chose
+            k_row = page.to(tl.int64) * stride_kb + in_page * stride_kn
+            v_row = page.to(tl.int64) * stride_vb + in_page * stride_vn
         else:
             k_row = batch * stride_kb + offs_n.to(tl.int64) * stride_kn
             v_row = batch * stride_vb + offs_n.to(tl.int64) * stride_vn
@@ -111,7 +112,7 @@ def decode_split_kernel(
     # saw no key (an empty slice) gives zeros and -inf, which the combine weighs as 0.
     seen = l_i > 0
     l_i = tl.where(seen, l_i, 1.0)
-    o_row = batch * stride_ob + head * stride_oh + tok * stride_om + split * stride_os
+    o_row = batch * stride_ob + head * stride_oh + tok * stride_om + split.to(tl.int64) * stride_os
     tl.store(
         Out + o_row[:, None] + offs_d[None, :],
         (acc / l_i[:, None]).to(Out.dtype.element_ty),

@@ -91,6 +91,8 @@ def fp8_matmul_kernel(
             cols = off_n.to(tl.int64) + tl.arange(0, BLOCK_N)
             sa_ptrs = a_scale_ptr + rows * stride_sa_m
             sb_ptrs = b_scale_ptr + (cols // SCALE_BLOCK) * stride_sb_n
+            # int64: the scales may come with any strides, and kb times one can pass 2**31
+            sa_k, sb_k = tl.cast(stride_sa_k, tl.int64), tl.cast(stride_sb_k, tl.int64)
         for k in range(k_steps):
             off_k = k * BLOCK_K
             a = a_desc.load([off_m, off_k])
@@ -99,8 +101,8 @@ def fp8_matmul_kernel(
                 # A fresh fp32 partial product per K step, scaled, then accumulated: the
                 # scales of this step's 128-deep slice of K (BLOCK_K divides 128).
                 kb = off_k // SCALE_BLOCK
-                sa = tl.load(sa_ptrs + kb * stride_sa_k, mask=rows < M, other=0.0)
-                sb = tl.load(sb_ptrs + kb * stride_sb_k, mask=cols < N, other=0.0)
+                sa = tl.load(sa_ptrs + kb * sa_k, mask=rows < M, other=0.0)
+                sb = tl.load(sb_ptrs + kb * sb_k, mask=cols < N, other=0.0)
                 acc += tl.dot(a, b) * (sa[:, None] * sb[None, :])
             elif FAST_ACCUM:
                 acc = tl.dot(a, b, acc)

@@ -443,9 +443,8 @@ def ladder_failure(docs: Docs, impl: str, d: int = 128, mask: str = "full") -> s
 
 
 def _times(found) -> str:
-    """A ratio with its spread: "0.85× (0.84–0.86×)"."""
-    mid, low, high = found
-    return f"{render.ratio(mid)} ({low:.2f}–{high:.2f}×)"
+    """A ratio with its spread: "0.85× (0.84–0.86)"."""
+    return render.ratio_span(*found)
 
 
 def ladder_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | None:

@@ -18,17 +18,6 @@ Label = tuple[str, str]  # (case, what it is compared against)
 SHORT = render.SHORT_DTYPE
 
 
-def span(mid: float, low: float, high: float, percent: bool, tie: bool) -> str:
-    """ "1.06× (1.03–1.09)" or "97% (96–98%)", a digit more where rounding would reach 1."""
-    digits = 2
-    if not tie and round(low, 2) <= 1 <= round(high, 2):
-        digits = 3
-    if percent:
-        d = digits - 2
-        return f"{mid:.{d}%} ({low * 100:.{d}f}–{high * 100:.{d}f}%)"
-    return f"{mid:.{digits}f}× ({low:.{digits}f}–{high:.{digits}f})"
-
-
 def launch_drift(docs: Docs) -> float:
     """How far a launch-bound time moved from run to run (figures/variation.py), or 0."""
     return variation.spread(docs, "small") or 0.0
@@ -48,7 +37,7 @@ def against(
     tie = render.ties(low, high)
     word = "ties" if tie else ("faster" if low > 1 else "slower")
     stale = render.reading_stale()  # measured with older code: the ratio, no word
-    text = ("" if stale else f"{word}: ") + span(mid, low, high, False, tie)
+    text = ("" if stale else f"{word}: ") + render.ratio_span(mid, low, high)
     return text + (" · host-bound" if bound else "")
 
 
@@ -64,7 +53,7 @@ def of_copy(docs: Docs, bench: str, row: dict | None) -> str | None:
     )
     tie = render.ties(low, high)
     stale = render.reading_stale()
-    return ("ties: " if tie and not stale else "") + span(mid, low, high, True, tie)
+    return ("ties: " if tie and not stale else "") + render.ratio_span(mid, low, high, percent=True)
 
 
 def launch_note(docs: Docs) -> str:

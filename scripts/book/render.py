@@ -945,6 +945,19 @@ def ratio(v: float) -> str:
     return f"{v:.2f}×" if v < 10 else f"{v:.0f}×"
 
 
+def ratio_span(mid: float, low: float, high: float, percent: bool = False) -> str:
+    """A ratio with the spread of its rounds: "1.06× (1.03–1.09)" or "97% (96–98%)", with a
+    digit more where two decimals would round an interval that excludes 1 onto it (a
+    "0.999× (0.995–0.999)" that would read as reaching 1)."""
+    digits = 2
+    if not ties(low, high) and round(low, 2) <= 1 <= round(high, 2):
+        digits = 3
+    if percent:
+        d = digits - 2
+        return f"{mid:.{d}%} ({low * 100:.{d}f}–{high * 100:.{d}f}%)"
+    return f"{mid:.{digits}f}× ({low:.{digits}f}–{high:.{digits}f})"
+
+
 def ratio3(v: float) -> str:
     """A ratio with three decimals: near 1.00× two decimals hide which side of 1 it is."""
     return f"{v:.3f}×"

@@ -129,8 +129,8 @@ def test_the_story_and_the_goals_read_the_ladder(with_ladder):
     assert "Other tiles (128×64 tiles, 4 warps, 2 stages) make that 1.10× as fast" in story
     assert "reaches 550 TFLOP/s with 168 registers per thread" in story
     assert "did not compile (CompilationError" in story
-    assert "0.90× (0.89–0.91×) cuDNN's speed" in story
-    assert "1.15× (1.14–1.16×) FlexAttention's" in story
+    assert "0.90× (0.89–0.91) cuDNN's speed" in story
+    assert "1.15× (1.14–1.16) FlexAttention's" in story
     goals = fa.ladder_goals(with_ladder)
     assert goals.count("0.90×") == 4 and "d = 64, causal" in goals
     assert ", attention_tma runs at" in goals
@@ -215,19 +215,19 @@ def test_the_backward_story_and_goals_read_the_data(with_backward):
     assert story.startswith("At N = 4,096, d = 128, full attention, lesson 12's backward runs at")
     assert (
         "at its tiles (dK/dV 64×128, 8 warps, 3 stages; dQ 128×64, 8 warps, 3 stages), "
-        "run at 1.20× (1.19–1.21×) its speed." in story
+        "run at 1.20× (1.19–1.21) its speed." in story
     )
     assert (
         "The tiles plan chose (dK/dV 32×128, 4 warps, 3 stages; dQ 128×64, 8 warps, 3 stages) "
-        "run at 1.20× (1.19–1.21×) that speed." in story
+        "run at 1.20× (1.19–1.21) that speed." in story
     )
     assert "one TMA reduction per tile (five tile matmuls per pair of blocks, not seven), " in story
-    assert "runs at 0.80× (0.79–0.81×) that speed" in story
+    assert "runs at 0.80× (0.79–0.81) that speed" in story
     assert fa.backward_config(with_backward, "reduce", 64, "full") == (
         "dK/dV 32×128, 4 warps, 3 stages; dQ added by the dK/dV kernel with TMA reductions"
     )
     assert "with 200 registers per thread" in story
-    assert "1.10× (1.09–1.11×) cuDNN's speed and 1.30× (1.29–1.31×) FlexAttention's" in story
+    assert "1.10× (1.09–1.11) cuDNN's speed and 1.30× (1.29–1.31) FlexAttention's" in story
     goals = fa.ladder_backward_goals(with_backward)
     assert goals.count("1.10×") == 4 and goals.count("FlexAttention") == 4
     assert "d = 64, causal" in goals

@@ -240,16 +240,18 @@ def fig_time(docs: Docs) -> dict:
         )
     return render.plot(
         traces,
-        xaxis=render.axis(
-            "message size (bytes, bf16)",
-            log=True,
-            tickvals=ns,
-            ticktext=[size_words(n) for n in ns],
-        ),
+        xaxis=size_axis(ns),
         yaxis=render.axis(
             "time per all-reduce (µs)", log=True, range=[math.log10(low), math.log10(high)]
         ),
         annotations=annotations,
+    )
+
+
+def size_axis(ns: list[int]) -> dict:
+    """The message-size axis both figures share: log scale, a tick at each measured size."""
+    return render.axis(
+        "message size (bytes, bf16)", log=True, tickvals=ns, ticktext=[size_words(n) for n in ns]
     )
 
 
@@ -272,12 +274,7 @@ def fig_busbw(docs: Docs) -> dict:
         )
     return render.plot(
         traces,
-        xaxis=render.axis(
-            "message size (bytes, bf16)",
-            log=True,
-            tickvals=ns,
-            ticktext=[size_words(n) for n in ns],
-        ),
+        xaxis=size_axis(ns),
         yaxis=render.axis("bus bandwidth (GB/s)", rangemode="tozero"),
     )
 

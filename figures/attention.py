@@ -447,6 +447,23 @@ def _times(found) -> str:
     return render.ratio_span(*found)
 
 
+def _benchmark_ends(docs: Docs, direction: str, d: HeadDim, mask: Mask) -> str | None:
+    """A ladder story on a device without the ladder's data: its two ends, lesson 12's
+    kernel and cuDNN, from the attention benchmark (``direction`` at the same shape)."""
+    ours, theirs = (tflops_of(docs, impl, direction, d, mask) for impl in ("triton", "sdpa_cudnn"))
+    if ours is None or theirs is None:
+        return None
+    who = (
+        "lesson 12's kernel runs its forward"
+        if direction == "forward"
+        else ("lesson 12's backward runs")
+    )
+    return (
+        f"At N = 4,096, d = {d}, {mask} attention, {who} at {render.tflops(ours)} and "
+        f"cuDNN's at {render.tflops(theirs)}."
+    )
+
+
 def ladder_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | None:
     """The ladder at one shape in sentences, every number from the data: each rung's gain
     over the one before, the tuned kernel's rate and registers, and its speed as a
@@ -455,15 +472,7 @@ def ladder_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | Non
     12's kernel and cuDNN, a training forward at the same shape); None without either."""
     where = f"At N = 4,096, d = {d}, {mask} attention"
     if LADDER not in docs:
-        ours, theirs = (
-            tflops_of(docs, impl, "forward", d, mask) for impl in ("triton", "sdpa_cudnn")
-        )
-        if ours is None or theirs is None:
-            return None
-        return (
-            f"{where}, lesson 12's kernel runs its forward at {render.tflops(ours)} and "
-            f"cuDNN's at {render.tflops(theirs)}."
-        )
+        return _benchmark_ends(docs, "forward", d, mask)
     best = plan_rung(docs, d, mask)
     simple = ladder_tflops(docs, "simple", d, mask)
     if simple is None or best is None:
@@ -698,15 +707,7 @@ def ladder_backward_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> 
     backward and cuDNN's, through autograd); None without either."""
     where = f"At N = 4,096, d = {d}, {mask} attention"
     if LADDER_BACKWARD not in docs:
-        ours, theirs = (
-            tflops_of(docs, impl, "backward", d, mask) for impl in ("triton", "sdpa_cudnn")
-        )
-        if ours is None or theirs is None:
-            return None
-        return (
-            f"{where}, lesson 12's backward runs at {render.tflops(ours)} and cuDNN's at "
-            f"{render.tflops(theirs)}."
-        )
+        return _benchmark_ends(docs, "backward", d, mask)
     best = backward_plan_rung(docs, d, mask)
     simple = backward_row(docs, "simple", d, mask)
     if simple is None or best is None:

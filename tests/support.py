@@ -53,6 +53,25 @@ def fresh_seed() -> int:
     return seed
 
 
+def nan_filled(make):
+    """``make`` (``torch.empty``, ``torch.empty_like``) whose float tensors come filled with
+    NaN, so an output element that no program writes shows up."""
+
+    def made(*args, **kwargs):
+        t = make(*args, **kwargs)
+        return t.fill_(float("nan")) if t.is_floating_point() else t
+
+    return made
+
+
+@pytest.fixture(autouse=True)
+def poisoned_empty(monkeypatch):
+    """Every float tensor ``torch.empty`` makes during a test is filled with NaN (the
+    outputs and scratch buffers a wrapper allocates). Autouse in the modules that import
+    it: ``from tests.support import poisoned_empty  # noqa: F401``."""
+    monkeypatch.setattr(torch, "empty", nan_filled(torch.empty))
+
+
 def poisoned_like(t: torch.Tensor) -> torch.Tensor:
     """An output buffer filled with NaN, so any element the kernel fails to write shows up."""
     return torch.full_like(t, float("nan"))

@@ -16,11 +16,11 @@ EXERCISES = {
         hints=(
             "Keep `total`, the sum of the row's logits, next to `m` and `s` in pass 1. The "
             "padding was loaded as `-inf` for the maximum: add `tl.where(mask, z, 0.0)`. "
-            "Then `loss = (1 - smoothing) * (lse - z_target) + smoothing * (lse - total / "
+            "Then `loss = (1 - smoothing) * (lse - z_label) + smoothing * (lse - total / "
             "n_cols)`.",
             "In pass 2, every class loses `smoothing / n_cols` and the true class loses `1 - "
             "smoothing`: `p = tl.exp(z - lse) - smoothing / n_cols`, then `tl.where(cols == "
-            "target, p - (1.0 - smoothing), p) * scale`.",
+            "label, p - (1.0 - smoothing), p) * scale`.",
         ),
     ),
     "2": Exercise(

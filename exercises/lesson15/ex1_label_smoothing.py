@@ -1,13 +1,13 @@
 """Exercise 15.1: label smoothing in the fused cross-entropy kernel.
 
-With label smoothing eps, the target of a row is no longer one class but a mix: 1 - eps
-on the target class and eps spread evenly over all V classes. The row's loss becomes
+With label smoothing eps, the label of a row is no longer one class but a mix: 1 - eps
+on the labelled class and eps spread evenly over all V classes. The row's loss becomes
 
-    loss = (1 - eps) * (lse - z[target]) + eps * (lse - mean(z))
+    loss = (1 - eps) * (lse - z[label]) + eps * (lse - mean(z))
 
 (lse is the row's logsumexp) and its gradient, written over the logits,
 
-    dz = (softmax(z) - (1 - eps) * onehot(target) - eps / V) * scale
+    dz = (softmax(z) - (1 - eps) * onehot(label) - eps / V) * scale
 
 ``cross_entropy_grad_kernel`` below is the lesson's kernel with a new argument,
 ``smoothing`` (eps). As given it ignores it. Make it match
@@ -25,13 +25,13 @@ import triton.language as tl
 # --8<-- [start:starter]
 @triton.jit
 def cross_entropy_grad_kernel(
-    logits_ptr, target_ptr, loss_ptr, scale_ptr, n_cols, row_stride, ignore_index,
+    logits_ptr, label_ptr, loss_ptr, scale_ptr, n_cols, row_stride, ignore_index,
     smoothing, BLOCK: tl.constexpr,
 ):  # fmt: skip
     row = tl.program_id(0).to(tl.int64)
     base = logits_ptr + row * row_stride
-    target = tl.load(target_ptr + row).to(tl.int64)
-    ignored = target == ignore_index
+    label = tl.load(label_ptr + row).to(tl.int64)
+    ignored = label == ignore_index
     m = tl.full((), float("-inf"), tl.float32)
     s = tl.zeros((), tl.float32)
     # Your code: a running sum of the row's logits, for mean(z) (padding must add 0).
@@ -42,8 +42,8 @@ def cross_entropy_grad_kernel(
         s = s * tl.exp(m - m_new) + tl.sum(tl.exp(z - m_new), axis=0)
         m = m_new
     lse = m + tl.log(s)
-    z_target = tl.load(base + tl.where(ignored, 0, target)).to(tl.float32)
-    loss = lse - z_target  # Your code: the smoothed loss
+    z_label = tl.load(base + tl.where(ignored, 0, label)).to(tl.float32)
+    loss = lse - z_label  # Your code: the smoothed loss
     tl.store(loss_ptr + row, tl.where(ignored, 0.0, loss))
     scale = tl.load(scale_ptr)
     for start in range(0, n_cols, BLOCK):
@@ -51,7 +51,7 @@ def cross_entropy_grad_kernel(
         mask = cols < n_cols
         z = tl.load(base + cols, mask=mask, other=0.0).to(tl.float32)
         p = tl.exp(z - lse)
-        g = tl.where(cols == target, p - 1.0, p) * scale  # Your code: the smoothed gradient
+        g = tl.where(cols == label, p - 1.0, p) * scale  # Your code: the smoothed gradient
         g = tl.where(ignored, 0.0, g)
         tl.store(base + cols, g.to(logits_ptr.dtype.element_ty), mask=mask)
 

@@ -2,9 +2,9 @@
 
 ``cross_entropy_grad_kernel`` is the lesson's kernel with one line written differently:
 it zeroes the gradient of an ignored row by multiplying by a 0/1 mask. It passes every
-check with at least one row that counts, and breaks on a batch whose targets are all
+check with at least one row that counts, and breaks on a batch whose labels are all
 ignore_index, which happens in fine-tuning when a micro-batch holds only prompt tokens
-(their targets masked with -100). For such a batch torch's mean cross-entropy is NaN
+(their labels masked with -100). For such a batch torch's mean cross-entropy is NaN
 (0 / 0) but its gradients are zeros, and so must the kernel's be: a NaN gradient would
 poison the weights on the next optimizer step. Find the line and fix it.
 
@@ -21,13 +21,13 @@ import triton.language as tl
 # --8<-- [start:starter]
 @triton.jit
 def cross_entropy_grad_kernel(
-    logits_ptr, target_ptr, loss_ptr, scale_ptr, n_cols, row_stride, ignore_index,
+    logits_ptr, label_ptr, loss_ptr, scale_ptr, n_cols, row_stride, ignore_index,
     BLOCK: tl.constexpr,
 ):  # fmt: skip
     row = tl.program_id(0).to(tl.int64)
     base = logits_ptr + row * row_stride
-    target = tl.load(target_ptr + row).to(tl.int64)
-    ignored = target == ignore_index
+    label = tl.load(label_ptr + row).to(tl.int64)
+    ignored = label == ignore_index
     m = tl.full((), float("-inf"), tl.float32)
     s = tl.zeros((), tl.float32)
     for start in range(0, n_cols, BLOCK):
@@ -37,8 +37,8 @@ def cross_entropy_grad_kernel(
         s = s * tl.exp(m - m_new) + tl.sum(tl.exp(z - m_new), axis=0)
         m = m_new
     lse = m + tl.log(s)
-    z_target = tl.load(base + tl.where(ignored, 0, target)).to(tl.float32)
-    tl.store(loss_ptr + row, tl.where(ignored, 0.0, lse - z_target))
+    z_label = tl.load(base + tl.where(ignored, 0, label)).to(tl.float32)
+    tl.store(loss_ptr + row, tl.where(ignored, 0.0, lse - z_label))
     scale = tl.load(scale_ptr)
     keep = tl.where(ignored, 0.0, 1.0)  # 0 for an ignored row, 1 otherwise
     for start in range(0, n_cols, BLOCK):
@@ -46,7 +46,7 @@ def cross_entropy_grad_kernel(
         mask = cols < n_cols
         z = tl.load(base + cols, mask=mask, other=0.0).to(tl.float32)
         p = tl.exp(z - lse)
-        g = tl.where(cols == target, p - 1.0, p) * scale * keep
+        g = tl.where(cols == label, p - 1.0, p) * scale * keep
         tl.store(base + cols, g.to(logits_ptr.dtype.element_ty), mask=mask)
 
 

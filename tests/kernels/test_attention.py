@@ -22,6 +22,7 @@ from tests.support import (
     LaunchSpy,
     big_gpu_memory,
     fresh_seed,
+    poisoned_empty,  # noqa: F401 (autouse: every torch.empty is NaN)
     rand,
     requires_gpu,
 )
@@ -58,19 +59,6 @@ def check(got, ref64, what, seed, gradient=False):
     torch.testing.assert_close(
         got.double(), ref64, rtol=rtol, atol=atol, msg=lambda m: f"{what}, seed={seed}\n{m}"
     )
-
-
-@pytest.fixture(autouse=True)
-def poisoned_empty(monkeypatch):
-    """Every float tensor ``torch.empty`` makes during a test is filled with NaN, so an
-    element of o, the logsumexp, delta, dq, dk or dv that no program writes shows up."""
-    empty = torch.empty
-
-    def nan_empty(*args, **kwargs):
-        t = empty(*args, **kwargs)
-        return t.fill_(float("nan")) if t.is_floating_point() else t
-
-    monkeypatch.setattr(torch, "empty", nan_empty)
 
 
 def qkv(batch, heads, n_q, n_k, d, dtype, device=DEVICE):

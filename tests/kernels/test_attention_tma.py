@@ -20,7 +20,14 @@ import torch
 import torch.nn.functional as F
 
 from kernels import attention_tma as at
-from tests.support import DEVICE, LaunchSpy, fresh_seed, rand, requires_gpu
+from tests.support import (
+    DEVICE,
+    LaunchSpy,
+    fresh_seed,
+    poisoned_empty,  # noqa: F401 (autouse: every torch.empty is NaN)
+    rand,
+    requires_gpu,
+)
 
 DTYPES = [torch.float16, torch.bfloat16]
 CAUSAL = [False, True, "bottom_right"]
@@ -51,19 +58,6 @@ def check(got, ref, what, seed, gradient=False):
         atol=atol,
         msg=lambda m: f"{what}, seed={seed}\n{m}",
     )
-
-
-@pytest.fixture(autouse=True)
-def poisoned_empty(monkeypatch):
-    """Every float tensor ``torch.empty`` makes during a test is filled with NaN, so an
-    output element that no program writes shows up."""
-    empty = torch.empty
-
-    def nan_empty(*args, **kwargs):
-        t = empty(*args, **kwargs)
-        return t.fill_(float("nan")) if t.is_floating_point() else t
-
-    monkeypatch.setattr(torch, "empty", nan_empty)
 
 
 def qkv(batch, heads, n_q, n_k, d, dtype, device=DEVICE):

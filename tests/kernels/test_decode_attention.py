@@ -17,7 +17,13 @@ import torch
 import torch.nn.functional as F
 
 from kernels import decode_attention as da
-from tests.support import DEVICE, fresh_seed, rand, requires_gpu
+from tests.support import (
+    DEVICE,
+    fresh_seed,
+    poisoned_empty,  # noqa: F401 (autouse: every torch.empty is NaN)
+    rand,
+    requires_gpu,
+)
 
 DTYPES = [torch.float16, torch.bfloat16]
 # As in test_attention.py: u is the unit roundoff of the output's dtype. The output is a
@@ -36,20 +42,6 @@ def check(got, ref, what, seed):
         got.double(), ref.double(), rtol=2 * u, atol=4 * u,
         msg=lambda m: f"{what}, seed={seed}\n{m}",
     )  # fmt: skip
-
-
-@pytest.fixture(autouse=True)
-def poisoned_empty(monkeypatch):
-    """Every float tensor ``torch.empty`` makes during a test (the output, the partial
-    outputs and log-sum-exps of the splits) is filled with NaN, so an element that no
-    program writes shows up."""
-    empty = torch.empty
-
-    def nan_empty(*args, **kwargs):
-        t = empty(*args, **kwargs)
-        return t.fill_(float("nan")) if t.is_floating_point() else t
-
-    monkeypatch.setattr(torch, "empty", nan_empty)
 
 
 def lengths(*values):

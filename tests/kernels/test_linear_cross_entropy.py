@@ -26,7 +26,7 @@ import pytest
 import torch
 
 from kernels import linear_cross_entropy as lce
-from tests.support import DEVICE, ON_GPU, fresh_seed, rand, requires_gpu
+from tests.support import DEVICE, ON_GPU, fresh_seed, nan_filled, rand, requires_gpu
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 UNIT = {torch.float32: 64 * 2.0**-24, torch.float16: 2.0**-11, torch.bfloat16: 2.0**-7}
@@ -37,13 +37,8 @@ SHAPES = [(37, 24, 50), (5, 7, 33)]  # (tokens, hidden, vocab): ragged against c
 def poisoned_empty(monkeypatch):
     """Every float tensor ``torch.empty``/``empty_like`` makes during a test is NaN, so a
     row's loss, a chunk of grad_x or a tile of logits that nothing writes shows up."""
-    empty, empty_like = torch.empty, torch.empty_like
-
-    def nan(t):
-        return t.fill_(float("nan")) if t.is_floating_point() else t
-
-    monkeypatch.setattr(torch, "empty", lambda *a, **k: nan(empty(*a, **k)))
-    monkeypatch.setattr(torch, "empty_like", lambda *a, **k: nan(empty_like(*a, **k)))
+    monkeypatch.setattr(torch, "empty", nan_filled(torch.empty))
+    monkeypatch.setattr(torch, "empty_like", nan_filled(torch.empty_like))
 
 
 def inputs(n, hidden, vocab, dtype, ignored=(), device=DEVICE):

@@ -15,6 +15,7 @@ from tests.support import (
     assert_close_to_reference,
     big_gpu_memory,
     fresh_seed,
+    poisoned_empty,  # noqa: F401 (autouse: every torch.empty is NaN)
     rand,
     requires_gpu,
 )
@@ -33,19 +34,6 @@ TOL = {
     torch.float16: (1e-3, 1e-5),
     torch.bfloat16: (8e-3, 1e-5),
 }
-
-
-@pytest.fixture(autouse=True)
-def poisoned_empty(monkeypatch):
-    """Every float tensor ``torch.empty`` makes during a test is filled with NaN, so an
-    element of y, dx, the partial rows or dweight that no program writes shows up."""
-    empty = torch.empty
-
-    def nan_empty(*args, **kwargs):
-        t = empty(*args, **kwargs)
-        return t.fill_(float("nan")) if t.is_floating_point() else t
-
-    monkeypatch.setattr(torch, "empty", nan_empty)
 
 
 def weight_for(hidden, dtype=torch.float32, device=DEVICE):

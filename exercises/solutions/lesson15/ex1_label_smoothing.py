@@ -1,8 +1,8 @@
 """Exercise 15.1, a solution (the starter is exercises/lesson15/ex1_label_smoothing.py).
 
 Pass 1 keeps a third running quantity, the sum of the logits (the padding loads -inf for
-the maximum, so it is zeroed before the sum). The loss mixes the two targets' losses; the
-gradient subtracts 1 - eps at the target and eps / V everywhere. Both still come from one
+the maximum, so it is zeroed before the sum). The loss mixes the label's loss with the uniform one; the
+gradient subtracts 1 - eps at the label and eps / V everywhere. Both still come from one
 read of the row for the statistics and one read and write for the gradient.
 """
 
@@ -13,13 +13,13 @@ import triton.language as tl
 # --8<-- [start:solution]
 @triton.jit
 def cross_entropy_grad_kernel(
-    logits_ptr, target_ptr, loss_ptr, scale_ptr, n_cols, row_stride, ignore_index,
+    logits_ptr, label_ptr, loss_ptr, scale_ptr, n_cols, row_stride, ignore_index,
     smoothing, BLOCK: tl.constexpr,
 ):  # fmt: skip
     row = tl.program_id(0).to(tl.int64)
     base = logits_ptr + row * row_stride
-    target = tl.load(target_ptr + row).to(tl.int64)
-    ignored = target == ignore_index
+    label = tl.load(label_ptr + row).to(tl.int64)
+    ignored = label == ignore_index
     m = tl.full((), float("-inf"), tl.float32)
     s = tl.zeros((), tl.float32)
     total = tl.zeros((), tl.float32)  # the sum of the row's logits
@@ -32,8 +32,8 @@ def cross_entropy_grad_kernel(
         m = m_new
         total += tl.sum(tl.where(mask, z, 0.0), axis=0)  # padding (-inf) adds nothing
     lse = m + tl.log(s)
-    z_target = tl.load(base + tl.where(ignored, 0, target)).to(tl.float32)
-    loss = (1.0 - smoothing) * (lse - z_target) + smoothing * (lse - total / n_cols)
+    z_label = tl.load(base + tl.where(ignored, 0, label)).to(tl.float32)
+    loss = (1.0 - smoothing) * (lse - z_label) + smoothing * (lse - total / n_cols)
     tl.store(loss_ptr + row, tl.where(ignored, 0.0, loss))
     scale = tl.load(scale_ptr)
     for start in range(0, n_cols, BLOCK):
@@ -41,7 +41,7 @@ def cross_entropy_grad_kernel(
         mask = cols < n_cols
         z = tl.load(base + cols, mask=mask, other=0.0).to(tl.float32)
         p = tl.exp(z - lse) - smoothing / n_cols
-        g = tl.where(cols == target, p - (1.0 - smoothing), p) * scale
+        g = tl.where(cols == label, p - (1.0 - smoothing), p) * scale
         g = tl.where(ignored, 0.0, g)
         tl.store(base + cols, g.to(logits_ptr.dtype.element_ty), mask=mask)
 

@@ -13,13 +13,13 @@ import triton.language as tl
 # --8<-- [start:solution]
 @triton.jit
 def cross_entropy_grad_kernel(
-    logits_ptr, target_ptr, loss_ptr, scale_ptr, n_cols, row_stride, ignore_index,
+    logits_ptr, label_ptr, loss_ptr, scale_ptr, n_cols, row_stride, ignore_index,
     BLOCK: tl.constexpr,
 ):  # fmt: skip
     row = tl.program_id(0).to(tl.int64)
     base = logits_ptr + row * row_stride
-    target = tl.load(target_ptr + row).to(tl.int64)
-    ignored = target == ignore_index
+    label = tl.load(label_ptr + row).to(tl.int64)
+    ignored = label == ignore_index
     m = tl.full((), float("-inf"), tl.float32)
     s = tl.zeros((), tl.float32)
     for start in range(0, n_cols, BLOCK):
@@ -29,15 +29,15 @@ def cross_entropy_grad_kernel(
         s = s * tl.exp(m - m_new) + tl.sum(tl.exp(z - m_new), axis=0)
         m = m_new
     lse = m + tl.log(s)
-    z_target = tl.load(base + tl.where(ignored, 0, target)).to(tl.float32)
-    tl.store(loss_ptr + row, tl.where(ignored, 0.0, lse - z_target))
+    z_label = tl.load(base + tl.where(ignored, 0, label)).to(tl.float32)
+    tl.store(loss_ptr + row, tl.where(ignored, 0.0, lse - z_label))
     scale = tl.load(scale_ptr)
     for start in range(0, n_cols, BLOCK):
         cols = start + tl.arange(0, BLOCK)
         mask = cols < n_cols
         z = tl.load(base + cols, mask=mask, other=0.0).to(tl.float32)
         p = tl.exp(z - lse)
-        g = tl.where(cols == target, p - 1.0, p) * scale
+        g = tl.where(cols == label, p - 1.0, p) * scale
         g = tl.where(ignored, 0.0, g)  # a select, not * 0: scale is inf when all are ignored
         tl.store(base + cols, g.to(logits_ptr.dtype.element_ty), mask=mask)
 

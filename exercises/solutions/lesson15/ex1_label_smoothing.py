@@ -1,9 +1,9 @@
 """Exercise 15.1, a solution (the starter is exercises/lesson15/ex1_label_smoothing.py).
 
 Pass 1 keeps a third running quantity, the sum of the logits (the padding loads -inf for
-the maximum, so it is zeroed before the sum). The loss mixes the label's loss with the uniform one; the
-gradient subtracts 1 - eps at the label and eps / V everywhere. Both still come from one
-read of the row for the statistics and one read and write for the gradient.
+the maximum, so it is zeroed before the sum). The loss mixes the label's loss with the
+uniform one; the gradient subtracts 1 - eps at the label and eps / V everywhere. Both still
+come from one read of the row for the statistics and one read and write for the gradient.
 """
 
 import triton

@@ -72,9 +72,14 @@ def square_clock(docs: Docs, impl: Impl, dtype: Dtype, n: int, clock: Clock = "d
     return square(docs, impl, dtype, n).get(render.CLOCKS[clock])
 
 
+def llm_row(docs: Docs, impl: Peer, tokens: int) -> dict:
+    """The ``matmul_llm`` row of ``impl`` at M = ``tokens``."""
+    return render.one(docs, LLM, impl=impl, m=tokens)
+
+
 def llm(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> dict | None:
     """The time spread of ``impl`` at M = ``tokens`` on ``clock``, None where the run lacks it."""
-    return render.one(docs, LLM, impl=impl, m=tokens).get(render.CLOCKS[clock])
+    return llm_row(docs, impl, tokens).get(render.CLOCKS[clock])
 
 
 def ordered(docs: Docs, order: Order) -> dict:
@@ -126,8 +131,7 @@ llm_compare = render.pair_kind(
 def llm_of_copy(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> float | None:
     """``impl``'s bandwidth at M = ``tokens`` on ``clock`` over the run's copy bandwidth."""
     t = render.field(llm(docs, impl, tokens, clock), "p50")
-    row = render.one(docs, LLM, impl=impl, m=tokens)
-    return None if t is None else row["bytes"] / t / render.copy(docs, LLM)
+    return None if t is None else llm_row(docs, impl, tokens)["bytes"] / t / render.copy(docs, LLM)
 
 
 def llm_weight(docs: Docs) -> int:
@@ -138,7 +142,7 @@ def llm_weight(docs: Docs) -> int:
 
 def llm_floor(docs: Docs, tokens: int, part: Literal["memory", "mma"], block_m: int = 64) -> float:
     """Least seconds by one resource: bytes at copy bandwidth, or padded FLOP at cuBLAS's rate."""
-    r = render.one(docs, LLM, impl="cublas", m=tokens)
+    r = llm_row(docs, "cublas", tokens)
     if part == "memory":
         return r["bytes"] / render.copy(docs, LLM)
     padded = -(-tokens // block_m) * block_m
@@ -147,28 +151,25 @@ def llm_floor(docs: Docs, tokens: int, part: Literal["memory", "mma"], block_m: 
 
 def llm_programs(docs: Docs, tokens: int, block_m: int, block_n: int) -> int:
     """Programs (output tiles) of the LLM product at M = ``tokens`` with these tiles."""
-    n = render.one(docs, LLM, impl="cublas", m=tokens)["n"]
+    n = llm_row(docs, "cublas", tokens)["n"]
     return -(-tokens // block_m) * -(-n // block_n)
 
 
-def llm_vs_cublas(docs: Docs, tokens: int) -> float:
-    """Triton's FLOP/s over cuBLAS's at M = ``tokens``."""
-    ours = render.flop_rate(render.one(docs, LLM, impl="triton", m=tokens))
-    return ours / render.flop_rate(render.one(docs, LLM, impl="cublas", m=tokens))
+llm_ratio = render.pair_kind(
+    llm_row, "impl", render.divide(render.flop_rate), "``of``'s FLOP/s over ``to``'s."
+)
 
 
 def llm_host_bound(docs: Docs, tokens: int) -> float | None:
     """The Triton wrapper's host time per call at M = ``tokens`` (p20) over its CUDA-graph
     replay time (p80): above 1, the host sets the pace (``render.graph_host_bound``)."""
-    r = render.one(docs, LLM, impl="triton", m=tokens)
+    r = llm_row(docs, "triton", tokens)
     if not (r.get("host_s") and r.get("graph_time_s")):
         return None
     return r["host_s"]["p20"] / r["graph_time_s"]["p80"]
 
 
 order_time = render.row_kind(ordered, render.p50, "Median seconds of the matmul in ``order``.")
-
-
 order_config = render.row_kind(ordered, render.config_text, "The config a program order ran with.")
 order_compare = render.pair_kind(
     ordered, "order", render.tie(GROUPED), "``of`` against ``to`` in words, by the tie rule."
@@ -215,11 +216,9 @@ epilogue_extra = render.pair_kind(
 epilogue_vs = render.pair_kind(
     epilogue_row, "impl", render.tie(EPILOGUE), "``of`` against ``to`` at n³, by the tie rule."
 )
-
-
-def epilogue_added(docs: Docs, of: Epi, to: Epi, n: int) -> float:
-    """``of``'s time minus ``to``'s at n³, seconds."""
-    return render.p50(epilogue_row(docs, of, n)) - render.p50(epilogue_row(docs, to, n))
+epilogue_added = render.pair_kind(
+    epilogue_row, "impl", render.difference(render.p50), "``of``'s time minus ``to``'s, seconds."
+)
 
 
 def epilogue_traffic(docs: Docs, n: int) -> int:
@@ -293,7 +292,7 @@ VALUES = {
     "matmul.llm_weight": Value(llm_weight, render.mb),
     "matmul.llm_floor": Value(llm_floor, render.micros(0)),
     "matmul.llm_programs": Value(llm_programs, render.count),
-    "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
+    "matmul.llm_ratio": Value(llm_ratio, render.percent),
     "matmul.llm_host_bound": Value(llm_host_bound, render.ratio, missing="not measured"),
     "matmul.order_time": Value(order_time, render.millis(2)),
     "matmul.order_config": Value(order_config),
@@ -401,8 +400,7 @@ def fig_epilogue(docs: Docs) -> dict:
     for impl, label, role in EPILOGUE_IMPLS:
         points = [
             render.duration(
-                render.one(docs, EPILOGUE, impl=impl, m=n)["time_s"],
-                render.p50(epilogue_row(docs, "cublas", n)),
+                epilogue_row(docs, impl, n)["time_s"], render.p50(epilogue_row(docs, "cublas", n))
             )
             for n in sizes
         ]

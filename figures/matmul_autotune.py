@@ -20,13 +20,9 @@ NOT_MEASURED = "not measured"
 Which = Literal["best", "worst", "pick"]
 
 
-def sweep_rows(docs: Docs) -> list[dict]:
-    return render.doc(docs, SWEEP)["rows"]
-
-
 def sweep_ran(docs: Docs) -> list[dict]:
     """The sweep's rows that ran (have a time)."""
-    return [r for r in sweep_rows(docs) if "time_s" in r]
+    return [r for r in render.rows(docs, SWEEP) if "time_s" in r]
 
 
 def tile(r: dict) -> str:
@@ -57,7 +53,7 @@ def stage_bytes(block_m: int, block_n: int, block_k: int, stages: int, elem: int
 
 
 def pick(docs: Docs) -> dict:
-    return next(r for r in sweep_rows(docs) if r["autotuner_pick"])
+    return next(r for r in render.rows(docs, SWEEP) if r["autotuner_pick"])
 
 
 def chosen(docs: Docs, which: Which) -> dict:
@@ -69,7 +65,7 @@ def chosen(docs: Docs, which: Which) -> dict:
 
 def sweep_cublas(docs: Docs) -> dict | None:
     """cuBLAS at the sweep's size and dtype in lesson 09's data, or None."""
-    r = sweep_rows(docs)[0]
+    r = render.rows(docs, SWEEP)[0]
     match = {"impl": "cublas", "dtype": r["dtype"], "m": r["m"], "n": r["n"], "k": r["k"]}
     return render.maybe_one(docs, "matmul", absent_ok=True, **match)
 
@@ -93,7 +89,7 @@ def sweep_row(docs: Docs, tile: str, warps: int, stages: int) -> dict | None:
 
 def size_text(docs: Docs) -> str:
     """The sweep's problem: '4096³ bf16'."""
-    r = sweep_rows(docs)[0]
+    r = render.rows(docs, SWEEP)[0]
     short = dict(DTYPES).get(r["dtype"], r["dtype"])
     return f"{r['m']}³ {short}" if r["m"] == r["n"] == r["k"] else f"{r['m']}×{r['n']}×{r['k']}"
 
@@ -101,13 +97,13 @@ def size_text(docs: Docs) -> str:
 def configs(docs: Docs, which: Literal["all", "ran", "shared_memory", "registers"] = "all") -> int:
     """Configs of the sweep: all, those that ran, or those refused for memory or registers."""
     if which in ("all", "ran"):
-        return len(sweep_rows(docs) if which == "all" else sweep_ran(docs))
-    return sum(failure_kind(r) == which.replace("_", " ") for r in sweep_rows(docs))
+        return len(render.rows(docs, SWEEP) if which == "all" else sweep_ran(docs))
+    return sum(failure_kind(r) == which.replace("_", " ") for r in render.rows(docs, SWEEP))
 
 
 def smem_refusals(docs: Docs) -> list[tuple[int, int, dict]]:
     """(bytes needed, bytes the GPU has, row) of every refusal that quotes both numbers."""
-    return [(*x, r) for r in sweep_rows(docs) if (x := smem_need_and_limit(r))]
+    return [(*x, r) for r in render.rows(docs, SWEEP) if (x := smem_need_and_limit(r))]
 
 
 def smem_refused(docs: Docs, of: Literal["limit", "smallest"]) -> int | None:
@@ -142,9 +138,7 @@ def tflops_of(docs: Docs, which: Rated) -> float | None:
     return render.flop_rate(r) if "time_s" in r else None
 
 
-ratio_of = render.pair_kind(
-    tflops_of, "which", lambda docs, a, b: render.quotient(a, b), "FLOP/s of ``of`` over ``to``."
-)
+ratio_of = render.pair_kind(tflops_of, "which", render.over, "FLOP/s of ``of`` over ``to``.")
 
 
 def pick_rank(docs: Docs) -> int | None:
@@ -269,13 +263,9 @@ def per_sm(
 
 
 config_regs = render.row_kind(sweep_row, lambda r: r.get("n_regs"), "Registers per thread.")
-
-
 config_shared = render.row_kind(
     sweep_row, lambda r: r.get("shared_bytes"), "Shared memory of the compiled kernel, bytes."
 )
-
-
 stages_compare = render.pair_kind(
     sweep_row, "stages", render.tie(SWEEP), "``of`` stages against ``to`` stages, in words."
 )
@@ -321,7 +311,7 @@ SETTING_GAP = 0.16  # bar pitch within a tile's group, in y units (one unit per 
 
 def fig_configs(docs: Docs) -> dict:
     """Bars per tile shape and (warps, stages); refusals, the pick and cuBLAS marked."""
-    all_rows = sweep_rows(docs)
+    all_rows = render.rows(docs, SWEEP)
     settings = sorted({(r["num_warps"], r["num_stages"]) for r in all_rows})
     tiles = sorted(
         {tile(r) for r in all_rows},
@@ -419,20 +409,17 @@ def fig_autotune_cost(docs: Docs) -> dict:
     xs = [r["configs"] for r in rs]
     traces = [
         render.line(
-            xs,
-            [r["first_call_s"] for r in rs],
-            "first call: compile and time every config",
-            "triton",
-            hover="%{x} configs<br>%{y:.2f} s",
-        ),
-        render.line(
-            xs,
-            [r["tune_only_s"] for r in rs],
-            "first call, kernels already compiled: timing alone",
-            "series-1",
-            dash="dash",
-            hover="%{x} configs<br>%{y:.2f} s",
-        ),
+            xs, [r[field] for r in rs], name, role, dash=dash, hover="%{x} configs<br>%{y:.2f} s"
+        )
+        for field, name, role, dash in (
+            ("first_call_s", "first call: compile and time every config", "triton", None),
+            (
+                "tune_only_s",
+                "first call, kernels already compiled: timing alone",
+                "series-1",
+                "dash",
+            ),
+        )
     ]
     r = rs[0]
     return render.plot(

@@ -30,16 +30,15 @@ def series(docs: Docs, impl: str, op: str, dtype: str) -> list[dict]:
     return render.rows_by(docs, BENCH, "cols", impl=impl, op=op, dtype=dtype)
 
 
-def widest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:
-    return series(docs, impl, op, dtype)[-1]
-
-
 Op = Literal["sum", "max"]
 At = Literal["widest", "narrowest"]
 
 
-def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict:
-    """The row of ``impl`` at the widest or narrowest width, or at ``at`` columns."""
+def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict | None:
+    """The row of ``impl`` at the widest or narrowest width, or at ``at`` columns; None on a
+    device without the benchmark."""
+    if not measured(docs):
+        return None
     rs = series(docs, impl, op, dtype)
     if at == "widest":
         return rs[-1]
@@ -59,22 +58,17 @@ def of_copy(
     cols: int | None = None,
 ) -> float | None:
     """``impl``'s fraction of copy bandwidth at the widest row, or at ``cols`` columns."""
-    if not measured(docs):
-        return None
-    return at_width(docs, impl, op, dtype, "widest" if cols is None else cols)["copy_fraction"]
+    row = at_width(docs, impl, op, dtype, "widest" if cols is None else cols)
+    return render.field(row, "copy_fraction")
 
 
 def vs_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> float | None:
     """Torch's time over Triton's at the widest or the narrowest row."""
-    if not measured(docs):
-        return None
     return render.time_ratio(*(at_width(docs, i, op, dtype, at) for i in ("torch", "triton")))
 
 
 def compare_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> str | None:
     """The book's kernel against torch's at the widest or narrowest row, in words."""
-    if not measured(docs):
-        return None
     ours, peer = at_width(docs, "triton", op, dtype, at), at_width(docs, "torch", op, dtype, at)
     return render.tie_words(docs, BENCH, ours, peer)
 
@@ -101,15 +95,13 @@ def ptx(
     dtype: Dtype = "float32",
 ) -> int | None:
     """How many of one PTX instruction the Triton sum compiled for the widest rows holds."""
-    return widest(docs, "triton", "sum", dtype)["ptx"][count] if measured(docs) else None
+    return render.field(at_width(docs, "triton", "sum", dtype, "widest"), "ptx", count)
 
 
 def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
     """Programs of the Triton sum one SM holds, by each limit and overall, or None."""
-    if not measured(docs):
-        return None
     r = at_width(docs, "triton", "sum", dtype, at)
-    if r.get("n_regs") is None:
+    if r is None or r.get("n_regs") is None:
         return None
     by = render.resident_on_sm(docs, r["n_regs"], r["num_warps"])
     return by and {**by, "programs": by["resident"], "registers_each": r["n_regs"]}

@@ -51,11 +51,7 @@ def sweep_row(docs: Docs, block: int, warps: int) -> dict:
     return row
 
 
-def largest_n(docs: Docs) -> int:
-    """The largest size measured (elements)."""
-    return largest(docs)["n"]
-
-
+largest_n = render.row_kind(largest, lambda r: r["n"], "The largest size measured (elements).")
 moved = render.row_kind(largest, lambda r: r["bytes"], "Bytes one add moves at the largest size.")
 
 
@@ -207,10 +203,12 @@ def nanos(v: float) -> str:
 Stream = Literal["add", "copy", "read", "fill"]
 
 
-def stream_bandwidth(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
-    """Bytes read and written per second by ``stream``, None where not run."""
-    r = render.maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
-    return None if r is None else render.bandwidth(r)
+def stream_row(docs: Docs, stream: Stream, impl: Impl = "triton") -> dict | None:
+    """The row of ``stream``, None where not run."""
+    return render.maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
+
+
+stream_bandwidth = render.row_kind(stream_row, render.bandwidth, "Bytes per second of ``stream``.")
 
 
 def stream_of_copy(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
@@ -241,9 +239,8 @@ def copy_compare(docs: Docs, dtype: Dtype = "float32") -> str:
 
 def stream_compare(docs: Docs, stream: Stream, impl: Impl = "triton") -> str | None:
     """Bytes per second of ``stream`` against the copy's, in words; None where not run."""
-    this, base = (render.maybe_one(docs, STREAMS, absent_ok=True, stream=s, impl=i)
-                  for s, i in ((stream, impl), ("copy", "torch")))  # fmt: skip
-    this, base = (None if r is None else render.per_byte(r) for r in (this, base))
+    rows = (stream_row(docs, stream, impl), stream_row(docs, "copy", "torch"))
+    this, base = (None if r is None else render.per_byte(r) for r in rows)
     return render.tie_words(docs, STREAMS, this, base)
 
 

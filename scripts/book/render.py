@@ -1873,9 +1873,19 @@ def tie(bench: str) -> Callable:
     return lambda docs, a, b: tie_words(docs, bench, a, b)
 
 
+def over(docs: Docs, a: float | None, b: float | None) -> float | None:
+    """For ``pair_kind`` over a kind that gives numbers: ``a / b``, None without both."""
+    return quotient(a, b)
+
+
 def divide(read: Callable[[dict], float], minus: float = 0.0) -> Callable:
     """For ``pair_kind``: ``read(a) / read(b) - minus``, None without both rows."""
     return lambda docs, a, b: None if a is None or b is None else read(a) / read(b) - minus
+
+
+def difference(read: Callable[[dict], float]) -> Callable:
+    """For ``pair_kind``: ``read(a) - read(b)``, None without both rows."""
+    return lambda docs, a, b: None if a is None or b is None else read(a) - read(b)
 
 
 def tie_words(

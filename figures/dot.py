@@ -186,14 +186,6 @@ def clock_share(docs: Docs) -> float | None:
     return render.quotient(clocks.get("sm_mhz"), clocks.get("sm_max_mhz"))
 
 
-def sci(v: float) -> str:
-    """A small number in scientific notation, two significant figures: '−6.5 × 10⁻⁴'."""
-    if v == 0:
-        return "0"
-    mantissa, exponent = f"{v:.1e}".split("e")
-    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(render.SUPERSCRIPT)}"
-
-
 VALUES = {
     "dot.size": Value(size, render.plain, missing=NOT_YET),
     "dot.tflops": Value(rate_of, render.tflops, missing=NOT_YET),
@@ -203,7 +195,7 @@ VALUES = {
     "dot.over_fma": Value(over_fma, render.ratio, missing=NOT_YET),
     "dot.example": Value(example, render.count),
     "dot.ptx_count": Value(ptx_count, render.count, missing="not measured"),
-    "dot.tf32_error": Value(tf32_error, sci, missing="not measured"),
+    "dot.tf32_error": Value(tf32_error, render.sci, missing="not measured"),
     "dot.tf32_ratio": Value(tf32_ratio, render.ratio, missing="not measured"),
     "dot.tf32_skew": Value(tf32_skew, render.ratio3, missing="not measured"),
     "dot.of_peak": Value(of_peak, render.percent, missing="no datasheet peak for this GPU"),

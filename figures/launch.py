@@ -141,19 +141,13 @@ def wrapper_gap(docs: Docs) -> float:
 GPU_BOUND = 2  # a size whose loop time per call is at least twice the small-size one
 
 
-def gpu_bound(docs: Docs, impl: str) -> list[dict]:
-    """The sizes where a loop of calls is paced by the GPU: host time per call at least
-    GPU_BOUND times the median over the small sizes."""
-    floor = small_host(docs, impl)
-    return [r for r in by_size(docs, impl) if r["host_s"]["p50"] >= GPU_BOUND * floor]
-
-
 def isolated_offset(docs: Docs, impl: Literal["triton", "torch"] = "triton") -> float:
     """How much longer one call timed alone by CUDA events (do_bench: the L2 flushed, the
     call bracketed by events) takes than a call in a back-to-back loop, at the sizes where
     the loop is paced by the GPU: the median difference, seconds. What the GPU spends
     starting a kernel it could not overlap with the one before."""
-    rs = gpu_bound(docs, impl)
+    floor = small_host(docs, impl)  # GPU-paced: host time at least GPU_BOUND times floor
+    rs = [r for r in by_size(docs, impl) if r["host_s"]["p50"] >= GPU_BOUND * floor]
     return sorted(r["time_s"]["p50"] - r["host_s"]["p50"] for r in rs)[len(rs) // 2]
 
 

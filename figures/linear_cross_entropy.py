@@ -185,12 +185,6 @@ def kernel_bandwidth(docs: Docs, chunk: Chunk) -> float:
     return 3 * chunk * r["vocab"] * 2 / r["kernel_time_s"]["p50"]
 
 
-def sci(v: float) -> str:
-    """2.7 × 10⁻³."""
-    mantissa, exponent = f"{v:.1e}".split("e")
-    return render.powers(f"{mantissa} × 10^{int(exponent)}")
-
-
 VALUES = {
     "linear_cross_entropy.time": Value(time_of, render.millis(1), missing=NOT_MEASURED),
     "linear_cross_entropy.peak": Value(peak, render.mib_gib, missing=NOT_MEASURED),
@@ -202,7 +196,7 @@ VALUES = {
     "linear_cross_entropy.floor": Value(floor, render.millis(1)),
     "linear_cross_entropy.ridge": Value(ridge, render.whole),
     "linear_cross_entropy.ceiling": Value(ceiling, render.plain),
-    "linear_cross_entropy.error": Value(error, sci, missing=NOT_MEASURED),
+    "linear_cross_entropy.error": Value(error, render.sci, missing=NOT_MEASURED),
     "linear_cross_entropy.liger_version": Value(liger_version, missing=NOT_MEASURED),
     "linear_cross_entropy.sweep": Value(sweep, render.plain),
     "linear_cross_entropy.sweep_gain": Value(sweep_gain, render.ratio),

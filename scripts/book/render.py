@@ -38,9 +38,11 @@ missing, unknown, repeated or ill-typed parameter fails the build with the page,
 and the parameter named. Look rows up with ``one`` (exactly one row, else a RenderError
 such as ``matmul has no row impl=triton dtype=float16 m=4096``) or ``maybe_one`` (None on
 a device that has not run the benchmark; with ``absent_ok=True`` also where its run lacks
-the row); share ``bandwidth``, ``flop_rate``, ``copy``, ``median`` and ``quotient`` from
-here, and build figures from the plot helpers below (``plot``, ``rows_by``, ``curves``,
-``tbps_line``, ``copy_ceiling``, ``hbar``, ...) rather than writing Plotly dicts out. A
+the row), or ``ran`` (as ``absent_ok``, and None where the row records a failure); share
+``bandwidth``, ``flop_rate``, ``copy``, ``median``, ``quotient`` (``over`` and
+``difference`` for ``pair_kind``) and the formats from here, and build figures from the
+plot helpers below (``plot``, ``rows_by``, ``curves``, ``tbps_line``, ``copy_ceiling``,
+``hbar``, ...) rather than writing Plotly dicts out. A
 figure that repeats a shape other figures draw is a small table handed to a builder: a
 line per implementation (``impl_lines``: rows, x field, points, hover), bandwidth
 against row width with a panel per dtype (``impl_curves`` into ``width_panels``), grouped
@@ -57,7 +59,7 @@ compares two of its rows as ``of= to= dtype= n=`` (``render.divide(read)`` gives
 ratio). Such kinds are callable as plain functions too.
 
 **Formats.** The Value's format is its default; ``as=FORMAT`` picks another one from
-``FORMATS``: numbers ``plain count whole ratio ratio3 percent percent1``, rates ``tbps
+``FORMATS``: numbers ``plain count whole ratio ratio3 percent percent1 sci``, rates ``tbps
 tflops``, bytes ``gb gb1 mb kb_mb kib bytes_kib mib gib mib_gib``, seconds ``us0``-``us3``,
 ``ms0``-``ms3``, ``s0``-``s3`` (in µs, ms or s with that many decimals), and for a kind
 that returns a time spread ``span_us0``-``span_us3``, ``span_ms0``-``span_ms3`` (its 20th
@@ -271,6 +273,13 @@ def maybe_one(docs: Docs, bench: str, *, absent_ok: bool = False, **match) -> di
     if bench not in docs or (absent_ok and not rows(docs, bench, **match)):
         return None
     return one(docs, bench, **match)
+
+
+def ran(docs: Docs, bench: str, **match) -> dict | None:
+    """The one row of ``bench`` matching ``match`` that ran (has a ``time_s``), or None: the
+    device has not run ``bench``, its run has no such row, or the row records a failure."""
+    r = maybe_one(docs, bench, absent_ok=True, **match)
+    return r if r and "time_s" in r else None
 
 
 def bandwidth(row: dict) -> float:
@@ -1014,6 +1023,14 @@ def spans(scale: float, unit: str, digits: int) -> Callable[[Spread], str]:
     return show
 
 
+def sci(v: float) -> str:
+    """A small number in scientific notation, two significant figures: '−6.5 × 10⁻⁴'."""
+    if v == 0:
+        return "0"
+    mantissa, exponent = f"{v:.1e}".split("e")
+    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
 def percent1(v: float) -> str:
     return f"{v:.1%}"
 
@@ -1075,6 +1092,7 @@ FORMATS: dict[str, Callable[[object], str]] = {
     "ratio3": ratio3,
     "percent": percent,
     "percent1": percent1,
+    "sci": sci,
     "tbps": tbps,
     "tflops": tflops,
     "gb": gb,

@@ -152,7 +152,9 @@ def impl_panes(docs: Docs, bench: str, field: str, panes, draw, **match):
 
 
 def fig_memory(docs: Docs) -> dict:
-    """One panel for inference (a forward) and one for a training step."""
+    """Peak memory the CUDA allocator held beyond the inputs during one causal attention forward
+    (one panel) and one training step (the other), for the naive attention, the Triton flash
+    attention and SDPA's flash backend, N from 1,024 to 16,384, log scale."""
     panes, ns = impl_panes(
         docs, MEMORY, "direction", (("forward", "inference"), ("training", "training step")),
         lambda rs, label, role: render.line(
@@ -186,9 +188,6 @@ FIGURES["attention-memory"] = Figure(
     "Attention: peak working memory against sequence length",
     (MEMORY,),
     fig_memory,
-    "Peak memory the CUDA allocator held beyond the inputs during one causal attention "
-    "forward (one panel) and one training step (the other), for the naive attention, the "
-    "Triton flash attention and SDPA's flash backend, N from 1,024 to 16,384, log scale.",
     counted=(
         "bytes the CUDA caching allocator held at its peak beyond the inputs "
         "(torch.cuda.max_memory_allocated), one causal step; the allocator's own "

@@ -210,6 +210,10 @@ def bars(name: str, role, labels: list[str], points: list, text: list[str]) -> d
 
 
 def fig_dtypes(docs: Docs) -> dict:
+    """Horizontal grouped bars of TFLOP/s for the Triton tile kernel of kernels/dot.py (best of
+    three block configs) and the library's rate at the same precision: fp32 with input_precision
+    ieee and tf32, fp16, bf16 and fp8, at the largest square size measured; error bars span the
+    20th to 80th percentile."""
     n = largest(docs)
     labels, ours, roof, text = [], [], [], []
     for precision, label in PRECISIONS:
@@ -246,12 +250,6 @@ def fig_dtypes(docs: Docs) -> dict:
 
 FIGURES = {
     "dot-dtypes": Figure(
-        "One tile kernel, five input precisions: TFLOP/s against the library",
-        (BENCH,),
-        fig_dtypes,
-        "Horizontal grouped bars of TFLOP/s for the Triton tile kernel of kernels/dot.py "
-        "(best of three block configs) and the library's rate at the same precision: fp32 "
-        "with input_precision ieee and tf32, fp16, bf16 and fp8, at the largest square "
-        "size measured; error bars span the 20th to 80th percentile.",
+        "One tile kernel, five input precisions: TFLOP/s against the library", (BENCH,), fig_dtypes
     )
 }

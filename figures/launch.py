@@ -218,6 +218,10 @@ def short_us(seconds: float) -> str:
 
 
 def fig_overhead(docs: Docs) -> dict:
+    """Bar chart, per kernel, for an empty Triton kernel, the vector_add wrapper, two torch ops and
+    a CUDA graph replay: wall time per call in a loop of back-to-back calls and, where measured,
+    the host's time inside the call alone and an isolated call's latency from CUDA events; error
+    bars span the 20th to 80th percentile."""
     rs = render.rows(docs, "launch_overhead")
     labels = [r["what"].replace(" (", "<br>(") for r in rs]  # two lines: fits a phone
     traces, missing = render.clock_bars(rs, labels, MEASURES, short_us, "%{x:.3f} µs per kernel")
@@ -242,6 +246,10 @@ GAP_LABEL_DECADES = 0.75
 
 
 def fig_crossover(docs: Docs) -> dict:
+    """Log-log plot of time per vector add against element count: host time per call and device
+    time, with the empty-launch cost as a horizontal line, an arrow where the Triton device time
+    crosses it, and the gap from an empty launch to the wrapper; where measured, an empty
+    launch's host time beside each size as a dash-dot line."""
     launch = time(docs, "triton")
     traces = []
     for impl, label in (("triton", "Triton"), ("torch", "torch.add")):
@@ -369,21 +377,9 @@ def fig_crossover(docs: Docs) -> dict:
 
 FIGURES = {
     "launch-overhead": Figure(
-        "What a launch costs: host time against GPU time",
-        ("launch_overhead",),
-        fig_overhead,
-        "Bar chart, per kernel, for an empty Triton kernel, the vector_add wrapper, two torch "
-        "ops and a CUDA graph replay: wall time per call in a loop of back-to-back calls and, "
-        "where measured, the host's time inside the call alone and an isolated call's "
-        "latency from CUDA events; error bars span the 20th to 80th percentile.",
+        "What a launch costs: host time against GPU time", ("launch_overhead",), fig_overhead
     ),
     "launch-crossover": Figure(
-        "Vector add: time per call against size",
-        ("vector_add", "launch_overhead"),
-        fig_crossover,
-        "Log-log plot of time per vector add against element count: host time per call and "
-        "device time, with the empty-launch cost as a horizontal line, an arrow where the "
-        "Triton device time crosses it, and the gap from an empty launch to the wrapper; "
-        "where measured, an empty launch's host time beside each size as a dash-dot line.",
+        "Vector add: time per call against size", ("vector_add", "launch_overhead"), fig_crossover
     ),
 }

@@ -160,13 +160,14 @@ llm_ratio = render.pair_kind(
 )
 
 
-def llm_host_bound(docs: Docs, tokens: int) -> float | None:
-    """The Triton wrapper's host time per call at M = ``tokens`` (p20) over its CUDA-graph
-    replay time (p80): above 1, the host sets the pace (``render.graph_host_bound``)."""
-    r = llm_row(docs, "triton", tokens)
-    if not (r.get("host_s") and r.get("graph_time_s")):
-        return None
-    return r["host_s"]["p20"] / r["graph_time_s"]["p80"]
+llm_host_bound = render.row_kind(
+    llm_row,
+    lambda r: (
+        r.get("host_s") and r.get("graph_time_s") and r["host_s"]["p20"] / r["graph_time_s"]["p80"]
+    ),
+    "``impl``'s host time per call (p20) over its CUDA-graph replay time (p80): above 1, the "
+    "host sets the pace (``render.graph_host_bound``); None where the run lacks either.",
+)
 
 
 order_time = render.row_kind(ordered, render.p50, "Median seconds of the matmul in ``order``.")
@@ -331,7 +332,9 @@ COMPILE = (
 
 
 def fig_squares(docs: Docs) -> dict:
-    """One panel per dtype (fp16, bf16): Triton, cuBLAS and torch.compile's point."""
+    """TFLOP/s against square size 512 to 8192 for the book's Triton matmul and cuBLAS in fp16 and
+    bf16 (a panel each), with torch.compile max-autotune at 4096; error bars span the 20th to
+    80th percentile."""
     hover, impls = "n = %{x}<br>%{y:.0f} TFLOP/s", (*IMPLS, COMPILE)
     panes = [
         (
@@ -349,6 +352,8 @@ def fig_squares(docs: Docs) -> dict:
 
 
 def fig_llm(docs: Docs) -> dict:
+    """Log-log plot of TFLOP/s against the number of tokens M for the Triton matmul and cuBLAS on an
+    MLP up-projection shape."""
     hover = "M = %{x} tokens<br>%{y:.0f} TFLOP/s"
     traces = render.impl_lines(docs, LLM, "m", IMPLS, render.tflops_points, hover)
     ms = sorted({r["m"] for r in render.rows(docs, LLM)})
@@ -362,6 +367,8 @@ def fig_llm(docs: Docs) -> dict:
 
 
 def fig_grouped(docs: Docs) -> dict:
+    """Bar chart of TFLOP/s at 8192³ fp16 for row-major and grouped program order, with the bytes
+    the tile-load model (not a measurement) says each order reads."""
     rs = [ordered(docs, "rowmajor"), ordered(docs, "grouped")]
     cfg = rs[1]
     points = render.tflops_points(rs)
@@ -394,6 +401,9 @@ EPILOGUE_IMPLS = (
 
 
 def fig_epilogue(docs: Docs) -> dict:
+    """Grouped bars of time relative to the cuBLAS matmul alone, at 4096³ and 8192³ bf16: the fused
+    Triton kernel, cuBLAS followed by an eager bias add and GELU, addmm followed by GELU, and the
+    cuBLAS matmul without epilogue."""
     sizes = sorted({r["m"] for r in render.rows(docs, EPILOGUE)})
     hover = "%{x:.3f}× the cuBLAS matmul's time"
     traces = []
@@ -421,34 +431,18 @@ def fig_epilogue(docs: Docs) -> dict:
 
 FIGURES = {
     "matmul-squares": Figure(
-        "Matmul throughput against size: Triton, cuBLAS, torch.compile",
-        (SQUARES,),
-        fig_squares,
-        "TFLOP/s against square size 512 to 8192 for the book's Triton matmul and cuBLAS in "
-        "fp16 and bf16 (a panel each), with torch.compile max-autotune at 4096; error bars "
-        "span the 20th to 80th percentile.",
+        "Matmul throughput against size: Triton, cuBLAS, torch.compile", (SQUARES,), fig_squares
     ),
     "matmul-llm": Figure(
-        "LLM projection shapes: M tokens × 4096 @ 4096 × 14336, bf16",
-        (LLM,),
-        fig_llm,
-        "Log-log plot of TFLOP/s against the number of tokens M for the Triton matmul and "
-        "cuBLAS on an MLP up-projection shape.",
+        "LLM projection shapes: M tokens × 4096 @ 4096 × 14336, bf16", (LLM,), fig_llm
     ),
     "matmul-grouped": Figure(
-        "Program order: row-major against grouped, same config",
-        (GROUPED,),
-        fig_grouped,
-        "Bar chart of TFLOP/s at 8192³ fp16 for row-major and grouped program order, with "
-        "the bytes the tile-load model (not a measurement) says each order reads.",
+        "Program order: row-major against grouped, same config", (GROUPED,), fig_grouped
     ),
     "matmul-epilogue": Figure(
         "Matmul + bias + GELU: fused against cuBLAS and an eager epilogue",
         (EPILOGUE,),
         fig_epilogue,
-        "Grouped bars of time relative to the cuBLAS matmul alone, at 4096³ and 8192³ bf16: "
-        "the fused Triton kernel, cuBLAS followed by an eager bias add and GELU, addmm "
-        "followed by GELU, and the cuBLAS matmul without epilogue.",
     ),
 }
 

@@ -310,7 +310,11 @@ SETTING_GAP = 0.16  # bar pitch within a tile's group, in y units (one unit per 
 
 
 def fig_configs(docs: Docs) -> dict:
-    """Bars per tile shape and (warps, stages); refusals, the pick and cuBLAS marked."""
+    """Horizontal bars of TFLOP/s at 4096³ bf16, one group per tile shape (fastest tile on top) and
+    one bar per combination of num_warps and num_stages; configs the wrapper refused (too much
+    shared memory, or an accumulator too big for the registers) are marked at the axis by the
+    reason, a star marks the autotuner's pick, a dashed line marks cuBLAS at the same size
+    (lesson 09's run)."""
     all_rows = render.rows(docs, SWEEP)
     settings = sorted({(r["num_warps"], r["num_stages"]) for r in all_rows})
     tiles = sorted(
@@ -403,23 +407,22 @@ def fig_configs(docs: Docs) -> dict:
     )
 
 
+COST_LINES = (  # field, legend name, role, dash
+    ("first_call_s", "first call: compile and time every config", "triton", None),
+    ("tune_only_s", "first call, kernels already compiled: timing alone", "series-1", "dash"),
+)
+
+
 def fig_autotune_cost(docs: Docs) -> dict:
-    """First-call seconds against the number of configs, with and without compiling."""
+    """Seconds taken by the first call of a new autotuner for 1, 2, 4 and 8 configs: with an empty
+    compile cache (compile and time every config), and over kernels already compiled (timing
+    alone)."""
     rs = render.rows_by(docs, AUTOTUNE_COST, "configs")
     xs = [r["configs"] for r in rs]
+    hover = "%{x} configs<br>%{y:.2f} s"
     traces = [
-        render.line(
-            xs, [r[field] for r in rs], name, role, dash=dash, hover="%{x} configs<br>%{y:.2f} s"
-        )
-        for field, name, role, dash in (
-            ("first_call_s", "first call: compile and time every config", "triton", None),
-            (
-                "tune_only_s",
-                "first call, kernels already compiled: timing alone",
-                "series-1",
-                "dash",
-            ),
-        )
+        render.line(xs, [r[field] for r in rs], name, role, dash=dash, hover=hover)
+        for field, name, role, dash in COST_LINES
     ]
     r = rs[0]
     return render.plot(
@@ -438,18 +441,10 @@ FIGURES = {
         "Every config of the sweep: TFLOP/s by tile shape, warps and stages",
         (SWEEP, "matmul"),
         fig_configs,
-        "Horizontal bars of TFLOP/s at 4096³ bf16, one group per tile shape (fastest tile on "
-        "top) and one bar per combination of num_warps and num_stages; configs the wrapper "
-        "refused (too much shared memory, or an accumulator too big for the registers) are "
-        "marked at the axis by the reason, a star marks the autotuner's pick, a dashed line "
-        "marks cuBLAS at the same size (lesson 09's run).",
     ),
     "matmul-autotune-cost": Figure(
         "What the autotuner's first call costs, against the number of configs",
         (AUTOTUNE_COST,),
         fig_autotune_cost,
-        "Seconds taken by the first call of a new autotuner for 1, 2, 4 and 8 configs: with "
-        "an empty compile cache (compile and time every config), and over kernels already "
-        "compiled (timing alone).",
     ),
 }

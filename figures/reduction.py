@@ -159,21 +159,15 @@ tile_torch_of_copy = render.row_kind(torch_tile, copy_fraction, "Torch's fractio
 WIDE, DEFAULT = 8192, (4096, 4)
 
 
-def tile_pair(docs: Docs, op: str, dtype: str) -> tuple[dict, dict, dict] | None:
-    """(the best 1 x 8,192 row, the default-tile row, torch's row) of the control, or None."""
-    wide, default = best_tile(docs, op, dtype, WIDE, None), best_tile(docs, op, dtype, *DEFAULT)
-    peer = torch_tile(docs, op, dtype)
-    return None if None in (wide, default, peer) else (wide, default, peer)
-
-
 def tile_compare(
     docs: Docs, op: Op, to: Literal["default", "torch"], dtype: Dtype = "bfloat16"
 ) -> str | None:
-    """The 1 x 8,192 tile against the default tile or torch at the widest rows, in words."""
-    found = tile_pair(docs, op, dtype)
-    if found is None:
+    """The 1 x 8,192 tile against the default tile or torch at the widest rows, in words;
+    None unless the control has all three."""
+    wide, default = best_tile(docs, op, dtype, WIDE, None), best_tile(docs, op, dtype, *DEFAULT)
+    peer = torch_tile(docs, op, dtype)
+    if None in (wide, default, peer):
         return None
-    wide, default, peer = found
     return render.tie_words(docs, TILE, wide, default if to == "default" else peer)
 
 
@@ -195,7 +189,10 @@ VALUES = {
 
 
 def fig_widths(docs: Docs) -> dict:
-    """One panel per operation and dtype: the Triton kernel against torch's, with copy."""
+    """Bandwidth (bytes read and written over time) of the row sum and row maximum against columns
+    per row, one panel per operation and dtype (sum and max; fp32 and bf16), for the Triton
+    kernel of kernels/reduction.py and torch.sum / torch.amax, with the measured copy ceiling;
+    error bars span the 20th to 80th percentile."""
     panes = [
         (
             f"{op_name}, {render.SHORT_DTYPE[dtype]}",
@@ -212,12 +209,6 @@ def fig_widths(docs: Docs) -> dict:
 
 FIGURES = {
     "reduction": Figure(
-        "Row sum and row maximum: bandwidth against row width",
-        (BENCH,),
-        fig_widths,
-        "Bandwidth (bytes read and written over time) of the row sum and row maximum "
-        "against columns per row, one panel per operation and dtype (sum and max; fp32 and "
-        "bf16), for the Triton kernel of kernels/reduction.py and torch.sum / torch.amax, "
-        "with the measured copy ceiling; error bars span the 20th to 80th percentile.",
+        "Row sum and row maximum: bandwidth against row width", (BENCH,), fig_widths
     )
 }

@@ -300,7 +300,11 @@ def sweep_line(rs: list[dict], name: str, role: str, **extra) -> dict:
 
 
 def fig_online(docs: Docs) -> dict:
-    """65,536 columns: bandwidth against bytes per tile, a panel per dtype, a line per grid."""
+    """Bandwidth of the online softmax kernel on rows of 65,536 columns against the bytes of one
+    tile (tile elements × element size), one panel for fp32 and one for bf16, one line per number
+    of programs per SM, with the whole-row kernel forced onto the same rows as a lone point, the
+    copy ceiling, and two thirds of it: the most the kernel could reach if its second read of
+    each row came from HBM."""
     online = sweep(docs, cols=LONG)
     controls = sweep(docs, "control", cols=LONG)
     grids = sorted({r["programs_per_sm"] for r in online})
@@ -370,14 +374,7 @@ FIGURES = {
         "torch, torch.compile and Liger-Kernel where it ran, with the copy ceiling.",
     ),
     "softmax-online": Figure(
-        "Online softmax at 65,536 columns: bandwidth against bytes per tile",
-        (ONLINE,),
-        fig_online,
-        "Bandwidth of the online softmax kernel on rows of 65,536 columns against the bytes "
-        "of one tile (tile elements × element size), one panel for fp32 and one for bf16, "
-        "one line per number of programs per SM, with the whole-row kernel forced onto the "
-        "same rows as a lone point, the copy ceiling, and two thirds of it: the most the "
-        "kernel could reach if its second read of each row came from HBM.",
+        "Online softmax at 65,536 columns: bandwidth against bytes per tile", (ONLINE,), fig_online
     ),
 }
 

@@ -137,8 +137,7 @@ def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gp
 
 def sm_limit(docs: Docs, of: Literal["threads", "blocks", "registers"]) -> int | None:
     """What one SM of this device can hold at once: threads, programs or registers."""
-    limits = render.SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
-    return None if limits is None else limits[of]
+    return render.field(render.sm_limits(docs), of)
 
 
 def program_rate(
@@ -255,8 +254,7 @@ def resident_by(docs: Docs, block: int, warps: int, limit: Limit) -> int | None:
 def occupancy(docs: Docs, block: int, warps: int) -> float | None:
     """Resident warps of the add at (block, warps) over the most an SM can hold."""
     r = resident_per_sm(docs, block, warps)
-    limits = render.SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
-    return None if r is None else r["resident"] * warps / (limits["threads"] // 32)
+    return None if r is None else r["resident"] * warps / (render.sm_limits(docs)["threads"] // 32)
 
 
 warp_registers = render.row_kind(
@@ -300,6 +298,8 @@ VALUES = {
 
 
 def fig_bandwidth(docs: Docs) -> dict:
+    """Achieved bandwidth of the Triton vector add and torch.add against element count, with the
+    measured copy ceiling; error bars span the 20th to 80th percentile."""
     bw = render.copy(docs, BENCH) / 1e12
     impls = (
         ("triton", "Triton (kernels/vector_add.py)", "triton"),
@@ -336,6 +336,8 @@ def fig_bandwidth(docs: Docs) -> dict:
 
 
 def fig_block_sweep(docs: Docs) -> dict:
+    """Achieved bandwidth of vector add for BLOCK from 4 to 16384, one line per num_warps, with the
+    measured copy ceiling."""
     rs = sweep(docs)
     traces = []
     for i, w in enumerate(sorted({r["num_warps"] for r in rs})):
@@ -377,18 +379,12 @@ def fig_block_sweep(docs: Docs) -> dict:
 
 FIGURES = {
     "vector-add-bandwidth": Figure(
-        "Vector add: achieved bandwidth against size",
-        ("vector_add",),
-        fig_bandwidth,
-        "Achieved bandwidth of the Triton vector add and torch.add against element count, "
-        "with the measured copy ceiling; error bars span the 20th to 80th percentile.",
+        "Vector add: achieved bandwidth against size", ("vector_add",), fig_bandwidth
     ),
     "vector-add-block-sweep": Figure(
         "Vector add bandwidth against BLOCK and num_warps",
         ("vector_add_block_sweep",),
         fig_block_sweep,
-        "Achieved bandwidth of vector add for BLOCK from 4 to 16384, one line per num_warps, "
-        "with the measured copy ceiling.",
     ),
 }
 

@@ -1123,13 +1123,22 @@ class Figure:
     memory a tensor takes) gives ``counted``, what was counted and how ("bytes each version
     reads and writes, from the tensor shapes"): it is drawn once, captioned "Counted: ..."
     instead of "Measured on ...", with no device switch, and the build fails if two
-    devices' data would draw it differently."""
+    devices' data would draw it differently. ``alt``, the text a screen reader gives for
+    it, is by default ``build``'s docstring (its whitespace collapsed): what the function
+    draws, said once."""
 
     title: str
     needs: tuple[str, ...]  # benchmarks whose data it draws (their provenance is the caption)
     build: Callable[[Docs], dict]
-    alt: str
+    alt: str = ""
     counted: str | None = None
+
+    def __post_init__(self):
+        if not self.alt:
+            alt = " ".join((self.build.__doc__ or "").split())
+            if not alt:
+                raise RenderError(f"figure {self.title!r}: give alt, or a docstring to its build")
+            object.__setattr__(self, "alt", alt)
 
 
 def named(name: str, docstring: str, compute: Callable) -> Callable:
@@ -1999,6 +2008,11 @@ SM_LIMITS = {
     "9.0": {"threads": 2048, "blocks": 32, "registers": 65536},
 }
 REGISTER_UNIT = 256
+
+
+def sm_limits(docs: Docs) -> dict | None:
+    """SM_LIMITS of this device's compute capability, or None where it is not listed."""
+    return SM_LIMITS.get(provenance(docs).get("compute_capability"))
 
 
 def warp_share(n_regs: int) -> int:

@@ -70,20 +70,14 @@ def size(docs: Docs) -> int | None:
     return largest(docs) if measured(docs) else None
 
 
-def rate_of(docs: Docs, impl: Impl, precision: Precision) -> float | None:
+def rate_of(docs: Docs, precision: Precision, impl: Impl = "triton") -> float | None:
     """FLOP/s of the tile kernel (best config) or the library at ``precision``, largest size."""
     r = best(docs, impl, precision)
     return None if r is None else render.flop_rate(r)
 
 
-def over(docs: Docs, of: Precision, to: Precision, impl: Impl = "triton") -> float | None:
-    """``impl``'s FLOP/s at precision ``of`` over its FLOP/s at ``to``, largest size."""
-    return render.quotient(rate_of(docs, impl, of), rate_of(docs, impl, to))
-
-
-def of_roof(docs: Docs, precision: Precision) -> float | None:
-    """The tile kernel's FLOP/s over the library's, same precision, largest size."""
-    return render.quotient(rate_of(docs, "triton", precision), rate_of(docs, "cublas", precision))
+over = render.pair_kind(rate_of, "precision", render.over, "FLOP/s at ``of`` over at ``to``.")
+of_roof = render.pair_kind(rate_of, "impl", render.over, "FLOP/s of ``of`` over ``to``'s.")
 
 
 def fma_roof(docs: Docs) -> float | None:
@@ -93,7 +87,7 @@ def fma_roof(docs: Docs) -> float | None:
 
 def over_fma(docs: Docs, precision: Precision) -> float | None:
     """The tile kernel's FLOP/s at ``precision`` over the fp32 CUDA-core (FMA) ceiling."""
-    return render.quotient(rate_of(docs, "triton", precision), fma_roof(docs))
+    return render.quotient(rate_of(docs, precision), fma_roof(docs))
 
 
 Quantity = Literal["step_flops", "step_bytes", "step_intensity", "step_fmas",
@@ -175,7 +169,7 @@ def of_peak(docs: Docs, impl: Impl, precision: TensorPrecision) -> float | None:
         return None
     gpu = docs[BENCH]["provenance"]["gpu"]
     peaks = next((v for k, v in DATASHEET_PEAK.items() if k in gpu), None)
-    return render.quotient(rate_of(docs, impl, precision), peaks and peaks[precision])
+    return render.quotient(rate_of(docs, precision, impl), peaks and peaks[precision])
 
 
 def clock_share(docs: Docs) -> float | None:

@@ -38,10 +38,6 @@ EXAMPLE = {
 WGMMA_TF32 = {"m": 64, "n": 128, "k": 8}
 
 
-def measured(docs: Docs) -> bool:
-    return BENCH in docs
-
-
 def timed(docs: Docs, impl: str, precision: str) -> list[dict]:
     """The rows of ``impl`` at ``precision`` that ran (have a time)."""
     return [r for r in render.rows(docs, BENCH, impl=impl, precision=precision) if "time_s" in r]
@@ -54,7 +50,7 @@ def largest(docs: Docs) -> int:
 
 def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | None:
     """The fastest row of ``impl`` at ``precision`` and size n (default: the largest), or None."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     n = largest(docs) if n is None else n
     found = [r for r in timed(docs, impl, precision) if r["m"] == n]
@@ -67,7 +63,7 @@ Impl = Literal["triton", "cublas"]
 
 def size(docs: Docs) -> int | None:
     """The square size (M = N = K) the lesson's numbers are quoted at: the largest run."""
-    return largest(docs) if measured(docs) else None
+    return largest(docs) if BENCH in docs else None
 
 
 def rate_of(docs: Docs, precision: Precision, impl: Impl = "triton") -> float | None:
@@ -82,7 +78,7 @@ of_roof = render.pair_kind(rate_of, "impl", render.over, "FLOP/s of ``of`` over 
 
 def fma_roof(docs: Docs) -> float | None:
     """The run's fp32 CUDA-core (FMA) ceiling, FLOP/s."""
-    return render.fma_rate(docs[BENCH]) if measured(docs) else None
+    return render.fma_rate(docs[BENCH]) if BENCH in docs else None
 
 
 def over_fma(docs: Docs, precision: Precision) -> float | None:
@@ -165,7 +161,7 @@ TensorPrecision = Literal["tf32", "fp16", "bf16", "fp8"]
 
 def of_peak(docs: Docs, impl: Impl, precision: TensorPrecision) -> float | None:
     """``impl``'s FLOP/s at ``precision`` as a fraction of NVIDIA's datasheet peak."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     gpu = docs[BENCH]["provenance"]["gpu"]
     peaks = next((v for k, v in DATASHEET_PEAK.items() if k in gpu), None)
@@ -174,7 +170,7 @@ def of_peak(docs: Docs, impl: Impl, precision: TensorPrecision) -> float | None:
 
 def clock_share(docs: Docs) -> float | None:
     """The SM clock right after the dot benchmark ran, as a fraction of its maximum."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     clocks = docs[BENCH]["provenance"].get("clocks_after") or {}
     return render.quotient(clocks.get("sm_mhz"), clocks.get("sm_max_mhz"))

@@ -41,10 +41,7 @@ def failure_kind(r: dict) -> str | None:
     return "other"
 
 
-def smem_need_and_limit(r: dict) -> tuple[int, int] | None:
-    """(bytes needed, bytes the GPU has) from a shared-memory refusal's message."""
-    m = re.search(r"needs about ([\d,]+) bytes.*?GPU's ([\d,]+)", r.get("failure", ""))
-    return (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) if m else None
+SMEM_NUMBERS = r"needs about ([\d,]+) bytes.*?GPU's ([\d,]+)"  # in a shared-memory refusal
 
 
 def stage_bytes(block_m: int, block_n: int, block_k: int, stages: int, elem: int) -> int:
@@ -103,7 +100,8 @@ def configs(docs: Docs, which: Literal["all", "ran", "shared_memory", "registers
 
 def smem_refusals(docs: Docs) -> list[tuple[int, int, dict]]:
     """(bytes needed, bytes the GPU has, row) of every refusal that quotes both numbers."""
-    return [(*x, r) for r in render.rows(docs, SWEEP) if (x := smem_need_and_limit(r))]
+    found = ((re.search(SMEM_NUMBERS, r.get("failure", "")), r) for r in render.rows(docs, SWEEP))
+    return [(*(int(g.replace(",", "")) for g in m.groups()), r) for m, r in found if m]
 
 
 def smem_refused(docs: Docs, of: Literal["limit", "smallest"]) -> int | None:

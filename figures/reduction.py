@@ -21,10 +21,6 @@ OPS = (("sum", "row sum"), ("max", "row max"))
 TORCH_NAME = {"sum": "torch.sum", "max": "torch.amax"}
 
 
-def measured(docs: Docs) -> bool:
-    return BENCH in docs
-
-
 def series(docs: Docs, impl: str, op: str, dtype: str) -> list[dict]:
     """One impl's rows for one op and dtype, by width."""
     return render.rows_by(docs, BENCH, "cols", impl=impl, op=op, dtype=dtype)
@@ -37,7 +33,7 @@ At = Literal["widest", "narrowest"]
 def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict | None:
     """The row of ``impl`` at the widest or narrowest width, or at ``at`` columns; None on a
     device without the benchmark."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     rs = series(docs, impl, op, dtype)
     if at == "widest":
@@ -75,7 +71,7 @@ def compare_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> str |
 
 def width_compare(docs: Docs, op: Op, cols: int, dtype: Dtype = "float32") -> str | None:
     """The book's kernel at ``cols`` against itself at the widest rows, by bytes per second."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     here, widest_row = (at_width(docs, "triton", op, dtype, at) for at in (cols, "widest"))
     return render.tie_words(docs, BENCH, render.per_byte(here), render.per_byte(widest_row))
@@ -83,7 +79,7 @@ def width_compare(docs: Docs, op: Op, cols: int, dtype: Dtype = "float32") -> st
 
 def triton_copy_range(docs: Docs) -> str | None:
     """The Triton kernel's lowest and highest fraction of copy bandwidth, in words."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     fractions = [r["copy_fraction"] for r in render.rows(docs, BENCH, impl="triton")]
     return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"

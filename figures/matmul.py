@@ -104,20 +104,11 @@ square_compare = render.pair_kind(
 )
 
 
-def sm_clock(docs: Docs, which: Literal["after", "max"]) -> str:
-    """The SM clock: the range read after the family's benchmarks, or its maximum, MHz."""
-    if which == "max":
-        return f"{render.doc(docs, SQUARES)['provenance']['clocks_after']['sm_max_mhz']:.0f} MHz"
-    mhz = [render.doc(docs, b)["provenance"]["clocks_after"]["sm_mhz"] for b in BENCHES]
-    return f"{min(mhz):.0f}–{max(mhz):.0f} MHz"
-
-
-def power(docs: Docs, which: Literal["after", "limit"]) -> str:
-    """The highest power draw after the family's benchmarks, or the board's limit, W."""
-    after = [render.doc(docs, b)["provenance"]["clocks_after"] for b in BENCHES]
-    if which == "limit":
-        return f"{max(a['power_limit_w'] for a in after):.0f} W"
-    return f"{max(a['power_draw_w'] for a in after):.0f} W"
+def after(docs: Docs, of: Literal["sm_mhz", "power_draw_w"]) -> str:
+    """Read after each of the family's benchmarks: the SM clock's range (MHz), or the highest
+    power draw (W). (The clock's maximum and the power limit: ``device.after``.)"""
+    read = [render.doc(docs, b)["provenance"]["clocks_after"][of] for b in BENCHES]
+    return f"{min(read):.0f}–{max(read):.0f} MHz" if of == "sm_mhz" else f"{max(read):.0f} W"
 
 
 llm_time = render.row_kind(
@@ -285,8 +276,7 @@ VALUES = {
     "matmul.ratio": Value(square_ratio, render.ratio),
     "matmul.time": Value(square_time, render.millis(3), missing="not measured"),
     "matmul.compare": Value(square_compare),
-    "matmul.sm_clock": Value(sm_clock),
-    "matmul.power": Value(power),
+    "matmul.after": Value(after),
     "matmul.llm_time": Value(llm_time, render.micros(1), missing="not measured"),
     "matmul.llm_compare": Value(llm_compare),
     "matmul.llm_of_copy": Value(llm_of_copy, render.percent, missing="not measured"),

@@ -116,6 +116,7 @@ def example(docs: Docs, of: Quantity) -> float:
 
 TF32 = "dot_tf32"
 Fp32Precision = Literal["ieee", "tf32", "tf32x3"]
+PtxOp = Literal["cvt_rna_tf32", "wgmma", "mma_sync", "fma_f32"]
 
 
 def tf32_row(docs: Docs, precision: Fp32Precision) -> dict | None:
@@ -123,11 +124,7 @@ def tf32_row(docs: Docs, precision: Fp32Precision) -> dict | None:
     return render.maybe_one(docs, TF32, absent_ok=True, precision=precision)
 
 
-def ptx_count(
-    docs: Docs,
-    precision: Fp32Precision,
-    op: Literal["cvt_rna_tf32", "wgmma", "mma_sync", "fma_f32"],
-) -> int | None:
+def ptx_count(docs: Docs, precision: Fp32Precision, op: PtxOp) -> int | None:
     """How many ``op`` instructions the PTX of the kernel for fp32 inputs holds."""
     return render.field(tf32_row(docs, precision), "ptx", op)
 

@@ -234,15 +234,10 @@ def host(docs: Docs, pinned: bool = False) -> float | None:
 # every resident program takes for the system.
 SM_SHARED = {"9.0": 233_472}
 SHARED_RESERVED = 1_024
+Limit = Literal["all", "registers", "shared"]
 
 
-def per_sm(
-    docs: Docs,
-    tile: str,
-    warps: int,
-    stages: int,
-    limit: Literal["all", "registers", "shared"] = "all",
-) -> int | None:
+def per_sm(docs: Docs, tile: str, warps: int, stages: int, limit: Limit = "all") -> int | None:
     """Programs of one config an SM holds, by registers, shared memory, or every limit."""
     r = sweep_row(docs, tile, warps, stages)
     capability = render.doc(docs, SWEEP)["provenance"].get("compute_capability", "")

@@ -28,6 +28,9 @@ def series(docs: Docs, impl: str, op: str, dtype: str) -> list[dict]:
 
 Op = Literal["sum", "max"]
 At = Literal["widest", "narrowest"]
+Impl = Literal["triton", "torch"]
+PtxCount = Literal["shfl", "st_shared", "bar_sync", "ld_global_v4"]
+By = Literal["threads", "blocks", "registers", "programs", "registers_each"]
 
 
 def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict | None:
@@ -47,11 +50,7 @@ def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict |
 
 
 def of_copy(
-    docs: Docs,
-    op: Op,
-    impl: Literal["triton", "torch"] = "triton",
-    dtype: Dtype = "float32",
-    cols: int | None = None,
+    docs: Docs, op: Op, impl: Impl = "triton", dtype: Dtype = "float32", cols: int | None = None
 ) -> float | None:
     """``impl``'s fraction of copy bandwidth at the widest row, or at ``cols`` columns."""
     row = at_width(docs, impl, op, dtype, "widest" if cols is None else cols)
@@ -85,11 +84,7 @@ def triton_copy_range(docs: Docs) -> str | None:
     return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"
 
 
-def ptx(
-    docs: Docs,
-    count: Literal["shfl", "st_shared", "bar_sync", "ld_global_v4"],
-    dtype: Dtype = "float32",
-) -> int | None:
+def ptx(docs: Docs, count: PtxCount, dtype: Dtype = "float32") -> int | None:
     """How many of one PTX instruction the Triton sum compiled for the widest rows holds."""
     return render.field(at_width(docs, "triton", "sum", dtype, "widest"), "ptx", count)
 
@@ -104,10 +99,7 @@ def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
 
 
 def resident(
-    docs: Docs,
-    dtype: Dtype = "float32",
-    at: At = "widest",
-    by: Literal["threads", "blocks", "registers", "programs", "registers_each"] = "programs",
+    docs: Docs, dtype: Dtype = "float32", at: At = "widest", by: By = "programs"
 ) -> int | None:
     """Programs of the Triton sum one SM holds by a limit, or its registers per thread."""
     r = resident_per_sm(docs, dtype, at)

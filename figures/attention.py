@@ -110,6 +110,10 @@ VALUES = {
 # ---- figures ------------------------------------------------------------------------------
 
 
+CAUSAL_PANES = ((False, "full"), (True, "causal"))  # (value of the row's field, panel title)
+STEP_PANES = (("forward", "inference"), ("training", "training step"))
+
+
 def fig_rate(direction: str, d: int):
     """One panel for full attention and one for causal, each implementation a line in both,
     with the measured bf16 matmul ceiling."""
@@ -117,11 +121,10 @@ def fig_rate(direction: str, d: int):
     def build(docs: Docs) -> dict:
         top = render.matmul_rate(render.doc(docs, BENCH), "bfloat16") / 1e12
         hover = "N = %{x:,}<br>%{y:.0f} TFLOP/s"
+        draw = lambda rs, label, role: render.tflops_line(rs, "n", label, role, hover=hover)  # noqa: E731
         panes, ns = impl_panes(
-            docs, BENCH, "causal", ((False, "full"), (True, "causal")),
-            lambda rs, label, role: render.tflops_line(rs, "n", label, role, hover=hover),
-            direction=direction, head_dim=d,
-        )  # fmt: skip
+            docs, BENCH, "causal", CAUSAL_PANES, draw, direction=direction, head_dim=d
+        )
         for _, traces in panes:
             traces.append(
                 render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
@@ -155,13 +158,14 @@ def fig_memory(docs: Docs) -> dict:
     """Peak memory the CUDA allocator held beyond the inputs during one causal attention forward
     (one panel) and one training step (the other), for the naive attention, the Triton flash
     attention and SDPA's flash backend, N from 1,024 to 16,384, log scale."""
-    panes, ns = impl_panes(
-        docs, MEMORY, "direction", (("forward", "inference"), ("training", "training step")),
-        lambda rs, label, role: render.line(
-            [r["n"] for r in rs], [r["peak_bytes"] / 2**30 for r in rs], label, role,
-            hover="N = %{x:,}<br>%{y:.3f} GiB",
-        ),
-    )  # fmt: skip
+
+    def draw(rs: list[dict], label: str, role: str) -> dict:
+        gib = [r["peak_bytes"] / 2**30 for r in rs]
+        return render.line(
+            [r["n"] for r in rs], gib, label, role, hover="N = %{x:,}<br>%{y:.3f} GiB"
+        )
+
+    panes, ns = impl_panes(docs, MEMORY, "direction", STEP_PANES, draw)
     title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
     return render.panels(
         panes,

@@ -40,8 +40,7 @@ SweepField = Literal["time", "peak", "chunks"]
 
 def row(docs: Docs, impl: str, tokens: int) -> dict | None:
     """The step's row of ``impl`` at ``tokens`` (None where that impl did not run)."""
-    found = render.maybe_one(docs, BENCH, absent_ok=True, impl=impl, tokens=tokens)
-    return found if found is not None and "time_s" in found else None
+    return render.ran(docs, BENCH, impl=impl, tokens=tokens)
 
 
 def ours(docs: Docs, tokens: int) -> dict:

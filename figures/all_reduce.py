@@ -208,6 +208,9 @@ VALUES = {
 
 
 def fig_time(docs: Docs) -> dict:
+    """Time of one bf16 all-reduce across two GPUs against message size, 4 KiB to 256 MiB, log-log,
+    for the book's one-shot Triton kernel and NCCL, with a dotted line where NCCL becomes faster;
+    error bars span the 20th to 80th percentile."""
     traces = []
     for impl, name, role in reversed(IMPLS):  # the book's kernel drawn last, on top
         rs = by_size(docs, impl)
@@ -256,6 +259,8 @@ def size_axis(ns: list[int]) -> dict:
 
 
 def fig_busbw(docs: Docs) -> dict:
+    """Bus bandwidth (NCCL-tests convention) of the book's one-shot kernel and NCCL against message
+    size, with the NVLink bandwidth of one direction as a dashed line."""
     traces = []
     n = world(docs)
     for impl, name, role in reversed(IMPLS):
@@ -281,18 +286,9 @@ def fig_busbw(docs: Docs) -> dict:
 
 FIGURES = {
     "all-reduce-time": Figure(
-        "All-reduce across two GPUs: time against message size",
-        (BENCH,),
-        fig_time,
-        "Time of one bf16 all-reduce across two GPUs against message size, 4 KiB to 256 MiB, "
-        "log-log, for the book's one-shot Triton kernel and NCCL, with a dotted line where "
-        "NCCL becomes faster; error bars span the 20th to 80th percentile.",
+        "All-reduce across two GPUs: time against message size", (BENCH,), fig_time
     ),
     "all-reduce-busbw": Figure(
-        "All-reduce across two GPUs: bus bandwidth against message size",
-        (BENCH,),
-        fig_busbw,
-        "Bus bandwidth (NCCL-tests convention) of the book's one-shot kernel and NCCL "
-        "against message size, with the NVLink bandwidth of one direction as a dashed line.",
+        "All-reduce across two GPUs: bus bandwidth against message size", (BENCH,), fig_busbw
     ),
 }

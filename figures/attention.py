@@ -110,24 +110,21 @@ VALUES = {
 # ---- figures ------------------------------------------------------------------------------
 
 
+CAUSAL_PANES = ((False, "full"), (True, "causal"))  # (value of the row's field, panel title)
+STEP_PANES = (("forward", "inference"), ("training", "training step"))
+
+
 def fig_rate(direction: str, d: int):
     """One panel for full attention and one for causal, each implementation a line in both,
     with the measured bf16 matmul ceiling."""
 
     def build(docs: Docs) -> dict:
-        panes, ns = [], set()
         top = render.matmul_rate(render.doc(docs, BENCH), "bfloat16") / 1e12
-        match = {"direction": direction, "head_dim": d}
-        for causal, title in ((False, "full"), (True, "causal")):
-            traces = []
-            for _, label, role, _, rs in render.curves(
-                docs, BENCH, "n", IMPLS, "causal", [(causal, None)], **match
-            ):
-                ns |= {r["n"] for r in rs}
-                traces.append(
-                    render.tflops_line(rs, "n", label, role, hover="N = %{x:,}<br>%{y:.0f} TFLOP/s")
-                )
-            panes.append((title, traces))
+        hover = "N = %{x:,}<br>%{y:.0f} TFLOP/s"
+        draw = lambda rs, label, role: render.tflops_line(rs, "n", label, role, hover=hover)  # noqa: E731
+        panes, ns = impl_panes(
+            docs, BENCH, "causal", CAUSAL_PANES, draw, direction=direction, head_dim=d
+        )
         for _, traces in panes:
             traces.append(
                 render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
@@ -142,25 +139,33 @@ def fig_rate(direction: str, d: int):
     return build
 
 
-def fig_memory(docs: Docs) -> dict:
-    """One panel for inference (a forward) and one for a training step."""
-    panes, ns = [], set()
-    for step, title in (("forward", "inference"), ("training", "training step")):
+def impl_panes(docs: Docs, bench: str, field: str, panes, draw, **match):
+    """A panel per (value of ``field``, title) in ``panes``, a trace per implementation that
+    ran, ``draw(rows by N, label, role)``; and every N drawn."""
+    out, ns = [], set()
+    for value, title in panes:
         traces = []
         for _, label, role, _, rs in render.curves(
-            docs, MEMORY, "n", IMPLS, "direction", [(step, None)]
+            docs, bench, "n", IMPLS, field, [(value, None)], **match
         ):
             ns |= {r["n"] for r in rs}
-            traces.append(
-                render.line(
-                    [r["n"] for r in rs],
-                    [r["peak_bytes"] / 2**30 for r in rs],
-                    label,
-                    role,
-                    hover="N = %{x:,}<br>%{y:.3f} GiB",
-                )
-            )
-        panes.append((title, traces))
+            traces.append(draw(rs, label, role))
+        out.append((title, traces))
+    return out, ns
+
+
+def fig_memory(docs: Docs) -> dict:
+    """Peak memory the CUDA allocator held beyond the inputs during one causal attention forward
+    (one panel) and one training step (the other), for the naive attention, the Triton flash
+    attention and SDPA's flash backend, N from 1,024 to 16,384, log scale."""
+
+    def draw(rs: list[dict], label: str, role: str) -> dict:
+        gib = [r["peak_bytes"] / 2**30 for r in rs]
+        return render.line(
+            [r["n"] for r in rs], gib, label, role, hover="N = %{x:,}<br>%{y:.3f} GiB"
+        )
+
+    panes, ns = impl_panes(docs, MEMORY, "direction", STEP_PANES, draw)
     title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
     return render.panels(
         panes,
@@ -187,9 +192,6 @@ FIGURES["attention-memory"] = Figure(
     "Attention: peak working memory against sequence length",
     (MEMORY,),
     fig_memory,
-    "Peak memory the CUDA allocator held beyond the inputs during one causal attention "
-    "forward (one panel) and one training step (the other), for the naive attention, the "
-    "Triton flash attention and SDPA's flash backend, N from 1,024 to 16,384, log scale.",
     counted=(
         "bytes the CUDA caching allocator held at its peak beyond the inputs "
         "(torch.cuda.max_memory_allocated), one causal step; the allocator's own "
@@ -271,13 +273,6 @@ RATIO_PANES = (  # (direction, causal, panel title)
 )
 
 
-def of_baseline(row: dict, base: dict) -> tuple[float, float, float]:
-    """``row``'s speed as a multiple of the baseline's, cuDNN's time over the row's
-    (above 1: faster than cuDNN), as (median, p20, p80): the per-round ratio where the two
-    were timed in alternating rounds (``render.paired``), else the ratio of the spreads."""
-    return render.speedup(row["time_s"], base["time_s"])
-
-
 def fig_vs_baseline(d: int):
     """One panel per direction and mask: each implementation's speed against N, as a
     multiple of SDPA cuDNN's (a line at 1), with the per-round 20th-80th percentiles."""
@@ -295,7 +290,8 @@ def fig_vs_baseline(d: int):
             ):
                 rs = [r for r in rs if r["n"] in base]
                 ns |= {r["n"] for r in rs}
-                points = [of_baseline(r, base[r["n"]]) for r in rs]
+                # cuDNN's time over the row's: the per-round ratio where timed in turn
+                points = [render.speedup(r["time_s"], base[r["n"]]["time_s"]) for r in rs]
                 traces.append(render.line([r["n"] for r in rs], points, label, role, hover=hover))
             if base:  # cuDNN itself: the line at 1, drawn first
                 one = render.line(
@@ -361,10 +357,7 @@ LADDER_SHAPES = ((128, "full"), (128, "causal"), (64, "full"), (64, "causal"))
 def ladder_row(docs: Docs, impl: str, d: int, mask: str) -> dict | None:
     """The ladder's row of ``impl`` that ran (has a time), or None: no ladder data on this
     device, no such row, or a failure."""
-    r = render.maybe_one(
-        docs, LADDER, absent_ok=True, impl=impl, head_dim=d, causal=mask == "causal"
-    )
-    return r if r and "time_s" in r else None
+    return render.ran(docs, LADDER, impl=impl, head_dim=d, causal=mask == "causal")
 
 
 def ladder_tflops(docs: Docs, impl: str, d: int = 128, mask: str = "full") -> float | None:
@@ -658,10 +651,7 @@ BackwardImpl = Literal[
 
 def backward_row(docs: Docs, impl: BackwardImpl, d: HeadDim, mask: Mask) -> dict | None:
     """The backward ladder's row of ``impl`` that ran, or None."""
-    r = render.maybe_one(
-        docs, LADDER_BACKWARD, absent_ok=True, impl=impl, head_dim=d, causal=mask == "causal"
-    )
-    return r if r and "time_s" in r else None
+    return render.ran(docs, LADDER_BACKWARD, impl=impl, head_dim=d, causal=mask == "causal")
 
 
 def backward_ratio(docs: Docs, impl: str, peer: str, d: int, mask: str):
@@ -841,8 +831,7 @@ GqaImpl = Literal["tma", "tma_repeated", "sdpa_gqa", "sdpa_cudnn_repeated"]
 
 def gqa_row(docs: Docs, impl: GqaImpl, mask: Mask = "full") -> dict | None:
     """The GQA benchmark's row of ``impl`` that ran, or None."""
-    r = render.maybe_one(docs, GQA, absent_ok=True, impl=impl, causal=mask == "causal")
-    return r if r and "time_s" in r else None
+    return render.ran(docs, GQA, impl=impl, causal=mask == "causal")
 
 
 gqa_tflops = render.row_kind(gqa_row, render.flop_rate, "FLOP/s of ``impl`` on the GQA shape.")

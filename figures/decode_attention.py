@@ -144,8 +144,11 @@ VALUES = {
 
 
 def fig_bandwidth(docs: Docs) -> dict:
-    """One panel per batch: bandwidth on the cache's bytes against N, every implementation,
-    with the copy ceiling."""
+    """Bandwidth on the cache's bytes (keys and values read once) of one decoding step, one query
+    token per sequence, bf16, 32 query heads over 8 key/value heads, d = 128, for caches of 1,024
+    to 131,072 keys at batch 1, 8 and 32: the book's split-KV kernels on a contiguous and on a
+    paged cache, SDPA with enable_gqa, FlexAttention and lesson 12's prefill kernel, with the
+    measured copy ceiling; error bars span the 20th to 80th percentile."""
     panes, ns = [], set()
     for batch in sorted({r["batch"] for r in render.rows(docs, BENCH)}):
         traces = []
@@ -172,8 +175,9 @@ def fig_bandwidth(docs: Docs) -> dict:
 
 
 def fig_splits(docs: Docs) -> dict:
-    """Bandwidth against programs (8 x splits) at batch 1, one line per N, with the SM count
-    marked and the copy ceiling."""
+    """The book's decoding kernel at batch 1 (8 key/value heads, d = 128, bf16) with the number of
+    splits forced from 1 to 256, so 8 to 2,048 programs, for caches of 65,536 and 131,072 keys,
+    with the GPU's SM count marked and the measured copy ceiling."""
     traces, xs = [], set()
     for i, n in enumerate(sorted({r["n"] for r in render.rows(docs, SPLITS)})):
         rs = render.rows_by(docs, SPLITS, "programs", n=n)
@@ -192,22 +196,11 @@ def fig_splits(docs: Docs) -> dict:
 
 FIGURES = {
     "decode-attention": Figure(
-        "Decoding attention: bandwidth on the KV cache against its length",
-        (BENCH,),
-        fig_bandwidth,
-        "Bandwidth on the cache's bytes (keys and values read once) of one decoding step, "
-        "one query token per sequence, bf16, 32 query heads over 8 key/value heads, d = 128, "
-        "for caches of 1,024 to 131,072 keys at batch 1, 8 and 32: the book's split-KV "
-        "kernels on a contiguous and on a paged cache, SDPA with enable_gqa, FlexAttention "
-        "and lesson 12's prefill kernel, with the measured copy ceiling; error bars span the "
-        "20th to 80th percentile.",
+        "Decoding attention: bandwidth on the KV cache against its length", (BENCH,), fig_bandwidth
     ),
     "decode-attention-splits": Figure(
         "Decoding attention at batch 1: bandwidth against the number of programs",
         (SPLITS,),
         fig_splits,
-        "The book's decoding kernel at batch 1 (8 key/value heads, d = 128, bf16) with the "
-        "number of splits forced from 1 to 256, so 8 to 2,048 programs, for caches of 65,536 "
-        "and 131,072 keys, with the GPU's SM count marked and the measured copy ceiling.",
     ),
 }

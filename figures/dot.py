@@ -38,10 +38,6 @@ EXAMPLE = {
 WGMMA_TF32 = {"m": 64, "n": 128, "k": 8}
 
 
-def measured(docs: Docs) -> bool:
-    return BENCH in docs
-
-
 def timed(docs: Docs, impl: str, precision: str) -> list[dict]:
     """The rows of ``impl`` at ``precision`` that ran (have a time)."""
     return [r for r in render.rows(docs, BENCH, impl=impl, precision=precision) if "time_s" in r]
@@ -54,7 +50,7 @@ def largest(docs: Docs) -> int:
 
 def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | None:
     """The fastest row of ``impl`` at ``precision`` and size n (default: the largest), or None."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     n = largest(docs) if n is None else n
     found = [r for r in timed(docs, impl, precision) if r["m"] == n]
@@ -67,33 +63,27 @@ Impl = Literal["triton", "cublas"]
 
 def size(docs: Docs) -> int | None:
     """The square size (M = N = K) the lesson's numbers are quoted at: the largest run."""
-    return largest(docs) if measured(docs) else None
+    return largest(docs) if BENCH in docs else None
 
 
-def rate_of(docs: Docs, impl: Impl, precision: Precision) -> float | None:
+def rate_of(docs: Docs, precision: Precision, impl: Impl = "triton") -> float | None:
     """FLOP/s of the tile kernel (best config) or the library at ``precision``, largest size."""
     r = best(docs, impl, precision)
     return None if r is None else render.flop_rate(r)
 
 
-def over(docs: Docs, of: Precision, to: Precision, impl: Impl = "triton") -> float | None:
-    """``impl``'s FLOP/s at precision ``of`` over its FLOP/s at ``to``, largest size."""
-    return render.quotient(rate_of(docs, impl, of), rate_of(docs, impl, to))
-
-
-def of_roof(docs: Docs, precision: Precision) -> float | None:
-    """The tile kernel's FLOP/s over the library's, same precision, largest size."""
-    return render.quotient(rate_of(docs, "triton", precision), rate_of(docs, "cublas", precision))
+over = render.pair_kind(rate_of, "precision", render.over, "FLOP/s at ``of`` over at ``to``.")
+of_roof = render.pair_kind(rate_of, "impl", render.over, "FLOP/s of ``of`` over ``to``'s.")
 
 
 def fma_roof(docs: Docs) -> float | None:
     """The run's fp32 CUDA-core (FMA) ceiling, FLOP/s."""
-    return render.fma_rate(docs[BENCH]) if measured(docs) else None
+    return render.fma_rate(docs[BENCH]) if BENCH in docs else None
 
 
 def over_fma(docs: Docs, precision: Precision) -> float | None:
     """The tile kernel's FLOP/s at ``precision`` over the fp32 CUDA-core (FMA) ceiling."""
-    return render.quotient(rate_of(docs, "triton", precision), fma_roof(docs))
+    return render.quotient(rate_of(docs, precision), fma_roof(docs))
 
 
 Quantity = Literal["step_flops", "step_bytes", "step_intensity", "step_fmas",
@@ -126,6 +116,7 @@ def example(docs: Docs, of: Quantity) -> float:
 
 TF32 = "dot_tf32"
 Fp32Precision = Literal["ieee", "tf32", "tf32x3"]
+PtxOp = Literal["cvt_rna_tf32", "wgmma", "mma_sync", "fma_f32"]
 
 
 def tf32_row(docs: Docs, precision: Fp32Precision) -> dict | None:
@@ -133,11 +124,7 @@ def tf32_row(docs: Docs, precision: Fp32Precision) -> dict | None:
     return render.maybe_one(docs, TF32, absent_ok=True, precision=precision)
 
 
-def ptx_count(
-    docs: Docs,
-    precision: Fp32Precision,
-    op: Literal["cvt_rna_tf32", "wgmma", "mma_sync", "fma_f32"],
-) -> int | None:
+def ptx_count(docs: Docs, precision: Fp32Precision, op: PtxOp) -> int | None:
     """How many ``op`` instructions the PTX of the kernel for fp32 inputs holds."""
     return render.field(tf32_row(docs, precision), "ptx", op)
 
@@ -171,27 +158,19 @@ TensorPrecision = Literal["tf32", "fp16", "bf16", "fp8"]
 
 def of_peak(docs: Docs, impl: Impl, precision: TensorPrecision) -> float | None:
     """``impl``'s FLOP/s at ``precision`` as a fraction of NVIDIA's datasheet peak."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     gpu = docs[BENCH]["provenance"]["gpu"]
     peaks = next((v for k, v in DATASHEET_PEAK.items() if k in gpu), None)
-    return render.quotient(rate_of(docs, impl, precision), peaks and peaks[precision])
+    return render.quotient(rate_of(docs, precision, impl), peaks and peaks[precision])
 
 
 def clock_share(docs: Docs) -> float | None:
     """The SM clock right after the dot benchmark ran, as a fraction of its maximum."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     clocks = docs[BENCH]["provenance"].get("clocks_after") or {}
     return render.quotient(clocks.get("sm_mhz"), clocks.get("sm_max_mhz"))
-
-
-def sci(v: float) -> str:
-    """A small number in scientific notation, two significant figures: '−6.5 × 10⁻⁴'."""
-    if v == 0:
-        return "0"
-    mantissa, exponent = f"{v:.1e}".split("e")
-    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(render.SUPERSCRIPT)}"
 
 
 VALUES = {
@@ -203,7 +182,7 @@ VALUES = {
     "dot.over_fma": Value(over_fma, render.ratio, missing=NOT_YET),
     "dot.example": Value(example, render.count),
     "dot.ptx_count": Value(ptx_count, render.count, missing="not measured"),
-    "dot.tf32_error": Value(tf32_error, sci, missing="not measured"),
+    "dot.tf32_error": Value(tf32_error, render.sci, missing="not measured"),
     "dot.tf32_ratio": Value(tf32_ratio, render.ratio, missing="not measured"),
     "dot.tf32_skew": Value(tf32_skew, render.ratio3, missing="not measured"),
     "dot.of_peak": Value(of_peak, render.percent, missing="no datasheet peak for this GPU"),
@@ -218,6 +197,10 @@ def bars(name: str, role, labels: list[str], points: list, text: list[str]) -> d
 
 
 def fig_dtypes(docs: Docs) -> dict:
+    """Horizontal grouped bars of TFLOP/s for the Triton tile kernel of kernels/dot.py (best of
+    three block configs) and the library's rate at the same precision: fp32 with input_precision
+    ieee and tf32, fp16, bf16 and fp8, at the largest square size measured; error bars span the
+    20th to 80th percentile."""
     n = largest(docs)
     labels, ours, roof, text = [], [], [], []
     for precision, label in PRECISIONS:
@@ -254,12 +237,6 @@ def fig_dtypes(docs: Docs) -> dict:
 
 FIGURES = {
     "dot-dtypes": Figure(
-        "One tile kernel, five input precisions: TFLOP/s against the library",
-        (BENCH,),
-        fig_dtypes,
-        "Horizontal grouped bars of TFLOP/s for the Triton tile kernel of kernels/dot.py "
-        "(best of three block configs) and the library's rate at the same precision: fp32 "
-        "with input_precision ieee and tf32, fp16, bf16 and fp8, at the largest square "
-        "size measured; error bars span the 20th to 80th percentile.",
+        "One tile kernel, five input precisions: TFLOP/s against the library", (BENCH,), fig_dtypes
     )
 }

@@ -72,8 +72,10 @@ def binades(docs: Docs, format: Literal["e4m3", "e5m2"]) -> float:
 
 
 def fig_formats(docs: Docs) -> dict:
-    """The gap from each positive value to the next, relative to the value, against the
-    value: flat (2**-mantissa bits) over the normal range, rising among the subnormals."""
+    """For every positive value of e4m3 and e5m2, log scale, the gap to the next value as a fraction
+    of the value: a sawtooth that repeats in every power of two of the normal range (6.7 to 12.5%
+    for e4m3, 13 to 25% for e5m2), rising among the subnormals at the bottom; bf16's largest gap,
+    0.8%, is the dashed line."""
     traces = []
     for i, name in enumerate(FORMATS):
         v = format_values(name)
@@ -183,6 +185,11 @@ SHAPE_TITLES = {4096: "4096³", 8192: "8192³", 14336: "LLM shape"}
 
 
 def fig_speed(docs: Docs) -> dict:
+    """Horizontal bars, one panel per shape (4096 cubed, 8192 cubed, and the LLM shape M 4096 by N
+    14336 by K 4096): TFLOP/s of the Triton FP8 kernel and torch._scaled_mm for per-tensor and
+    per-row scales with fast and promoted accumulation, the Triton kernel with 128-block scales
+    (and torch._scaled_mm's where it ran), and cuBLAS bf16 on the same data; error bars span the
+    20th to 80th percentile."""
     panes = []
     for shape, title in SHAPE_TITLES.items():
         labels, points, roles = [], [], []
@@ -246,6 +253,10 @@ PATTERN_TITLES = {
 
 
 def fig_accuracy(docs: Docs) -> dict:
+    """Two panels, outlier tokens and outlier channels: the median relative error of a row of C
+    against the exact product of the float32 data, for FP8 with per-tensor, per-row and 128-block
+    scales and for bf16, as the outliers grow from 10 to 100,000 times the other values, log
+    scales."""
     panes = []
     for pattern, title in PATTERN_TITLES.items():
         traces = []
@@ -297,29 +308,14 @@ FIGURES = {
         "FP8 formats: how far apart neighbouring values are",
         (ACC,),
         fig_formats,
-        "For every positive value of e4m3 and e5m2, log scale, the gap to the next value "
-        "as a fraction of the value: a sawtooth that repeats in every power of two of the "
-        "normal range (6.7 to 12.5% for e4m3, 13 to 25% for e5m2), rising among the "
-        "subnormals at the bottom; bf16's largest gap, 0.8%, is the dashed line.",
         counted="the values of each format from its bit layout (sign, exponent, mantissa)",
     ),
     "fp8-matmul-speed": Figure(
         "FP8 matmul: TFLOP/s of the Triton kernel, torch._scaled_mm and bf16 cuBLAS",
         (BENCH,),
         fig_speed,
-        "Horizontal bars, one panel per shape (4096 cubed, 8192 cubed, and the LLM shape "
-        "M 4096 by N 14336 by K 4096): TFLOP/s of the Triton FP8 kernel and torch._scaled_mm for "
-        "per-tensor and per-row scales with fast and promoted accumulation, the Triton "
-        "kernel with 128-block scales (and torch._scaled_mm's where it ran), and cuBLAS "
-        "bf16 on the same data; error bars span the 20th to 80th percentile.",
     ),
     "fp8-matmul-accuracy": Figure(
-        "FP8 matmul: error against outlier size, by scaling",
-        (ACC,),
-        fig_accuracy,
-        "Two panels, outlier tokens and outlier channels: the median relative error of a "
-        "row of C against the exact product of the float32 data, for FP8 with per-tensor, "
-        "per-row and 128-block scales and for bf16, as the outliers grow from 10 to "
-        "100,000 times the other values, log scales.",
+        "FP8 matmul: error against outlier size, by scaling", (ACC,), fig_accuracy
     ),
 }

@@ -96,11 +96,6 @@ def bytes_moved(docs: Docs, chain: Chain) -> int:
     return moved(pick(docs, "triton"), chain)
 
 
-def byte_ratio(docs: Docs) -> float:
-    """Counted eager bytes over fused bytes at the largest size, with mask (about 7/3)."""
-    return bytes_moved(docs, "eager") / bytes_moved(docs, "fused")
-
-
 def bandwidth_of(docs: Docs, impl: Impl) -> float:
     """``impl``'s bandwidth (fused bytes over its time) at the largest bf16 size, bytes/s."""
     return render.bandwidth(pick(docs, impl))
@@ -337,7 +332,10 @@ def one_decimal(v: float) -> str:
 VALUES = {
     "fused_activation.shape": Value(shape, render.count),
     "fused_activation.bytes": Value(bytes_moved, render.mb),
-    "fused_activation.byte_ratio": Value(byte_ratio, render.ratio),
+    "fused_activation.byte_ratio": Value(
+        render.pair_kind(bytes_moved, "chain", render.over, "Bytes of ``of`` over ``to``'s."),
+        render.ratio,
+    ),
     "fused_activation.bandwidth": Value(bandwidth_of, render.tbps),
     "fused_activation.time": Value(time, render.millis(3), missing=NOT_MEASURED),
     "fused_activation.floor": Value(floor, render.millis(3)),
@@ -392,6 +390,9 @@ def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
 
 
 def fig_bandwidth(docs: Docs) -> dict:
+    """Achieved bandwidth (fused byte count over time) of the Triton kernel, torch.compile and eager
+    PyTorch against the number of rows, bf16, with the measured copy ceiling; error bars span the
+    20th to 80th percentile."""
     traces = sweep_lines(docs, render.tbps_points, "M = %{x:,}<br>%{y:.2f} TB/s")
     traces.append(render.copy_ceiling(docs, BENCH, [r["m"] for r in of(docs, "triton")]))
     return render.plot(
@@ -402,6 +403,9 @@ def fig_bandwidth(docs: Docs) -> dict:
 
 
 def fig_time(docs: Docs) -> dict:
+    """Log-log plot of time per call for Triton, torch.compile and eager PyTorch against the number
+    of rows, with two floors: the fused byte count and the eager chain's counted bytes, each
+    divided by the measured copy bandwidth."""
     hover = "M = %{x:,}<br>%{y:.1f} µs"
     traces = sweep_lines(docs, render.us_points, hover)
     rs, bw = of(docs, "triton"), render.copy(docs, BENCH)
@@ -421,6 +425,9 @@ def fig_time(docs: Docs) -> dict:
 
 
 def fig_bytes(docs: Docs) -> dict:
+    """Bar chart of HBM bytes per call, counted from the kernels each version runs, at the largest
+    size (M = 32,768, N = 4,096, bf16), with and without the mask; labels give the kernels per
+    call measured with torch.profiler."""
     traces = []
     for chain, impl, name in (
         ("eager", "eager", "eager chain"),
@@ -443,6 +450,9 @@ def fig_bytes(docs: Docs) -> dict:
 
 
 def fig_variants(docs: Docs) -> dict:
+    """Grouped bar chart of achieved bandwidth for Triton, torch.compile and eager PyTorch in five
+    cases (bf16 exact GELU with mask, tanh GELU, no mask, fp16, fp32), with the copy ceiling as a
+    dashed line; error bars span the 20th to 80th percentile."""
     traces, bw = [], render.copy(docs, BENCH) / 1e12
     top = bw
     labels = [label.replace(", ", "<br>", 1) for _, label in CASES.values()]
@@ -466,28 +476,15 @@ def fig_variants(docs: Docs) -> dict:
 
 FIGURES = {
     "fused-activation-bandwidth": Figure(
-        "Bias + GELU + mask: achieved bandwidth against size",
-        (BENCH,),
-        fig_bandwidth,
-        "Achieved bandwidth (fused byte count over time) of the Triton kernel, torch.compile "
-        "and eager PyTorch against the number of rows, bf16, with the measured copy ceiling; "
-        "error bars span the 20th to 80th percentile.",
+        "Bias + GELU + mask: achieved bandwidth against size", (BENCH,), fig_bandwidth
     ),
     "fused-activation-time": Figure(
-        "Bias + GELU + mask: time per call against size",
-        (BENCH,),
-        fig_time,
-        "Log-log plot of time per call for Triton, torch.compile and eager PyTorch against "
-        "the number of rows, with two floors: the fused byte count and the eager chain's "
-        "counted bytes, each divided by the measured copy bandwidth.",
+        "Bias + GELU + mask: time per call against size", (BENCH,), fig_time
     ),
     "fused-activation-bytes": Figure(
         "HBM bytes per call: eager chain against one fused kernel",
         (BENCH,),
         fig_bytes,
-        "Bar chart of HBM bytes per call, counted from the kernels each version runs, at the "
-        "largest size (M = 32,768, N = 4,096, bf16), with and without the mask; labels give "
-        "the kernels per call measured with torch.profiler.",
         counted=(
             "bytes each version must read and write, from the tensor shapes and the "
             "kernels each runs (torch.profiler lists them), at M = 32,768, N = 4,096, bf16; "
@@ -495,12 +492,7 @@ FIGURES = {
         ),
     ),
     "fused-activation-variants": Figure(
-        "Bias + GELU + mask at the largest size: every variant",
-        (BENCH,),
-        fig_variants,
-        "Grouped bar chart of achieved bandwidth for Triton, torch.compile and eager PyTorch "
-        "in five cases (bf16 exact GELU with mask, tanh GELU, no mask, fp16, fp32), with the "
-        "copy ceiling as a dashed line; error bars span the 20th to 80th percentile.",
+        "Bias + GELU + mask at the largest size: every variant", (BENCH,), fig_variants
     ),
 }
 

@@ -69,11 +69,7 @@ launches = render.row_kind(first, lambda r: r["launches"], "Triton launches per 
 name = render.row_kind(first, lambda r: f"`{r['kernel']}`", "The name of Inductor's first kernel.")
 time = render.row_kind(cost, render.p50, "Median seconds of one cost case.")
 graphs = render.row_kind(cost, lambda r: r.get("graphs"), "Graphs Dynamo made of the function.")
-
-
-def break_over_whole(docs: Docs) -> float | None:
-    """Host time per call with the graph break over the same values in one graph."""
-    return render.quotient(time(docs, "graph_break"), time(docs, "whole"))
+time_ratio = render.pair_kind(time, "case", render.over, "Median seconds of ``of`` over ``to``.")
 
 
 def seconds(v: float) -> str:
@@ -101,6 +97,6 @@ VALUES = {
     "inductor_code.name": Value(name, missing=NOT_MEASURED),
     "inductor_code.time": Value(time, seconds, missing=NOT_MEASURED),
     "inductor_code.graphs": Value(graphs, render.count, missing=NOT_MEASURED),
-    "inductor_code.break_over_whole": Value(break_over_whole, render.ratio, missing=NOT_MEASURED),
+    "inductor_code.time_ratio": Value(time_ratio, render.ratio, missing=NOT_MEASURED),
 }
 FIGURES: dict = {}

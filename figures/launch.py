@@ -141,19 +141,13 @@ def wrapper_gap(docs: Docs) -> float:
 GPU_BOUND = 2  # a size whose loop time per call is at least twice the small-size one
 
 
-def gpu_bound(docs: Docs, impl: str) -> list[dict]:
-    """The sizes where a loop of calls is paced by the GPU: host time per call at least
-    GPU_BOUND times the median over the small sizes."""
-    floor = small_host(docs, impl)
-    return [r for r in by_size(docs, impl) if r["host_s"]["p50"] >= GPU_BOUND * floor]
-
-
 def isolated_offset(docs: Docs, impl: Literal["triton", "torch"] = "triton") -> float:
     """How much longer one call timed alone by CUDA events (do_bench: the L2 flushed, the
     call bracketed by events) takes than a call in a back-to-back loop, at the sizes where
     the loop is paced by the GPU: the median difference, seconds. What the GPU spends
     starting a kernel it could not overlap with the one before."""
-    rs = gpu_bound(docs, impl)
+    floor = small_host(docs, impl)  # GPU-paced: host time at least GPU_BOUND times floor
+    rs = [r for r in by_size(docs, impl) if r["host_s"]["p50"] >= GPU_BOUND * floor]
     return sorted(r["time_s"]["p50"] - r["host_s"]["p50"] for r in rs)[len(rs) // 2]
 
 
@@ -224,6 +218,10 @@ def short_us(seconds: float) -> str:
 
 
 def fig_overhead(docs: Docs) -> dict:
+    """Bar chart, per kernel, for an empty Triton kernel, the vector_add wrapper, two torch ops and
+    a CUDA graph replay: wall time per call in a loop of back-to-back calls and, where measured,
+    the host's time inside the call alone and an isolated call's latency from CUDA events; error
+    bars span the 20th to 80th percentile."""
     rs = render.rows(docs, "launch_overhead")
     labels = [r["what"].replace(" (", "<br>(") for r in rs]  # two lines: fits a phone
     traces, missing = render.clock_bars(rs, labels, MEASURES, short_us, "%{x:.3f} µs per kernel")
@@ -248,6 +246,10 @@ GAP_LABEL_DECADES = 0.75
 
 
 def fig_crossover(docs: Docs) -> dict:
+    """Log-log plot of time per vector add against element count: host time per call and device
+    time, with the empty-launch cost as a horizontal line, an arrow where the Triton device time
+    crosses it, and the gap from an empty launch to the wrapper; where measured, an empty
+    launch's host time beside each size as a dash-dot line."""
     launch = time(docs, "triton")
     traces = []
     for impl, label in (("triton", "Triton"), ("torch", "torch.add")):
@@ -375,21 +377,9 @@ def fig_crossover(docs: Docs) -> dict:
 
 FIGURES = {
     "launch-overhead": Figure(
-        "What a launch costs: host time against GPU time",
-        ("launch_overhead",),
-        fig_overhead,
-        "Bar chart, per kernel, for an empty Triton kernel, the vector_add wrapper, two torch "
-        "ops and a CUDA graph replay: wall time per call in a loop of back-to-back calls and, "
-        "where measured, the host's time inside the call alone and an isolated call's "
-        "latency from CUDA events; error bars span the 20th to 80th percentile.",
+        "What a launch costs: host time against GPU time", ("launch_overhead",), fig_overhead
     ),
     "launch-crossover": Figure(
-        "Vector add: time per call against size",
-        ("vector_add", "launch_overhead"),
-        fig_crossover,
-        "Log-log plot of time per vector add against element count: host time per call and "
-        "device time, with the empty-launch cost as a horizontal line, an arrow where the "
-        "Triton device time crosses it, and the gap from an empty launch to the wrapper; "
-        "where measured, an empty launch's host time beside each size as a dash-dot line.",
+        "Vector add: time per call against size", ("vector_add", "launch_overhead"), fig_crossover
     ),
 }

@@ -15,19 +15,14 @@ BENCH = "launch_lean"
 Call = Literal["torch_add", "wrapper", "lean", "launcher", "graph", "empty"]
 
 
-def p50(docs: Docs, key: str, field: str = "host_s") -> float | None:
-    """Median of ``field`` of the row ``key``, seconds; None before the first GPU run."""
-    return render.field(render.maybe_one(docs, BENCH, key=key, absent_ok=True), field, "p50")
+def host(docs: Docs, call: Call, clock: Literal["wall", "enqueue"] = "wall") -> dict | None:
+    """The host-time spread of row ``call``: wall time in a loop, or inside one call alone;
+    None before the first GPU run."""
+    r = render.maybe_one(docs, BENCH, key=call, absent_ok=True)
+    return render.field(r, {"wall": "host_s", "enqueue": "enqueue_s"}[clock])
 
 
-def time(docs: Docs, call: Call, clock: Literal["wall", "enqueue"] = "wall") -> float | None:
-    """Host seconds per call on 128 floats: wall time in a loop, or inside one call alone."""
-    return p50(docs, call, {"wall": "host_s", "enqueue": "enqueue_s"}[clock])
-
-
-def host(docs: Docs, call: Call) -> dict | None:
-    """The host-time spread of row ``call``, or None."""
-    return render.field(render.maybe_one(docs, BENCH, key=call, absent_ok=True), "host_s")
+time = render.row_kind(host, render.middle, "Host seconds per call on 128 floats (median).")
 
 
 ratio_of = render.pair_kind(
@@ -51,7 +46,7 @@ def span(v: tuple[float, float]) -> str:
 
 def checks_cost(docs: Docs) -> float | None:
     """What the lean path's per-call checks cost: its host time minus the bare launcher's."""
-    lean, bare = p50(docs, "lean"), p50(docs, "launcher")
+    lean, bare = time(docs, "lean"), time(docs, "launcher")
     return None if lean is None or bare is None else lean - bare
 
 
@@ -68,6 +63,10 @@ VALUES = {
 
 
 def fig_host_cost(docs: Docs) -> dict:
+    """Horizontal bars of host time per call on 128 floats: torch.add, the book's validated wrapper,
+    the lean path (checks once, then the compiled kernel's launcher), that launcher alone, a
+    CUDA-graph replay of the lean call, and an empty Triton launch; wall time in a loop and time
+    inside the call with the GPU kept busy; error bars span the 20th to 80th percentile."""
     rs = render.rows(docs, BENCH)
     labels = ["<br>".join(textwrap.wrap(r["what"].replace(" (128 floats)", ""), 18)) for r in rs]
     clocks = (
@@ -88,13 +87,6 @@ def fig_host_cost(docs: Docs) -> dict:
 
 FIGURES = {
     "launch-lean": Figure(
-        "Host cost per call of a tiny vector add, six ways",
-        (BENCH,),
-        fig_host_cost,
-        "Horizontal bars of host time per call on 128 floats: torch.add, the book's validated "
-        "wrapper, the lean path (checks once, then the compiled kernel's launcher), that "
-        "launcher alone, a CUDA-graph replay of the lean call, and an empty Triton launch; "
-        "wall time in a loop and time inside the call with the GPU kept busy; error bars "
-        "span the 20th to 80th percentile.",
+        "Host cost per call of a tiny vector add, six ways", (BENCH,), fig_host_cost
     )
 }

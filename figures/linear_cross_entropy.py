@@ -40,8 +40,7 @@ SweepField = Literal["time", "peak", "chunks"]
 
 def row(docs: Docs, impl: str, tokens: int) -> dict | None:
     """The step's row of ``impl`` at ``tokens`` (None where that impl did not run)."""
-    found = render.maybe_one(docs, BENCH, absent_ok=True, impl=impl, tokens=tokens)
-    return found if found is not None and "time_s" in found else None
+    return render.ran(docs, BENCH, impl=impl, tokens=tokens)
 
 
 def ours(docs: Docs, tokens: int) -> dict:
@@ -185,12 +184,6 @@ def kernel_bandwidth(docs: Docs, chunk: Chunk) -> float:
     return 3 * chunk * r["vocab"] * 2 / r["kernel_time_s"]["p50"]
 
 
-def sci(v: float) -> str:
-    """2.7 × 10⁻³."""
-    mantissa, exponent = f"{v:.1e}".split("e")
-    return render.powers(f"{mantissa} × 10^{int(exponent)}")
-
-
 VALUES = {
     "linear_cross_entropy.time": Value(time_of, render.millis(1), missing=NOT_MEASURED),
     "linear_cross_entropy.peak": Value(peak, render.mib_gib, missing=NOT_MEASURED),
@@ -202,7 +195,7 @@ VALUES = {
     "linear_cross_entropy.floor": Value(floor, render.millis(1)),
     "linear_cross_entropy.ridge": Value(ridge, render.whole),
     "linear_cross_entropy.ceiling": Value(ceiling, render.plain),
-    "linear_cross_entropy.error": Value(error, sci, missing=NOT_MEASURED),
+    "linear_cross_entropy.error": Value(error, render.sci, missing=NOT_MEASURED),
     "linear_cross_entropy.liger_version": Value(liger_version, missing=NOT_MEASURED),
     "linear_cross_entropy.sweep": Value(sweep, render.plain),
     "linear_cross_entropy.sweep_gain": Value(sweep_gain, render.ratio),
@@ -218,7 +211,11 @@ VALUES = {
 
 
 def fig_step(docs: Docs) -> dict:
-    """Step time (with the matmul floor) and peak memory against tokens, one line per impl."""
+    """Two panels against the number of tokens N (4,096 to 16,384; bf16, H = 4,096, V = 128,256):
+    the time of one training step of the last layer (forward and backward) and the peak memory it
+    held beyond its inputs, for the book's Triton kernel, eager PyTorch, torch.compile and
+    Liger-Kernel, with the time the three matmuls take at the run's bf16 matmul rate (cuBLAS at
+    8192³); error bars span the 20th to 80th percentile."""
     times, memories, ns = [], [], set()
     for impl, label, role in IMPLS:
         rs = [r for r in render.rows_by(docs, BENCH, "tokens", impl=impl) if "time_s" in r]
@@ -258,8 +255,10 @@ def titled(fig: dict, *titles: str) -> dict:
 
 
 def fig_vs(docs: Docs) -> dict:
-    """Each peer's step time over the book's, per round (the median and the 20th-80th
-    percentiles of the per-round ratio), against tokens; the book's kernel is the line at 1."""
+    """Against the number of tokens N (4,096 to 16,384; bf16, H = 4,096, V = 128,256), the time of
+    one training step of eager PyTorch, torch.compile and Liger-Kernel divided by the book's,
+    round by round as they were timed in turn (a point is the median ratio, its bar the 20th to
+    80th percentile), log scale; above the line at 1 the book's step takes less time."""
     traces, ns = [], set()
     for impl, label, role in IMPLS[1:]:
         pairs = [
@@ -287,7 +286,9 @@ def fig_vs(docs: Docs) -> dict:
 
 
 def fig_chunks(docs: Docs) -> dict:
-    """One launch's time and its peak memory against rows per chunk, N = 8192."""
+    """Two panels against rows per logits chunk (128 to 4,096, N = 8,192 tokens, bf16): the time of
+    the book's launch (the loss and both gradients), with the three matmuls at the run's bf16
+    matmul rate (cuBLAS at 8192³), and its peak memory."""
     rs = render.rows_by(docs, CHUNKS, "chunk")
     xs = [r["chunk"] for r in rs]
     t = render.line(
@@ -314,8 +315,9 @@ def fig_chunks(docs: Docs) -> dict:
 
 
 def fig_parts(docs: Docs) -> dict:
-    """Stacked bars: each part's time summed over the chunks N = 8192 takes, per chunk size,
-    and the whole launch's measured time as a marker."""
+    """Stacked bars, one per chunk size (128 to 4,096 rows, N = 8,192): the logits matmul, the
+    grad_x matmul, the grad_weight update and the Triton kernel, each timed alone on one chunk
+    and multiplied by the number of chunks, with the whole launch's measured time marked."""
     rs = render.rows_by(docs, CHUNKS, "chunk")
     labels = [f"{r['chunk']:,}" for r in rs]
     traces = []
@@ -353,41 +355,17 @@ def fig_parts(docs: Docs) -> dict:
 
 FIGURES = {
     "linear-cross-entropy-step": Figure(
-        "Fused linear cross-entropy: step time and peak memory against tokens",
-        (BENCH,),
-        fig_step,
-        "Two panels against the number of tokens N (4,096 to 16,384; bf16, H = 4,096, V = "
-        "128,256): the time of one training step of the last layer (forward and backward) "
-        "and the peak memory it held beyond its inputs, for the book's Triton kernel, "
-        "eager PyTorch, torch.compile and Liger-Kernel, with the time the three matmuls "
-        "take at the run's bf16 matmul rate (cuBLAS at 8192³); error bars span the 20th to "
-        "80th percentile.",
+        "Fused linear cross-entropy: step time and peak memory against tokens", (BENCH,), fig_step
     ),
     "linear-cross-entropy-vs": Figure(
-        "Fused linear cross-entropy: each peer's step time over the book's",
-        (BENCH,),
-        fig_vs,
-        "Against the number of tokens N (4,096 to 16,384; bf16, H = 4,096, V = 128,256), "
-        "the time of one training step of eager PyTorch, torch.compile and Liger-Kernel "
-        "divided by the book's, round by round as they were timed in turn (a point is the "
-        "median ratio, its bar the 20th to 80th percentile), log scale; above the line at "
-        "1 the book's step takes less time.",
+        "Fused linear cross-entropy: each peer's step time over the book's", (BENCH,), fig_vs
     ),
     "linear-cross-entropy-chunks": Figure(
         "Fused linear cross-entropy: time and peak memory against rows per chunk",
         (CHUNKS,),
         fig_chunks,
-        "Two panels against rows per logits chunk (128 to 4,096, N = 8,192 tokens, bf16): "
-        "the time of the book's launch (the loss and both gradients), with the three "
-        "matmuls at the run's bf16 matmul rate (cuBLAS at 8192³), and its peak memory.",
     ),
     "linear-cross-entropy-parts": Figure(
-        "Fused linear cross-entropy: where the time goes, by rows per chunk",
-        (CHUNKS,),
-        fig_parts,
-        "Stacked bars, one per chunk size (128 to 4,096 rows, N = 8,192): the logits "
-        "matmul, the grad_x matmul, the grad_weight update and the Triton kernel, each "
-        "timed alone on one chunk and multiplied by the number of chunks, with the whole "
-        "launch's measured time marked.",
+        "Fused linear cross-entropy: where the time goes, by rows per chunk", (CHUNKS,), fig_parts
     ),
 }

@@ -72,9 +72,14 @@ def square_clock(docs: Docs, impl: Impl, dtype: Dtype, n: int, clock: Clock = "d
     return square(docs, impl, dtype, n).get(render.CLOCKS[clock])
 
 
+def llm_row(docs: Docs, impl: Peer, tokens: int) -> dict:
+    """The ``matmul_llm`` row of ``impl`` at M = ``tokens``."""
+    return render.one(docs, LLM, impl=impl, m=tokens)
+
+
 def llm(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> dict | None:
     """The time spread of ``impl`` at M = ``tokens`` on ``clock``, None where the run lacks it."""
-    return render.one(docs, LLM, impl=impl, m=tokens).get(render.CLOCKS[clock])
+    return llm_row(docs, impl, tokens).get(render.CLOCKS[clock])
 
 
 def ordered(docs: Docs, order: Order) -> dict:
@@ -99,20 +104,11 @@ square_compare = render.pair_kind(
 )
 
 
-def sm_clock(docs: Docs, which: Literal["after", "max"]) -> str:
-    """The SM clock: the range read after the family's benchmarks, or its maximum, MHz."""
-    if which == "max":
-        return f"{render.doc(docs, SQUARES)['provenance']['clocks_after']['sm_max_mhz']:.0f} MHz"
-    mhz = [render.doc(docs, b)["provenance"]["clocks_after"]["sm_mhz"] for b in BENCHES]
-    return f"{min(mhz):.0f}–{max(mhz):.0f} MHz"
-
-
-def power(docs: Docs, which: Literal["after", "limit"]) -> str:
-    """The highest power draw after the family's benchmarks, or the board's limit, W."""
-    after = [render.doc(docs, b)["provenance"]["clocks_after"] for b in BENCHES]
-    if which == "limit":
-        return f"{max(a['power_limit_w'] for a in after):.0f} W"
-    return f"{max(a['power_draw_w'] for a in after):.0f} W"
+def after(docs: Docs, of: Literal["sm_mhz", "power_draw_w"]) -> str:
+    """Read after each of the family's benchmarks: the SM clock's range (MHz), or the highest
+    power draw (W). (The clock's maximum and the power limit: ``device.after``.)"""
+    read = [render.doc(docs, b)["provenance"]["clocks_after"][of] for b in BENCHES]
+    return f"{min(read):.0f}–{max(read):.0f} MHz" if of == "sm_mhz" else f"{max(read):.0f} W"
 
 
 llm_time = render.row_kind(
@@ -126,8 +122,7 @@ llm_compare = render.pair_kind(
 def llm_of_copy(docs: Docs, impl: Peer, tokens: int, clock: Clock = "device") -> float | None:
     """``impl``'s bandwidth at M = ``tokens`` on ``clock`` over the run's copy bandwidth."""
     t = render.field(llm(docs, impl, tokens, clock), "p50")
-    row = render.one(docs, LLM, impl=impl, m=tokens)
-    return None if t is None else row["bytes"] / t / render.copy(docs, LLM)
+    return None if t is None else llm_row(docs, impl, tokens)["bytes"] / t / render.copy(docs, LLM)
 
 
 def llm_weight(docs: Docs) -> int:
@@ -138,7 +133,7 @@ def llm_weight(docs: Docs) -> int:
 
 def llm_floor(docs: Docs, tokens: int, part: Literal["memory", "mma"], block_m: int = 64) -> float:
     """Least seconds by one resource: bytes at copy bandwidth, or padded FLOP at cuBLAS's rate."""
-    r = render.one(docs, LLM, impl="cublas", m=tokens)
+    r = llm_row(docs, "cublas", tokens)
     if part == "memory":
         return r["bytes"] / render.copy(docs, LLM)
     padded = -(-tokens // block_m) * block_m
@@ -147,28 +142,26 @@ def llm_floor(docs: Docs, tokens: int, part: Literal["memory", "mma"], block_m: 
 
 def llm_programs(docs: Docs, tokens: int, block_m: int, block_n: int) -> int:
     """Programs (output tiles) of the LLM product at M = ``tokens`` with these tiles."""
-    n = render.one(docs, LLM, impl="cublas", m=tokens)["n"]
+    n = llm_row(docs, "cublas", tokens)["n"]
     return -(-tokens // block_m) * -(-n // block_n)
 
 
-def llm_vs_cublas(docs: Docs, tokens: int) -> float:
-    """Triton's FLOP/s over cuBLAS's at M = ``tokens``."""
-    ours = render.flop_rate(render.one(docs, LLM, impl="triton", m=tokens))
-    return ours / render.flop_rate(render.one(docs, LLM, impl="cublas", m=tokens))
+llm_ratio = render.pair_kind(
+    llm_row, "impl", render.divide(render.flop_rate), "``of``'s FLOP/s over ``to``'s."
+)
 
 
-def llm_host_bound(docs: Docs, tokens: int) -> float | None:
-    """The Triton wrapper's host time per call at M = ``tokens`` (p20) over its CUDA-graph
-    replay time (p80): above 1, the host sets the pace (``render.graph_host_bound``)."""
-    r = render.one(docs, LLM, impl="triton", m=tokens)
-    if not (r.get("host_s") and r.get("graph_time_s")):
-        return None
-    return r["host_s"]["p20"] / r["graph_time_s"]["p80"]
+llm_host_bound = render.row_kind(
+    llm_row,
+    lambda r: (
+        r.get("host_s") and r.get("graph_time_s") and r["host_s"]["p20"] / r["graph_time_s"]["p80"]
+    ),
+    "``impl``'s host time per call (p20) over its CUDA-graph replay time (p80): above 1, the "
+    "host sets the pace (``render.graph_host_bound``); None where the run lacks either.",
+)
 
 
 order_time = render.row_kind(ordered, render.p50, "Median seconds of the matmul in ``order``.")
-
-
 order_config = render.row_kind(ordered, render.config_text, "The config a program order ran with.")
 order_compare = render.pair_kind(
     ordered, "order", render.tie(GROUPED), "``of`` against ``to`` in words, by the tie rule."
@@ -215,11 +208,9 @@ epilogue_extra = render.pair_kind(
 epilogue_vs = render.pair_kind(
     epilogue_row, "impl", render.tie(EPILOGUE), "``of`` against ``to`` at n³, by the tie rule."
 )
-
-
-def epilogue_added(docs: Docs, of: Epi, to: Epi, n: int) -> float:
-    """``of``'s time minus ``to``'s at n³, seconds."""
-    return render.p50(epilogue_row(docs, of, n)) - render.p50(epilogue_row(docs, to, n))
+epilogue_added = render.pair_kind(
+    epilogue_row, "impl", render.difference(render.p50), "``of``'s time minus ``to``'s, seconds."
+)
 
 
 def epilogue_traffic(docs: Docs, n: int) -> int:
@@ -285,15 +276,14 @@ VALUES = {
     "matmul.ratio": Value(square_ratio, render.ratio),
     "matmul.time": Value(square_time, render.millis(3), missing="not measured"),
     "matmul.compare": Value(square_compare),
-    "matmul.sm_clock": Value(sm_clock),
-    "matmul.power": Value(power),
+    "matmul.after": Value(after),
     "matmul.llm_time": Value(llm_time, render.micros(1), missing="not measured"),
     "matmul.llm_compare": Value(llm_compare),
     "matmul.llm_of_copy": Value(llm_of_copy, render.percent, missing="not measured"),
     "matmul.llm_weight": Value(llm_weight, render.mb),
     "matmul.llm_floor": Value(llm_floor, render.micros(0)),
     "matmul.llm_programs": Value(llm_programs, render.count),
-    "matmul.llm_vs_cublas": Value(llm_vs_cublas, render.percent),
+    "matmul.llm_ratio": Value(llm_ratio, render.percent),
     "matmul.llm_host_bound": Value(llm_host_bound, render.ratio, missing="not measured"),
     "matmul.order_time": Value(order_time, render.millis(2)),
     "matmul.order_config": Value(order_config),
@@ -332,7 +322,9 @@ COMPILE = (
 
 
 def fig_squares(docs: Docs) -> dict:
-    """One panel per dtype (fp16, bf16): Triton, cuBLAS and torch.compile's point."""
+    """TFLOP/s against square size 512 to 8192 for the book's Triton matmul and cuBLAS in fp16 and
+    bf16 (a panel each), with torch.compile max-autotune at 4096; error bars span the 20th to
+    80th percentile."""
     hover, impls = "n = %{x}<br>%{y:.0f} TFLOP/s", (*IMPLS, COMPILE)
     panes = [
         (
@@ -350,6 +342,8 @@ def fig_squares(docs: Docs) -> dict:
 
 
 def fig_llm(docs: Docs) -> dict:
+    """Log-log plot of TFLOP/s against the number of tokens M for the Triton matmul and cuBLAS on an
+    MLP up-projection shape."""
     hover = "M = %{x} tokens<br>%{y:.0f} TFLOP/s"
     traces = render.impl_lines(docs, LLM, "m", IMPLS, render.tflops_points, hover)
     ms = sorted({r["m"] for r in render.rows(docs, LLM)})
@@ -363,6 +357,8 @@ def fig_llm(docs: Docs) -> dict:
 
 
 def fig_grouped(docs: Docs) -> dict:
+    """Bar chart of TFLOP/s at 8192³ fp16 for row-major and grouped program order, with the bytes
+    the tile-load model (not a measurement) says each order reads."""
     rs = [ordered(docs, "rowmajor"), ordered(docs, "grouped")]
     cfg = rs[1]
     points = render.tflops_points(rs)
@@ -395,14 +391,16 @@ EPILOGUE_IMPLS = (
 
 
 def fig_epilogue(docs: Docs) -> dict:
+    """Grouped bars of time relative to the cuBLAS matmul alone, at 4096³ and 8192³ bf16: the fused
+    Triton kernel, cuBLAS followed by an eager bias add and GELU, addmm followed by GELU, and the
+    cuBLAS matmul without epilogue."""
     sizes = sorted({r["m"] for r in render.rows(docs, EPILOGUE)})
     hover = "%{x:.3f}× the cuBLAS matmul's time"
     traces = []
     for impl, label, role in EPILOGUE_IMPLS:
         points = [
             render.duration(
-                render.one(docs, EPILOGUE, impl=impl, m=n)["time_s"],
-                render.p50(epilogue_row(docs, "cublas", n)),
+                epilogue_row(docs, impl, n)["time_s"], render.p50(epilogue_row(docs, "cublas", n))
             )
             for n in sizes
         ]
@@ -423,34 +421,18 @@ def fig_epilogue(docs: Docs) -> dict:
 
 FIGURES = {
     "matmul-squares": Figure(
-        "Matmul throughput against size: Triton, cuBLAS, torch.compile",
-        (SQUARES,),
-        fig_squares,
-        "TFLOP/s against square size 512 to 8192 for the book's Triton matmul and cuBLAS in "
-        "fp16 and bf16 (a panel each), with torch.compile max-autotune at 4096; error bars "
-        "span the 20th to 80th percentile.",
+        "Matmul throughput against size: Triton, cuBLAS, torch.compile", (SQUARES,), fig_squares
     ),
     "matmul-llm": Figure(
-        "LLM projection shapes: M tokens × 4096 @ 4096 × 14336, bf16",
-        (LLM,),
-        fig_llm,
-        "Log-log plot of TFLOP/s against the number of tokens M for the Triton matmul and "
-        "cuBLAS on an MLP up-projection shape.",
+        "LLM projection shapes: M tokens × 4096 @ 4096 × 14336, bf16", (LLM,), fig_llm
     ),
     "matmul-grouped": Figure(
-        "Program order: row-major against grouped, same config",
-        (GROUPED,),
-        fig_grouped,
-        "Bar chart of TFLOP/s at 8192³ fp16 for row-major and grouped program order, with "
-        "the bytes the tile-load model (not a measurement) says each order reads.",
+        "Program order: row-major against grouped, same config", (GROUPED,), fig_grouped
     ),
     "matmul-epilogue": Figure(
         "Matmul + bias + GELU: fused against cuBLAS and an eager epilogue",
         (EPILOGUE,),
         fig_epilogue,
-        "Grouped bars of time relative to the cuBLAS matmul alone, at 4096³ and 8192³ bf16: "
-        "the fused Triton kernel, cuBLAS followed by an eager bias add and GELU, addmm "
-        "followed by GELU, and the cuBLAS matmul without epilogue.",
     ),
 }
 

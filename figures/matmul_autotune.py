@@ -20,13 +20,9 @@ NOT_MEASURED = "not measured"
 Which = Literal["best", "worst", "pick"]
 
 
-def sweep_rows(docs: Docs) -> list[dict]:
-    return render.doc(docs, SWEEP)["rows"]
-
-
 def sweep_ran(docs: Docs) -> list[dict]:
     """The sweep's rows that ran (have a time)."""
-    return [r for r in sweep_rows(docs) if "time_s" in r]
+    return [r for r in render.rows(docs, SWEEP) if "time_s" in r]
 
 
 def tile(r: dict) -> str:
@@ -45,10 +41,7 @@ def failure_kind(r: dict) -> str | None:
     return "other"
 
 
-def smem_need_and_limit(r: dict) -> tuple[int, int] | None:
-    """(bytes needed, bytes the GPU has) from a shared-memory refusal's message."""
-    m = re.search(r"needs about ([\d,]+) bytes.*?GPU's ([\d,]+)", r.get("failure", ""))
-    return (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) if m else None
+SMEM_NUMBERS = r"needs about ([\d,]+) bytes.*?GPU's ([\d,]+)"  # in a shared-memory refusal
 
 
 def stage_bytes(block_m: int, block_n: int, block_k: int, stages: int, elem: int) -> int:
@@ -57,7 +50,7 @@ def stage_bytes(block_m: int, block_n: int, block_k: int, stages: int, elem: int
 
 
 def pick(docs: Docs) -> dict:
-    return next(r for r in sweep_rows(docs) if r["autotuner_pick"])
+    return next(r for r in render.rows(docs, SWEEP) if r["autotuner_pick"])
 
 
 def chosen(docs: Docs, which: Which) -> dict:
@@ -69,7 +62,7 @@ def chosen(docs: Docs, which: Which) -> dict:
 
 def sweep_cublas(docs: Docs) -> dict | None:
     """cuBLAS at the sweep's size and dtype in lesson 09's data, or None."""
-    r = sweep_rows(docs)[0]
+    r = render.rows(docs, SWEEP)[0]
     match = {"impl": "cublas", "dtype": r["dtype"], "m": r["m"], "n": r["n"], "k": r["k"]}
     return render.maybe_one(docs, "matmul", absent_ok=True, **match)
 
@@ -93,7 +86,7 @@ def sweep_row(docs: Docs, tile: str, warps: int, stages: int) -> dict | None:
 
 def size_text(docs: Docs) -> str:
     """The sweep's problem: '4096³ bf16'."""
-    r = sweep_rows(docs)[0]
+    r = render.rows(docs, SWEEP)[0]
     short = dict(DTYPES).get(r["dtype"], r["dtype"])
     return f"{r['m']}³ {short}" if r["m"] == r["n"] == r["k"] else f"{r['m']}×{r['n']}×{r['k']}"
 
@@ -101,13 +94,14 @@ def size_text(docs: Docs) -> str:
 def configs(docs: Docs, which: Literal["all", "ran", "shared_memory", "registers"] = "all") -> int:
     """Configs of the sweep: all, those that ran, or those refused for memory or registers."""
     if which in ("all", "ran"):
-        return len(sweep_rows(docs) if which == "all" else sweep_ran(docs))
-    return sum(failure_kind(r) == which.replace("_", " ") for r in sweep_rows(docs))
+        return len(render.rows(docs, SWEEP) if which == "all" else sweep_ran(docs))
+    return sum(failure_kind(r) == which.replace("_", " ") for r in render.rows(docs, SWEEP))
 
 
 def smem_refusals(docs: Docs) -> list[tuple[int, int, dict]]:
     """(bytes needed, bytes the GPU has, row) of every refusal that quotes both numbers."""
-    return [(*x, r) for r in sweep_rows(docs) if (x := smem_need_and_limit(r))]
+    found = ((re.search(SMEM_NUMBERS, r.get("failure", "")), r) for r in render.rows(docs, SWEEP))
+    return [(*(int(g.replace(",", "")) for g in m.groups()), r) for m, r in found if m]
 
 
 def smem_refused(docs: Docs, of: Literal["limit", "smallest"]) -> int | None:
@@ -142,9 +136,7 @@ def tflops_of(docs: Docs, which: Rated) -> float | None:
     return render.flop_rate(r) if "time_s" in r else None
 
 
-ratio_of = render.pair_kind(
-    tflops_of, "which", lambda docs, a, b: render.quotient(a, b), "FLOP/s of ``of`` over ``to``."
-)
+ratio_of = render.pair_kind(tflops_of, "which", render.over, "FLOP/s of ``of`` over ``to``.")
 
 
 def pick_rank(docs: Docs) -> int | None:
@@ -242,15 +234,10 @@ def host(docs: Docs, pinned: bool = False) -> float | None:
 # every resident program takes for the system.
 SM_SHARED = {"9.0": 233_472}
 SHARED_RESERVED = 1_024
+Limit = Literal["all", "registers", "shared"]
 
 
-def per_sm(
-    docs: Docs,
-    tile: str,
-    warps: int,
-    stages: int,
-    limit: Literal["all", "registers", "shared"] = "all",
-) -> int | None:
+def per_sm(docs: Docs, tile: str, warps: int, stages: int, limit: Limit = "all") -> int | None:
     """Programs of one config an SM holds, by registers, shared memory, or every limit."""
     r = sweep_row(docs, tile, warps, stages)
     capability = render.doc(docs, SWEEP)["provenance"].get("compute_capability", "")
@@ -269,13 +256,9 @@ def per_sm(
 
 
 config_regs = render.row_kind(sweep_row, lambda r: r.get("n_regs"), "Registers per thread.")
-
-
 config_shared = render.row_kind(
     sweep_row, lambda r: r.get("shared_bytes"), "Shared memory of the compiled kernel, bytes."
 )
-
-
 stages_compare = render.pair_kind(
     sweep_row, "stages", render.tie(SWEEP), "``of`` stages against ``to`` stages, in words."
 )
@@ -320,8 +303,12 @@ SETTING_GAP = 0.16  # bar pitch within a tile's group, in y units (one unit per 
 
 
 def fig_configs(docs: Docs) -> dict:
-    """Bars per tile shape and (warps, stages); refusals, the pick and cuBLAS marked."""
-    all_rows = sweep_rows(docs)
+    """Horizontal bars of TFLOP/s at 4096³ bf16, one group per tile shape (fastest tile on top) and
+    one bar per combination of num_warps and num_stages; configs the wrapper refused (too much
+    shared memory, or an accumulator too big for the registers) are marked at the axis by the
+    reason, a star marks the autotuner's pick, a dashed line marks cuBLAS at the same size
+    (lesson 09's run)."""
+    all_rows = render.rows(docs, SWEEP)
     settings = sorted({(r["num_warps"], r["num_stages"]) for r in all_rows})
     tiles = sorted(
         {tile(r) for r in all_rows},
@@ -413,26 +400,22 @@ def fig_configs(docs: Docs) -> dict:
     )
 
 
+COST_LINES = (  # field, legend name, role, dash
+    ("first_call_s", "first call: compile and time every config", "triton", None),
+    ("tune_only_s", "first call, kernels already compiled: timing alone", "series-1", "dash"),
+)
+
+
 def fig_autotune_cost(docs: Docs) -> dict:
-    """First-call seconds against the number of configs, with and without compiling."""
+    """Seconds taken by the first call of a new autotuner for 1, 2, 4 and 8 configs: with an empty
+    compile cache (compile and time every config), and over kernels already compiled (timing
+    alone)."""
     rs = render.rows_by(docs, AUTOTUNE_COST, "configs")
     xs = [r["configs"] for r in rs]
+    hover = "%{x} configs<br>%{y:.2f} s"
     traces = [
-        render.line(
-            xs,
-            [r["first_call_s"] for r in rs],
-            "first call: compile and time every config",
-            "triton",
-            hover="%{x} configs<br>%{y:.2f} s",
-        ),
-        render.line(
-            xs,
-            [r["tune_only_s"] for r in rs],
-            "first call, kernels already compiled: timing alone",
-            "series-1",
-            dash="dash",
-            hover="%{x} configs<br>%{y:.2f} s",
-        ),
+        render.line(xs, [r[field] for r in rs], name, role, dash=dash, hover=hover)
+        for field, name, role, dash in COST_LINES
     ]
     r = rs[0]
     return render.plot(
@@ -451,18 +434,10 @@ FIGURES = {
         "Every config of the sweep: TFLOP/s by tile shape, warps and stages",
         (SWEEP, "matmul"),
         fig_configs,
-        "Horizontal bars of TFLOP/s at 4096³ bf16, one group per tile shape (fastest tile on "
-        "top) and one bar per combination of num_warps and num_stages; configs the wrapper "
-        "refused (too much shared memory, or an accumulator too big for the registers) are "
-        "marked at the axis by the reason, a star marks the autotuner's pick, a dashed line "
-        "marks cuBLAS at the same size (lesson 09's run).",
     ),
     "matmul-autotune-cost": Figure(
         "What the autotuner's first call costs, against the number of configs",
         (AUTOTUNE_COST,),
         fig_autotune_cost,
-        "Seconds taken by the first call of a new autotuner for 1, 2, 4 and 8 configs: with "
-        "an empty compile cache (compile and time every config), and over kernels already "
-        "compiled (timing alone).",
     ),
 }

@@ -25,8 +25,7 @@ EpiImpl = Literal["tma_fused", "tma_plain", "lesson09_fused", "cublas", "cublas_
 
 def row(docs: Docs, impl: Impl, dtype: Dtype, n: int) -> dict | None:
     """The row of ``impl`` at n³ in ``dtype`` that ran (has a time), or None."""
-    r = render.maybe_one(docs, BENCH, absent_ok=True, impl=impl, dtype=dtype, m=n, n=n, k=n)
-    return r if r and "time_s" in r else None
+    return render.ran(docs, BENCH, impl=impl, dtype=dtype, m=n, n=n, k=n)
 
 
 def epi_row(docs: Docs, impl: EpiImpl, n: int) -> dict | None:
@@ -100,20 +99,13 @@ def epilogue_config(
     docs: Docs, impl: Literal["tma_fused", "tma_plain", "lesson09_fused"], n: int
 ) -> str | None:
     """The config the autotuner ran for ``impl`` at n³, or None where not recorded."""
-    found = render.rows(docs, EPI, impl=impl, m=n) if EPI in docs else []
-    return (
-        render.config_text(found[0]).replace(" × ", "×")
-        if found and "block_m" in found[0]
-        else None
-    )
+    r = epi_row(docs, impl, n)
+    return render.config_text(r).replace(" × ", "×") if r and "block_m" in r else None
 
 
-def epilogue_added(docs: Docs, of: EpiImpl, to: EpiImpl, n: int) -> float | None:
-    """``of``'s median time minus ``to``'s at n³, seconds."""
-    a, b = epi_row(docs, of, n), epi_row(docs, to, n)
-    return None if a is None or b is None else render.p50(a) - render.p50(b)
-
-
+epilogue_added = render.pair_kind(
+    epi_row, "impl", render.difference(render.p50), "``of``'s median time minus ``to``'s, s."
+)
 rounds = render.pair_kind(
     epi_row,
     "impl",

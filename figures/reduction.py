@@ -21,25 +21,23 @@ OPS = (("sum", "row sum"), ("max", "row max"))
 TORCH_NAME = {"sum": "torch.sum", "max": "torch.amax"}
 
 
-def measured(docs: Docs) -> bool:
-    return BENCH in docs
-
-
 def series(docs: Docs, impl: str, op: str, dtype: str) -> list[dict]:
     """One impl's rows for one op and dtype, by width."""
     return render.rows_by(docs, BENCH, "cols", impl=impl, op=op, dtype=dtype)
 
 
-def widest(docs: Docs, impl: str, op: str, dtype: str = "float32") -> dict:
-    return series(docs, impl, op, dtype)[-1]
-
-
 Op = Literal["sum", "max"]
 At = Literal["widest", "narrowest"]
+Impl = Literal["triton", "torch"]
+PtxCount = Literal["shfl", "st_shared", "bar_sync", "ld_global_v4"]
+By = Literal["threads", "blocks", "registers", "programs", "registers_each"]
 
 
-def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict:
-    """The row of ``impl`` at the widest or narrowest width, or at ``at`` columns."""
+def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict | None:
+    """The row of ``impl`` at the widest or narrowest width, or at ``at`` columns; None on a
+    device without the benchmark."""
+    if BENCH not in docs:
+        return None
     rs = series(docs, impl, op, dtype)
     if at == "widest":
         return rs[-1]
@@ -52,36 +50,27 @@ def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict:
 
 
 def of_copy(
-    docs: Docs,
-    op: Op,
-    impl: Literal["triton", "torch"] = "triton",
-    dtype: Dtype = "float32",
-    cols: int | None = None,
+    docs: Docs, op: Op, impl: Impl = "triton", dtype: Dtype = "float32", cols: int | None = None
 ) -> float | None:
     """``impl``'s fraction of copy bandwidth at the widest row, or at ``cols`` columns."""
-    if not measured(docs):
-        return None
-    return at_width(docs, impl, op, dtype, "widest" if cols is None else cols)["copy_fraction"]
+    row = at_width(docs, impl, op, dtype, "widest" if cols is None else cols)
+    return render.field(row, "copy_fraction")
 
 
 def vs_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> float | None:
     """Torch's time over Triton's at the widest or the narrowest row."""
-    if not measured(docs):
-        return None
     return render.time_ratio(*(at_width(docs, i, op, dtype, at) for i in ("torch", "triton")))
 
 
 def compare_torch(docs: Docs, op: Op, at: At, dtype: Dtype = "float32") -> str | None:
     """The book's kernel against torch's at the widest or narrowest row, in words."""
-    if not measured(docs):
-        return None
     ours, peer = at_width(docs, "triton", op, dtype, at), at_width(docs, "torch", op, dtype, at)
     return render.tie_words(docs, BENCH, ours, peer)
 
 
 def width_compare(docs: Docs, op: Op, cols: int, dtype: Dtype = "float32") -> str | None:
     """The book's kernel at ``cols`` against itself at the widest rows, by bytes per second."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     here, widest_row = (at_width(docs, "triton", op, dtype, at) for at in (cols, "widest"))
     return render.tie_words(docs, BENCH, render.per_byte(here), render.per_byte(widest_row))
@@ -89,37 +78,28 @@ def width_compare(docs: Docs, op: Op, cols: int, dtype: Dtype = "float32") -> st
 
 def triton_copy_range(docs: Docs) -> str | None:
     """The Triton kernel's lowest and highest fraction of copy bandwidth, in words."""
-    if not measured(docs):
+    if BENCH not in docs:
         return None
     fractions = [r["copy_fraction"] for r in render.rows(docs, BENCH, impl="triton")]
     return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"
 
 
-def ptx(
-    docs: Docs,
-    count: Literal["shfl", "st_shared", "bar_sync", "ld_global_v4"],
-    dtype: Dtype = "float32",
-) -> int | None:
+def ptx(docs: Docs, count: PtxCount, dtype: Dtype = "float32") -> int | None:
     """How many of one PTX instruction the Triton sum compiled for the widest rows holds."""
-    return widest(docs, "triton", "sum", dtype)["ptx"][count] if measured(docs) else None
+    return render.field(at_width(docs, "triton", "sum", dtype, "widest"), "ptx", count)
 
 
 def resident_per_sm(docs: Docs, dtype: Dtype, at: At) -> dict | None:
     """Programs of the Triton sum one SM holds, by each limit and overall, or None."""
-    if not measured(docs):
-        return None
     r = at_width(docs, "triton", "sum", dtype, at)
-    if r.get("n_regs") is None:
+    if r is None or r.get("n_regs") is None:
         return None
     by = render.resident_on_sm(docs, r["n_regs"], r["num_warps"])
     return by and {**by, "programs": by["resident"], "registers_each": r["n_regs"]}
 
 
 def resident(
-    docs: Docs,
-    dtype: Dtype = "float32",
-    at: At = "widest",
-    by: Literal["threads", "blocks", "registers", "programs", "registers_each"] = "programs",
+    docs: Docs, dtype: Dtype = "float32", at: At = "widest", by: By = "programs"
 ) -> int | None:
     """Programs of the Triton sum one SM holds by a limit, or its registers per thread."""
     r = resident_per_sm(docs, dtype, at)
@@ -167,21 +147,15 @@ tile_torch_of_copy = render.row_kind(torch_tile, copy_fraction, "Torch's fractio
 WIDE, DEFAULT = 8192, (4096, 4)
 
 
-def tile_pair(docs: Docs, op: str, dtype: str) -> tuple[dict, dict, dict] | None:
-    """(the best 1 x 8,192 row, the default-tile row, torch's row) of the control, or None."""
-    wide, default = best_tile(docs, op, dtype, WIDE, None), best_tile(docs, op, dtype, *DEFAULT)
-    peer = torch_tile(docs, op, dtype)
-    return None if None in (wide, default, peer) else (wide, default, peer)
-
-
 def tile_compare(
     docs: Docs, op: Op, to: Literal["default", "torch"], dtype: Dtype = "bfloat16"
 ) -> str | None:
-    """The 1 x 8,192 tile against the default tile or torch at the widest rows, in words."""
-    found = tile_pair(docs, op, dtype)
-    if found is None:
+    """The 1 x 8,192 tile against the default tile or torch at the widest rows, in words;
+    None unless the control has all three."""
+    wide, default = best_tile(docs, op, dtype, WIDE, None), best_tile(docs, op, dtype, *DEFAULT)
+    peer = torch_tile(docs, op, dtype)
+    if None in (wide, default, peer):
         return None
-    wide, default, peer = found
     return render.tie_words(docs, TILE, wide, default if to == "default" else peer)
 
 
@@ -203,7 +177,10 @@ VALUES = {
 
 
 def fig_widths(docs: Docs) -> dict:
-    """One panel per operation and dtype: the Triton kernel against torch's, with copy."""
+    """Bandwidth (bytes read and written over time) of the row sum and row maximum against columns
+    per row, one panel per operation and dtype (sum and max; fp32 and bf16), for the Triton
+    kernel of kernels/reduction.py and torch.sum / torch.amax, with the measured copy ceiling;
+    error bars span the 20th to 80th percentile."""
     panes = [
         (
             f"{op_name}, {render.SHORT_DTYPE[dtype]}",
@@ -220,12 +197,6 @@ def fig_widths(docs: Docs) -> dict:
 
 FIGURES = {
     "reduction": Figure(
-        "Row sum and row maximum: bandwidth against row width",
-        (BENCH,),
-        fig_widths,
-        "Bandwidth (bytes read and written over time) of the row sum and row maximum "
-        "against columns per row, one panel per operation and dtype (sum and max; fp32 and "
-        "bf16), for the Triton kernel of kernels/reduction.py and torch.sum / torch.amax, "
-        "with the measured copy ceiling; error bars span the 20th to 80th percentile.",
+        "Row sum and row maximum: bandwidth against row width", (BENCH,), fig_widths
     )
 }

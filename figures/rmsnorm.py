@@ -230,6 +230,9 @@ def fig_bandwidth(direction: str, y_title: str):
 
 
 def fig_sweep(docs: Docs) -> dict:
+    """For hidden sizes 1024, 4096 and 8192 in bf16, the best bandwidth of the book's backward
+    kernels (launched directly) over num_warps and rows per step, at 1, 2 and 4 programs per SM,
+    with the measured copy ceiling."""
     traces, per_sm_all = [], set()
     for i, hidden in enumerate(sorted({r["hidden"] for r in render.rows(docs, SWEEP)})):
         per_sm = sorted({r["programs_per_sm"] for r in render.rows(docs, SWEEP, hidden=hidden)})
@@ -269,12 +272,7 @@ FIGURES = {
         "the backward step alone, with the measured copy ceiling.",
     ),
     "rmsnorm-backward-sweep": Figure(
-        "RMSNorm backward: launch shapes, best bandwidth per programs-per-SM",
-        (SWEEP,),
-        fig_sweep,
-        "For hidden sizes 1024, 4096 and 8192 in bf16, the best bandwidth of the book's "
-        "backward kernels (launched directly) over num_warps and rows per step, at 1, 2 and 4 "
-        "programs per SM, with the measured copy ceiling.",
+        "RMSNorm backward: launch shapes, best bandwidth per programs-per-SM", (SWEEP,), fig_sweep
     ),
     "rmsnorm-training": Figure(
         "RMSNorm forward + backward: bandwidth against hidden size",

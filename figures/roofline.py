@@ -31,6 +31,9 @@ def roofs(ceilings: dict) -> list[tuple[str, str, float]]:
 
 
 def build(docs: Docs) -> dict:
+    """Log-log roofline: attainable TFLOP/s against arithmetic intensity, with the measured
+    copy-bandwidth slope, one measured roof per instruction class (fp32 FMA on CUDA cores where
+    measured, bf16 matmul on tensor cores), and the book's kernels as points."""
     ceilings = render.doc(docs, "ceilings")
     bw = render.copy_bw(ceilings)
     tops = roofs(ceilings)
@@ -128,12 +131,5 @@ def build(docs: Docs) -> dict:
 
 
 FIGURES = {
-    "roofline": Figure(
-        "Roofline: measured ceilings and the book's kernels",
-        ("ceilings",),
-        build,
-        "Log-log roofline: attainable TFLOP/s against arithmetic intensity, with the measured "
-        "copy-bandwidth slope, one measured roof per instruction class (fp32 FMA on CUDA "
-        "cores where measured, bf16 matmul on tensor cores), and the book's kernels as points.",
-    )
+    "roofline": Figure("Roofline: measured ceilings and the book's kernels", ("ceilings",), build)
 }

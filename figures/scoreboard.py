@@ -88,12 +88,6 @@ def get(lookup: Callable[..., dict], *args) -> dict | None:
         return None
 
 
-def find(docs: Docs, bench: str, **match) -> dict | None:
-    """The one timed row of ``bench`` matching ``match``, or None."""
-    row = render.maybe_one(docs, bench, absent_ok=True, **match)
-    return row if row is not None and "time_s" in row else None
-
-
 class Cells(dict):
     """{(case, against): text}, in the order set; a cell that is None is not set."""
 
@@ -117,7 +111,7 @@ def paired(bench: str, mine: dict, order, label, same, peers, copy=False):
         for r in sorted(render.rows(docs, bench, **mine), key=order):
             if "time_s" in r:
                 match = {k: r[k] for k in same}
-                found = [(name, find(docs, bench, impl=p, **match)) for p, name in peers]
+                found = [(name, render.ran(docs, bench, impl=p, **match)) for p, name in peers]
                 cells.versus(docs, bench, label(r), r, found, copy)
         return cells
 
@@ -147,7 +141,7 @@ def reduction_cells(docs: Docs) -> Cells:
     for op, _ in reduction.OPS:
         for dtype in reduction.DTYPES:
             for cols in REDUCTION_WIDTHS:
-                ours, torch = (find(docs, bench, impl=i, op=op, dtype=dtype, cols=cols)
+                ours, torch = (render.ran(docs, bench, impl=i, op=op, dtype=dtype, cols=cols)
                                for i in ("triton", "torch"))  # fmt: skip
                 peers = [(f"torch.{'amax' if op == 'max' else op}", torch)]
                 cells.versus(
@@ -199,8 +193,10 @@ def matmul_square_cells(docs: Docs) -> Cells:
 def matmul_epilogue_cells(docs: Docs) -> Cells:
     cells, bench = Cells(), matmul.EPILOGUE
     for n in SQUARE_SIZES:
-        peers = [(name, find(docs, bench, impl=p, m=n)) for p, name in EPILOGUE_PEERS]
-        cells.versus(docs, bench, f"bf16, {n}³", find(docs, bench, impl="triton_fused", m=n), peers)
+        peers = [(name, render.ran(docs, bench, impl=p, m=n)) for p, name in EPILOGUE_PEERS]
+        cells.versus(
+            docs, bench, f"bf16, {n}³", render.ran(docs, bench, impl="triton_fused", m=n), peers
+        )
     return cells
 
 
@@ -240,12 +236,12 @@ def matmul_tma_cells(docs: Docs) -> Cells:
     for impl, name in TMA_KERNELS:
         for dtype, short in matmul.DTYPES:
             for n in SQUARE_SIZES:
-                ours, cublas = (find(docs, TMA, impl=i, dtype=dtype, m=n, n=n, k=n)
+                ours, cublas = (render.ran(docs, TMA, impl=i, dtype=dtype, m=n, n=n, k=n)
                                 for i in (impl, "cublas"))  # fmt: skip
                 cells.versus(docs, TMA, f"{name}, {short}, {n}³", ours, [("cuBLAS", cublas)])
     for n in SQUARE_SIZES:
         fused, eager = (
-            find(docs, TMA_EPILOGUE, impl=i, m=n) for i in ("tma_fused", "cublas_eager")
+            render.ran(docs, TMA_EPILOGUE, impl=i, m=n) for i in ("tma_fused", "cublas_eager")
         )
         peers = [("cuBLAS, then bias add and GELU", eager)]
         cells.versus(docs, TMA_EPILOGUE, f"TMA + bias + GELU, bf16, {n}³", fused, peers)
@@ -272,9 +268,9 @@ def fp8_cells(docs: Docs) -> Cells:
         peers = [
             (
                 "_scaled_mm",
-                find(docs, FP8, impl="scaled_mm", scaling=mode, fast_accum=accum, **shape),
+                render.ran(docs, FP8, impl="scaled_mm", scaling=mode, fast_accum=accum, **shape),
             ),
-            ("bf16 cuBLAS", find(docs, FP8, impl="cublas_bf16", **shape)),
+            ("bf16 cuBLAS", render.ran(docs, FP8, impl="cublas_bf16", **shape)),
         ]
         case = f"{FP8_MODES[mode]}{sums}, {r['m']:,}×{r['n']:,}×{r['k']:,}"
         cells.versus(docs, FP8, case, r, peers)

@@ -89,16 +89,8 @@ def field(row: dict | None, name: str):
 
 bandwidth_of = render.row_kind(ran, render.bandwidth, "``impl``'s bandwidth at ``cols`` columns.")
 time = render.row_kind(row_of, render.p50, "``impl``'s median device seconds at ``cols`` columns.")
-
-
-def n_rows(docs: Docs, cols: int) -> int:
-    """Rows of the fp32 tensor (512 MiB) at ``cols`` columns."""
-    return forward(docs, cols)["rows"]
-
-
-def bytes_moved(docs: Docs, cols: int) -> int:
-    """Bytes the forward must move at ``cols`` fp32 columns (read x, write y)."""
-    return forward(docs, cols)["bytes"]
+n_rows = render.row_kind(forward, lambda r: r["rows"], "Rows of the tensor (512 MiB).")
+bytes_moved = render.row_kind(forward, lambda r: r["bytes"], "Bytes the forward must move.")
 
 
 def floor(docs: Docs, cols: int, passes: int = 2) -> float:
@@ -170,13 +162,10 @@ def sweep_bandwidth(
     return render.bandwidth(r) if r else None
 
 
-def quotient(docs: Docs, a: float | None, b: float | None) -> float | None:
-    """For ``pair_kind`` over ``sweep_bandwidth``: one setting's bandwidth over another's."""
-    return render.quotient(a, b)
-
-
-sweep_ratio = render.pair_kind(sweep_bandwidth, "kernel", quotient, "``of``'s best over ``to``'s.")
-tile_gain = render.pair_kind(sweep_bandwidth, "tile", quotient, "Tiles of ``of`` over ``to``.")
+sweep_ratio = render.pair_kind(
+    sweep_bandwidth, "kernel", render.over, "``of``'s best over ``to``'s."
+)
+tile_gain = render.pair_kind(sweep_bandwidth, "tile", render.over, "Tiles of ``of`` over ``to``.")
 
 
 def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:
@@ -311,7 +300,11 @@ def sweep_line(rs: list[dict], name: str, role: str, **extra) -> dict:
 
 
 def fig_online(docs: Docs) -> dict:
-    """65,536 columns: bandwidth against bytes per tile, a panel per dtype, a line per grid."""
+    """Bandwidth of the online softmax kernel on rows of 65,536 columns against the bytes of one
+    tile (tile elements × element size), one panel for fp32 and one for bf16, one line per number
+    of programs per SM, with the whole-row kernel forced onto the same rows as a lone point, the
+    copy ceiling, and two thirds of it: the most the kernel could reach if its second read of
+    each row came from HBM."""
     online = sweep(docs, cols=LONG)
     controls = sweep(docs, "control", cols=LONG)
     grids = sorted({r["programs_per_sm"] for r in online})
@@ -381,14 +374,7 @@ FIGURES = {
         "torch, torch.compile and Liger-Kernel where it ran, with the copy ceiling.",
     ),
     "softmax-online": Figure(
-        "Online softmax at 65,536 columns: bandwidth against bytes per tile",
-        (ONLINE,),
-        fig_online,
-        "Bandwidth of the online softmax kernel on rows of 65,536 columns against the bytes "
-        "of one tile (tile elements × element size), one panel for fp32 and one for bf16, "
-        "one line per number of programs per SM, with the whole-row kernel forced onto the "
-        "same rows as a lone point, the copy ceiling, and two thirds of it: the most the "
-        "kernel could reach if its second read of each row came from HBM.",
+        "Online softmax at 65,536 columns: bandwidth against bytes per tile", (ONLINE,), fig_online
     ),
 }
 
@@ -427,14 +413,11 @@ def short_kernel_name(name: str) -> str:
     return re.split(r"[<(]", name, maxsplit=1)[0].rsplit("::", 1)[-1].strip()
 
 
-def kernel_names(
-    docs: Docs, impl: Impl, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
-) -> str | None:
-    """The kernels one call of ``impl`` launches, short names joined by ' + ', as code."""
-    r = launched_row(docs, impl, cols, direction, dtype)
-    if r is None:
-        return None
-    return " + ".join(f"`{short_kernel_name(n)}`" for n in r["kernel_names"])
+kernel_names = render.row_kind(
+    launched_row,
+    lambda r: " + ".join(f"`{short_kernel_name(n)}`" for n in r["kernel_names"]),
+    "The kernels one call of ``impl`` launches, short names joined by ' + ', as code.",
+)
 
 
 VALUES["softmax.kernels"] = Value(kernels, render.count, missing=NOT_MEASURED)

@@ -73,6 +73,8 @@ def between_machines(docs: Docs) -> float | None:
 
 
 def build(docs: Docs) -> dict:
+    """Scatter of per-run bandwidth, as a percentage of each point's median over all runs, for the
+    vector add (Triton and torch.add) at 2²⁶ and 2¹⁶ fp32 elements, one colour per machine."""
     rs = render.rows(docs, "variation")
     points = sorted({r["point"] for r in rs}, key=lambda p: (-int(p.split("^")[1]), p))
     centre = {p: render.median(render.bandwidth(r) for r in rs if r["point"] == p) for p in points}
@@ -103,9 +105,6 @@ VARIATION_FIGURE = Figure(
     "Run-to-run variation: each run's bandwidth against the median of all runs",
     ("variation",),
     build,
-    "Scatter of per-run bandwidth, as a percentage of each point's median over all runs, "
-    "for the vector add (Triton and torch.add) at 2²⁶ and 2¹⁶ fp32 elements, one "
-    "colour per machine.",
 )
 FIGURES = {"variation": VARIATION_FIGURE}
 NOT_YET = "not yet measured"

@@ -51,11 +51,7 @@ def sweep_row(docs: Docs, block: int, warps: int) -> dict:
     return row
 
 
-def largest_n(docs: Docs) -> int:
-    """The largest size measured (elements)."""
-    return largest(docs)["n"]
-
-
+largest_n = render.row_kind(largest, lambda r: r["n"], "The largest size measured (elements).")
 moved = render.row_kind(largest, lambda r: r["bytes"], "Bytes one add moves at the largest size.")
 
 
@@ -141,8 +137,7 @@ def resident(docs: Docs, block: int, warps: int, per: Literal["sm", "gpu"] = "gp
 
 def sm_limit(docs: Docs, of: Literal["threads", "blocks", "registers"]) -> int | None:
     """What one SM of this device can hold at once: threads, programs or registers."""
-    limits = render.SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
-    return None if limits is None else limits[of]
+    return render.field(render.sm_limits(docs), of)
 
 
 def program_rate(
@@ -207,10 +202,12 @@ def nanos(v: float) -> str:
 Stream = Literal["add", "copy", "read", "fill"]
 
 
-def stream_bandwidth(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
-    """Bytes read and written per second by ``stream``, None where not run."""
-    r = render.maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
-    return None if r is None else render.bandwidth(r)
+def stream_row(docs: Docs, stream: Stream, impl: Impl = "triton") -> dict | None:
+    """The row of ``stream``, None where not run."""
+    return render.maybe_one(docs, STREAMS, absent_ok=True, stream=stream, impl=impl)
+
+
+stream_bandwidth = render.row_kind(stream_row, render.bandwidth, "Bytes per second of ``stream``.")
 
 
 def stream_of_copy(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
@@ -241,9 +238,8 @@ def copy_compare(docs: Docs, dtype: Dtype = "float32") -> str:
 
 def stream_compare(docs: Docs, stream: Stream, impl: Impl = "triton") -> str | None:
     """Bytes per second of ``stream`` against the copy's, in words; None where not run."""
-    this, base = (render.maybe_one(docs, STREAMS, absent_ok=True, stream=s, impl=i)
-                  for s, i in ((stream, impl), ("copy", "torch")))  # fmt: skip
-    this, base = (None if r is None else render.per_byte(r) for r in (this, base))
+    rows = (stream_row(docs, stream, impl), stream_row(docs, "copy", "torch"))
+    this, base = (None if r is None else render.per_byte(r) for r in rows)
     return render.tie_words(docs, STREAMS, this, base)
 
 
@@ -258,8 +254,7 @@ def resident_by(docs: Docs, block: int, warps: int, limit: Limit) -> int | None:
 def occupancy(docs: Docs, block: int, warps: int) -> float | None:
     """Resident warps of the add at (block, warps) over the most an SM can hold."""
     r = resident_per_sm(docs, block, warps)
-    limits = render.SM_LIMITS.get(render.provenance(docs).get("compute_capability"))
-    return None if r is None else r["resident"] * warps / (limits["threads"] // 32)
+    return None if r is None else r["resident"] * warps / (render.sm_limits(docs)["threads"] // 32)
 
 
 warp_registers = render.row_kind(
@@ -303,6 +298,8 @@ VALUES = {
 
 
 def fig_bandwidth(docs: Docs) -> dict:
+    """Achieved bandwidth of the Triton vector add and torch.add against element count, with the
+    measured copy ceiling; error bars span the 20th to 80th percentile."""
     bw = render.copy(docs, BENCH) / 1e12
     impls = (
         ("triton", "Triton (kernels/vector_add.py)", "triton"),
@@ -339,6 +336,8 @@ def fig_bandwidth(docs: Docs) -> dict:
 
 
 def fig_block_sweep(docs: Docs) -> dict:
+    """Achieved bandwidth of vector add for BLOCK from 4 to 16384, one line per num_warps, with the
+    measured copy ceiling."""
     rs = sweep(docs)
     traces = []
     for i, w in enumerate(sorted({r["num_warps"] for r in rs})):
@@ -380,18 +379,12 @@ def fig_block_sweep(docs: Docs) -> dict:
 
 FIGURES = {
     "vector-add-bandwidth": Figure(
-        "Vector add: achieved bandwidth against size",
-        ("vector_add",),
-        fig_bandwidth,
-        "Achieved bandwidth of the Triton vector add and torch.add against element count, "
-        "with the measured copy ceiling; error bars span the 20th to 80th percentile.",
+        "Vector add: achieved bandwidth against size", ("vector_add",), fig_bandwidth
     ),
     "vector-add-block-sweep": Figure(
         "Vector add bandwidth against BLOCK and num_warps",
         ("vector_add_block_sweep",),
         fig_block_sweep,
-        "Achieved bandwidth of vector add for BLOCK from 4 to 16384, one line per num_warps, "
-        "with the measured copy ceiling.",
     ),
 }
 

@@ -38,9 +38,11 @@ missing, unknown, repeated or ill-typed parameter fails the build with the page,
 and the parameter named. Look rows up with ``one`` (exactly one row, else a RenderError
 such as ``matmul has no row impl=triton dtype=float16 m=4096``) or ``maybe_one`` (None on
 a device that has not run the benchmark; with ``absent_ok=True`` also where its run lacks
-the row); share ``bandwidth``, ``flop_rate``, ``copy``, ``median`` and ``quotient`` from
-here, and build figures from the plot helpers below (``plot``, ``rows_by``, ``curves``,
-``tbps_line``, ``copy_ceiling``, ``hbar``, ...) rather than writing Plotly dicts out. A
+the row), or ``ran`` (as ``absent_ok``, and None where the row records a failure); share
+``bandwidth``, ``flop_rate``, ``copy``, ``median``, ``quotient`` (``over`` and
+``difference`` for ``pair_kind``) and the formats from here, and build figures from the
+plot helpers below (``plot``, ``rows_by``, ``curves``, ``tbps_line``, ``copy_ceiling``,
+``hbar``, ...) rather than writing Plotly dicts out. A
 figure that repeats a shape other figures draw is a small table handed to a builder: a
 line per implementation (``impl_lines``: rows, x field, points, hover), bandwidth
 against row width with a panel per dtype (``impl_curves`` into ``width_panels``), grouped
@@ -57,7 +59,7 @@ compares two of its rows as ``of= to= dtype= n=`` (``render.divide(read)`` gives
 ratio). Such kinds are callable as plain functions too.
 
 **Formats.** The Value's format is its default; ``as=FORMAT`` picks another one from
-``FORMATS``: numbers ``plain count whole ratio ratio3 percent percent1``, rates ``tbps
+``FORMATS``: numbers ``plain count whole ratio ratio3 percent percent1 sci``, rates ``tbps
 tflops``, bytes ``gb gb1 mb kb_mb kib bytes_kib mib gib mib_gib``, seconds ``us0``-``us3``,
 ``ms0``-``ms3``, ``s0``-``s3`` (in µs, ms or s with that many decimals), and for a kind
 that returns a time spread ``span_us0``-``span_us3``, ``span_ms0``-``span_ms3`` (its 20th
@@ -271,6 +273,13 @@ def maybe_one(docs: Docs, bench: str, *, absent_ok: bool = False, **match) -> di
     if bench not in docs or (absent_ok and not rows(docs, bench, **match)):
         return None
     return one(docs, bench, **match)
+
+
+def ran(docs: Docs, bench: str, **match) -> dict | None:
+    """The one row of ``bench`` matching ``match`` that ran (has a ``time_s``), or None: the
+    device has not run ``bench``, its run has no such row, or the row records a failure."""
+    r = maybe_one(docs, bench, absent_ok=True, **match)
+    return r if r and "time_s" in r else None
 
 
 def bandwidth(row: dict) -> float:
@@ -1014,6 +1023,14 @@ def spans(scale: float, unit: str, digits: int) -> Callable[[Spread], str]:
     return show
 
 
+def sci(v: float) -> str:
+    """A small number in scientific notation, two significant figures: '−6.5 × 10⁻⁴'."""
+    if v == 0:
+        return "0"
+    mantissa, exponent = f"{v:.1e}".split("e")
+    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
 def percent1(v: float) -> str:
     return f"{v:.1%}"
 
@@ -1075,6 +1092,7 @@ FORMATS: dict[str, Callable[[object], str]] = {
     "ratio3": ratio3,
     "percent": percent,
     "percent1": percent1,
+    "sci": sci,
     "tbps": tbps,
     "tflops": tflops,
     "gb": gb,
@@ -1105,13 +1123,22 @@ class Figure:
     memory a tensor takes) gives ``counted``, what was counted and how ("bytes each version
     reads and writes, from the tensor shapes"): it is drawn once, captioned "Counted: ..."
     instead of "Measured on ...", with no device switch, and the build fails if two
-    devices' data would draw it differently."""
+    devices' data would draw it differently. ``alt``, the text a screen reader gives for
+    it, is by default ``build``'s docstring (its whitespace collapsed): what the function
+    draws, said once."""
 
     title: str
     needs: tuple[str, ...]  # benchmarks whose data it draws (their provenance is the caption)
     build: Callable[[Docs], dict]
-    alt: str
+    alt: str = ""
     counted: str | None = None
+
+    def __post_init__(self):
+        if not self.alt:
+            alt = " ".join((self.build.__doc__ or "").split())
+            if not alt:
+                raise RenderError(f"figure {self.title!r}: give alt, or a docstring to its build")
+            object.__setattr__(self, "alt", alt)
 
 
 def named(name: str, docstring: str, compute: Callable) -> Callable:
@@ -1873,9 +1900,19 @@ def tie(bench: str) -> Callable:
     return lambda docs, a, b: tie_words(docs, bench, a, b)
 
 
+def over(docs: Docs, a: float | None, b: float | None) -> float | None:
+    """For ``pair_kind`` over a kind that gives numbers: ``a / b``, None without both."""
+    return quotient(a, b)
+
+
 def divide(read: Callable[[dict], float], minus: float = 0.0) -> Callable:
     """For ``pair_kind``: ``read(a) / read(b) - minus``, None without both rows."""
     return lambda docs, a, b: None if a is None or b is None else read(a) / read(b) - minus
+
+
+def difference(read: Callable[[dict], float]) -> Callable:
+    """For ``pair_kind``: ``read(a) - read(b)``, None without both rows."""
+    return lambda docs, a, b: None if a is None or b is None else read(a) - read(b)
 
 
 def tie_words(
@@ -1971,6 +2008,11 @@ SM_LIMITS = {
     "9.0": {"threads": 2048, "blocks": 32, "registers": 65536},
 }
 REGISTER_UNIT = 256
+
+
+def sm_limits(docs: Docs) -> dict | None:
+    """SM_LIMITS of this device's compute capability, or None where it is not listed."""
+    return SM_LIMITS.get(provenance(docs).get("compute_capability"))
 
 
 def warp_share(n_regs: int) -> int:

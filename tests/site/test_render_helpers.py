@@ -245,3 +245,47 @@ def test_times_over_takes_the_per_round_ratio_where_timed_head_to_head():
     a_paired, b_paired = {**a, **ab}, {**b, "ab": {"group": "g", "name": "b"}}
     # b's time over a's: the per-round ratio a recorded against b, not 4 / 2
     assert render.times_over(b_paired, a_paired) == 2.1
+
+
+def test_ran_is_the_row_that_has_a_time_or_none():
+    docs = {"b": {"rows": [{"impl": "a", "time_s": SPREAD}, {"impl": "f", "failure": "no"}]}}
+    assert render.ran(docs, "b", impl="a") == {"impl": "a", "time_s": SPREAD}
+    assert render.ran(docs, "b", impl="f") is None  # a failure
+    assert render.ran(docs, "b", impl="z") is None  # no such row
+    assert render.ran({}, "b", impl="a") is None  # no such benchmark on the device
+
+
+def test_pair_helpers_over_and_difference_give_none_without_both():
+    assert render.over({}, 3.0, 2.0) == 1.5 and render.over({}, None, 2.0) is None
+    minus = render.difference(render.p50)
+    assert minus({}, {"time_s": {"p50": 3.0}}, {"time_s": {"p50": 1.0}}) == 2.0
+    assert minus({}, None, {"time_s": {"p50": 1.0}}) is None
+
+
+def test_scientific_notation_writes_a_true_minus_and_superscripts():
+    assert render.sci(-6.5e-4) == "−6.5 × 10⁻⁴"
+    assert render.sci(2.7e-3) == "2.7 × 10⁻³"
+    assert render.sci(0) == "0"
+    assert render.FORMATS["sci"] is render.sci
+
+
+def test_a_figures_alt_text_defaults_to_its_build_functions_docstring():
+    def build(docs):
+        """Bars of one
+        thing, with spaces collapsed."""
+
+    assert render.Figure("t", (), build).alt == "Bars of one thing, with spaces collapsed."
+    assert render.Figure("t", (), build, "given").alt == "given"
+    try:
+        render.Figure("t", (), lambda docs: {})
+    except render.RenderError as exc:
+        assert "give alt" in str(exc)
+    else:
+        raise AssertionError("a figure without alt text or docstring was accepted")
+
+
+def test_sm_limits_are_those_of_the_runs_compute_capability():
+    docs = {"b": {"provenance": {"compute_capability": "9.0"}, "rows": []}}
+    assert render.sm_limits(docs)["threads"] == 2048
+    docs["b"]["provenance"]["compute_capability"] = "1.0"
+    assert render.sm_limits(docs) is None

@@ -227,12 +227,7 @@ def fig_dtypes(docs: Docs) -> dict:
         triton,
         bars("library (cuBLAS; _scaled_mm for fp8)", roles, roof_labels, roof, roof_text),
     ]
-    return render.plot(
-        data,
-        barmode="group",
-        xaxis=render.axis(f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", rangemode="tozero"),
-        yaxis=render.label_axis("inputs"),
-    )
+    return render.bar_chart(data, f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", "inputs")
 
 
 FIGURES = {

@@ -370,16 +370,11 @@ def fig_grouped(docs: Docs) -> dict:
     bars = render.hbar(
         labels, points, ["series-1", "triton"], hover="%{x:.0f} TFLOP/s", text=text, **MID_BAR
     )
-    return render.plot(
-        [bars],
-        xaxis=render.axis(
-            f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
-            f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages",
-            rangemode="tozero",
-        ),
-        yaxis=render.label_axis(),
-        showlegend=False,
+    title = (
+        f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
+        f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages"
     )
+    return render.bar_chart([bars], title, group=False, showlegend=False)
 
 
 EPILOGUE_IMPLS = (
@@ -409,14 +404,8 @@ def fig_epilogue(docs: Docs) -> dict:
         traces.append(
             render.hbar(labels, points, role, name=label, hover=hover, text=text, **MID_BAR)
         )
-    return render.plot(
-        traces,
-        barmode="group",
-        xaxis=render.axis(
-            "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)", rangemode="tozero"
-        ),
-        yaxis=render.label_axis("M = N = K"),
-    )
+    title = "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)"
+    return render.bar_chart(traces, title, "M = N = K")
 
 
 FIGURES = {

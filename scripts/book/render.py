@@ -917,6 +917,28 @@ def panels(panes, xaxis: dict, yaxis: dict, *, columns: int = 2, same_y: bool = 
     return {"data": data, "layout": {**layout, "grid": grid, "annotations": annotations}}
 
 
+def bar_chart(traces, title: str, labels: str | None = None, *, group=True, **layout) -> dict:
+    """Horizontal bars (``hbar`` traces), grouped unless ``group`` is False: the value axis
+    titled ``title``, from zero, and the label axis (``label_axis``) titled ``labels``;
+    ``layout`` as for ``plot`` (``height``, ``showlegend``, ...)."""
+    grouped = {"barmode": "group"} if group else {}
+    xaxis = axis(title, rangemode="tozero")
+    return plot(traces, **grouped, xaxis=xaxis, yaxis=label_axis(labels), **layout)
+
+
+def note(x, y, text: str, **extra) -> dict:
+    """A label on a figure, without an arrow (a Plotly annotation; on a log axis its
+    coordinate is the log10 of the value); ``extra``: anchors, shifts, references."""
+    return {"x": x, "y": y, "text": text, "showarrow": False, **extra}
+
+
+def arrow(x, y, ax, ay, text: str = "", **extra) -> dict:
+    """An arrow from (``ax``, ``ay``) to (``x``, ``y``), both in axis coordinates, its
+    label ``text`` at the tail; ``extra`` as for ``note``."""
+    return {"x": x, "y": y, "ax": ax, "ay": ay, "axref": "x", "ayref": "y", "text": text,
+            "showarrow": True, "arrowhead": 2, **extra}  # fmt: skip
+
+
 def label_axis(title: str | None = None) -> dict:
     """The label axis of horizontal bars: the first label on top, room for long labels."""
     ax = {"automargin": True, "autorange": "reversed"}

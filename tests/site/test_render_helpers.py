@@ -289,3 +289,21 @@ def test_sm_limits_are_those_of_the_runs_compute_capability():
     assert render.sm_limits(docs)["threads"] == 2048
     docs["b"]["provenance"]["compute_capability"] = "1.0"
     assert render.sm_limits(docs) is None
+
+
+def test_bar_chart_is_grouped_bars_on_a_zero_based_value_axis_with_labels_top_down():
+    chart = render.bar_chart([{"type": "bar"}], "µs per call", "inputs", height=300)
+    layout = chart["layout"]
+    assert layout["barmode"] == "group" and layout["height"] == 300
+    assert layout["xaxis"] == render.axis("µs per call", rangemode="tozero")
+    assert layout["yaxis"] == render.label_axis("inputs")
+    assert "barmode" not in render.bar_chart([], "x", group=False)["layout"]
+
+
+def test_notes_and_arrows_are_annotations_in_axis_coordinates():
+    assert render.note(1, 2, "here", xanchor="left") == {
+        "x": 1, "y": 2, "text": "here", "showarrow": False, "xanchor": "left"
+    }  # fmt: skip
+    arrow = render.arrow(1, 2, 1, 0, arrowside="end+start")
+    assert (arrow["ax"], arrow["ay"], arrow["axref"], arrow["ayref"]) == (1, 0, "x", "y")
+    assert arrow["showarrow"] and arrow["text"] == "" and arrow["arrowside"] == "end+start"

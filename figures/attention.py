@@ -130,11 +130,7 @@ def fig_rate(direction: str, d: int):
                 render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
             )
         what = f"sequence length N (bf16, d = {d}, B·N = 16,384, H·d = 4,096)"
-        return render.panels(
-            panes,
-            render.axis(what, log=True, ticks=sorted(ns)),
-            render.axis(f"{direction} TFLOP/s", rangemode="tozero"),
-        )
+        return render.size_chart(panes, what, ns, f"{direction} TFLOP/s", panes=True)
 
     return build
 
@@ -167,11 +163,7 @@ def fig_memory(docs: Docs) -> dict:
 
     panes, ns = impl_panes(docs, MEMORY, "direction", STEP_PANES, draw)
     title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
-    return render.panels(
-        panes,
-        render.axis(title, log=True, ticks=sorted(ns)),
-        render.axis("peak working memory (GiB)", log=True),
-    )
+    return render.size_chart(panes, title, ns, "peak working memory (GiB)", y_log=True, panes=True)
 
 
 FIGURES = {

@@ -187,11 +187,8 @@ def fig_splits(docs: Docs) -> dict:
     top = render.copy(docs, SPLITS) / 1e12
     traces.append(render.vline(sms(docs), 0, top, f"{sms(docs)} SMs"))
     traces.append(render.copy_ceiling(docs, SPLITS, xs))
-    return render.plot(
-        traces,
-        xaxis=render.axis("programs (8 key/value heads × splits)", log=True, ticks=sorted(xs)),
-        yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
-    )
+    x = "programs (8 key/value heads × splits)"
+    return render.size_chart(traces, x, xs, "bandwidth (TB/s)")
 
 
 FIGURES = {

@@ -333,12 +333,9 @@ def fig_squares(docs: Docs) -> dict:
         )
         for dtype, short in DTYPES
     ]
-    sizes = sorted({r["m"] for r in render.rows(docs, SQUARES)})
-    return render.panels(
-        panes,
-        render.axis("square size n (M = N = K = n)", log=True, ticks=sizes),
-        render.axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
-    )
+    sizes = {r["m"] for r in render.rows(docs, SQUARES)}
+    x, y = "square size n (M = N = K = n)", "TFLOP/s (2·n³ per matmul)"
+    return render.size_chart(panes, x, sizes, y, panes=True)
 
 
 def fig_llm(docs: Docs) -> dict:

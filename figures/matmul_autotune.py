@@ -417,16 +417,8 @@ def fig_autotune_cost(docs: Docs) -> dict:
         render.line(xs, [r[field] for r in rs], name, role, dash=dash, hover=hover)
         for field, name, role, dash in COST_LINES
     ]
-    r = rs[0]
-    return render.plot(
-        traces,
-        xaxis=render.axis(
-            f"configs in the autotuner's list ({r['m']}³ {dict(DTYPES)[r['dtype']]})",
-            log=True,
-            ticks=xs,
-        ),
-        yaxis=render.axis("seconds, first call for a new key", rangemode="tozero"),
-    )
+    x = f"configs in the autotuner's list ({rs[0]['m']}³ {dict(DTYPES)[rs[0]['dtype']]})"
+    return render.size_chart(traces, x, xs, "seconds, first call for a new key")
 
 
 FIGURES = {

@@ -926,6 +926,18 @@ def bar_chart(traces, title: str, labels: str | None = None, *, group=True, **la
     return plot(traces, **grouped, xaxis=xaxis, yaxis=label_axis(labels), **layout)
 
 
+def size_chart(traces, x: str, ticks, y: str, *, y_log=False, panes=False, **layout) -> dict:
+    """Lines against a size or a count: the x axis titled ``x``, log, with ``ticks`` marked
+    (sorted); the y axis titled ``y``, from zero (log with ``y_log``). ``traces`` go to
+    ``plot`` with ``layout``, or, with ``panes``, are ``panels``' panes (``layout``: its
+    ``columns``, ``same_y``)."""
+    xaxis = axis(x, log=True, ticks=sorted(ticks))
+    yaxis = axis(y, log=True) if y_log else axis(y, rangemode="tozero")
+    if panes:
+        return panels(traces, xaxis, yaxis, **layout)
+    return plot(traces, xaxis=xaxis, yaxis=yaxis, **layout)
+
+
 def note(x, y, text: str, **extra) -> dict:
     """A label on a figure, without an arrow (a Plotly annotation; on a log axis its
     coordinate is the log10 of the value); ``extra``: anchors, shifts, references."""

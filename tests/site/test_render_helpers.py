@@ -307,3 +307,12 @@ def test_notes_and_arrows_are_annotations_in_axis_coordinates():
     arrow = render.arrow(1, 2, 1, 0, arrowside="end+start")
     assert (arrow["ax"], arrow["ay"], arrow["axref"], arrow["ayref"]) == (1, 0, "x", "y")
     assert arrow["showarrow"] and arrow["text"] == "" and arrow["arrowside"] == "end+start"
+
+
+def test_a_size_chart_has_a_log_x_axis_with_sorted_ticks_and_a_y_axis_from_zero():
+    chart = render.size_chart([], "n", {4096, 1024}, "TB/s")["layout"]
+    assert chart["xaxis"] == render.axis("n", log=True, ticks=[1024, 4096])
+    assert chart["yaxis"] == render.axis("TB/s", rangemode="tozero")
+    assert render.size_chart([], "n", [1], "s", y_log=True)["layout"]["yaxis"]["type"] == "log"
+    two = render.size_chart([("a", []), ("b", [])], "n", [1, 2], "s", panes=True, columns=1)
+    assert two["layout"]["grid"]["rows"] == 2 and two["layout"]["yaxis2"]["matches"] == "y"

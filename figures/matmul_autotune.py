@@ -333,20 +333,12 @@ def fig_configs(docs: Docs) -> dict:
     for j, (warps, stages) in enumerate(settings):
         rs = [r for r in sweep_ran(docs) if (r["num_warps"], r["num_stages"]) == (warps, stages)]
         points = render.tflops_points(rs)
+        name, hover = f"{warps} warps, {stages} stages", "%{hovertext}<br>%{x:.0f} TFLOP/s"
         traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": f"{warps} warps, {stages} stages",
-                "y": [ypos(r) for r in rs],
-                "x": [p[0] for p in points],
-                "width": SETTING_GAP * 0.9,
-                "error_x": render.error_bars(points),
-                "hovertext": [about(r) for r in rs],
-                "hovertemplate": "%{hovertext}<br>%{x:.0f} TFLOP/s<extra></extra>",
-                "meta": {"role": "bars", "roles": [f"series-{j}"] * len(rs)},
-            }
-        )
+            render.hbar([ypos(r) for r in rs], points, f"series-{j}", name=name,
+                        hover=hover + "<extra></extra>", width=SETTING_GAP * 0.9,
+                        hovertext=[about(r) for r in rs])
+        )  # fmt: skip
     refused = (
         ("shared memory", "refused: shared memory", "x", "ceiling"),
         ("registers", "refused: registers", "triangle-left",

@@ -843,7 +843,8 @@ def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> d
     are plain numbers or (median, low, high) triples, whose spread is drawn as error bars;
     ``roles`` is one colour role for every bar or a list of one per bar; ``text`` labels
     the bars, upright; ``hover`` is the hover template, followed by the trace's name (by
-    nothing for a trace without one); ``extra`` goes on the trace (say ``textposition``)."""
+    nothing for a trace without one, or where ``hover`` ends in its own ``<extra>``);
+    ``extra`` goes on the trace (say ``textposition``)."""
     points = list(points)
     triples = bool(points) and isinstance(points[0], tuple)
     trace = {"type": "bar", "orientation": "h", **({"name": name} if name else {})}
@@ -855,9 +856,9 @@ def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> d
     trace.update(extra)
     roles = roles if isinstance(roles, list) else [roles] * len(points)
     trace["meta"] = {"role": "bars", "roles": roles}
-    trace["hovertemplate"] = hover + (
-        "<extra>%{fullData.name}</extra>" if name else "<extra></extra>"
-    )
+    if "<extra>" not in hover:
+        hover += "<extra>%{fullData.name}</extra>" if name else "<extra></extra>"
+    trace["hovertemplate"] = hover
     return trace
 
 

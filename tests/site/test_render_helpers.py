@@ -46,6 +46,8 @@ def test_horizontal_bars_draw_medians_with_their_spread_and_colour_each_bar():
     plain = render.hbar(["a"], [5], ["cublas"])  # plain numbers, no name: no error bars
     assert plain["x"] == [5] and "error_x" not in plain and "name" not in plain
     assert plain["hovertemplate"] == "<extra></extra>" and plain["meta"]["roles"] == ["cublas"]
+    own = render.hbar(["a"], [5], "triton", name="ours", hover="%{x}<extra></extra>")
+    assert own["hovertemplate"] == "%{x}<extra></extra>"  # a hover with its own <extra> keeps it
     assert render.label_axis("inputs") == {
         "automargin": True, "autorange": "reversed", "title": {"text": "inputs"}
     }  # fmt: skip

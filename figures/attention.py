@@ -122,9 +122,8 @@ def fig_rate(direction: str, d: int):
         top = render.matmul_rate(render.doc(docs, BENCH), "bfloat16") / 1e12
         hover = "N = %{x:,}<br>%{y:.0f} TFLOP/s"
         draw = lambda rs, label, role: render.tflops_line(rs, "n", label, role, hover=hover)  # noqa: E731
-        panes, ns = impl_panes(
-            docs, BENCH, "causal", CAUSAL_PANES, draw, direction=direction, head_dim=d
-        )
+        match = {"direction": direction, "head_dim": d}
+        panes, ns = render.impl_panes(docs, BENCH, IMPLS, "causal", CAUSAL_PANES, draw, **match)
         for _, traces in panes:
             traces.append(
                 render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
@@ -133,21 +132,6 @@ def fig_rate(direction: str, d: int):
         return render.size_chart(panes, what, ns, f"{direction} TFLOP/s", panes=True)
 
     return build
-
-
-def impl_panes(docs: Docs, bench: str, field: str, panes, draw, **match):
-    """A panel per (value of ``field``, title) in ``panes``, a trace per implementation that
-    ran, ``draw(rows by N, label, role)``; and every N drawn."""
-    out, ns = [], set()
-    for value, title in panes:
-        traces = []
-        for _, label, role, _, rs in render.curves(
-            docs, bench, "n", IMPLS, field, [(value, None)], **match
-        ):
-            ns |= {r["n"] for r in rs}
-            traces.append(draw(rs, label, role))
-        out.append((title, traces))
-    return out, ns
 
 
 def fig_memory(docs: Docs) -> dict:
@@ -161,7 +145,7 @@ def fig_memory(docs: Docs) -> dict:
             [r["n"] for r in rs], gib, label, role, hover="N = %{x:,}<br>%{y:.3f} GiB"
         )
 
-    panes, ns = impl_panes(docs, MEMORY, "direction", STEP_PANES, draw)
+    panes, ns = render.impl_panes(docs, MEMORY, IMPLS, "direction", STEP_PANES, draw)
     title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
     return render.size_chart(panes, title, ns, "peak working memory (GiB)", y_log=True, panes=True)
 

@@ -776,6 +776,21 @@ def curves(docs: Docs, bench: str, x: str, impls, field: str, styles, **match):
                 yield impl, label, role, style, found
 
 
+def impl_panes(docs: Docs, bench: str, impls, field: str, panes, draw, x="n", **match):
+    """The contents of ``panels``, one panel per ``(value, title)`` of ``panes``: in each, a
+    trace per ``(impl, label, role)`` of ``impls`` with rows of ``bench`` whose ``field`` has
+    that value (and ``match``), ``draw(its rows in order of x, label, role)``. Returns the
+    panes and every ``x`` drawn."""
+    out, xs = [], set()
+    for value, title in panes:
+        traces = []
+        for _, label, role, _, rs in curves(docs, bench, x, impls, field, [(value, None)], **match):
+            xs |= {r[x] for r in rs}
+            traces.append(draw(rs, label, role))
+        out.append((title, traces))
+    return out, xs
+
+
 def impl_lines(docs: Docs, bench: str, x: str, impls, points, hover: str, **match) -> list[dict]:
     """A figure's lines, one per implementation: for each ``(impl, label, role[, extra])`` of
     ``impls`` whose rows of ``bench`` match ``match``, their ``points(rows)`` (say

@@ -318,3 +318,19 @@ def test_a_size_chart_has_a_log_x_axis_with_sorted_ticks_and_a_y_axis_from_zero(
     assert render.size_chart([], "n", [1], "s", y_log=True)["layout"]["yaxis"]["type"] == "log"
     two = render.size_chart([("a", []), ("b", [])], "n", [1, 2], "s", panes=True, columns=1)
     assert two["layout"]["grid"]["rows"] == 2 and two["layout"]["yaxis2"]["matches"] == "y"
+
+
+def test_impl_panes_draw_one_trace_per_impl_that_ran_in_each_panel():
+    rows = [{"impl": i, "causal": c, "n": n} for i in ("a", "b") for c in (False, True)
+            for n in (2, 1) if (i, c) != ("b", True)]  # fmt: skip
+    docs = {"bench": {"rows": rows}}
+    impls = (("a", "A", "triton"), ("b", "B", "torch"))
+    draw = lambda rs, label, role: (label, role, [r["n"] for r in rs])  # noqa: E731
+    panes, xs = render.impl_panes(
+        docs, "bench", impls, "causal", ((False, "full"), (True, "causal")), draw
+    )
+    assert xs == {1, 2}
+    assert panes == [
+        ("full", [("A", "triton", [1, 2]), ("B", "torch", [1, 2])]),
+        ("causal", [("A", "triton", [1, 2])]),
+    ]

@@ -230,17 +230,9 @@ def fig_time(docs: Docs) -> dict:
     cross = crossover(docs)
     if cross is not None:
         traces.append(render.vline(cross, low, high, "crossover"))
-        annotations.append(
-            {
-                "x": math.log10(cross),
-                "y": math.log10(high),
-                "text": f" NCCL faster from {size_words(cross)}",
-                "showarrow": False,
-                "xanchor": "right",
-                "yanchor": "top",
-                "font": {"size": 11},
-            }
-        )
+        text = f" NCCL faster from {size_words(cross)}"
+        label = render.note(math.log10(cross), math.log10(high), text, font={"size": 11})
+        annotations.append({**label, "xanchor": "right", "yanchor": "top"})
     return render.plot(
         traces,
         xaxis=size_axis(ns),

@@ -122,36 +122,16 @@ def fig_rate(direction: str, d: int):
         top = render.matmul_rate(render.doc(docs, BENCH), "bfloat16") / 1e12
         hover = "N = %{x:,}<br>%{y:.0f} TFLOP/s"
         draw = lambda rs, label, role: render.tflops_line(rs, "n", label, role, hover=hover)  # noqa: E731
-        panes, ns = impl_panes(
-            docs, BENCH, "causal", CAUSAL_PANES, draw, direction=direction, head_dim=d
-        )
+        match = {"direction": direction, "head_dim": d}
+        panes, ns = render.impl_panes(docs, BENCH, IMPLS, "causal", CAUSAL_PANES, draw, **match)
         for _, traces in panes:
             traces.append(
                 render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
             )
         what = f"sequence length N (bf16, d = {d}, B·N = 16,384, H·d = 4,096)"
-        return render.panels(
-            panes,
-            render.axis(what, log=True, ticks=sorted(ns)),
-            render.axis(f"{direction} TFLOP/s", rangemode="tozero"),
-        )
+        return render.size_chart(panes, what, ns, f"{direction} TFLOP/s", panes=True)
 
     return build
-
-
-def impl_panes(docs: Docs, bench: str, field: str, panes, draw, **match):
-    """A panel per (value of ``field``, title) in ``panes``, a trace per implementation that
-    ran, ``draw(rows by N, label, role)``; and every N drawn."""
-    out, ns = [], set()
-    for value, title in panes:
-        traces = []
-        for _, label, role, _, rs in render.curves(
-            docs, bench, "n", IMPLS, field, [(value, None)], **match
-        ):
-            ns |= {r["n"] for r in rs}
-            traces.append(draw(rs, label, role))
-        out.append((title, traces))
-    return out, ns
 
 
 def fig_memory(docs: Docs) -> dict:
@@ -165,13 +145,9 @@ def fig_memory(docs: Docs) -> dict:
             [r["n"] for r in rs], gib, label, role, hover="N = %{x:,}<br>%{y:.3f} GiB"
         )
 
-    panes, ns = impl_panes(docs, MEMORY, "direction", STEP_PANES, draw)
+    panes, ns = render.impl_panes(docs, MEMORY, IMPLS, "direction", STEP_PANES, draw)
     title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
-    return render.panels(
-        panes,
-        render.axis(title, log=True, ticks=sorted(ns)),
-        render.axis("peak working memory (GiB)", log=True),
-    )
+    return render.size_chart(panes, title, ns, "peak working memory (GiB)", y_log=True, panes=True)
 
 
 FIGURES = {
@@ -644,24 +620,19 @@ BACKWARD_RUNGS = (  # impl, bar label
 )
 
 
+# plan: the rung that ran with plan's config (what attention_tma trains with)
 BackwardImpl = Literal[
-    "simple", "descriptors", "tuned", "reduce", "sdpa_cudnn", "flex", "sdpa_flash"
+    "simple", "descriptors", "tuned", "reduce", "sdpa_cudnn", "flex", "sdpa_flash", "plan"
 ]
 
 
 def backward_row(docs: Docs, impl: BackwardImpl, d: HeadDim, mask: Mask) -> dict | None:
     """The backward ladder's row of ``impl`` that ran, or None."""
+    impl = backward_plan_rung(docs, d, mask) if impl == "plan" else impl
     return render.ran(docs, LADDER_BACKWARD, impl=impl, head_dim=d, causal=mask == "causal")
 
 
-def backward_ratio(docs: Docs, impl: str, peer: str, d: int, mask: str):
-    """(median, low, high) of the per-round ratio of ``peer``'s time to ``impl``'s in
-    the backward ladder (> 1: ``impl`` is faster); None where either did not run."""
-    a, b = backward_row(docs, impl, d, mask), backward_row(docs, peer, d, mask)
-    return None if a is None or b is None else render.speedup(a["time_s"], b["time_s"])
-
-
-def backward_plan_rung(docs: Docs, d: int, mask: str) -> str | None:
+def backward_plan_rung(docs: Docs, d: HeadDim, mask: Mask) -> str | None:
     """The backward rung that ran with plan's config (what attention_tma trains with)."""
     for impl, _ in BACKWARD_RUNGS:
         row = backward_row(docs, impl, d, mask)
@@ -670,7 +641,7 @@ def backward_plan_rung(docs: Docs, d: int, mask: str) -> str | None:
     return None
 
 
-def backward_config(docs: Docs, impl: str, d: int, mask: str) -> str | None:
+def backward_config(docs: Docs, impl: BackwardImpl, d: HeadDim, mask: Mask) -> str | None:
     """A backward rung's tiles in words: "dK/dV 64×128, 8 warps, 3 stages; dQ ..."."""
     text = render.field(backward_row(docs, impl, d, mask), "config")
     if text is None:
@@ -688,89 +659,6 @@ def backward_config(docs: Docs, impl: str, d: int, mask: str) -> str | None:
     return "; ".join(said)
 
 
-def ladder_backward_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | None:
-    """The backward ladder at one shape in sentences, every number from the data: each
-    rung's gain over the one before, dQ by TMA reductions against the default, the
-    default's rate and registers, and its speed as a multiple of cuDNN's and
-    FlexAttention's with the spread of the per-round ratio. On a device without the
-    backward ladder's data, the two ends from the attention benchmark (lesson 12's
-    backward and cuDNN's, through autograd); None without either."""
-    where = f"At N = 4,096, d = {d}, {mask} attention"
-    if LADDER_BACKWARD not in docs:
-        return _benchmark_ends(docs, "backward", d, mask)
-    best = backward_plan_rung(docs, d, mask)
-    simple = backward_row(docs, "simple", d, mask)
-    if simple is None or best is None:
-        return None
-    said = [f"{where}, lesson 12's backward runs at {render.tflops(render.flop_rate(simple))}."]
-    before = "simple"
-    for impl, words in (
-        ("descriptors", "Tensor descriptors alone, at its tiles ({config}), run at {gain} its"),
-        ("tuned", "The tiles plan chose ({config}) run at {gain} that"),
-    ):
-        if (gain := backward_ratio(docs, impl, before, d, mask)) is None:
-            continue
-        config = backward_config(docs, impl, d, mask)
-        said.append(words.format(config=config, gain=_times(gain)) + " speed.")
-        before = impl
-    if best != "reduce" and (gain := backward_ratio(docs, "reduce", best, d, mask)):
-        said.append(
-            "Adding each dQ tile into memory from the dK/dV kernel instead, with one TMA "
-            "reduction per tile (five tile matmuls per pair of blocks, not seven), runs at "
-            f"{_times(gain)} that speed."
-        )
-    rate = render.flop_rate(backward_row(docs, best, d, mask))
-    regs = render.field(backward_row(docs, best, d, mask), "n_regs")
-    said.append(
-        f"As attention_tma runs it, the backward reaches {render.tflops(rate)}"
-        + (f", its dK/dV kernel with {regs} registers per thread." if regs is not None else ".")
-    )
-    if (vs := backward_ratio(docs, best, "sdpa_cudnn", d, mask)) is not None:
-        flex = backward_ratio(docs, best, "flex", d, mask)
-        said.append(
-            f"That is {_times(vs)} cuDNN's speed"
-            + (f" and {_times(flex)} FlexAttention's" if flex else "")
-            + ", each spread the 20th to 80th percentile of the per-round ratio."
-        )
-    return " ".join(said)
-
-
-def ladder_backward_goals(docs: Docs) -> str | None:
-    """One sentence: attention_tma's backward as a multiple of cuDNN's and of
-    FlexAttention's speed at every shape of the ladder, each with its spread. On a device
-    without the backward ladder's data, lesson 12's backward's, from the attention
-    benchmark; None without either."""
-    parts = []
-    for d, mask in LADDER_SHAPES:
-        if LADDER_BACKWARD in docs:
-            best = backward_plan_rung(docs, d, mask)
-            found = [
-                (backward_ratio(docs, best, peer, d, mask) if best else None, who)
-                for peer, who in (("sdpa_cudnn", "cuDNN"), ("flex", "FlexAttention"))
-            ]
-        else:
-            ours = at(docs, "triton", "backward", d, mask)
-            found = []
-            for peer, who in (("sdpa_cudnn", "cuDNN"), ("flex", "FlexAttention")):
-                theirs = at(docs, peer, "backward", d, mask)
-                ratio = (
-                    render.speedup(ours["time_s"], theirs["time_s"]) if ours and theirs else None
-                )
-                found.append((ratio, who))
-        said = [f"{_times(r)} {who}'s" for r, who in found if r]
-        if said:
-            parts.append(f"{' and '.join(said)} speed at d = {d}, {mask}")
-    if not parts:
-        return None
-    gpu = render.provenance(docs)["gpu"]
-    if LADDER_BACKWARD in docs:
-        return f"On the {gpu}, attention_tma's backward runs at {'; '.join(parts)}."
-    return (
-        f"On the {gpu}, the book's backward timings at these shapes are of lesson 12's "
-        f"kernel, not attention_tma, and it runs at {'; '.join(parts)}."
-    )
-
-
 backward_regs = render.row_kind(
     backward_row, lambda r: r.get("n_regs"), "Registers per thread of a rung's dK/dV kernel."
 )
@@ -780,8 +668,6 @@ backward_spills = render.row_kind(
 
 VALUES.update(
     {
-        "attention.ladder_backward_story": Value(ladder_backward_story, missing=""),
-        "attention.ladder_backward_goals": Value(ladder_backward_goals, missing=""),
         "attention.backward_regs": Value(backward_regs, render.count, missing=NOT_MEASURED),
         "attention.backward_spills": Value(backward_spills, render.count, missing=NOT_MEASURED),
     }
@@ -798,6 +684,32 @@ def backward_bars(docs: Docs, d: int, mask: str) -> dict[str, dict]:
         found = {"simple": at(docs, "triton", "backward", d, mask)}
         found |= {impl: at(docs, impl, "backward", d, mask) for impl, _, _ in LADDER_PEERS}
     return {impl: r for impl, r in found.items() if r and "time_s" in r}
+
+
+def backward_bar(docs: Docs, impl: BackwardImpl, d: HeadDim, mask: Mask) -> dict | None:
+    """The row behind ``impl``'s bar in the backward figure at one shape, or None; without
+    the backward ladder's data, ``simple`` is lesson 12's backward in the attention benchmark."""
+    impl = backward_plan_rung(docs, d, mask) if impl == "plan" else impl
+    return backward_bars(docs, d, mask).get(impl)
+
+
+def _vs(docs: Docs, a: dict | None, b: dict | None):
+    return None if a is None or b is None else render.speedup(a["time_s"], b["time_s"])
+
+
+backward_tflops = render.row_kind(backward_bar, render.flop_rate, "FLOP/s of a backward bar.")
+backward_vs = render.pair_kind(
+    backward_bar, "impl", _vs, "How many times faster ``of``'s backward is than ``to``'s: "
+    "(median, low, high) of their per-round ratio (> 1: ``of`` is faster)."
+)  # fmt: skip
+VALUES.update(
+    {
+        "attention.backward_plan": Value(backward_plan_rung, missing=NOT_MEASURED),
+        "attention.backward_config": Value(backward_config, missing=NOT_MEASURED),
+        "attention.backward_tflops": Value(backward_tflops, render.tflops, missing=NOT_MEASURED),
+        "attention.backward_vs": Value(backward_vs, _times, missing=NOT_MEASURED),
+    }
+)
 
 
 def fig_ladder_backward(docs: Docs) -> dict:

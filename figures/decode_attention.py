@@ -149,17 +149,10 @@ def fig_bandwidth(docs: Docs) -> dict:
     to 131,072 keys at batch 1, 8 and 32: the book's split-KV kernels on a contiguous and on a
     paged cache, SDPA with enable_gqa, FlexAttention and lesson 12's prefill kernel, with the
     measured copy ceiling; error bars span the 20th to 80th percentile."""
-    panes, ns = [], set()
-    for batch in sorted({r["batch"] for r in render.rows(docs, BENCH)}):
-        traces = []
-        for _, label, role, _, rs in render.curves(
-            docs, BENCH, "n", IMPLS, "batch", [(batch, None)]
-        ):
-            ns |= {r["n"] for r in rs}
-            traces.append(
-                render.tbps_line(rs, "n", label, role, hover="N = %{x:,}<br>%{y:.2f} TB/s")
-            )
-        panes.append((f"batch {batch}", traces))
+    batches = [(b, f"batch {b}") for b in sorted({r["batch"] for r in render.rows(docs, BENCH)})]
+    hover = "N = %{x:,}<br>%{y:.2f} TB/s"
+    draw = lambda rs, label, role: render.tbps_line(rs, "n", label, role, hover=hover)  # noqa: E731
+    panes, ns = render.impl_panes(docs, BENCH, IMPLS, "batch", batches, draw)
     for _, traces in panes:
         traces.append(render.copy_ceiling(docs, BENCH, ns))
     return render.panels(
@@ -187,11 +180,8 @@ def fig_splits(docs: Docs) -> dict:
     top = render.copy(docs, SPLITS) / 1e12
     traces.append(render.vline(sms(docs), 0, top, f"{sms(docs)} SMs"))
     traces.append(render.copy_ceiling(docs, SPLITS, xs))
-    return render.plot(
-        traces,
-        xaxis=render.axis("programs (8 key/value heads × splits)", log=True, ticks=sorted(xs)),
-        yaxis=render.axis("bandwidth (TB/s)", rangemode="tozero"),
-    )
+    x = "programs (8 key/value heads × splits)"
+    return render.size_chart(traces, x, xs, "bandwidth (TB/s)")
 
 
 FIGURES = {

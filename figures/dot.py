@@ -190,10 +190,11 @@ VALUES = {
 }
 
 
-def bars(name: str, role, labels: list[str], points: list, text: list[str]) -> dict:
-    """TFLOP/s bars, labelled with ``text``."""
-    hover = "%{x:.0f} TFLOP/s"
-    return render.hbar(labels, points, role, name=name, hover=hover, text=text, textposition="auto")
+def bars(name: str, role, labels: list[str], points: list, text: list[str], hover="", **extra):
+    """TFLOP/s bars, labelled with ``text``; ``hover`` follows the rate (``extra``: ``hbar``'s)."""
+    hover = "%{x:.0f} TFLOP/s" + hover
+    return render.hbar(labels, points, role, name=name, hover=hover, text=text,
+                       textposition="auto", **extra)  # fmt: skip
 
 
 def fig_dtypes(docs: Docs) -> dict:
@@ -220,19 +221,12 @@ def fig_dtypes(docs: Docs) -> dict:
         roof_text.append(f"{roof[-1][0]:.0f}")
         roles.append("ceiling")
     share = [f"{o[0] / r[0]:.0%} of the library" for o, r in zip(ours, roof, strict=False)]
-    triton = bars("Triton tile kernel, best config", "triton", labels, ours, text)
-    triton["customdata"] = share
-    triton["hovertemplate"] = "%{x:.0f} TFLOP/s, %{customdata}<extra>%{fullData.name}</extra>"
     data = [
-        triton,
+        bars("Triton tile kernel, best config", "triton", labels, ours, text,
+             ", %{customdata}", customdata=share),
         bars("library (cuBLAS; _scaled_mm for fp8)", roles, roof_labels, roof, roof_text),
-    ]
-    return render.plot(
-        data,
-        barmode="group",
-        xaxis=render.axis(f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", rangemode="tozero"),
-        yaxis=render.label_axis("inputs"),
-    )
+    ]  # fmt: skip
+    return render.bar_chart(data, f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", "inputs")
 
 
 FIGURES = {

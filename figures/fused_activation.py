@@ -445,8 +445,7 @@ def fig_bytes(docs: Docs) -> dict:
                 labels, gbs, ROLE[impl], name=name, hover=hover, text=texts, textposition="auto"
             )
         )
-    xaxis = render.axis("HBM GB per call", rangemode="tozero")
-    return render.plot(traces, barmode="group", xaxis=xaxis, yaxis=render.label_axis())
+    return render.bar_chart(traces, "HBM GB per call")
 
 
 def fig_variants(docs: Docs) -> dict:

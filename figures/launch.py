@@ -228,14 +228,8 @@ def fig_overhead(docs: Docs) -> dict:
     title = "µs per kernel"
     if missing:
         title += f"<br>({' and '.join(missing)} time: not yet measured on this GPU)"
-    return render.plot(
-        traces,
-        barmode="group",
-        height=420 + 90 * (len(traces) - 1),
-        xaxis=render.axis(title, rangemode="tozero"),
-        yaxis=render.label_axis(),
-        showlegend=len(traces) > 1,
-    )
+    height = 420 + 90 * (len(traces) - 1)
+    return render.bar_chart(traces, title, height=height, showlegend=len(traces) > 1)
 
 
 # How many decades of n a label of the crossover figure covers on a phone (its plot area
@@ -327,44 +321,14 @@ def fig_crossover(docs: Docs) -> dict:
     )
     under = highest(lx(cross) - side[1] * span, lx(cross) + (1 - side[1]) * span)
     cross_at = max(ly(under * 1.6), gap_at + GAP_LABEL_DECADES)
-    annotations = [
-        {  # a double-headed arrow from the launch line up to the wrapper's host time
-            "x": lx(gap["n"]),
-            "y": ly(top),
-            "ax": lx(gap["n"]),
-            "ay": ly(launch),
-            "axref": "x",
-            "ayref": "y",
-            "text": "",
-            "showarrow": True,
-            "arrowhead": 2,
-            "arrowside": "end+start",
-        },
-        {
-            "x": lx(gap["n"]),
-            "y": gap_at,
-            "xshift": 2,
-            "text": f"{(top - launch) * 1e6:+.1f} µs:<br>wrapper<br>checks",
-            "showarrow": False,
-            "xanchor": "left",
-            "yanchor": "bottom",
-            "align": "left",
-        },
-        {
-            "x": lx(cross),
-            "y": ly(launch),
-            "ax": lx(cross),
-            "ay": cross_at,
-            "axref": "x",
-            "ayref": "y",
-            "text": f"device time passes<br>an empty launch:<br>n ≈ {millions(cross)}",
-            "showarrow": True,
-            "arrowhead": 2,
-            "xanchor": side[0],
-            "yanchor": "bottom",
-            "align": side[0],
-        },
-    ]
+    gap_x, said = lx(gap["n"]), f"{(top - launch) * 1e6:+.1f} µs:<br>wrapper<br>checks"
+    cross_said = f"device time passes<br>an empty launch:<br>n ≈ {millions(cross)}"
+    annotations = [  # a double-headed arrow from the launch line up to the wrapper's host time
+        render.arrow(gap_x, ly(top), gap_x, ly(launch), arrowside="end+start"),
+        render.note(gap_x, gap_at, said, xshift=2, xanchor="left", yanchor="bottom", align="left"),
+        render.arrow(lx(cross), ly(launch), lx(cross), cross_at, cross_said, xanchor=side[0],
+                     yanchor="bottom", align=side[0]),
+    ]  # fmt: skip
     pad = (lx(ns[-1]) - lx(ns[0])) * 0.04
     xrange = [lx(ns[0]) - pad, lx(ns[-1]) + pad]
     return render.plot(

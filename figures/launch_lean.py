@@ -76,13 +76,7 @@ def fig_host_cost(docs: Docs) -> dict:
     traces, _ = render.clock_bars(
         rs, labels, clocks, lambda s: f"{s / 1e-6:.1f}", "%{x:.2f} µs per call"
     )
-    return render.plot(
-        traces,
-        barmode="group",
-        height=520,
-        xaxis=render.axis("µs of host time per call (128 floats)", rangemode="tozero"),
-        yaxis=render.label_axis(),
-    )
+    return render.bar_chart(traces, "µs of host time per call (128 floats)", height=520)
 
 
 FIGURES = {

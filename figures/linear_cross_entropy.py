@@ -278,11 +278,8 @@ def fig_vs(docs: Docs) -> dict:
         render.line(ns, [1.0] * len(ns), "the book's kernel (= 1)", "triton", mode="lines",
                     hover="the book's step time"),
     )  # fmt: skip
-    return render.plot(
-        traces,
-        xaxis=render.axis("tokens N (bf16, H = 4,096, V = 128,256)", log=True, ticks=ns),
-        yaxis=render.axis("step time ÷ the book's (per round)", log=True),
-    )
+    x, y = "tokens N (bf16, H = 4,096, V = 128,256)", "step time ÷ the book's (per round)"
+    return render.size_chart(traces, x, ns, y, y_log=True)
 
 
 def fig_chunks(docs: Docs) -> dict:
@@ -302,16 +299,9 @@ def fig_chunks(docs: Docs) -> dict:
                     hover="%{x:,} rows a chunk<br>%{y:.2f} GiB", showlegend=False)  # fmt: skip
     low = rs[0]["flops"] / render.matmul_rate(render.doc(docs, CHUNKS), "bfloat16") * 1e3
     ceiling = render.hline(low, min(xs), max(xs), "the three matmuls at the 8192³ matmul rate")
-    return titled(
-        render.panels(
-            [("one launch, N = 8,192", [ceiling, t]), ("its peak memory", [m])],
-            render.axis("rows per logits chunk", log=True, ticks=xs),
-            render.axis("", rangemode="tozero"),
-            same_y=False,
-        ),
-        "time (ms)",
-        "beyond the inputs (GiB)",
-    )
+    panes = [("one launch, N = 8,192", [ceiling, t]), ("its peak memory", [m])]
+    fig = render.size_chart(panes, "rows per logits chunk", xs, "", panes=True, same_y=False)
+    return titled(fig, "time (ms)", "beyond the inputs (GiB)")
 
 
 def fig_parts(docs: Docs) -> dict:

@@ -333,12 +333,9 @@ def fig_squares(docs: Docs) -> dict:
         )
         for dtype, short in DTYPES
     ]
-    sizes = sorted({r["m"] for r in render.rows(docs, SQUARES)})
-    return render.panels(
-        panes,
-        render.axis("square size n (M = N = K = n)", log=True, ticks=sizes),
-        render.axis("TFLOP/s (2·n³ per matmul)", rangemode="tozero"),
-    )
+    sizes = {r["m"] for r in render.rows(docs, SQUARES)}
+    x, y = "square size n (M = N = K = n)", "TFLOP/s (2·n³ per matmul)"
+    return render.size_chart(panes, x, sizes, y, panes=True)
 
 
 def fig_llm(docs: Docs) -> dict:
@@ -370,16 +367,11 @@ def fig_grouped(docs: Docs) -> dict:
     bars = render.hbar(
         labels, points, ["series-1", "triton"], hover="%{x:.0f} TFLOP/s", text=text, **MID_BAR
     )
-    return render.plot(
-        [bars],
-        xaxis=render.axis(
-            f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
-            f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages",
-            rangemode="tozero",
-        ),
-        yaxis=render.label_axis(),
-        showlegend=False,
+    title = (
+        f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
+        f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages"
     )
+    return render.bar_chart([bars], title, group=False, showlegend=False)
 
 
 EPILOGUE_IMPLS = (
@@ -409,14 +401,8 @@ def fig_epilogue(docs: Docs) -> dict:
         traces.append(
             render.hbar(labels, points, role, name=label, hover=hover, text=text, **MID_BAR)
         )
-    return render.plot(
-        traces,
-        barmode="group",
-        xaxis=render.axis(
-            "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)", rangemode="tozero"
-        ),
-        yaxis=render.label_axis("M = N = K"),
-    )
+    title = "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)"
+    return render.bar_chart(traces, title, "M = N = K")
 
 
 FIGURES = {

@@ -333,20 +333,12 @@ def fig_configs(docs: Docs) -> dict:
     for j, (warps, stages) in enumerate(settings):
         rs = [r for r in sweep_ran(docs) if (r["num_warps"], r["num_stages"]) == (warps, stages)]
         points = render.tflops_points(rs)
+        name, hover = f"{warps} warps, {stages} stages", "%{hovertext}<br>%{x:.0f} TFLOP/s"
         traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": f"{warps} warps, {stages} stages",
-                "y": [ypos(r) for r in rs],
-                "x": [p[0] for p in points],
-                "width": SETTING_GAP * 0.9,
-                "error_x": render.error_bars(points),
-                "hovertext": [about(r) for r in rs],
-                "hovertemplate": "%{hovertext}<br>%{x:.0f} TFLOP/s<extra></extra>",
-                "meta": {"role": "bars", "roles": [f"series-{j}"] * len(rs)},
-            }
-        )
+            render.hbar([ypos(r) for r in rs], points, f"series-{j}", name=name,
+                        hover=hover + "<extra></extra>", width=SETTING_GAP * 0.9,
+                        hovertext=[about(r) for r in rs])
+        )  # fmt: skip
     refused = (
         ("shared memory", "refused: shared memory", "x", "ceiling"),
         ("registers", "refused: registers", "triangle-left",
@@ -417,16 +409,8 @@ def fig_autotune_cost(docs: Docs) -> dict:
         render.line(xs, [r[field] for r in rs], name, role, dash=dash, hover=hover)
         for field, name, role, dash in COST_LINES
     ]
-    r = rs[0]
-    return render.plot(
-        traces,
-        xaxis=render.axis(
-            f"configs in the autotuner's list ({r['m']}³ {dict(DTYPES)[r['dtype']]})",
-            log=True,
-            ticks=xs,
-        ),
-        yaxis=render.axis("seconds, first call for a new key", rangemode="tozero"),
-    )
+    x = f"configs in the autotuner's list ({rs[0]['m']}³ {dict(DTYPES)[rs[0]['dtype']]})"
+    return render.size_chart(traces, x, xs, "seconds, first call for a new key")
 
 
 FIGURES = {

@@ -220,11 +220,7 @@ def fig_bandwidth(direction: str, y_title: str):
             hover = "H = %{x:,}<br>%{y:.2f} TB/s"
             traces.append(render.line(list(steps), points, label, role, hover=hover))
         traces.append(render.copy_ceiling(docs, BENCH, widths))
-        return render.plot(
-            traces,
-            xaxis=render.axis("hidden size H (bf16, M × H fixed)", log=True, ticks=sorted(widths)),
-            yaxis=render.axis(y_title, rangemode="tozero"),
-        )
+        return render.size_chart(traces, "hidden size H (bf16, M × H fixed)", widths, y_title)
 
     return build
 
@@ -248,11 +244,8 @@ def fig_sweep(docs: Docs) -> dict:
             )
         )
     traces.append(render.copy_ceiling(docs, SWEEP, per_sm_all))
-    return render.plot(
-        traces,
-        xaxis=render.axis("backward programs per SM", log=True, ticks=sorted(per_sm_all)),
-        yaxis=render.axis("best backward bandwidth (TB/s)", rangemode="tozero"),
-    )
+    y = "best backward bandwidth (TB/s)"
+    return render.size_chart(traces, "backward programs per SM", per_sm_all, y)
 
 
 FIGURES = {

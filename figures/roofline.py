@@ -94,33 +94,16 @@ def build(docs: Docs) -> dict:
         traces.append(render.vline(ridge, x_lo * bw / 1e12, peak / 1e12, "ridge point"))
         kind = "fp32" if label.startswith("CUDA") else "bf16"
         # The fp32 label left of its line, the tensor-core one right: they never meet.
+        side = ("right", -4) if kind == "fp32" else ("left", 4)
+        label = render.note(math.log10(ridge), 0.02, f"{kind} ridge<br>≈ {ridge:.0f} FLOP/B")
         annotations.append(
-            {
-                "x": math.log10(ridge),
-                "y": 0.02,
-                "xref": "x",
-                "yref": "paper",
-                "yanchor": "bottom",
-                "text": f"{kind} ridge<br>≈ {ridge:.0f} FLOP/B",
-                "showarrow": False,
-                "xanchor": "right" if kind == "fp32" else "left",
-                "xshift": -4 if kind == "fp32" else 4,
-            }
-        )
+            {**label, "xref": "x", "yref": "paper", "yanchor": "bottom", "xanchor": side[0],
+             "xshift": side[1]}
+        )  # fmt: skip
     if render.fma_rate(ceilings) is None:
-        annotations.append(
-            {
-                "x": 0.02,
-                "y": 0.98,
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "left",
-                "yanchor": "top",
-                "align": "left",
-                "text": "fp32 CUDA-core roof:<br>not yet measured here",
-                "showarrow": False,
-            }
-        )
+        text = "fp32 CUDA-core roof:<br>not yet measured here"
+        paper = {"xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "top"}
+        annotations.append(render.note(0.02, 0.98, text, **paper, align="left"))
     return render.plot(
         traces,
         height=360 + 22 * len(traces),

@@ -314,17 +314,9 @@ def fig_bandwidth(docs: Docs) -> dict:
     if l2:
         n_l2 = l2 / 12  # elements at which x, y and out together fill the L2
         traces.append(render.vline(n_l2, 0, bw * 1.05, "x, y, out fill the L2"))
-        annotations.append(
-            {
-                "x": math.log10(n_l2),
-                "y": bw * 0.9,  # above the ramp, left of the marker: clear of the curves
-                "text": "x + y + out = L2 size ",
-                "showarrow": False,
-                "xanchor": "right",
-                "yanchor": "middle",
-                "font": {"size": 11},
-            }
-        )
+        # above the ramp, left of the marker: clear of the curves
+        label = render.note(math.log10(n_l2), bw * 0.9, "x + y + out = L2 size ", font={"size": 11})
+        annotations.append({**label, "xanchor": "right", "yanchor": "middle"})
     return render.plot(
         traces,
         xaxis=render.axis(

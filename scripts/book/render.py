@@ -776,6 +776,21 @@ def curves(docs: Docs, bench: str, x: str, impls, field: str, styles, **match):
                 yield impl, label, role, style, found
 
 
+def impl_panes(docs: Docs, bench: str, impls, field: str, panes, draw, x="n", **match):
+    """The contents of ``panels``, one panel per ``(value, title)`` of ``panes``: in each, a
+    trace per ``(impl, label, role)`` of ``impls`` with rows of ``bench`` whose ``field`` has
+    that value (and ``match``), ``draw(its rows in order of x, label, role)``. Returns the
+    panes and every ``x`` drawn."""
+    out, xs = [], set()
+    for value, title in panes:
+        traces = []
+        for _, label, role, _, rs in curves(docs, bench, x, impls, field, [(value, None)], **match):
+            xs |= {r[x] for r in rs}
+            traces.append(draw(rs, label, role))
+        out.append((title, traces))
+    return out, xs
+
+
 def impl_lines(docs: Docs, bench: str, x: str, impls, points, hover: str, **match) -> list[dict]:
     """A figure's lines, one per implementation: for each ``(impl, label, role[, extra])`` of
     ``impls`` whose rows of ``bench`` match ``match``, their ``points(rows)`` (say
@@ -843,7 +858,8 @@ def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> d
     are plain numbers or (median, low, high) triples, whose spread is drawn as error bars;
     ``roles`` is one colour role for every bar or a list of one per bar; ``text`` labels
     the bars, upright; ``hover`` is the hover template, followed by the trace's name (by
-    nothing for a trace without one); ``extra`` goes on the trace (say ``textposition``)."""
+    nothing for a trace without one, or where ``hover`` ends in its own ``<extra>``);
+    ``extra`` goes on the trace (say ``textposition``)."""
     points = list(points)
     triples = bool(points) and isinstance(points[0], tuple)
     trace = {"type": "bar", "orientation": "h", **({"name": name} if name else {})}
@@ -855,9 +871,9 @@ def hbar(labels, points, roles, *, name=None, hover="", text=None, **extra) -> d
     trace.update(extra)
     roles = roles if isinstance(roles, list) else [roles] * len(points)
     trace["meta"] = {"role": "bars", "roles": roles}
-    trace["hovertemplate"] = hover + (
-        "<extra>%{fullData.name}</extra>" if name else "<extra></extra>"
-    )
+    if "<extra>" not in hover:
+        hover += "<extra>%{fullData.name}</extra>" if name else "<extra></extra>"
+    trace["hovertemplate"] = hover
     return trace
 
 
@@ -915,6 +931,40 @@ def panels(panes, xaxis: dict, yaxis: dict, *, columns: int = 2, same_y: bool = 
         )
     grid = {"rows": rows, "columns": columns, "pattern": "independent", "roworder": "top to bottom"}
     return {"data": data, "layout": {**layout, "grid": grid, "annotations": annotations}}
+
+
+def bar_chart(traces, title: str, labels: str | None = None, *, group=True, **layout) -> dict:
+    """Horizontal bars (``hbar`` traces), grouped unless ``group`` is False: the value axis
+    titled ``title``, from zero, and the label axis (``label_axis``) titled ``labels``;
+    ``layout`` as for ``plot`` (``height``, ``showlegend``, ...)."""
+    grouped = {"barmode": "group"} if group else {}
+    xaxis = axis(title, rangemode="tozero")
+    return plot(traces, **grouped, xaxis=xaxis, yaxis=label_axis(labels), **layout)
+
+
+def size_chart(traces, x: str, ticks, y: str, *, y_log=False, panes=False, **layout) -> dict:
+    """Lines against a size or a count: the x axis titled ``x``, log, with ``ticks`` marked
+    (sorted); the y axis titled ``y``, from zero (log with ``y_log``). ``traces`` go to
+    ``plot`` with ``layout``, or, with ``panes``, are ``panels``' panes (``layout``: its
+    ``columns``, ``same_y``)."""
+    xaxis = axis(x, log=True, ticks=sorted(ticks))
+    yaxis = axis(y, log=True) if y_log else axis(y, rangemode="tozero")
+    if panes:
+        return panels(traces, xaxis, yaxis, **layout)
+    return plot(traces, xaxis=xaxis, yaxis=yaxis, **layout)
+
+
+def note(x, y, text: str, **extra) -> dict:
+    """A label on a figure, without an arrow (a Plotly annotation; on a log axis its
+    coordinate is the log10 of the value); ``extra``: anchors, shifts, references."""
+    return {"x": x, "y": y, "text": text, "showarrow": False, **extra}
+
+
+def arrow(x, y, ax, ay, text: str = "", **extra) -> dict:
+    """An arrow from (``ax``, ``ay``) to (``x``, ``y``), both in axis coordinates, its
+    label ``text`` at the tail; ``extra`` as for ``note``."""
+    return {"x": x, "y": y, "ax": ax, "ay": ay, "axref": "x", "ayref": "y", "text": text,
+            "showarrow": True, "arrowhead": 2, **extra}  # fmt: skip
 
 
 def label_axis(title: str | None = None) -> dict:

@@ -185,17 +185,31 @@ def test_the_made_up_backward_file_validates(with_backward):
     jsonschema.Draft202012Validator(envelope).validate(with_backward[fa.LADDER_BACKWARD])
 
 
+LESSON = (ROOT / "docs" / "flagship" / "12-flash-attention.md").read_text()
+
+
+def backward_sentences(docs: dict) -> list[str]:
+    """Lesson 12's backward ladder sentences, its chooses on the plan's rung (the story at
+    d = 128 and at d = 64, full, then the goals), rendered from ``docs`` as the device."""
+    bodies = [
+        m.group(1)
+        for m in render.PLACEHOLDER.finditer(LESSON)
+        if m.group(1).split()[:1] == ["choose"] and "attention.backward_plan" in m.group(1)
+    ]
+    assert len(bodies) == 3
+    return [render.choose_text(body, {SLUG: docs}) for body in bodies]
+
+
 def test_without_backward_data_the_figure_draws_the_attention_benchmark():
     fig = fa.fig_ladder_backward(DEVICES[SLUG])
     names = [t["name"] for t in fig["data"]]
     assert names[0] == fa.BACKWARD_RUNGS[0][1] and fa.BACKWARD_RUNGS[1][1] not in names
     assert "SDPA cuDNN" in names and "backward TFLOP/s" in json.dumps(fig["layout"])
-    goals = render.value_text(SLUG, "attention.ladder_backward_goals", DEVICES)
+    _, story, goals = backward_sentences(DEVICES[SLUG])
     assert "timings at these shapes are of lesson 12's kernel, not attention_tma" in goals
     assert goals.count("cuDNN's") == 4 and goals.count("FlexAttention's") == 4
-    story = render.value_text(SLUG, "attention.ladder_backward_story d=64 mask=causal", DEVICES)
-    assert story.startswith("At N = 4,096, d = 64, causal attention, lesson 12's backward runs")
-    assert "and cuDNN's at" in story
+    assert story.startswith("At N = 4,096, d = 64, full attention, lesson 12's backward runs")
+    assert "and cuDNN's at" in story and "not measured" not in story + goals
 
 
 def test_the_backward_figure_draws_every_rung_then_the_peers(with_backward):
@@ -211,7 +225,7 @@ def test_the_backward_figure_draws_every_rung_then_the_peers(with_backward):
 
 
 def test_the_backward_story_and_goals_read_the_data(with_backward):
-    story = fa.ladder_backward_story(with_backward, 128, "full")
+    story, _, goals = backward_sentences(with_backward)
     assert story.startswith("At N = 4,096, d = 128, full attention, lesson 12's backward runs at")
     assert (
         "at its tiles (dK/dV 64×128, 8 warps, 3 stages; dQ 128×64, 8 warps, 3 stages), "
@@ -228,6 +242,5 @@ def test_the_backward_story_and_goals_read_the_data(with_backward):
     )
     assert "with 200 registers per thread" in story
     assert "1.10× (1.09–1.11) cuDNN's speed and 1.30× (1.29–1.31) FlexAttention's" in story
-    goals = fa.ladder_backward_goals(with_backward)
     assert goals.count("1.10×") == 4 and goals.count("FlexAttention") == 4
     assert "d = 64, causal" in goals

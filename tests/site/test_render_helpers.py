@@ -46,6 +46,8 @@ def test_horizontal_bars_draw_medians_with_their_spread_and_colour_each_bar():
     plain = render.hbar(["a"], [5], ["cublas"])  # plain numbers, no name: no error bars
     assert plain["x"] == [5] and "error_x" not in plain and "name" not in plain
     assert plain["hovertemplate"] == "<extra></extra>" and plain["meta"]["roles"] == ["cublas"]
+    own = render.hbar(["a"], [5], "triton", name="ours", hover="%{x}<extra></extra>")
+    assert own["hovertemplate"] == "%{x}<extra></extra>"  # a hover with its own <extra> keeps it
     assert render.label_axis("inputs") == {
         "automargin": True, "autorange": "reversed", "title": {"text": "inputs"}
     }  # fmt: skip
@@ -289,3 +291,46 @@ def test_sm_limits_are_those_of_the_runs_compute_capability():
     assert render.sm_limits(docs)["threads"] == 2048
     docs["b"]["provenance"]["compute_capability"] = "1.0"
     assert render.sm_limits(docs) is None
+
+
+def test_bar_chart_is_grouped_bars_on_a_zero_based_value_axis_with_labels_top_down():
+    chart = render.bar_chart([{"type": "bar"}], "µs per call", "inputs", height=300)
+    layout = chart["layout"]
+    assert layout["barmode"] == "group" and layout["height"] == 300
+    assert layout["xaxis"] == render.axis("µs per call", rangemode="tozero")
+    assert layout["yaxis"] == render.label_axis("inputs")
+    assert "barmode" not in render.bar_chart([], "x", group=False)["layout"]
+
+
+def test_notes_and_arrows_are_annotations_in_axis_coordinates():
+    assert render.note(1, 2, "here", xanchor="left") == {
+        "x": 1, "y": 2, "text": "here", "showarrow": False, "xanchor": "left"
+    }  # fmt: skip
+    arrow = render.arrow(1, 2, 1, 0, arrowside="end+start")
+    assert (arrow["ax"], arrow["ay"], arrow["axref"], arrow["ayref"]) == (1, 0, "x", "y")
+    assert arrow["showarrow"] and arrow["text"] == "" and arrow["arrowside"] == "end+start"
+
+
+def test_a_size_chart_has_a_log_x_axis_with_sorted_ticks_and_a_y_axis_from_zero():
+    chart = render.size_chart([], "n", {4096, 1024}, "TB/s")["layout"]
+    assert chart["xaxis"] == render.axis("n", log=True, ticks=[1024, 4096])
+    assert chart["yaxis"] == render.axis("TB/s", rangemode="tozero")
+    assert render.size_chart([], "n", [1], "s", y_log=True)["layout"]["yaxis"]["type"] == "log"
+    two = render.size_chart([("a", []), ("b", [])], "n", [1, 2], "s", panes=True, columns=1)
+    assert two["layout"]["grid"]["rows"] == 2 and two["layout"]["yaxis2"]["matches"] == "y"
+
+
+def test_impl_panes_draw_one_trace_per_impl_that_ran_in_each_panel():
+    rows = [{"impl": i, "causal": c, "n": n} for i in ("a", "b") for c in (False, True)
+            for n in (2, 1) if (i, c) != ("b", True)]  # fmt: skip
+    docs = {"bench": {"rows": rows}}
+    impls = (("a", "A", "triton"), ("b", "B", "torch"))
+    draw = lambda rs, label, role: (label, role, [r["n"] for r in rs])  # noqa: E731
+    panes, xs = render.impl_panes(
+        docs, "bench", impls, "causal", ((False, "full"), (True, "causal")), draw
+    )
+    assert xs == {1, 2}
+    assert panes == [
+        ("full", [("A", "triton", [1, 2]), ("B", "torch", [1, 2])]),
+        ("causal", [("A", "triton", [1, 2])]),
+    ]

@@ -15,13 +15,16 @@ matrix multiply starts and ends.
   of keys and one of values, each with an mbarrier that says "loaded" (the TMA unit
   counts the bytes in) and, with a loader partition, one that says "free again".
 - **Asynchronous products, overlapped with the softmax.** ``warpgroup_mma(...,
-  is_async=True)`` starts a product and returns at once: the program starts ``S = Q K^T``
-  for the next tile, then ``O += P V`` for the tile before, and computes the softmax of
-  the next tile's scores while the second product still runs (``warpgroup_mma_wait``
-  says how many may still be in flight).
+  is_async=True)`` starts a product and returns at once: for each tile the program starts
+  ``S = Q K^T``, then ``O += P V`` for the tile before, waits for the first only
+  (``warpgroup_mma_wait(num_outstanding=1)``) and takes its softmax while the second may
+  still run (FlashAttention-3's order within a warp group).
 - **Warp specialisation.** ``gl.warp_specialize`` splits the program into partitions
   that run different code: one warp that only issues TMA copies, and the warps that
-  multiply and take the softmax (``plan`` says how many groups of four).
+  multiply and take the softmax. ``plan`` picks the kind: ``"ws2"``, two consumer warp
+  groups of 4 warps, each owning half of the block's queries (so one can be in its
+  softmax while the other multiplies); ``"ws"``, one consumer partition; ``"pipelined"``,
+  no loader, the same warps copying and computing (kept as a step of lesson 12's ladder).
 
 Grouped-query attention (k and v with fewer heads than q) reads key/value head
 h // (H / H_kv), never copied. Causal: ``True`` or ``"top_left"`` (query i sees keys
@@ -171,7 +174,7 @@ def _steps(carry, q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch, k
 
 
 @gluon.jit
-def _attend_behind(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch, kv_head,
+def _walk(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch, kv_head,
                    offs_m, m_i, l_i, acc, n_full, n_tiles, n_k, diag, qk_scale,
                    ROWS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
                    STAGES: gl.constexpr, CAUSAL: gl.constexpr, LOADER: gl.constexpr,
@@ -203,72 +206,6 @@ def _attend_behind(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch, 
 
 
 @gluon.jit
-def _steps_ahead(carry, q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch, kv_head,
-                 offs_m, lo, hi, n_tiles, n_k, diag, qk_scale, ROWS: gl.constexpr,
-                 BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
-                 MASKED: gl.constexpr, CAUSAL: gl.constexpr, LOADER: gl.constexpr,
-                 s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
-                 WARPS: gl.constexpr):  # fmt: skip
-    # Tiles lo .. hi-1, with S_j already computed: step j starts S_{j+1} = Q K_{j+1}^T,
-    # takes the softmax of S_j while the tensor cores work on it, rescales O, starts
-    # O += P_j V_j and waits for both products. Nothing is in flight from one step to
-    # the next.
-    s, acc, m_i, l_i = carry
-    s_zero = gl.zeros([ROWS, BLOCK_N], gl.float32, s_layout)
-    for j in range(lo, hi):
-        nxt = (j + 1) % STAGES
-        mbarrier.wait(ready.index(nxt), ((j + 1) // STAGES) & 1)
-        s_tok = warpgroup_mma(q_smem, k_bufs.index(nxt).permute((1, 0)), s_zero,
-                              use_acc=False, is_async=True)  # fmt: skip
-        offs_n = j * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
-        p, alpha, l_i, m_i = _softmax(s, m_i, l_i, offs_m, offs_n, n_k, diag, qk_scale,
-                                      MASKED, CAUSAL)  # fmt: skip
-        alpha_o = gl.convert_layout(alpha, gl.SliceLayout(1, o_layout))
-        p = gl.convert_layout(p.to(q_smem.dtype), p_layout)
-        o_tok = warpgroup_mma(p, v_bufs.index(j % STAGES), acc * alpha_o[:, None],
-                              is_async=True)  # fmt: skip
-        s, acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(s_tok, o_tok, p))
-        _release(j, k_desc, v_desc, k_bufs, v_bufs, ready, empty, batch, kv_head, n_tiles,
-                 BLOCK_N, HEAD_DIM, STAGES, LOADER, WARPS)  # fmt: skip
-    return s, acc, m_i, l_i
-
-
-@gluon.jit
-def _attend_ahead(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch, kv_head,
-                  offs_m, m_i, l_i, acc, n_full, n_tiles, n_k, diag, qk_scale,
-                  ROWS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
-                  STAGES: gl.constexpr, CAUSAL: gl.constexpr, LOADER: gl.constexpr,
-                  s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
-                  WARPS: gl.constexpr):  # fmt: skip
-    # S_0 first; every step but the last computes the next S under its softmax; the
-    # last tile's softmax (masked: harmless where no mask is needed) and P V close.
-    mbarrier.wait(ready.index(0), 0)
-    s = warpgroup_mma(q_smem, k_bufs.index(0).permute((1, 0)),
-                      gl.zeros([ROWS, BLOCK_N], gl.float32, s_layout), use_acc=False)  # fmt: skip
-    unmasked = gl.minimum(n_full, n_tiles - 1)
-    carry = (s, acc, m_i, l_i)
-    carry = _steps_ahead(carry, q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch,
-                         kv_head, offs_m, 0, unmasked, n_tiles, n_k, diag, qk_scale, ROWS,
-                         BLOCK_N, HEAD_DIM, STAGES, False, CAUSAL, LOADER, s_layout,
-                         p_layout, o_layout, WARPS)  # fmt: skip
-    carry = _steps_ahead(carry, q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch,
-                         kv_head, offs_m, unmasked, n_tiles - 1, n_tiles, n_k, diag,
-                         qk_scale, ROWS, BLOCK_N, HEAD_DIM, STAGES, True, CAUSAL, LOADER,
-                         s_layout, p_layout, o_layout, WARPS)  # fmt: skip
-    s, acc, m_i, l_i = carry
-    j = n_tiles - 1
-    offs_n = j * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
-    p, alpha, l_i, m_i = _softmax(s, m_i, l_i, offs_m, offs_n, n_k, diag, qk_scale, True,
-                                  CAUSAL)  # fmt: skip
-    alpha_o = gl.convert_layout(alpha, gl.SliceLayout(1, o_layout))
-    p = gl.convert_layout(p.to(q_smem.dtype), p_layout)
-    acc = warpgroup_mma(p, v_bufs.index(j % STAGES), acc * alpha_o[:, None])
-    _release(j, k_desc, v_desc, k_bufs, v_bufs, ready, empty, batch, kv_head, n_tiles,
-             BLOCK_N, HEAD_DIM, STAGES, LOADER, WARPS)  # fmt: skip
-    return _normalise(acc, l_i, o_layout)
-
-
-@gluon.jit
 def _normalise(acc, l_i, o_layout: gl.constexpr):
     l_i = gl.where(l_i > 0, l_i, 1.0)  # a row that saw no key: zeros, not NaN
     l_o = gl.convert_layout(l_i, gl.SliceLayout(1, o_layout))
@@ -291,7 +228,7 @@ def _attend(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, o_desc, batch,
             kv_head, m0, n_full, n_tiles, n_k, diag, qk_scale,
             ROWS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
             STAGES: gl.constexpr, CAUSAL: gl.constexpr, LOADER: gl.constexpr,
-            WARPS: gl.constexpr, AHEAD: gl.constexpr):  # fmt: skip
+            WARPS: gl.constexpr):  # fmt: skip
     # ROWS queries from m0 (in q_smem, already loaded) against key tiles 0 .. n_tiles-1,
     # the first n_full of them seen whole by every row; the result goes out by TMA.
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(
@@ -305,16 +242,10 @@ def _attend(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, o_desc, batch,
     m_i = gl.full([ROWS], float("-inf"), gl.float32, gl.SliceLayout(1, s_layout))
     l_i = gl.zeros([ROWS], gl.float32, gl.SliceLayout(1, s_layout))
     acc = gl.zeros([ROWS, HEAD_DIM], gl.float32, o_layout)
-    if AHEAD:
-        acc = _attend_ahead(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch,
-                            kv_head, offs_m, m_i, l_i, acc, n_full, n_tiles, n_k, diag,
-                            qk_scale, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, LOADER,
-                            s_layout, p_layout, o_layout, WARPS)  # fmt: skip
-    else:
-        acc = _attend_behind(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch,
-                             kv_head, offs_m, m_i, l_i, acc, n_full, n_tiles, n_k, diag,
-                             qk_scale, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, LOADER,
-                             s_layout, p_layout, o_layout, WARPS)  # fmt: skip
+    acc = _walk(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, batch, kv_head,
+                         offs_m, m_i, l_i, acc, n_full, n_tiles, n_k, diag, qk_scale, ROWS,
+                         BLOCK_N, HEAD_DIM, STAGES, CAUSAL, LOADER, s_layout, p_layout,
+                         o_layout, WARPS)  # fmt: skip
     _store_o(acc, q_smem, o_desc, batch, head, m0, ROWS, HEAD_DIM)
 
 
@@ -322,8 +253,7 @@ def _attend(q_smem, k_bufs, v_bufs, ready, empty, k_desc, v_desc, o_desc, batch,
 def attn_fwd_pipelined_kernel(
     q_desc, k_desc, v_desc, o_desc, n_q, n_k, diag, qk_scale, GROUP,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-    STAGES: gl.constexpr, CAUSAL: gl.constexpr, SMEM: gl.constexpr, AHEAD: gl.constexpr,
-    num_warps: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, SMEM: gl.constexpr, num_warps: gl.constexpr,
 ):  # fmt: skip
     # One partition: the same warps issue the copies and do the math (a rung of the ladder).
     pid = gl.program_id(0)
@@ -350,14 +280,13 @@ def attn_fwd_pipelined_kernel(
     mbarrier.wait(q_bar, 0)
     _attend(q_smem, k_bufs, v_bufs, ready, ready, k_desc, v_desc, o_desc, batch, head,
             kv_head, m0, n_full, n_tiles, n_k, diag, qk_scale, BLOCK_M, BLOCK_N, HEAD_DIM,
-            STAGES, CAUSAL, False, num_warps, AHEAD)  # fmt: skip
+            STAGES, CAUSAL, False, num_warps)  # fmt: skip
 
 
 # --8<-- [start:partitions]
 @gluon.jit
 def _loader(shared, numbers, ROWS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
-            STAGES: gl.constexpr, CAUSAL: gl.constexpr, CONSUMERS: gl.constexpr,
-            AHEAD: gl.constexpr):  # fmt: skip
+            STAGES: gl.constexpr, CAUSAL: gl.constexpr, CONSUMERS: gl.constexpr):  # fmt: skip
     # The producer partition (one warp): every query tile, then the key/value tiles in
     # turn, each into its slot once the consumers have said it is free.
     q_desc, k_desc, v_desc, o_desc, q_smem, k_bufs, v_bufs, ready, empty, q_bar = shared
@@ -377,7 +306,7 @@ def _loader(shared, numbers, ROWS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM
 @gluon.jit
 def _consumer(shared, numbers, ROWS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
               STAGES: gl.constexpr, CAUSAL: gl.constexpr, CONSUMERS: gl.constexpr,
-              AHEAD: gl.constexpr, WHICH: gl.constexpr, WARPS: gl.constexpr):  # fmt: skip
+              WHICH: gl.constexpr, WARPS: gl.constexpr):  # fmt: skip
     # A consumer partition: queries m0 + WHICH * ROWS onwards. Every consumer walks the
     # tiles of the whole block (a tile past its own rows is masked away).
     q_desc, k_desc, v_desc, o_desc, q_smem, k_bufs, v_bufs, ready, empty, q_bar = shared
@@ -386,22 +315,22 @@ def _consumer(shared, numbers, ROWS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_D
     mbarrier.wait(q_bar.index(WHICH), 0)
     _attend(q_smem.index(WHICH), k_bufs, v_bufs, ready, empty, k_desc, v_desc, o_desc,
             batch, head, kv_head, m0 + WHICH * ROWS, n_full, n_tiles, n_k, diag, qk_scale,
-            ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WARPS, AHEAD)  # fmt: skip
+            ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WARPS)  # fmt: skip
 
 
 @gluon.jit
 def _consumer0(shared, numbers, ROWS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
                STAGES: gl.constexpr, CAUSAL: gl.constexpr, CONSUMERS: gl.constexpr,
-               AHEAD: gl.constexpr, WARPS: gl.constexpr):  # fmt: skip
-    _consumer(shared, numbers, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, CONSUMERS, AHEAD, 0,
+               WARPS: gl.constexpr):  # fmt: skip
+    _consumer(shared, numbers, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, CONSUMERS, 0,
               WARPS)  # fmt: skip
 
 
 @gluon.jit
 def _consumer1(shared, numbers, ROWS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
-               STAGES: gl.constexpr, CAUSAL: gl.constexpr, CONSUMERS: gl.constexpr,
-               AHEAD: gl.constexpr):  # fmt: skip
-    _consumer(shared, numbers, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, CONSUMERS, AHEAD, 1,
+               STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+               CONSUMERS: gl.constexpr):  # fmt: skip
+    _consumer(shared, numbers, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, CONSUMERS, 1,
               4)  # fmt: skip
 
 
@@ -410,7 +339,7 @@ def attn_fwd_ws_kernel(
     q_desc, k_desc, v_desc, o_desc, n_q, n_k, diag, qk_scale, GROUP,
     HEAD_DIM: gl.constexpr, ROWS: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, SMEM: gl.constexpr,
-    CONSUMERS: gl.constexpr, AHEAD: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+    CONSUMERS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
     LOADER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):  # fmt: skip
     # Warp-specialised: a loader warp and CONSUMERS consumer partitions. CONSUMERS 1: the
@@ -441,9 +370,9 @@ def attn_fwd_ws_kernel(
         gl.warp_specialize(
             [
                 (_consumer0, (shared, numbers, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                              CONSUMERS, AHEAD, num_warps)),
+                              CONSUMERS, num_warps)),
                 (_loader, (shared, numbers, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                              CONSUMERS, AHEAD)),
+                              CONSUMERS)),
             ],
             [1],
             [LOADER_REGS],
@@ -452,11 +381,11 @@ def attn_fwd_ws_kernel(
         gl.warp_specialize(
             [
                 (_consumer0, (shared, numbers, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                              CONSUMERS, AHEAD, num_warps)),
+                              CONSUMERS, num_warps)),
                 (_consumer1, (shared, numbers, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                              CONSUMERS, AHEAD)),
+                              CONSUMERS)),
                 (_loader, (shared, numbers, ROWS, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                              CONSUMERS, AHEAD)),
+                              CONSUMERS)),
             ],
             [4, 1],
             [CONSUMER_REGS, LOADER_REGS],
@@ -471,11 +400,11 @@ def attn_fwd_ws_kernel(
 
 # --8<-- [start:launch]
 LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
-# (kind, BLOCK_M, BLOCK_N, STAGES, num_warps, ahead) per head dimension. kind "pipelined":
-# one partition; "ws": a loader warp and one consumer partition; "pingpong": a loader warp
-# and two consumer partitions of 4 warps, BLOCK_M / 2 queries each. ahead: each step
-# starts the next tile's Q K^T before its softmax.
-FORWARD_CONFIG = {64: ("pingpong", 128, 128, 2, 4, False), 128: ("pingpong", 128, 128, 2, 4, False)}
+# (kind, BLOCK_M, BLOCK_N, STAGES, num_warps) per head dimension. kind "pipelined": one
+# partition of num_warps warps; "ws": a loader warp and one consumer partition of
+# num_warps warps; "ws2": a loader warp and two consumer partitions (warp groups) of
+# num_warps = 4 warps, BLOCK_M / 2 queries each.
+FORWARD_CONFIG = {64: ("ws2", 128, 128, 2, 4), 128: ("ws2", 128, 128, 2, 4)}
 
 
 # Registers per thread: the launch asks for MAX_REGISTERS for each of its 12 warps (the 9
@@ -488,7 +417,7 @@ PARTITION_REGISTERS = (240, 24)  # (a consumer group, the loader)
 
 def plan(head_dim: int) -> tuple:
     """The launch configuration for ``head_dim``: (kind, BLOCK_M, BLOCK_N, STAGES,
-    num_warps, ahead)."""
+    num_warps)."""
     return FORWARD_CONFIG[head_dim]
 
 
@@ -498,8 +427,8 @@ def launch(q, k, v, causal: bool | str, scale: float, config=None):
     batch, heads, n_q, d = q.shape
     n_k = k.shape[2]
     o = torch.empty((batch, heads, n_q, d), dtype=q.dtype, device=q.device)
-    kind, block_m, block_n, stages, warps, ahead = plan(d) if config is None else config
-    rows = block_m // 2 if kind == "pingpong" else block_m  # queries per consumer
+    kind, block_m, block_n, stages, warps = plan(d) if config is None else config
+    rows = block_m // 2 if kind == "ws2" else block_m  # queries per consumer
     smem = gl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
     diag = n_k - n_q if causal == "bottom_right" else 0  # query i sees keys j <= i + diag
     grid = ((n_q + block_m - 1) // block_m, heads, batch)
@@ -508,12 +437,12 @@ def launch(q, k, v, causal: bool | str, scale: float, config=None):
     if kind == "pipelined":
         attn_fwd_pipelined_kernel[grid](
             *descs, *numbers, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n, STAGES=stages,
-            CAUSAL=bool(causal), SMEM=smem, AHEAD=ahead, num_warps=warps,
+            CAUSAL=bool(causal), SMEM=smem, num_warps=warps,
         )  # fmt: skip
     else:
         attn_fwd_ws_kernel[grid](
             *descs, *numbers, HEAD_DIM=d, ROWS=rows, BLOCK_N=block_n, STAGES=stages,
-            CAUSAL=bool(causal), SMEM=smem, CONSUMERS=2 if kind == "pingpong" else 1, AHEAD=ahead,
+            CAUSAL=bool(causal), SMEM=smem, CONSUMERS=1 if kind == "ws" else 2,
             CONSUMER_REGS=PARTITION_REGISTERS[0], LOADER_REGS=PARTITION_REGISTERS[1],
             num_warps=warps, maxnreg=MAX_REGISTERS,
         )  # fmt: skip

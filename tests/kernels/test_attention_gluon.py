@@ -1,9 +1,9 @@
 """The Gluon attention forward (kernels/attention_gluon.py) against a float64 reference with
 the N x N scores materialised, and against SDPA: both head dimensions, both dtypes, no
 mask and both causal alignments, ragged and unequal sequence lengths, grouped-query heads,
-every kind of schedule the file has (one partition, a loader warp, two consumer groups),
-the causal mask checked exactly, layouts read in place and layouts copied, and the
-refusals the contract asks of a forward without a backward.
+every kind of schedule the file has (one partition, a loader warp, two consumer groups)
+and other tiles, the causal mask checked exactly, layouts read in place and layouts
+copied, and the refusals the contract asks of a forward without a backward.
 
 Gluon kernels do not run under the Triton interpreter: everything that launches needs a
 Hopper GPU (compute capability 9.x) and is skipped elsewhere. On the CPU the refusals that
@@ -39,7 +39,7 @@ gluon_gpu = pytest.mark.skipif(
 DTYPES = [torch.float16, torch.bfloat16]
 CAUSAL = [False, True, "bottom_right"]
 CAUSAL_IDS = ["full", "causal", "bottom_right"]
-KINDS = ["pipelined", "ws", "pingpong"]
+KINDS = ["pipelined", "ws", "ws2"]
 UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
 
 
@@ -76,11 +76,11 @@ def diag_of(causal, n_q, n_k):
     return n_k - n_q if causal == "bottom_right" else 0
 
 
-def config_of(kind, d, ahead):
-    """``plan``'s tiles for ``d`` with the schedule ``kind`` (8 warps in one partition,
-    4 per consumer group when there are two) and ``ahead`` or not."""
-    _, block_m, block_n, stages, _, _ = ag.plan(d)
-    return (kind, block_m, block_n, stages, 4 if kind == "pingpong" else 8, ahead)
+def config_of(kind, d):
+    """``plan``'s tiles for ``d`` with the schedule ``kind`` (8 warps in one consumer
+    partition, 4 per consumer group when there are two)."""
+    _, block_m, block_n, stages, _ = ag.plan(d)
+    return (kind, block_m, block_n, stages, 4 if kind == "ws2" else 8)
 
 
 # ---- on the CPU: what the wrapper refuses before it launches ---------------------------------
@@ -108,9 +108,9 @@ def test_refusals_name_the_argument(make, error, says):
 
 def test_plan_has_a_config_for_every_head_dim():
     for d in ag.HEAD_DIMS:
-        kind, block_m, block_n, stages, warps, ahead = ag.plan(d)
+        kind, block_m, block_n, stages, warps = ag.plan(d)
         assert kind in KINDS and block_m % 64 == 0 and block_n % 16 == 0
-        assert stages >= 2 and warps in (4, 8) and isinstance(ahead, bool)
+        assert stages >= 2 and warps in (4, 8)
     assert set(ag.HEAD_DIMS) == {64, 128}
 
 
@@ -143,19 +143,33 @@ def test_forward_matches_float64(n_q, n_k, dtype, d, causal):
 
 
 @gluon_gpu
-@pytest.mark.parametrize("ahead", [False, True], ids=["behind", "ahead"])
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
 @pytest.mark.parametrize("d", [64, 128])
 @pytest.mark.parametrize("n_q, n_k", [(129, 300), (300, 77)], ids=str)
-def test_every_schedule_walks_the_diagonal_right(kind, ahead, causal, d, n_q, n_k):
-    """Each kind of schedule (one partition; a loader warp and one consumer group; a
-    loader and two), each order of the steps, on ragged lengths: 129 leaves a one-row
-    last tile, 77 keys a single ragged tile."""
+def test_every_schedule_walks_the_diagonal_right(kind, causal, d, n_q, n_k):
+    """Each kind of schedule (one partition; a loader warp and one consumer partition; a
+    loader and two consumer groups) on ragged lengths: 129 leaves a one-row last tile, 77
+    keys a single ragged tile."""
     seed = fresh_seed()
     q, k, v = qkv(1, 2, n_q, n_k, d, torch.bfloat16)
-    got = ag.launch(q, k, v, causal, d**-0.5, config=config_of(kind, d, ahead))
-    check(got, reference64(q, k, v, causal, d**-0.5), f"{kind} ahead={ahead} d={d}", seed)
+    got = ag.launch(q, k, v, causal, d**-0.5, config=config_of(kind, d))
+    check(got, reference64(q, k, v, causal, d**-0.5), f"{kind} d={d}", seed)
+
+
+# Other tiles and ring depths of the two-group schedule: BLOCK_N 64 (two tiles per 128
+# keys), three slots, 128 queries per group.
+TILES = [("ws2", 128, 64, 3, 4), ("ws2", 128, 128, 3, 4), ("ws2", 256, 64, 3, 4)]
+
+
+@gluon_gpu
+@pytest.mark.parametrize("config", TILES, ids=str)
+@pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
+def test_other_tiles_walk_the_diagonal_right(config, causal):
+    seed = fresh_seed()
+    q, k, v = qkv(1, 2, 333, 300, 64, torch.bfloat16)
+    got = ag.launch(q, k, v, causal, 0.125, config=config)
+    check(got, reference64(q, k, v, causal, 0.125), str(config), seed)
 
 
 @gluon_gpu

@@ -551,7 +551,7 @@ def ladder_goals(docs: Docs) -> str | None:
 
 def gluon_config(docs: Docs, impl: str = "gluon", d: int = 128) -> str | None:
     """A Gluon rung's schedule in words: "a loader warp and two consumer groups of 4 warps,
-    128×128 tiles, 2 stages" (from its config "ws2 128x128 s2 w4")."""
+    128×128 tiles, 3 stages" (from its config "ws2 128x128 s3 w4")."""
     text = render.field(ladder_row(docs, impl, d, "full"), "config")
     if text is None:
         return None

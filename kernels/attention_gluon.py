@@ -403,8 +403,11 @@ LOG2_E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
 # (kind, BLOCK_M, BLOCK_N, STAGES, num_warps) per head dimension. kind "pipelined": one
 # partition of num_warps warps; "ws": a loader warp and one consumer partition of
 # num_warps warps; "ws2": a loader warp and two consumer partitions (warp groups) of
-# num_warps = 4 warps, BLOCK_M / 2 queries each.
-FORWARD_CONFIG = {64: ("ws2", 128, 128, 2, 4), 128: ("ws2", 128, 128, 2, 4)}
+# num_warps = 4 warps, BLOCK_M / 2 queries each. The fastest of a sweep on an H100 (bf16,
+# N = 4096, d = 64 and 128, full and causal): two consumer groups beat one partition of 8
+# warps, and a third slot in the ring (the most that fits beside Q at d = 128) beat two;
+# BLOCK_N = 64, or 128 queries per group, ran slower.
+FORWARD_CONFIG = {64: ("ws2", 128, 128, 3, 4), 128: ("ws2", 128, 128, 3, 4)}
 
 
 # Registers per thread: the launch asks for MAX_REGISTERS for each of its 12 warps (the 9

@@ -158,8 +158,8 @@ def test_every_schedule_walks_the_diagonal_right(kind, causal, d, n_q, n_k):
 
 
 # Other tiles and ring depths of the two-group schedule: BLOCK_N 64 (two tiles per 128
-# keys), three slots, 128 queries per group.
-TILES = [("ws2", 128, 64, 3, 4), ("ws2", 128, 128, 3, 4), ("ws2", 256, 64, 3, 4)]
+# keys), two slots, 128 queries per group.
+TILES = [("ws2", 128, 64, 3, 4), ("ws2", 128, 128, 2, 4), ("ws2", 256, 64, 3, 4)]
 
 
 @gluon_gpu

@@ -140,9 +140,9 @@ def test_the_story_and_the_goals_read_the_ladder(with_ladder):
 
 
 GLUON = {  # impl: (time, config)
-    "gluon_pipelined": (2.5e-3, "pipelined 128x128 s2 w8"),
-    "gluon_ws": (2.1e-3, "ws 128x128 s2 w8"),
-    "gluon": (1.9e-3, "ws2 128x128 s2 w4"),
+    "gluon_pipelined": (2.5e-3, "pipelined 128x128 s3 w8"),
+    "gluon_ws": (2.1e-3, "ws 128x128 s3 w8"),
+    "gluon": (1.9e-3, "ws2 128x128 s3 w4"),
 }
 
 
@@ -203,9 +203,9 @@ def test_the_gluon_rung_is_drawn_after_the_triton_rungs(with_gluon):
 def test_the_gluon_story_reads_its_rows(with_gluon):
     story = fa.gluon_story(with_gluon, 128, "full")
     assert story.startswith("At N = 4,096, d = 128, full attention, the Gluon kernel in one")
-    assert "one partition of 8 warps that copies and computes, 128×128 tiles, 2 stages" in story
+    assert "one partition of 8 warps that copies and computes, 128×128 tiles, 3 stages" in story
     assert f"feeding one consumer partition, makes it {2.5 / 2.1:.2f}× as fast" in story
-    assert "a loader warp and two consumer groups of 4 warps, 128×128 tiles, 2 stages" in story
+    assert "a loader warp and two consumer groups of 4 warps, 128×128 tiles, 3 stages" in story
     assert f"make that {2.1 / 1.9:.2f}× as fast again" in story
     assert "168 registers per thread" in story and "240 to each consumer" in story
     assert "faster than attention_tma (1.05× (1.04–1.06) its speed)" in story

@@ -16,9 +16,9 @@
   * the forward written in Gluon (kernels/attention_gluon.py: TMA copies into a ring of
     key/value slots with mbarriers, asynchronous warp-group products), in three steps:
     ``gluon_pipelined``, one partition of 8 warps that copies and computes;
-    ``gluon_ws``, a loader warp feeding one consumer partition of 8 warps; ``gluon``, the
-    kernel at its ``plan`` (a loader warp and two consumer groups). The two first are
-    rows of the data, not bars of the figure;
+    ``gluon_ws``, a loader warp feeding one consumer partition of 8 warps (both at plan's
+    tiles and ring); ``gluon``, the kernel at its ``plan`` (a loader warp and two consumer
+    groups). The two first are rows of the data, not bars of the figure;
 
   The rung whose config is ``plan``'s, the one ``attention_tma`` runs, has ``plan: true``.
   * peers: SDPA's cuDNN backend (``sdpa_cudnn``), FlexAttention compiled (``flex``) and
@@ -104,11 +104,12 @@ def gluon_config_text(config: tuple) -> str:
 
 
 def gluon_ladder(d: int) -> dict[str, tuple]:
-    """The Gluon rungs at head dim ``d``: one partition, a loader warp and one consumer
-    partition (both at 128x128 tiles, 8 warps, 2 stages), and plan's kernel."""
+    """The Gluon rungs at head dim ``d``: one partition of 8 warps, a loader warp and one
+    consumer partition of 8 warps (both at plan's tiles and ring), and plan's kernel."""
+    _, block_m, block_n, stages, _ = agl.plan(d)
     return {
-        "gluon_pipelined": ("pipelined", 128, 128, 2, 8),
-        "gluon_ws": ("ws", 128, 128, 2, 8),
+        "gluon_pipelined": ("pipelined", block_m, block_n, stages, 8),
+        "gluon_ws": ("ws", block_m, block_n, stages, 8),
         "gluon": agl.plan(d),
     }
 
@@ -491,7 +492,7 @@ BENCHMARKS = [
         "TMA loads and store, nothing else changed), with plan's tiles (tuned) and with "
         "plan's tiles and warp_specialize=True (warp_specialize); kernels/attention_gluon.py's "
         "launch in one partition of 8 warps (gluon_pipelined), with a loader warp and one "
-        "consumer partition of 8 warps (gluon_ws), both 128x128 tiles and 2 stages, and at "
+        "consumer partition of 8 warps (gluon_ws), both at plan's tiles and stages, and at "
         "its plan (gluon); and the peers SDPA cuDNN "
         "(sdpa_cudnn), FlexAttention compiled (flex) and SDPA flash (sdpa_flash), each "
         "backend forced with sdpa_kernel. Each result checked against a float64 reference "

@@ -549,9 +549,9 @@ def ladder_goals(docs: Docs) -> str | None:
     )
 
 
-def gluon_config(docs: Docs, impl: str = "gluon", d: int = 128) -> str | None:
-    """A Gluon rung's schedule in words: "a loader warp and two consumer groups of 4 warps,
-    128×128 tiles, 3 stages" (from its config "ws2 128x128 s3 w4")."""
+def gluon_config(docs: Docs, impl: str = "gluon", d: int = 128) -> tuple[str, str] | None:
+    """A Gluon rung's schedule in words, and its tiles: ("a loader warp and two consumer
+    groups of 4 warps", "128×128 tiles, 3 stages"), from its config "ws2 128x128 s3 w4"."""
     text = render.field(ladder_row(docs, impl, d, "full"), "config")
     if text is None:
         return None
@@ -561,15 +561,15 @@ def gluon_config(docs: Docs, impl: str = "gluon", d: int = 128) -> str | None:
         "ws": f"a loader warp and one consumer partition of {warps[1:]} warps",
         "pipelined": f"one partition of {warps[1:]} warps that copies and computes",
     }.get(kind, kind)
-    return f"{who}, {tiles.replace('x', '×')} tiles, {stages[1:]} stages"
+    return who, f"{tiles.replace('x', '×')} tiles, {stages[1:]} stages"
 
 
 def gluon_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | None:
     """The Gluon rungs at one shape in sentences, every number from the data: the kernel
-    in one partition, what a loader warp and then two consumer groups each gained, the
-    final rate and registers, and its speed as a multiple of attention_tma's (the rung
-    plan runs) and of cuDNN's, each with the spread of the per-round ratio. None on a
-    device without the ladder's data or without a Gluon row."""
+    in one partition, how the loader warp and then the two consumer groups compare with
+    the step before, the final rate and registers, and its speed as a multiple of
+    attention_tma's (the rung plan runs) and of cuDNN's, each with the spread of the
+    per-round ratio. None on a device without the ladder's data or without a Gluon row."""
     if LADDER not in docs:
         return None
     where = f"At N = 4,096, d = {d}, {mask} attention"
@@ -577,30 +577,27 @@ def gluon_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | None
     if row is None:
         why = ladder_failure(docs, "gluon", d, mask)
         return f"{where}, the Gluon kernel did not run ({why})." if why else None
+    rate = render.tflops(render.flop_rate(row))
     said = []
     one = ladder_row(docs, "gluon_pipelined", d, mask)
-    if one is not None:
+    loader = ladder_row(docs, "gluon_ws", d, mask)
+    if one is not None and loader is not None:
+        who, tiles = gluon_config(docs, "gluon_pipelined", d)
         said.append(
-            f"{where}, the Gluon kernel in {gluon_config(docs, 'gluon_pipelined', d)} runs at "
-            f"{render.tflops(render.flop_rate(one))}."
+            f"{where}, the Gluon kernel runs at {render.tflops(render.flop_rate(one))} in "
+            f"{who} ({tiles})."
         )
-        if (gain := ladder_vs(docs, "gluon_ws", "gluon_pipelined", d, mask)) is not None:
-            said.append(
-                f"A loader warp that only copies, feeding one consumer partition, makes it "
-                f"{render.ratio(gain)} as fast"
-            )
-            if (again := ladder_vs(docs, "gluon", "gluon_ws", d, mask)) is not None:
-                said[-1] += (
-                    f"; {gluon_config(docs, 'gluon', d)} make that {render.ratio(again)} as "
-                    f"fast again, {render.tflops(render.flop_rate(row))}."
-                )
-            else:
-                said[-1] += "."
+        word = ladder_compare(docs, "gluon_ws", "gluon_pipelined", d, mask)
+        gain = ladder_vs(docs, "gluon_ws", "gluon_pipelined", d, mask)
+        again = ladder_vs(docs, "gluon", "gluon_ws", d, mask)
+        said.append(
+            f"With {gluon_config(docs, 'gluon_ws', d)[0]}, it runs {word} that "
+            f"({render.ratio(gain)} its speed); with {gluon_config(docs, 'gluon', d)[0]}, "
+            f"{render.ratio(again)} as fast as with one: {rate}."
+        )
     else:
-        said.append(
-            f"{where}, the Gluon kernel ({gluon_config(docs, 'gluon', d)}) runs at "
-            f"{render.tflops(render.flop_rate(row))}."
-        )
+        who, tiles = gluon_config(docs, "gluon", d)
+        said.append(f"{where}, the Gluon kernel runs at {rate} with {who} ({tiles}).")
     if (consumer := row.get("consumer_regs")) is not None:
         said.append(
             f"It is launched at {row.get('n_regs')} registers per thread and its partitions "
@@ -640,21 +637,26 @@ def gluon_overlap(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | No
 
 
 def gluon_goals(docs: Docs) -> str | None:
-    """One sentence: the Gluon kernel's speed as a multiple of cuDNN's at every shape of
-    the ladder on this device, each with its spread; None without the ladder's Gluon
-    rows."""
+    """One sentence: the Gluon kernel's speed as a multiple of cuDNN's and of
+    attention_tma's at every shape of the ladder on this device, each with its spread;
+    None without the ladder's Gluon rows."""
     if LADDER not in docs:
         return None
-    parts = []
+    cudnn, tma = [], []
     for d, mask in LADDER_SHAPES:
-        vs = ladder_ratio(docs, "gluon", "sdpa_cudnn", d, mask)
-        if vs is not None:
-            parts.append(f"{_times(vs)} at d = {d}, {mask}")
-    if not parts:
+        if (vs := ladder_ratio(docs, "gluon", "sdpa_cudnn", d, mask)) is not None:
+            cudnn.append(f"{_times(vs)} at d = {d}, {mask}")
+        best = plan_rung(docs, d, mask)
+        if best and (vs := ladder_ratio(docs, "gluon", best, d, mask)) is not None:
+            tma.append(f"{_times(vs)} at d = {d}, {mask}")
+    if not cudnn:
         return None
     gpu = render.provenance(docs)["gpu"]
-    listed = "; ".join(parts)
-    return f"On the {gpu}, the Gluon kernel runs at these multiples of cuDNN's speed: {listed}."
+    said = f"On the {gpu}, the Gluon kernel runs at these multiples of cuDNN's speed: "
+    said += "; ".join(cudnn) + "."
+    if tma:
+        said += " It runs at these multiples of attention_tma's: " + "; ".join(tma) + "."
+    return said
 
 
 VALUES.update(

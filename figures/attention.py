@@ -321,6 +321,7 @@ RUNGS = (  # impl, bar label
     ("descriptors", "+ tensor descriptors (same tiles)"),
     ("tuned", "+ other tiles, warps, stages"),
     ("warp_specialize", "+ warp specialisation"),
+    ("gluon", "Gluon: loader warp, consumer warp groups"),
 )
 LADDER_PEERS = (  # impl, bar label, colour role
     ("sdpa_cudnn", "SDPA cuDNN", "cublas"),
@@ -372,7 +373,7 @@ def ladder_before(docs: Docs, impl: str, d: int, mask: str) -> str | None:
 
 def plan_rung(docs: Docs, d: int = 128, mask: str = "full") -> str | None:
     """The rung that ran with plan's config (what attention_tma runs by default)."""
-    for impl, _ in RUNGS:
+    for impl, _ in RUNGS[:4]:
         row = ladder_row(docs, impl, d, mask)
         if row and row.get("plan"):
             return impl
@@ -517,16 +518,129 @@ def ladder_goals(docs: Docs) -> str | None:
     )
 
 
+def gluon_config(docs: Docs, impl: str = "gluon", d: int = 128) -> tuple[str, str] | None:
+    """A Gluon rung's schedule in words, and its tiles: ("a loader warp and two consumer
+    groups of 4 warps", "128×128 tiles, 3 stages"), from its config "ws2 128x128 s3 w4"."""
+    text = render.field(ladder_row(docs, impl, d, "full"), "config")
+    if text is None:
+        return None
+    kind, tiles, stages, warps = text.split()
+    who = {
+        "ws2": f"a loader warp and two consumer groups of {warps[1:]} warps",
+        "ws": f"a loader warp and one consumer partition of {warps[1:]} warps",
+        "pipelined": f"one partition of {warps[1:]} warps that copies and computes",
+    }.get(kind, kind)
+    return who, f"{tiles.replace('x', '×')} tiles, {stages[1:]} stages"
+
+
+def gluon_story(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | None:
+    """The Gluon rungs at one shape in sentences, every number from the data: the kernel
+    in one partition, how the loader warp and then the two consumer groups compare with
+    the step before, the final rate and registers, and its speed as a multiple of
+    attention_tma's (the rung plan runs) and of cuDNN's, each with the spread of the
+    per-round ratio. None on a device without the ladder's data or without a Gluon row."""
+    if LADDER not in docs:
+        return None
+    where = f"At N = 4,096, d = {d}, {mask} attention"
+    row = ladder_row(docs, "gluon", d, mask)
+    if row is None:
+        why = ladder_failure(docs, "gluon", d, mask)
+        return f"{where}, the Gluon kernel did not run ({why})." if why else None
+    rate = render.tflops(render.flop_rate(row))
+    said = []
+    one = ladder_row(docs, "gluon_pipelined", d, mask)
+    loader = ladder_row(docs, "gluon_ws", d, mask)
+    if one is not None and loader is not None:
+        who, tiles = gluon_config(docs, "gluon_pipelined", d)
+        said.append(
+            f"{where}, the Gluon kernel runs at {render.tflops(render.flop_rate(one))} in "
+            f"{who} ({tiles})."
+        )
+        word = ladder_compare(docs, "gluon_ws", "gluon_pipelined", d, mask)
+        gain = ladder_vs(docs, "gluon_ws", "gluon_pipelined", d, mask)
+        again = ladder_vs(docs, "gluon", "gluon_ws", d, mask)
+        said.append(
+            f"With {gluon_config(docs, 'gluon_ws', d)[0]}, it runs {word} that "
+            f"({render.ratio(gain)} its speed); with {gluon_config(docs, 'gluon', d)[0]}, "
+            f"{render.ratio(again)} as fast as with one: {rate}."
+        )
+    else:
+        who, tiles = gluon_config(docs, "gluon", d)
+        said.append(f"{where}, the Gluon kernel runs at {rate} with {who} ({tiles}).")
+    if (consumer := row.get("consumer_regs")) is not None:
+        said.append(
+            f"It is launched at {row.get('n_regs')} registers per thread and its partitions "
+            f"move them as they start: {consumer} to each consumer thread, "
+            f"{row.get('loader_regs')} to the loader's."
+        )
+    tma = plan_rung(docs, d, mask)
+    if tma and (vs := ladder_ratio(docs, "gluon", tma, d, mask)) is not None:
+        word = ladder_compare(docs, "gluon", tma, d, mask)
+        said.append(f"That is {word} attention_tma ({_times(vs)} its speed)")
+        if (cudnn := ladder_ratio(docs, "gluon", "sdpa_cudnn", d, mask)) is not None:
+            said[-1] += f" and {_times(cudnn)} cuDNN's"
+        said[-1] += ", each spread the 20th to 80th percentile of the per-round ratio."
+    return " ".join(said)
+
+
+def gluon_overlap(docs: Docs, d: HeadDim = 128, mask: Mask = "full") -> str | None:
+    """From the Gluon kernel's SASS as measured: how many of its exp2 instructions are
+    issued while a warp-group product is still running, and, where none is, what that
+    means for the schedule the source asked for. None without the row or the count."""
+    row = ladder_row(docs, "gluon", d, mask)
+    total, overlapped = render.field(row, "ex2_total"), render.field(row, "ex2_overlapped")
+    if total is None or overlapped is None:
+        return None
+    said = (
+        f"Of the {render.count(total)} exp2 instructions in the machine code of the kernel "
+        f"above (d = {d}, {mask}), "
+    )
+    if overlapped:
+        return said + f"{render.count(overlapped)} are issued while a product is still running."
+    return said + (
+        "none is issued while a product is still running: the source waits for `O += P V` "
+        "after the softmax, but the assembler (`ptxas`) moved that wait ahead of the "
+        "exponentials. Within a group the softmax still follows its own products; what "
+        "overlaps is one group's softmax with the other group's products."
+    )
+
+
+def gluon_goals(docs: Docs) -> str | None:
+    """One sentence: the Gluon kernel's speed as a multiple of cuDNN's and of
+    attention_tma's at every shape of the ladder on this device, each with its spread;
+    None without the ladder's Gluon rows."""
+    if LADDER not in docs:
+        return None
+    cudnn, tma = [], []
+    for d, mask in LADDER_SHAPES:
+        if (vs := ladder_ratio(docs, "gluon", "sdpa_cudnn", d, mask)) is not None:
+            cudnn.append(f"{_times(vs)} at d = {d}, {mask}")
+        best = plan_rung(docs, d, mask)
+        if best and (vs := ladder_ratio(docs, "gluon", best, d, mask)) is not None:
+            tma.append(f"{_times(vs)} at d = {d}, {mask}")
+    if not cudnn:
+        return None
+    gpu = render.provenance(docs)["gpu"]
+    said = f"On the {gpu}, the Gluon kernel runs at these multiples of cuDNN's speed: "
+    said += "; ".join(cudnn) + "."
+    if tma:
+        said += " It runs at these multiples of attention_tma's: " + "; ".join(tma) + "."
+    return said
+
+
 VALUES.update(
     {
         "attention.ladder_story": Value(ladder_story, missing=""),
         "attention.ladder_goals": Value(ladder_goals, missing=""),
+        "attention.gluon_story": Value(gluon_story, missing=""),
+        "attention.gluon_goals": Value(gluon_goals, missing=""),
+        "attention.gluon_overlap": Value(gluon_overlap, missing=""),
     }
 )
 
 
 RUNG_ROLES = {"simple": "series-4", "descriptors": "series-5", "tuned": "series-6",
-              "warp_specialize": "triton", "reduce": "triton"}  # fmt: skip
+              "warp_specialize": "triton", "reduce": "triton", "gluon": "series-3"}  # fmt: skip
 
 
 def ladder_bars(docs: Docs, d: int, mask: str) -> dict[str, dict]:
@@ -595,7 +709,8 @@ FIGURES["attention-ladder"] = Figure(
     "Grouped horizontal bars of forward TFLOP/s at N = 4,096 in bf16, one group each for "
     "d = 128 and d = 64, full and causal: lesson 12's kernel, then the TMA kernel with "
     "tensor descriptors at the same tiles, with other tiles where plan chose them, and "
-    "with warp specialisation, then SDPA's cuDNN backend, FlexAttention and SDPA's flash "
+    "with warp specialisation, the forward written in Gluon (a loader warp feeding "
+    "consumer warp groups), then SDPA's cuDNN backend, FlexAttention and SDPA's flash "
     "backend; hovering a bar gives its speed as a multiple of cuDNN's; error bars span "
     "the 20th to 80th percentile. A device without the ladder's data shows lesson 12's "
     "kernel and the peers from the attention benchmark only.",

@@ -1702,6 +1702,12 @@ NOT_WRAPPERS = {
     "_compile_examples.scaled_then_logged": "plain torch, no kernel (a torch.compile fragment)",
     "_compile_examples.row_norms": "plain torch, no kernel (a torch.compile fragment)",
     "attention_tma.tma_readable": "reads strides and answers yes or no; launches nothing",
+    "attention_gluon.tma_readable": "reads strides and answers yes or no; launches nothing",
+    "attention_gluon.attention_gluon": "a Gluon kernel: it has no interpreter path, so the "
+    "table's rules (run on the CPU here) cannot call it; its refusals by name, inference "
+    "only (requires_grad refused), CPU tensors and other GPU generations refused, layouts "
+    "read in place or copied, empty inputs and neg views are tested on a Hopper GPU in "
+    "test_attention_gluon.py",
     "attention_tma.AttentionTMAFunction": "the autograd.Function behind attention_tma, which "
     "checks first",
     "attention.attention_minimal": "lesson 12's minimal forward: divisible, contiguous shapes "

@@ -136,6 +136,94 @@ def test_the_story_and_the_goals_read_the_ladder(with_ladder):
     assert ", attention_tma runs at" in goals
 
 
+# ---- the Gluon rung --------------------------------------------------------------------------
+
+
+GLUON = {  # impl: (time, config)
+    "gluon_pipelined": (2.5e-3, "pipelined 128x128 s3 w8"),
+    "gluon_ws": (2.1e-3, "ws 128x128 s3 w8"),
+    "gluon": (1.9e-3, "ws2 128x128 s3 w4"),
+}
+
+
+@pytest.fixture(scope="module")
+def with_gluon(with_ladder):
+    """The made-up ladder with the three Gluon rows at every shape, timed with the rest."""
+    docs = dict(with_ladder)
+    doc = copy.deepcopy(docs[fa.LADDER])
+    times = dict(TIMES, **{impl: t for impl, (t, _) in GLUON.items()})
+
+    def ratios(t):  # every other impl's per-round ratio to a row of time t
+        return {o: {"p20": u / t * 0.99, "p50": u / t, "p80": u / t * 1.01, "reps": 50}
+                for o, u in times.items() if u != t}  # fmt: skip
+
+    for row in doc["rows"]:
+        if "time_s" in row:
+            row["time_s"]["vs"] = ratios(row["time_s"]["p50"])
+    for d in (128, 64):
+        for causal in (False, True):
+            common = next(
+                {k: v for k, v in r.items() if k not in ("impl", "time_s", "config", "plan",
+                                                        "n_regs", "n_spills")}
+                for r in doc["rows"]
+                if r["head_dim"] == d and r["causal"] == causal
+            )  # fmt: skip
+            for impl, (t, config) in GLUON.items():
+                time_s = {"p20": t * 0.99, "p50": t, "p80": t * 1.01, "reps": 50,
+                          "ab": {"group": "g-1", "name": impl}, "vs": ratios(t)}  # fmt: skip
+                row = {"impl": impl, **common, "time_s": time_s, "config": config,
+                       "n_regs": 168, "n_spills": 0, "ex2_total": 396,
+                       "ex2_overlapped": 0}  # fmt: skip
+                if impl != "gluon_pipelined":
+                    row.update(consumer_regs=240, loader_regs=24)
+                doc["rows"].append(row)
+    docs[fa.LADDER] = doc
+    return docs
+
+
+def test_the_gluon_rows_validate_against_the_schema(with_gluon):
+    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
+    envelope["properties"]["rows"] = json.loads(
+        (ROOT / "figures" / "schemas" / f"{fa.LADDER}.json").read_text()
+    )
+    jsonschema.Draft202012Validator(envelope).validate(with_gluon[fa.LADDER])
+
+
+def test_the_gluon_rung_is_drawn_after_the_triton_rungs(with_gluon):
+    fig = fa.fig_ladder(with_gluon)
+    names = [t["name"] for t in fig["data"]]
+    gluon = dict(fa.RUNGS)["gluon"]
+    assert names.index(gluon) == 3 and names[4:] == [label for _, label, _ in fa.LADDER_PEERS]
+    assert len(names) == 7  # the Gluon kernel's first two steps are told, not drawn
+    bars = fig["data"][3]
+    assert bars["customdata"] == [f"{1.8 / 1.9:.2f}× cuDNN's speed"] * 4
+    assert bars["meta"]["roles"] == ["series-3"] * 4
+
+
+def test_the_gluon_story_reads_its_rows(with_gluon):
+    story = fa.gluon_story(with_gluon, 128, "full")
+    assert story.startswith("At N = 4,096, d = 128, full attention, the Gluon kernel runs at")
+    assert "in one partition of 8 warps that copies and computes (128×128 tiles, 3 stages)" in story
+    assert "With a loader warp and one consumer partition of 8 warps, it runs faster than" in story
+    assert f"that ({2.5 / 2.1:.2f}× its speed)" in story
+    assert f"two consumer groups of 4 warps, {2.1 / 1.9:.2f}× as fast as with one" in story
+    assert "168 registers per thread" in story and "240 to each consumer" in story
+    assert "faster than attention_tma (1.05× (1.04–1.06) its speed)" in story
+    assert "and 0.95× (0.94–0.96) cuDNN's" in story
+    goals = fa.gluon_goals(with_gluon)
+    assert goals.count("0.95×") == 4 and "d = 64, causal" in goals
+    assert "multiples of attention_tma's: 1.05×" in goals
+    overlap = fa.gluon_overlap(with_gluon, 128, "full")
+    assert "Of the 396 exp2 instructions" in overlap and "none is issued while" in overlap
+    assert fa.plan_rung(with_gluon) == "tuned"  # the Gluon rows are not attention_tma's
+
+
+def test_without_gluon_rows_there_is_no_gluon_story(with_ladder):
+    assert fa.gluon_story(with_ladder, 128, "full") is None
+    assert fa.gluon_goals(with_ladder) is None
+    assert fa.gluon_story(DEVICES[SLUG], 128, "full") is None
+
+
 # ---- the backward ladder ---------------------------------------------------------------------
 
 BACKWARD_TIMES = {"simple": 7.2e-3, "descriptors": 6.0e-3, "tuned": 5.0e-3, "reduce": 6.25e-3,

@@ -90,9 +90,14 @@ def test_kernel_files_import_only_torch_and_triton(kernel):
     # file, kernels/attention_tma.py, builds its descriptors on the host).
     # torch.distributed and its symmetric memory: torch's own, for the one kernel that works
     # across GPUs (kernels/all_reduce.py allocates and exchanges its buffers with them).
+    # triton.experimental.gluon: Triton's lower layer, shipped with it (kernels/
+    # attention_gluon.py: its language, Hopper's TMA, mbarriers and warp-group MMA, and
+    # its host-side descriptor).
     allowed = {"torch", "triton", "triton.language", "math", "__future__",
                "triton.tools.tensor_descriptor", "torch.distributed",
-               "torch.distributed._symmetric_memory"}  # fmt: skip
+               "torch.distributed._symmetric_memory", "triton.experimental",
+               "triton.experimental.gluon", "triton.experimental.gluon.language.nvidia.hopper",
+               "triton.experimental.gluon.nvidia.hopper"}  # fmt: skip
     for line in kernel.read_text().splitlines():
         m = re.match(r"\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", line)
         if m:

@@ -13,6 +13,12 @@
     specialisation off (left out where those are the simple kernel's own);
   * ``warp_specialize``: plan's tiles with ``tl.range(..., warp_specialize=True)`` on
     the unmasked loop (a compile failure is a row with ``failure``, not fatal);
+  * the forward written in Gluon (kernels/attention_gluon.py: TMA copies into a ring of
+    key/value slots with mbarriers, asynchronous warp-group products), in three steps:
+    ``gluon_pipelined``, one partition of 8 warps that copies and computes;
+    ``gluon_ws``, a loader warp feeding one consumer partition of 8 warps (both at plan's
+    tiles and ring); ``gluon``, the kernel at its ``plan`` (a loader warp and two consumer
+    groups). The two first are rows of the data, not bars of the figure;
 
   The rung whose config is ``plan``'s, the one ``attention_tma`` runs, has ``plan: true``.
   * peers: SDPA's cuDNN backend (``sdpa_cudnn``), FlexAttention compiled (``flex``) and
@@ -51,12 +57,14 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import traceback
 
 import torch
 from torch._functorch import config as functorch_config
 
 from kernels import attention as at
+from kernels import attention_gluon as agl
 from kernels import attention_tma as atm
 from scripts.bench import benchlib
 from scripts.bench.benchmarks.attention import (
@@ -78,13 +86,77 @@ from scripts.bench.benchmarks.attention import (
 N = 4096
 HEAD_DIMS = benchlib.pick((128, 64), (128,))
 # The rungs, in the order they are drawn, then the peers.
-STEPS = ("simple", "descriptors", "tuned", "warp_specialize")
+STEPS = ("simple", "descriptors", "tuned", "warp_specialize", "gluon_pipelined", "gluon_ws",
+         "gluon")  # fmt: skip
 PEERS = ("sdpa_cudnn", "flex", "sdpa_flash")
 
 
 def config_text(config: tuple) -> str:
     block_m, block_n, warps, stages, ws = config
     return f"{block_m}x{block_n} w{warps} s{stages}" + (" ws" if ws else "")
+
+
+def gluon_config_text(config: tuple) -> str:
+    """ "ws2 128x128 s2 w4": the schedule kind, BLOCK_M x BLOCK_N, ring stages, warps per
+    consumer partition."""
+    kind, block_m, block_n, stages, warps = config
+    return f"{kind} {block_m}x{block_n} s{stages} w{warps}"
+
+
+def gluon_ladder(d: int) -> dict[str, tuple]:
+    """The Gluon rungs at head dim ``d``: one partition of 8 warps, a loader warp and one
+    consumer partition of 8 warps (both at plan's tiles and ring), and plan's kernel."""
+    _, block_m, block_n, stages, _ = agl.plan(d)
+    return {
+        "gluon_pipelined": ("pipelined", block_m, block_n, stages, 8),
+        "gluon_ws": ("ws", block_m, block_n, stages, 8),
+        "gluon": agl.plan(d),
+    }
+
+
+def gluon_resources(fn, config: tuple) -> dict:
+    """What the compiled Gluon kernel is: registers per thread at launch and spills
+    (n_regs, n_spills); for a warp-specialised kernel the budgets its partitions take at
+    run time (consumer_regs, loader_regs: setmaxnreg); and from its SASS, ``ex2_total``
+    exp2 instructions of which ``ex2_overlapped`` are issued while a warp-group product
+    (HGMMA) is still in flight (``overlapped_ex2``)."""
+    names = ("attn_fwd_ws_kernel", "attn_fwd_pipelined_kernel")
+    captures = {name: benchlib.Capture(getattr(agl, name)) for name in names}
+    for name, cap in captures.items():
+        setattr(agl, name, cap)
+    try:
+        fn()
+    finally:
+        for name, cap in captures.items():
+            setattr(agl, name, cap.kernel)
+    compiled = next((c.compiled for c in captures.values() if c.compiled is not None), None)
+    found = {k: v for k, v in benchlib.kernel_resources(compiled).items() if v is not None}
+    if config[0] != "pipelined":
+        found["consumer_regs"], found["loader_regs"] = agl.PARTITION_REGISTERS
+    try:
+        sass = compiled.asm["sass"]
+    except Exception as exc:  # noqa: BLE001 - no disassembler here: the row goes without
+        print(f"    sass skipped: {exc!r}")
+        return found
+    found["ex2_total"], found["ex2_overlapped"] = overlapped_ex2(sass)
+    return found
+
+
+def overlapped_ex2(sass: str) -> tuple[int, int]:
+    """(exp2 instructions, those issued while a warp-group MMA is in flight), reading the
+    SASS in order: an HGMMA that ends a group (``gsb0``) opens one, ``WARPGROUP.DEPBAR.LE
+    gsb0, N`` leaves at most N open. A static count of the code as laid out, loops read
+    once."""
+    open_groups = total = overlapped = 0
+    for line in sass.splitlines():
+        if "MUFU.EX2" in line:
+            total += 1
+            overlapped += open_groups > 0
+        elif "HGMMA" in line and "gsb0" in line:
+            open_groups += 1
+        elif m := re.search(r"WARPGROUP\.DEPBAR\.LE\s+gsb0,\s*0x([0-9a-f]+)", line):
+            open_groups = min(open_groups, int(m.group(1), 16))
+    return total, overlapped
 
 
 def ladder(d: int) -> dict[str, tuple]:
@@ -107,6 +179,11 @@ def implementations(d: int, causal: bool) -> dict:
         impls[step] = (
             lambda q, k, v, config=config: atm.launch(q, k, v, causal, scale, config=config),
             config,
+        )
+    for step, config in gluon_ladder(d).items():
+        impls[step] = (
+            lambda q, k, v, config=config: agl.launch(q, k, v, causal, scale, config=config),
+            None,
         )
     if sdpa_kernel is not None:
         cudnn = functools.partial(sdpa_with, SDPBackend.CUDNN_ATTENTION)
@@ -144,6 +221,10 @@ def measure_one(impl, fn, config, q, k, v, expected, base: dict) -> dict:
         row.update({key: v for key, v in resources.items() if v is not None})
     elif impl == "simple":
         row["config"] = config_text((*at.plan(d), False))
+    elif impl in gluon_ladder(d):
+        config = gluon_ladder(d)[impl]
+        row["config"] = gluon_config_text(config)
+        row.update(gluon_resources(call, config))
     return row
 
 
@@ -409,15 +490,22 @@ BENCHMARKS = [
         "one rung per row: kernels/attention.py's attention (simple); "
         "kernels/attention_tma.py's launch with the simple kernel's tiles (descriptors: "
         "TMA loads and store, nothing else changed), with plan's tiles (tuned) and with "
-        "plan's tiles and warp_specialize=True (warp_specialize); and the peers SDPA cuDNN "
+        "plan's tiles and warp_specialize=True (warp_specialize); kernels/attention_gluon.py's "
+        "launch in one partition of 8 warps (gluon_pipelined), with a loader warp and one "
+        "consumer partition of 8 warps (gluon_ws), both at plan's tiles and stages, and at "
+        "its plan (gluon); and the peers SDPA cuDNN "
         "(sdpa_cudnn), FlexAttention compiled (flex) and SDPA flash (sdpa_flash), each "
         "backend forced with sdpa_kernel. Each result checked against a float64 reference "
         "computed one head at a time, then all of one shape timed head to head (do_bench's "
         "way, L2 flushed, in turn, round by round). FLOPs: 4 B H N^2 d, half with causal. "
-        "config: BLOCK_M x BLOCK_N, warps, stages (ws: warp-specialised); plan: whether "
-        "that is plan's config (what attention_tma runs); n_regs, n_spills of the "
-        "compiled kernel of kernels/attention_tma.py; tuned is left out where plan's "
-        "tiles are the simple kernel's. A row with failure did not run.",
+        "config: BLOCK_M x BLOCK_N, warps, stages (ws: warp-specialised; gluon rows: kind, "
+        "tiles, stages, warps per consumer partition); plan: whether that is plan's config "
+        "(what attention_tma runs); n_regs, n_spills of the "
+        "compiled kernel of kernels/attention_tma.py (of the gluon row: its kernel as "
+        "launched, and consumer_regs, loader_regs: the registers per thread its "
+        "partitions take at run time; ex2_total, ex2_overlapped: its exp2 instructions and "
+        "those its SASS issues while a warp-group MMA is in flight); tuned is left out "
+        "where plan's tiles are the simple kernel's. A row with failure did not run.",
         run,
     ),
     benchlib.Benchmark(

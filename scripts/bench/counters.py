@@ -229,6 +229,10 @@ def _attention(impl: str, causal: bool):
             from kernels import attention_tma as atm
 
             return lambda: atm.launch(q, k, v, causal, scale)
+        if impl == "gluon":  # step 4: FlashAttention-3's schedule written in Gluon
+            from kernels import attention_gluon as atg
+
+            return lambda: atg.launch(q, k, v, causal, scale)
         if impl == "cudnn":
             from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -371,6 +375,12 @@ PROBES = [
         "12",
         "the same with kernels/attention_tma.py (tensor descriptors, plan's tiles)",
         _attention("tma", False),
+    ),
+    Probe(
+        "attn-fwd-gluon",
+        "12",
+        "the same with kernels/attention_gluon.py (a loader warp, two consumer groups)",
+        _attention("gluon", False),
     ),
     Probe(
         "attn-gqa-tma",

@@ -36,6 +36,7 @@ Probe = Literal[
     "attn-fwd-triton",
     "attn-fwd-cudnn",
     "attn-fwd-tma",
+    "attn-fwd-gluon",
     "attn-gqa-tma",
     "attn-gqa-tma-repeated",
     "attn-gqa-sdpa",

@@ -10,6 +10,9 @@ redundant step of the interpreter is skipped (tests/interpreter.py: each call of
 
 import importlib.util
 import os
+from pathlib import Path
+
+import pytest
 
 # The site tests run without torch (e.g. in the Pages workflow); only kernels need it.
 if importlib.util.find_spec("torch") is not None:
@@ -21,3 +24,30 @@ if importlib.util.find_spec("torch") is not None:
         from tests import interpreter
 
         interpreter.install()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """Under xdist, the controller starts the site's strict build (tests/site/support.py,
+    ``start_shared_build``) as the run begins, when the run's paths include the site tests:
+    it builds while the workers start and collect, instead of one worker building while
+    the other waits once both reach the site tests."""
+    config = session.config
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    if config.getoption("collectonly", False):
+        return
+    site = Path(__file__).parent / "site"
+    here = config.invocation_params.dir
+    paths = [(here / str(arg).split("::")[0]).resolve() for arg in config.args]
+    if not any(p == site or p in site.parents or site in p.parents for p in paths):
+        return
+    from tests.site.support import start_shared_build
+
+    config._book_site_build = start_shared_build(config._tmp_path_factory.getbasetemp())
+
+
+def pytest_unconfigure(config):
+    thread = getattr(config, "_book_site_build", None)
+    if thread is not None:
+        thread.join()

@@ -28,7 +28,8 @@ light (1280 x 900, ``prefers-color-scheme: light``)
                  wider: the axis ranges after each
 light and dark, at 390 x 844 on a touch screen (``has_touch``, ``is_mobile``)
     ``touch``    (pages with figures) each figure as drawn there: its toolbar, if any, and
-                 its plot areas (tests/site/test_figure_design.py)
+                 its plot areas (tests/site/test_figure_design.py). One visit serves both
+                 schemes: opened in light, read, the palette toggled to dark, read again
     ``touch-errors``  the uncaught exceptions of that page until then
                  (tests/site/test_phone_reading.py)
 dark (1280 x 900, ``prefers-color-scheme: dark``)
@@ -231,9 +232,8 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
     finally:
         context.close()
     if md in FIGURE_PAGES:
-        uncaught: list[str] = []
-        v.run("touch", lambda: read_on_touch(browser, site_url, md, scheme, uncaught))
-        v.run("touch-errors", lambda: uncaught, needs=("touch",))
+        v.run("touch", lambda: on_touch(browser, site_url, md)[scheme])
+        v.run("touch-errors", lambda: on_touch(browser, site_url, md)["uncaught"][scheme])
     return v
 
 
@@ -571,32 +571,65 @@ def zoom_then_resize(pg) -> dict:
 TOUCH_PHONE = {"width": PHONE, "height": 844}
 
 
-def read_on_touch(
-    browser, site_url: str, md: str, scheme: str, uncaught: list[str] | None = None
-) -> list[dict]:
-    """Open ``md`` on a 390 px touch screen in ``scheme``: DESIGN's reading of each figure
-    (its toolbar, its plot areas). ``uncaught``: a list that receives the page's uncaught
-    exceptions until the reading is done."""
+def read_on_touch(browser, site_url: str, md: str) -> dict:
+    """Open ``md`` on a 390 px touch screen (light, as the reader's system prefers) and read
+    DESIGN's reading of each figure (its toolbar, its plot areas), then toggle the palette
+    to dark (figures.js draws every figure again) and read them again: ``{"light": [...],
+    "dark": [...], "uncaught": {"light": [...], "dark": [...]}}``, the page's uncaught
+    exceptions until each reading was done. (Opening the page a second time in the dark
+    scheme read the same: compared on lessons 01 and 10.)"""
     context = browser.new_context(
-        viewport=TOUCH_PHONE, color_scheme=scheme, has_touch=True, is_mobile=True
+        viewport=TOUCH_PHONE, color_scheme="light", has_touch=True, is_mobile=True
     )
     try:
         pg = context.new_page()
-        if uncaught is not None:
-            pg.on("pageerror", lambda e: uncaught.append(f"uncaught: {e}"))
+        uncaught: list[str] = []
+        pg.on("pageerror", lambda e: uncaught.append(f"uncaught: {e}"))
         pg.goto(url_of(site_url, md), wait_until="load")
         wait_for_figures(pg)
         settle(pg)
-        found = []
-        figures = pg.locator(".book-figure")
-        for i in range(figures.count()):
-            fig = figures.nth(i)
-            fig.scroll_into_view_if_needed()
-            fig.hover()  # where a toolbar would show on hover
-            found.append(fig.evaluate(DESIGN))
-        return found
+
+        def read() -> list[dict]:
+            found = []
+            figures = pg.locator(".book-figure")
+            for i in range(figures.count()):
+                fig = figures.nth(i)
+                fig.scroll_into_view_if_needed()
+                fig.hover()  # where a toolbar would show on hover
+                found.append(fig.evaluate(DESIGN))
+            return found
+
+        light = read()
+        errors_light = list(uncaught)
+        toggle_palette(pg, "slate")
+        dark = read()
+        return {
+            "light": light,
+            "dark": dark,
+            "uncaught": {"light": errors_light, "dark": list(uncaught)},
+        }
     finally:
         context.close()
+
+
+# (browser, site, page) -> read_on_touch's reading, or the exception it raised: the light
+# and the dark visit of a page share one touch-screen visit.
+_TOUCH: dict[tuple[int, str, str], dict | Exception] = {}
+
+
+def on_touch(browser, site_url: str, md: str) -> dict:
+    """``read_on_touch`` of ``md``, made once per browser and shared by both schemes' visits
+    (a reading that raised raises again for the other scheme)."""
+    key = (id(browser), site_url, md)
+    if key not in _TOUCH:
+        try:
+            _TOUCH[key] = read_on_touch(browser, site_url, md)
+        except Exception as error:
+            _TOUCH[key] = error
+    found = _TOUCH[key]
+    if isinstance(found, Exception):
+        raise found
+    return found
 
 
 # ---- diagrams: what tests/site/test_diagrams.py judges ------------------------------------

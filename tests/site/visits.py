@@ -577,7 +577,7 @@ def read_on_touch(browser, site_url: str, md: str) -> dict:
     to dark (figures.js draws every figure again) and read them again: ``{"light": [...],
     "dark": [...], "uncaught": {"light": [...], "dark": [...]}}``, the page's uncaught
     exceptions until each reading was done. (Opening the page a second time in the dark
-    scheme read the same: compared on lessons 01 and 10.)"""
+    scheme read the same: compared on lessons 01, 10 and 12.)"""
     context = browser.new_context(
         viewport=TOUCH_PHONE, color_scheme="light", has_touch=True, is_mobile=True
     )

@@ -5,12 +5,9 @@
 
 from __future__ import annotations
 
-import fcntl
 import functools
-import json
 import os
 import re
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -18,7 +15,7 @@ import pytest
 from scripts.book.browser import find_installed
 from scripts.book.hook import FIGURE_SCRIPTS
 from tests.site import visits
-from tests.site.support import ROOT, html_for, mkdocs_build, serve
+from tests.site.support import ROOT, html_for, mkdocs_build, serve, shared_build
 
 # The committed data the build embeds for a page's widgets (scripts/book/hook.py).
 WIDGET_DATA = re.compile(
@@ -41,28 +38,12 @@ def skip_figure_scripts(route) -> None:
     )
 
 
-# Material's search index, which the theme fetches after load and indexes in a worker (a
-# second of CPU on a loaded machine, for the whole site's text). A widget test's page gets
-# it with no documents: the search box works, on nothing. Each page's clean load with the
-# real index is checked by its visits (tests/site/test_browser.py).
-SEARCH_INDEX_URL = re.compile(r"/search/search_index\.json(?:[?#].*)?$")
-
-
-@functools.lru_cache
-def empty_search_index(site: str) -> str:
-    """The search index of the site served at ``site``, its configuration kept and its
-    documents none."""
-    with urllib.request.urlopen(f"{site}/search/search_index.json") as response:
-        index = json.load(response)
-    return json.dumps({**index, "docs": []})
-
-
-def serve_search_index_empty(context, site: str) -> None:
-    body = empty_search_index(site)
-    context.route(
-        SEARCH_INDEX_URL,
-        lambda route: route.fulfill(status=200, content_type="application/json", body=body),
-    )
+# Material's search index: a widget test's page gets it with no documents (the search box
+# works, on nothing), as the dark visits do (tests/site/visits.py). Each page's clean load
+# with the real index is checked by its light visit (tests/site/test_browser.py).
+SEARCH_INDEX_URL = visits.SEARCH_INDEX_URL
+empty_search_index = visits.empty_search_index
+serve_search_index_empty = visits.serve_search_index_empty
 
 
 def skip_figures_and_search(context, site: str) -> None:
@@ -89,22 +70,17 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """One strict build of the site per run: under xdist the first worker that asks builds
-    it in the run's shared temporary folder while the others wait, then every worker reads
-    that build (and its outcome: a failed build fails each worker's tests alike)."""
+    """One strict build of the site per run: under xdist it is built once in the run's
+    shared temporary folder (started by the controller as the run begins, tests/conftest.py;
+    else by the first worker that asks) while the workers wait, then every worker reads that
+    build (and its outcome: a failed build fails each worker's tests alike)."""
     if "PYTEST_XDIST_WORKER" not in os.environ:
         dest = tmp_path_factory.mktemp("site")
         result = mkdocs_build(ROOT / "mkdocs.yml", dest)
         assert result.returncode == 0, f"strict build failed:\n{result.stdout}\n{result.stderr}"
         return dest
     shared = tmp_path_factory.getbasetemp().parent  # this run's, above each worker's own
-    dest, outcome = shared / "site", shared / "site-build.json"
-    with open(shared / "site-build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if not outcome.exists():
-            result = mkdocs_build(ROOT / "mkdocs.yml", dest)
-            outcome.write_text(json.dumps([result.returncode, result.stdout, result.stderr]))
-    returncode, stdout, stderr = json.loads(outcome.read_text())
+    dest, returncode, stdout, stderr = shared_build(shared)
     assert returncode == 0, f"strict build failed:\n{stdout}\n{stderr}"
     return dest
 

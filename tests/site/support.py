@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import json
 import math
 import os
 import re
@@ -52,6 +53,45 @@ def mkdocs_build(
         env=env,
         timeout=300,
     )
+
+
+def shared_build(shared: Path) -> tuple[Path, int, str, str]:
+    """The run's one strict build of the book in ``shared`` (the run's temporary folder,
+    which every xdist worker's own folder sits in): whoever asks first builds it there
+    while the others wait on a lock, then all read the same build and its outcome
+    (destination, return code, stdout, stderr). Under xdist the controller starts it
+    before the workers have collected (``start_shared_build``)."""
+    import fcntl
+
+    dest, outcome = shared / "site", shared / "site-build.json"
+    with open(shared / "site-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not outcome.exists():
+            result = mkdocs_build(ROOT / "mkdocs.yml", dest)
+            outcome.write_text(json.dumps([result.returncode, result.stdout, result.stderr]))
+    returncode, stdout, stderr = json.loads(outcome.read_text())
+    return dest, returncode, stdout, stderr
+
+
+def start_shared_build(shared: Path) -> threading.Thread:
+    """``shared_build`` in a thread, its lock taken before this returns, so that a worker
+    asking for the build meanwhile waits for this one."""
+    import fcntl
+
+    lock = open(shared / "site-build.lock", "w")  # noqa: SIM115 (closed by the thread)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+
+    def build():
+        try:
+            result = mkdocs_build(ROOT / "mkdocs.yml", shared / "site")
+            outcome = [result.returncode, result.stdout, result.stderr]
+            (shared / "site-build.json").write_text(json.dumps(outcome))
+        finally:
+            lock.close()  # a build that raised leaves no outcome: the first worker builds
+
+    thread = threading.Thread(target=build, name="site-build", daemon=True)
+    thread.start()
+    return thread
 
 
 def nav_pages() -> list[str]:

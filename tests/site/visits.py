@@ -15,21 +15,26 @@ light (1280 x 900, ``prefers-color-scheme: light``)
     ``axe``      the colour scheme Material shows, and axe-core's violations
     ``legible-desktop``  (pages with figures) every figure drawn with each device's data:
                  light, then the palette toggled to dark, then back
-    ``legible-phone``    the same after resizing the window to 390 px (figures.js redraws
-                 from the data once resizing settles, as for a phone turned sideways)
+    ``diagrams`` (pages with diagrams) back at the top of the page, the window resized to
+                 1280 x 1400 (a height-only resize: figures.js draws nothing again), then
+                 390 x 1400: every diagram read at each width (tests/site/test_diagrams.py)
+    ``legible-phone``    the same as ``legible-desktop`` at 390 px: after the diagrams, the
+                 window only gets its height back, since figures.js has already redrawn
+                 every figure at 390 px for them; on a page without diagrams, after resizing
+                 the window to 390 px (figures.js redraws from the data once resizing
+                 settles, as for a phone turned sideways)
     ``zoom``     (pages with figures) at 390 px, each figure zoomed in as a reader would,
                  then the window made shorter (a phone's address bar going away), then
                  wider: the axis ranges after each
-    ``diagrams`` (pages with diagrams) back at the top of the page, the window resized to
-                 1280 x 1400, then 390 x 1400: every diagram read at each width
-                 (tests/site/test_diagrams.py)
 light and dark, at 390 x 844 on a touch screen (``has_touch``, ``is_mobile``)
     ``touch``    (pages with figures) each figure as drawn there: its toolbar, if any, and
-                 its plot areas (tests/site/test_figure_design.py)
+                 its plot areas (tests/site/test_figure_design.py). One visit serves both
+                 schemes: opened in light, read, the palette toggled to dark, read again
     ``touch-errors``  the uncaught exceptions of that page until then
                  (tests/site/test_phone_reading.py)
 dark (1280 x 900, ``prefers-color-scheme: dark``)
-    ``load``, ``figures``, ``axe``, ``diagrams``
+    ``load``, ``figures``, ``axe``, ``diagrams``; the search index is served with no
+    documents (the light visit's ``clean`` loads the real one)
 
 A check reads the steps it needs with ``visit[step]``: a step that raised (a figure drew
 nothing, a timeout) fails every check that needs it, with the step's own error, and the
@@ -42,8 +47,12 @@ runs them on one worker, which then opens each page once per scheme.
 
 from __future__ import annotations
 
+import functools
 import gzip
+import json
+import re
 import traceback
+import urllib.request
 from typing import Any, Callable
 
 import pytest
@@ -70,6 +79,29 @@ def on_page(md: str) -> pytest.MarkDecorator:
 def per_page(pages: list[str]) -> list:
     """``pages`` as parameters, each in its page's group (ids stay the page paths)."""
     return [pytest.param(md, marks=on_page(md), id=md) for md in pages]
+
+
+# Material's search index, which the theme fetches after load and indexes in a worker (a
+# second of CPU on a loaded machine, for the whole site's text).
+SEARCH_INDEX_URL = re.compile(r"/search/search_index\.json(?:[?#].*)?$")
+
+
+@functools.lru_cache
+def empty_search_index(site: str) -> str:
+    """The search index of the site served at ``site``, its configuration kept and its
+    documents none."""
+    with urllib.request.urlopen(f"{site}/search/search_index.json") as response:
+        index = json.load(response)
+    return json.dumps({**index, "docs": []})
+
+
+def serve_search_index_empty(context, site: str) -> None:
+    """Route a browser context's requests for the search index to ``empty_search_index``."""
+    body = empty_search_index(site)
+    context.route(
+        SEARCH_INDEX_URL,
+        lambda route: route.fulfill(status=200, content_type="application/json", body=body),
+    )
 
 
 def url_of(site_url: str, md: str) -> str:
@@ -157,6 +189,11 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
     context = browser.new_context(
         viewport={"width": DESKTOP, "height": HEIGHT}, color_scheme=scheme
     )
+    if scheme != "light":
+        # The search index is loaded and checked in the light visit ("clean"); here it
+        # comes with no documents, as in the widget tests (no second of indexing in a
+        # worker beside the drawing and axe).
+        serve_search_index_empty(context, site_url)
     try:
         pg = context.new_page()
         instrument(pg, weigh=scheme == "light")  # the page's weight is read in light
@@ -181,18 +218,22 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
         if scheme == "light":
             v.run("clean", clean, needs=("figures",))
         v.run("axe", axe, needs=("figures",))
-        if scheme == "light" and md in FIGURE_PAGES:
+        legible = scheme == "light" and md in FIGURE_PAGES
+        if legible:
             v.run("legible-desktop", lambda: read_in_both_palettes(pg), needs=("load",))
-            v.run("legible-phone", lambda: read_at_width(pg, PHONE), needs=("load",))
-            v.run("zoom", lambda: zoom_then_resize(pg), needs=("legible-phone",))
         if md in DIAGRAM_PAGES:
             v.run("diagrams", lambda: read_diagrams(pg), needs=("load",))
+        if legible:
+            # Where the diagrams were just read at the phone's width, the figures are drawn
+            # there already: the phone reading needs only the height back (no redraw).
+            drawn = isinstance(v.results.get("diagrams", {}).get(PHONE), dict)
+            v.run("legible-phone", lambda: read_at_width(pg, PHONE, drawn), needs=("load",))
+            v.run("zoom", lambda: zoom_then_resize(pg), needs=("legible-phone",))
     finally:
         context.close()
     if md in FIGURE_PAGES:
-        uncaught: list[str] = []
-        v.run("touch", lambda: read_on_touch(browser, site_url, md, scheme, uncaught))
-        v.run("touch-errors", lambda: uncaught, needs=("touch",))
+        v.run("touch", lambda: on_touch(browser, site_url, md)[scheme])
+        v.run("touch-errors", lambda: on_touch(browser, site_url, md)["uncaught"][scheme])
     return v
 
 
@@ -447,14 +488,29 @@ def read_in_both_palettes(pg) -> list[tuple[dict, str]]:
 DRAWS = "[...document.querySelectorAll('.book-figure')].map(f => f.__book ? f.__book.token : 0)"
 
 
-def read_at_width(pg, width: int) -> list[tuple[dict, str]]:
-    """Resize the window to ``width`` (no reload) and read every figure as
-    read_in_both_palettes does, once figures.js has drawn each of them again."""
+def resize_and_redraw(pg, width: int, height: int) -> None:
+    """Resize the window to a new width and wait until figures.js has drawn every figure
+    again."""
     before = pg.evaluate(DRAWS)
-    pg.set_viewport_size({"width": width, "height": HEIGHT})
+    pg.set_viewport_size({"width": width, "height": height})
     pg.wait_for_function(
         f"before => {DRAWS}.every((t, i) => t > before[i])", arg=before, timeout=DRAW_TIMEOUT
     )
+
+
+def read_at_width(pg, width: int, drawn: bool = False) -> list[tuple[dict, str]]:
+    """Resize the window to ``width`` (no reload) and read every figure as
+    read_in_both_palettes does, once figures.js has drawn each of them again. ``drawn``:
+    the window is ``width`` wide already and every figure was drawn again there (the
+    diagrams' reading at that width waited for it), so only the height is set back, which
+    figures.js does not redraw for."""
+    at_width = pg.evaluate("window.innerWidth") == width
+    if drawn and at_width:
+        pg.set_viewport_size({"width": width, "height": HEIGHT})
+    else:
+        if at_width:  # at that width, but not known to be drawn there: draw it again there
+            resize_and_redraw(pg, DESKTOP, HEIGHT)
+        resize_and_redraw(pg, width, HEIGHT)
     assert pg.evaluate("document.documentElement.clientWidth") <= width
     return read_in_both_palettes(pg)
 
@@ -515,32 +571,65 @@ def zoom_then_resize(pg) -> dict:
 TOUCH_PHONE = {"width": PHONE, "height": 844}
 
 
-def read_on_touch(
-    browser, site_url: str, md: str, scheme: str, uncaught: list[str] | None = None
-) -> list[dict]:
-    """Open ``md`` on a 390 px touch screen in ``scheme``: DESIGN's reading of each figure
-    (its toolbar, its plot areas). ``uncaught``: a list that receives the page's uncaught
-    exceptions until the reading is done."""
+def read_on_touch(browser, site_url: str, md: str) -> dict:
+    """Open ``md`` on a 390 px touch screen (light, as the reader's system prefers) and read
+    DESIGN's reading of each figure (its toolbar, its plot areas), then toggle the palette
+    to dark (figures.js draws every figure again) and read them again: ``{"light": [...],
+    "dark": [...], "uncaught": {"light": [...], "dark": [...]}}``, the page's uncaught
+    exceptions until each reading was done. (Opening the page a second time in the dark
+    scheme read the same: compared on lessons 01, 10 and 12.)"""
     context = browser.new_context(
-        viewport=TOUCH_PHONE, color_scheme=scheme, has_touch=True, is_mobile=True
+        viewport=TOUCH_PHONE, color_scheme="light", has_touch=True, is_mobile=True
     )
     try:
         pg = context.new_page()
-        if uncaught is not None:
-            pg.on("pageerror", lambda e: uncaught.append(f"uncaught: {e}"))
+        uncaught: list[str] = []
+        pg.on("pageerror", lambda e: uncaught.append(f"uncaught: {e}"))
         pg.goto(url_of(site_url, md), wait_until="load")
         wait_for_figures(pg)
         settle(pg)
-        found = []
-        figures = pg.locator(".book-figure")
-        for i in range(figures.count()):
-            fig = figures.nth(i)
-            fig.scroll_into_view_if_needed()
-            fig.hover()  # where a toolbar would show on hover
-            found.append(fig.evaluate(DESIGN))
-        return found
+
+        def read() -> list[dict]:
+            found = []
+            figures = pg.locator(".book-figure")
+            for i in range(figures.count()):
+                fig = figures.nth(i)
+                fig.scroll_into_view_if_needed()
+                fig.hover()  # where a toolbar would show on hover
+                found.append(fig.evaluate(DESIGN))
+            return found
+
+        light = read()
+        errors_light = list(uncaught)
+        toggle_palette(pg, "slate")
+        dark = read()
+        return {
+            "light": light,
+            "dark": dark,
+            "uncaught": {"light": errors_light, "dark": list(uncaught)},
+        }
     finally:
         context.close()
+
+
+# (browser, site, page) -> read_on_touch's reading, or the exception it raised: the light
+# and the dark visit of a page share one touch-screen visit.
+_TOUCH: dict[tuple[int, str, str], dict | Exception] = {}
+
+
+def on_touch(browser, site_url: str, md: str) -> dict:
+    """``read_on_touch`` of ``md``, made once per browser and shared by both schemes' visits
+    (a reading that raised raises again for the other scheme)."""
+    key = (id(browser), site_url, md)
+    if key not in _TOUCH:
+        try:
+            _TOUCH[key] = read_on_touch(browser, site_url, md)
+        except Exception as error:
+            _TOUCH[key] = error
+    found = _TOUCH[key]
+    if isinstance(found, Exception):
+        raise found
+    return found
 
 
 # ---- diagrams: what tests/site/test_diagrams.py judges ------------------------------------

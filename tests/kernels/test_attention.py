@@ -51,6 +51,19 @@ def check(got, ref64, what, seed, gradient=False):
     assert got.dtype in UNIT and got.shape == ref64.shape, (what, got.dtype, got.shape)
     assert not torch.isnan(got).any(), f"{what} has NaN (unwritten or wrong), seed={seed}"
     u = UNIT[got.dtype]
+    bound = getattr(ref64, "bound", None)
+    if bound is not None:  # dq, dk: each element within 4u of the size of its own terms
+        err = (got.double() - ref64).abs()
+        allowed = 4 * u * (bound + ref64.abs() + 1e-3)
+        bad = err > allowed
+        if bad.any():
+            i = tuple(bad.nonzero()[0].tolist())
+            raise AssertionError(
+                f"{what}, seed={seed}: {int(bad.sum())} of {bad.numel()} elements off; at {i}"
+                f" got {got[i].item():.6g}, want {ref64[i].item():.6g}, allowed error"
+                f" {allowed[i].item():.3g} (4u of the terms summed there)"
+            )
+        return
     if gradient:
         biggest = ref64.abs().max().item() if ref64.numel() else 0.0
         rtol, atol = 4 * u, 8 * u * max(biggest, 1e-3)
@@ -77,6 +90,23 @@ def reference_all(q, k, v, do, causal, scale=None):
     grads = [
         torch.zeros_like(t) if g is None else g for g, t in zip(grads, (q64, k64, v64), strict=True)
     ]
+    # dS = P * (dP - delta) subtracts two numbers the kernel has only to within u of their
+    # own size: where one key takes nearly all of a row (a sharp softmax, a large scale),
+    # dP and delta nearly cancel and dS is far smaller than its rounding error. So each
+    # element of dq and dk is held to 4u times the size of the terms summed into it (P and dS
+    # are rounded to the dtype once each, o once before delta),
+    # scale * (P * (|dO| |v|^T + sum |dO * o|)) times |k| or |q|, never below the element itself.
+    q_, k_, v_ = (t.detach().double() for t in (q, k, v))
+    eye = torch.eye(k.shape[2], dtype=torch.float64, device=q.device)
+    p = at.reference(q_, k_, eye, causal=causal, scale=scale)  # the probabilities P
+    if scale is None:
+        scale = q.shape[-1] ** -0.5
+    do64 = do.double()
+    dp = do64.abs() @ v_.abs().transpose(-2, -1)  # the size of dP's terms, and of delta's
+    delta = (do64 * o64.detach()).abs().sum(-1, keepdim=True)
+    terms = abs(scale) * p * (dp + delta)
+    grads[0].bound = terms @ k_.abs()
+    grads[1].bound = terms.transpose(-2, -1) @ q_.abs()
     return (o64.detach(), *grads)
 
 

@@ -25,7 +25,7 @@ def draw() -> Drawing:
         program per row: it reads the row once for the running maximum and the sum of
         exponentials, writes the row's loss, then reads the row again and writes over it
         the gradient of the loss with respect to the logits, softmax minus one at the
-        target, times the scale. Third, two matrix products use that gradient: it times W
+        row's label, times the scale. Third, two matrix products use that gradient: it times W
         gives the chunk's rows of grad_x, and its transpose times x_c is added into grad_W.
         Then the next chunk reuses the buffer. Only R by V logits exist at any time,
         never N by V.""",

@@ -371,3 +371,13 @@ def delta_e(c1: tuple, c2: tuple) -> float:
 def seen_apart(a: tuple, b: tuple) -> dict[str, float]:
     """CIEDE2000 between two sRGB colours as seen with each ``VISION``."""
     return {v: delta_e(lab(a, v), lab(b, v)) for v in VISION}
+
+
+def schema_for(benchmark: str) -> dict:
+    """The data envelope (figures/schema.json) with ``rows`` replaced by
+    figures/schemas/<benchmark>.json: what a data file of ``benchmark`` must validate against."""
+    path = ROOT / "figures" / "schemas" / f"{benchmark}.json"
+    assert path.is_file(), f"no row schema figures/schemas/{benchmark}.json"
+    full = json.loads((ROOT / "figures" / "schema.json").read_text())
+    full["properties"]["rows"] = json.loads(path.read_text())
+    return full

@@ -14,7 +14,7 @@ import pytest
 
 from figures import attention as fa
 from scripts.book import render
-from tests.site.support import ROOT
+from tests.site.support import ROOT, schema_for
 
 MEASURED = render.load_devices()
 SLUG = next(s for s, docs in MEASURED.items() if "attention" in docs)
@@ -87,11 +87,7 @@ def test_without_ladder_data_the_story_reads_the_attention_benchmark():
 
 
 def test_the_made_up_file_validates_against_the_schema(with_ladder):
-    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
-    envelope["properties"]["rows"] = json.loads(
-        (ROOT / "figures" / "schemas" / f"{fa.LADDER}.json").read_text()
-    )
-    jsonschema.Draft202012Validator(envelope).validate(with_ladder[fa.LADDER])
+    jsonschema.Draft202012Validator(schema_for(fa.LADDER)).validate(with_ladder[fa.LADDER])
 
 
 def test_every_rung_that_ran_is_drawn_in_order_then_the_peers(with_ladder):
@@ -182,11 +178,7 @@ def with_gluon(with_ladder):
 
 
 def test_the_gluon_rows_validate_against_the_schema(with_gluon):
-    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
-    envelope["properties"]["rows"] = json.loads(
-        (ROOT / "figures" / "schemas" / f"{fa.LADDER}.json").read_text()
-    )
-    jsonschema.Draft202012Validator(envelope).validate(with_gluon[fa.LADDER])
+    jsonschema.Draft202012Validator(schema_for(fa.LADDER)).validate(with_gluon[fa.LADDER])
 
 
 def test_the_gluon_rung_is_drawn_after_the_triton_rungs(with_gluon):
@@ -266,11 +258,9 @@ def with_backward():
 
 
 def test_the_made_up_backward_file_validates(with_backward):
-    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
-    envelope["properties"]["rows"] = json.loads(
-        (ROOT / "figures" / "schemas" / f"{fa.LADDER_BACKWARD}.json").read_text()
+    jsonschema.Draft202012Validator(schema_for(fa.LADDER_BACKWARD)).validate(
+        with_backward[fa.LADDER_BACKWARD]
     )
-    jsonschema.Draft202012Validator(envelope).validate(with_backward[fa.LADDER_BACKWARD])
 
 
 LESSON = (ROOT / "docs" / "flagship" / "12-flash-attention.md").read_text()

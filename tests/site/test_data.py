@@ -3,7 +3,6 @@ every figure of every figure module renders from it (values: test_values.py)."""
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
@@ -12,22 +11,13 @@ import jsonschema
 import pytest
 
 from scripts.book import render
-from tests.site.support import ROOT
+from tests.site.support import ROOT, schema_for
 
 ENVELOPE = json.loads((ROOT / "figures" / "schema.json").read_text())
 SCHEMAS = ROOT / "figures" / "schemas"
 FILES = sorted((ROOT / "figures" / "data").glob("*/*.json"))
 DEVICES = render.load_devices()
 REGISTRY = render.discover()
-
-
-def schema_for(benchmark: str) -> dict:
-    """The envelope with ``rows`` replaced by figures/schemas/<benchmark>.json."""
-    path = SCHEMAS / f"{benchmark}.json"
-    assert path.is_file(), f"no row schema figures/schemas/{benchmark}.json"
-    full = copy.deepcopy(ENVELOPE)
-    full["properties"]["rows"] = json.loads(path.read_text())
-    return full
 
 
 def test_schemas_are_valid():

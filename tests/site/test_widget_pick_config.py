@@ -32,6 +32,7 @@ from tests.site.support import (
     assert_follows_dark,
     mkdocs_build,
     outputs,
+    schema_for,
     serve,
     widget,
 )
@@ -275,11 +276,7 @@ def sweep_doc() -> dict:
     doc = {k: copy.deepcopy(base[k]) for k in ("schema_version", "provenance", "ceilings")}
     doc.update({"benchmark": "matmul_configs", "description": "synthetic sweep for a test"})
     doc["rows"] = rows
-    envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
-    envelope["properties"]["rows"] = json.loads(
-        (ROOT / "figures" / "schemas" / "matmul_configs.json").read_text()
-    )
-    jsonschema.Draft202012Validator(envelope).validate(doc)
+    jsonschema.Draft202012Validator(schema_for("matmul_configs")).validate(doc)
     return doc
 
 

@@ -16,6 +16,14 @@ import torch
 import torch.nn.functional as F
 
 from kernels import attention as at
+from tests.kernels.attention_support import (
+    DTYPES,
+    causal_mask,
+    check,
+    diag_of,
+    nan_padded,
+    qkv,
+)
 from tests.support import (
     DEVICE,
     ON_GPU,
@@ -27,59 +35,13 @@ from tests.support import (
     requires_gpu,
 )
 
-DTYPES = [torch.float16, torch.bfloat16]
 KERNELS = (
     "attn_fwd_kernel",
     "attn_bwd_preprocess_kernel",
     "attn_bwd_dkdv_kernel",
     "attn_bwd_dq_kernel",
 )
-
-# Tolerances. u is the unit roundoff of the result's dtype (fp16 2**-11, bf16 2**-8; the
-# CPU interpreter truncates to bf16, which is within 2u). The output is a weighted mean
-# of rows of v, rounded once, after the probabilities were rounded to the dtype for the
-# second tl.dot (within u each): so |o - ref| <= 2u |ref| + 4u. The gradients are sums over
-# a whole sequence of products rounded to the dtype (P and dS before their tl.dot), so
-# their error is measured against the largest element of the reference gradient: 8u of
-# it, and 4u relative. Any masking or indexing bug in these tests moves elements by far
-# more (the exact tests below need no tolerance at all).
-UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
-
-
-def check(got, ref64, what, seed, gradient=False):
-    """``got`` against the float64 reference; NaN (an unwritten element) never passes."""
-    assert got.dtype in UNIT and got.shape == ref64.shape, (what, got.dtype, got.shape)
-    assert not torch.isnan(got).any(), f"{what} has NaN (unwritten or wrong), seed={seed}"
-    u = UNIT[got.dtype]
-    bound = getattr(ref64, "bound", None)
-    if bound is not None:  # dq, dk: each element within 4u of the size of its own terms
-        err = (got.double() - ref64).abs()
-        allowed = 4 * u * (bound + ref64.abs() + 1e-3)
-        bad = err > allowed
-        if bad.any():
-            i = tuple(bad.nonzero()[0].tolist())
-            raise AssertionError(
-                f"{what}, seed={seed}: {int(bad.sum())} of {bad.numel()} elements off; at {i}"
-                f" got {got[i].item():.6g}, want {ref64[i].item():.6g}, allowed error"
-                f" {allowed[i].item():.3g} (4u of the terms summed there)"
-            )
-        return
-    if gradient:
-        biggest = ref64.abs().max().item() if ref64.numel() else 0.0
-        rtol, atol = 4 * u, 8 * u * max(biggest, 1e-3)
-    else:
-        rtol, atol = 2 * u, 4 * u
-    torch.testing.assert_close(
-        got.double(), ref64, rtol=rtol, atol=atol, msg=lambda m: f"{what}, seed={seed}\n{m}"
-    )
-
-
-def qkv(batch, heads, n_q, n_k, d, dtype, device=DEVICE):
-    return (
-        rand((batch, heads, n_q, d), dtype, device),
-        rand((batch, heads, n_k, d), dtype, device),
-        rand((batch, heads, n_k, d), dtype, device),
-    )
+# The tolerances of the output and the gradients: tests/kernels/attention_support.py.
 
 
 def reference_all(q, k, v, do, causal, scale=None):
@@ -191,16 +153,6 @@ def test_reference_is_torch_sdpa():
 
 
 # ---- causal alignment: top-left (SDPA's is_causal) and bottom-right (decoding) -------------
-
-
-def diag_of(causal, n_q, n_k):
-    """Query i sees keys j <= i + diag: 0 top-left (causal=True), n_k - n_q bottom-right."""
-    return n_k - n_q if causal == "bottom_right" else 0
-
-
-def causal_mask(causal, n_q, n_k):
-    """The boolean mask each alignment means, written out: query i sees key j where True."""
-    return torch.ones(n_q, n_k, dtype=torch.bool, device=DEVICE).tril(diag_of(causal, n_q, n_k))
 
 
 def sdpa_all(q, k, v, do, mask):
@@ -429,15 +381,6 @@ def test_causal_keys_get_no_gradient_from_earlier_queries(n_q, n_k, causal, cut)
     assert torch.equal(dk1[:, :, cut:], dk2[:, :, cut:]), f"dk from an earlier query, seed={seed}"
     assert torch.equal(dv1[:, :, cut:], dv2[:, :, cut:]), f"dv from an earlier query, seed={seed}"
     assert not torch.equal(dk1[:, :, :cut], dk2[:, :, :cut])  # earlier keys do change
-
-
-def nan_padded(t, extra=5):
-    """A view of ``t`` whose storage continues, past the last row, with NaN rows: a kernel
-    that reads one row too many (a missing mask) picks them up."""
-    b, h, n, d = t.shape
-    big = torch.full((b, h, n + extra, d), float("nan"), dtype=t.dtype, device=t.device)
-    big[:, :, :n] = t
-    return big[:, :, :n]
 
 
 @pytest.mark.parametrize(

@@ -19,13 +19,22 @@ import torch
 import torch.nn.functional as F
 
 from kernels import attention_gluon as ag
+from tests.kernels import attention_support
+from tests.kernels.attention_support import (
+    CAUSAL,
+    CAUSAL_IDS,
+    DTYPES,
+    check,
+    diag_of,
+    nan_padded,
+    qkv,
+)
 from tests.support import (
     DEVICE,
     ON_GPU,
     LaunchSpy,
     fresh_seed,
     poisoned_empty,  # noqa: F401 (autouse: every torch.empty is NaN)
-    rand,
 )
 
 HOPPER = ON_GPU and torch.cuda.get_device_capability()[0] == 9
@@ -36,44 +45,11 @@ gluon_gpu = pytest.mark.skipif(
     else "the Gluon kernel is written for Hopper (compute capability 9.x)",
 )
 
-DTYPES = [torch.float16, torch.bfloat16]
-CAUSAL = [False, True, "bottom_right"]
-CAUSAL_IDS = ["full", "causal", "bottom_right"]
 KINDS = ["pipelined", "ws", "ws2"]
-UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
-
-
-def check(got, ref, what, seed):
-    """``got`` against the float64 reference: the output is a weighted mean of rows of v,
-    rounded once, after the probabilities were rounded to the dtype for the second
-    product: |o - ref| <= 2u |ref| + 4u (as test_attention_tma.py). NaN never passes."""
-    assert got.dtype in UNIT and got.shape == ref.shape, (what, got.dtype, got.shape)
-    assert not torch.isnan(got).any(), f"{what} has NaN (unwritten or wrong), seed={seed}"
-    u = UNIT[got.dtype]
-    torch.testing.assert_close(
-        got.double(),
-        ref.double(),
-        rtol=2 * u,
-        atol=4 * u,
-        msg=lambda m: f"{what}, seed={seed}\n{m}",
-    )
-
-
-def qkv(batch, heads, n_q, n_k, d, dtype, kv_heads=None):
-    kv_heads = heads if kv_heads is None else kv_heads
-    return (
-        rand((batch, heads, n_q, d), dtype, DEVICE),
-        rand((batch, kv_heads, n_k, d), dtype, DEVICE),
-        rand((batch, kv_heads, n_k, d), dtype, DEVICE),
-    )
 
 
 def reference64(q, k, v, causal, scale=None):
-    return ag.reference(q.double(), k.double(), v.double(), causal=causal, scale=scale)
-
-
-def diag_of(causal, n_q, n_k):
-    return n_k - n_q if causal == "bottom_right" else 0
+    return attention_support.reference64(ag.reference, q, k, v, causal=causal, scale=scale)
 
 
 def config_of(kind, d):
@@ -231,22 +207,13 @@ def test_a_query_that_sees_no_key_gives_zeros():
     check(o, reference64(q, k, v, "bottom_right"), "blind rows", seed)
 
 
-def nan_padded(t, extra=130):
-    """A view of ``t`` whose storage continues with NaN rows: reading one row too many
-    picks them up (the descriptor's shape stops it)."""
-    b, h, n, d = t.shape
-    big = torch.full((b, h, n + extra, d), float("nan"), dtype=t.dtype, device=t.device)
-    big[:, :, :n] = t
-    return big[:, :, :n]
-
-
 @gluon_gpu
 @pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
 def test_no_read_past_the_last_row(causal):
     seed = fresh_seed()
     q, k, v = qkv(2, 2, 77, 150, 128, torch.float16)
     expected = reference64(q, k, v, causal)
-    q, k, v = (nan_padded(t) for t in (q, k, v))
+    q, k, v = (nan_padded(t, extra=130) for t in (q, k, v))
     assert all(ag.tma_readable(t) for t in (q, k, v))
     check(ag.attention_gluon(q, k, v, causal=causal), expected, "NaN past the end", seed)
 

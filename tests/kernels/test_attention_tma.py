@@ -20,6 +20,18 @@ import torch
 import torch.nn.functional as F
 
 from kernels import attention_tma as at
+from tests.kernels import attention_support
+from tests.kernels.attention_support import (
+    CAUSAL,
+    CAUSAL_IDS,
+    DTYPES,
+    UNIT,
+    causal_mask,
+    check,
+    diag_of,
+    nan_padded,
+    qkv,
+)
 from tests.support import (
     DEVICE,
     LaunchSpy,
@@ -29,59 +41,13 @@ from tests.support import (
     requires_gpu,
 )
 
-DTYPES = [torch.float16, torch.bfloat16]
-CAUSAL = [False, True, "bottom_right"]
-CAUSAL_IDS = ["full", "causal", "bottom_right"]
-
-# Tolerances, as in test_attention.py: u is the unit roundoff of the output's dtype (the
-# interpreter truncates to bf16, within 2u). The output is a weighted mean of rows of v,
-# rounded once, after the probabilities were rounded to the dtype for the second tl.dot:
-# |o - ref| <= 2u |ref| + 4u. The gradients are sums over a whole sequence of products
-# rounded to the dtype (P and dS before their tl.dot): 8u of the largest element of the
-# reference gradient, and 4u relative. A masking or indexing bug moves elements by far more.
-UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
-
-
-def check(got, ref, what, seed, gradient=False):
-    """``got`` against the float64 reference; NaN (an unwritten element) never passes."""
-    assert got.dtype in UNIT and got.shape == ref.shape, (what, got.dtype, got.shape)
-    assert not torch.isnan(got).any(), f"{what} has NaN (unwritten or wrong), seed={seed}"
-    u = UNIT[got.dtype]
-    rtol, atol = 2 * u, 4 * u
-    if gradient:
-        biggest = ref.abs().max().item() if ref.numel() else 0.0
-        rtol, atol = 4 * u, 8 * u * max(biggest, 1e-3)
-    torch.testing.assert_close(
-        got.double(),
-        ref.double(),
-        rtol=rtol,
-        atol=atol,
-        msg=lambda m: f"{what}, seed={seed}\n{m}",
-    )
-
-
-def qkv(batch, heads, n_q, n_k, d, dtype, device=DEVICE):
-    return (
-        rand((batch, heads, n_q, d), dtype, device),
-        rand((batch, heads, n_k, d), dtype, device),
-        rand((batch, heads, n_k, d), dtype, device),
-    )
-
 
 def reference64(q, k, v, causal, scale=None):
     """The float64 result, unrounded: ``reference`` on float64 copies."""
-    return at.reference(q.double(), k.double(), v.double(), causal=causal, scale=scale)
+    return attention_support.reference64(at.reference, q, k, v, causal=causal, scale=scale)
 
 
-def diag_of(causal, n_q, n_k):
-    """Query i sees keys j <= i + diag: 0 top-left (causal=True), n_k - n_q bottom-right."""
-    return n_k - n_q if causal == "bottom_right" else 0
-
-
-def causal_mask(causal, n_q, n_k):
-    return torch.ones(n_q, n_k, dtype=torch.bool, device=DEVICE).tril(diag_of(causal, n_q, n_k))
-
-
+# Tolerances: tests/kernels/attention_support.py.
 # (n_q, n_k): one element, shorter than one 16-row tile, ragged over several tiles, more
 # queries than keys and fewer.
 SHAPES = [(1, 1), (17, 17), (40, 23), (23, 40)]
@@ -204,15 +170,6 @@ def test_causal_queries_never_see_later_keys(n_q, n_k, causal, cut):
     o2 = at.attention_tma(q, k2, v2, causal=causal)
     assert torch.equal(o1[:, :, :cut], o2[:, :, :cut]), f"a query saw a later key, seed={seed}"
     assert not torch.equal(o1[:, :, cut:], o2[:, :, cut:])
-
-
-def nan_padded(t, extra=5):
-    """A view of ``t`` whose storage continues, past the last row, with NaN rows: a kernel
-    that reads one row too many picks them up (a descriptor's shape stops it)."""
-    b, h, n, d = t.shape
-    big = torch.full((b, h, n + extra, d), float("nan"), dtype=t.dtype, device=t.device)
-    big[:, :, :n] = t
-    return big[:, :, :n]
 
 
 @pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)

@@ -17,6 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from kernels import decode_attention as da
+from tests.kernels.attention_support import DTYPES, check
 from tests.support import (
     DEVICE,
     fresh_seed,
@@ -25,23 +26,10 @@ from tests.support import (
     requires_gpu,
 )
 
-DTYPES = [torch.float16, torch.bfloat16]
-# As in test_attention.py: u is the unit roundoff of the output's dtype. The output is a
-# weighted mean of rows of v, the weights rounded to the dtype for the second tl.dot, the
-# splits merged in float32 and the result rounded once: |o - ref| <= 2u |ref| + 4u. An
-# indexing, masking or merging bug moves elements by far more.
-UNIT = {torch.float16: 2**-11, torch.bfloat16: 2**-8}
-
-
-def check(got, ref, what, seed):
-    """``got`` against the float64 reference; NaN (an unwritten element) never passes."""
-    assert got.dtype in UNIT and got.shape == ref.shape, (what, got.dtype, got.shape)
-    assert not torch.isnan(got).any(), f"{what} has NaN (unwritten or wrong), seed={seed}"
-    u = UNIT[got.dtype]
-    torch.testing.assert_close(
-        got.double(), ref.double(), rtol=2 * u, atol=4 * u,
-        msg=lambda m: f"{what}, seed={seed}\n{m}",
-    )  # fmt: skip
+# The output's tolerance, as in every attention test (tests/kernels/attention_support.py):
+# the weights are rounded to the dtype for the second tl.dot, the splits merged in float32
+# and the result rounded once: |o - ref| <= 2u |ref| + 4u. An indexing, masking or merging
+# bug moves elements by far more.
 
 
 def lengths(*values):

@@ -289,6 +289,14 @@ def test_positional_knobs_are_refused():
 # ---- realistic sizes on a GPU --------------------------------------------------------------
 
 
+def test_plan_takes_the_unmasked_tiles_only_without_a_mask(monkeypatch):
+    monkeypatch.setattr(at, "_INTERPRET", False)  # plan as on a GPU
+    for d in at.HEAD_DIMS:
+        assert at.plan(d, backward=True) == at.BACKWARD_CONFIG_FULL.get(d, at.BACKWARD_CONFIG[d])
+        for causal in (True, "bottom_right"):
+            assert at.plan(d, backward=True, causal=causal) == at.BACKWARD_CONFIG[d], causal
+
+
 @requires_gpu
 @pytest.mark.parametrize("causal", CAUSAL, ids=CAUSAL_IDS)
 @pytest.mark.parametrize(
@@ -574,8 +582,9 @@ def test_gradient_reaches_a_packed_projection():
 
 
 def test_plan_has_a_backward_config_for_every_head_dim():
-    for d in at.HEAD_DIMS:
-        dkdv, dq = at.BACKWARD_CONFIG[d]
+    configs = [(d, at.BACKWARD_CONFIG[d]) for d in at.HEAD_DIMS]
+    assert set(at.BACKWARD_CONFIG_FULL) <= set(at.HEAD_DIMS)
+    for d, (dkdv, dq) in configs + list(at.BACKWARD_CONFIG_FULL.items()):
         assert dq in ("atomic", "reduce") or len(dq) == 4, d
         for tiles in (dkdv,) if isinstance(dq, str) else (dkdv, dq):
             block_m, block_n, warps, stages = tiles
@@ -591,7 +600,8 @@ def test_plan_has_a_backward_config_for_every_head_dim():
 )  # fmt: skip
 @pytest.mark.parametrize("n_q, n_k", [(1000, 1000), (777, 1500), (1500, 777)], ids=str)
 def test_backward_at_realistic_sizes(n_q, n_k, d, dtype, causal):
-    """plan's backward tiles (BACKWARD_CONFIG) at every head dim."""
+    """plan's backward tiles (BACKWARD_CONFIG, or BACKWARD_CONFIG_FULL without a mask) at
+    every head dim."""
     seed = fresh_seed()
     q, k, v = qkv(1, 4, n_q, n_k, d, dtype)
     do = rand((1, 4, n_q, d), dtype)

@@ -83,18 +83,20 @@ def test_the_two_tma_gqa_calls_agree():
     torch.testing.assert_close(in_place, expected, rtol=2e-3, atol=2e-3)
 
 
+@pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("d", [64, 128])
-def test_each_backward_rung_changes_one_thing(d):
-    """descriptors: lesson 12's backward tiles through descriptors; tuned: plan's, where
-    they differ; plan's config is one of the rungs."""
-    rungs = bench.backward_ladder(d)
+def test_each_backward_rung_changes_one_thing(d, causal):
+    """descriptors: lesson 12's backward tiles through descriptors; tuned: plan's for this
+    mask, where they differ; plan's config is one of the rungs."""
+    rungs = bench.backward_ladder(d, causal)
+    planned = atm.plan(d, backward=True, causal=causal)
     assert rungs["descriptors"] == at.plan(d, backward=True)
     if "tuned" in rungs:
-        assert rungs["tuned"] == atm.plan(d, backward=True) != rungs["descriptors"]
+        assert rungs["tuned"] == planned != rungs["descriptors"]
     else:
-        assert atm.plan(d, backward=True) == at.plan(d, backward=True)
-    assert atm.plan(d, backward=True) in rungs.values()
-    dkdv, dq = atm.plan(d, backward=True)
+        assert planned == at.plan(d, backward=True)
+    assert planned in rungs.values()
+    dkdv, dq = planned
     if isinstance(dq, str):  # plan adds dQ in the dK/dV kernel already
         assert "reduce" not in rungs
     else:

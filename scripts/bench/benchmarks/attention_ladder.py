@@ -35,8 +35,8 @@
     tiles);
   * ``descriptors``: kernels/attention_tma.py's ``launch_backward`` at lesson 12's
     backward tiles: every tile through a descriptor, nothing else new;
-  * ``tuned``: at ``plan(d, backward=True)``'s tiles (left out where those are lesson
-    12's);
+  * ``tuned``: at ``plan(d, backward=True, causal=causal)``'s tiles (left out where
+    those are lesson 12's);
   * ``reduce``: plan's dK/dV tiles, dQ added by the dK/dV kernel with one TMA reduction
     per tile instead of a dQ kernel (five tile matmuls instead of seven; left out where
     plan already adds dQ so);
@@ -277,13 +277,13 @@ def backward_config_text(config: tuple) -> str:
     )
 
 
-def backward_ladder(d: int) -> dict[str, tuple]:
-    """The config of each TMA rung of the backward at head dim ``d``: lesson 12's
-    backward tiles; plan's where they differ; and plan's dK/dV tiles with dQ added by TMA
-    reductions instead of its own kernel (five tile matmuls per pair of blocks instead
-    of seven), where plan keeps the dQ kernel."""
+def backward_ladder(d: int, causal: bool) -> dict[str, tuple]:
+    """The config of each TMA rung of the backward at head dim ``d`` and mask
+    ``causal``: lesson 12's backward tiles; plan's where they differ; and plan's dK/dV
+    tiles with dQ added by TMA reductions instead of its own kernel (five tile matmuls
+    per pair of blocks instead of seven), where plan keeps the dQ kernel."""
     simple = at.plan(d, backward=True)
-    planned = atm.plan(d, backward=True)
+    planned = atm.plan(d, backward=True, causal=causal)
     rungs = {"descriptors": simple, "tuned": planned}
     if planned == simple:
         del rungs["tuned"]
@@ -301,7 +301,7 @@ def backward_implementations(d: int, causal: bool, q, k, v, do) -> dict:
     impls = {"simple": (lambda: simple, None)}
     lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
     o = atm.launch(q, k, v, causal, scale, lse=lse)
-    for step, config in backward_ladder(d).items():
+    for step, config in backward_ladder(d, causal).items():
         call = functools.partial(atm.launch_backward, do, q, k, v, o, lse, causal, scale, config)
         impls[step] = (lambda call=call: call, config)
     peers = {}  # impl -> make(): the peer's forward, made only when its turn comes
@@ -348,7 +348,8 @@ def measure_backward(impl, build, config, expected, base: dict) -> dict:
         kernels = (at, "attn_bwd_dkdv_kernel", "attn_bwd_dq_kernel")
     elif config is not None:
         row["config"] = backward_config_text(config)
-        row["plan"] = config == atm.plan(d, backward=True)  # what attention_tma runs
+        # what attention_tma runs
+        row["plan"] = config == atm.plan(d, backward=True, causal=causal)
         kernels = (atm, "attn_bwd_dkdv_tma_kernel", "attn_bwd_dq_tma_kernel")
     else:
         return row

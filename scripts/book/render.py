@@ -96,7 +96,7 @@ Stale-aware like the tie words: where any file read to decide is
 stale (see "stale data"), the ``stale`` phrasing is shown, or STALE_WORDS without one,
 and the page's stale note lists the files. The chosen TEXT's whitespace is collapsed to
 single spaces; it may hold Markdown and ``value`` placeholders (one level deep), which
-are filled in as anywhere else. Each kind a condition or a phrasing names counts as used
+are filled in as anywhere else, or be empty (a sentence the data leaves out). Each kind a condition or a phrasing names counts as used
 (``placeholders``).
 
 **Tables** (``TABLES = {name: Table(reads, cells, head)}``, names ``F`` or ``F-...`` as
@@ -1761,7 +1761,7 @@ def parse_choose(body: str) -> tuple[str, list[Case]]:
     device, cases = words[1], []
     for part in parts:
         cond, arrow, text = part.partition("=>")
-        if not arrow or not text.strip():
+        if not arrow:
             raise RenderError(f"choose: {part.strip()!r} is not 'CONDITION => TEXT'")
         text, words = " ".join(text.split()), cond.split()
         if words in (["else"], ["stale"]):

@@ -3,6 +3,8 @@ their own: points, traces, formats and row arithmetic. No data, no browser."""
 
 from __future__ import annotations
 
+import pytest
+
 from scripts.book import render
 
 SPREAD = {"p20": 1.0, "p50": 2.0, "p80": 4.0, "reps": 10}
@@ -334,3 +336,20 @@ def test_impl_panes_draw_one_trace_per_impl_that_ran_in_each_panel():
         ("full", [("A", "triton", [1, 2]), ("B", "torch", [1, 2])]),
         ("causal", [("A", "triton", [1, 2])]),
     ]
+
+
+def test_a_choice_may_leave_a_sentence_out():
+    """An empty phrasing is a sentence the data leaves out (lesson 12's ladder: a rung that
+    did not run is not told); a case still needs its '=>'."""
+
+    def n(docs: render.Docs) -> int | None:
+        """A made-up count, None where the device lacks it."""
+        return docs["b"].get("n")
+
+    reg = render.Registry(figures={}, values={"toy.n": render.Value(n)})
+    body = "choose x | toy.n == none => | toy.n > 2 => many, {{ value x toy.n }} | else =>"
+    runs = ({}, {"n": 3}, {"n": 1})
+    shown = [render.choose_text(body, {"x": {"b": {"provenance": {}, **b}}}, reg) for b in runs]
+    assert shown == ["", "many, 3", ""]
+    with pytest.raises(render.RenderError, match="is not 'CONDITION => TEXT'"):
+        render.choose_text("choose x | toy.n == none", {"x": {"b": {}}}, reg)

@@ -436,11 +436,19 @@ def ladder_field(
 
 
 def ladder_setting(
-    docs: Docs, impl: Rung, of: Literal["tiles", "warps", "stages"], d: HeadDim = 128
+    docs: Docs,
+    impl: Rung,
+    of: Literal["tiles", "warps", "stages"],
+    direction: Direction = "forward",
+    kernel: Literal["dkdv", "dq"] = "dkdv",
+    d: HeadDim = 128,
 ) -> str | None:
-    """One setting of a forward rung's config ("128x128 w8 s3"; a Gluon rung's "ws2 128x128
-    s3 w4"): its tiles ("128×128"), warps or stages."""
-    config = render.field(rung_row(docs, impl, "forward", d, "full"), "config") or ""
+    """One setting of the config a rung ran with: its tiles ("128×128"), warps or stages.
+    Configs read "128x128 w8 s3" (a Gluon rung's "ws2 128x128 s3 w4"), and for the
+    backward one such part per ``kernel``: "dkdv 64x128 w8 s3; dq 128x64 w8 s3"."""
+    config = render.field(rung_row(docs, impl, direction, d, "full"), "config") or ""
+    if config and direction == "backward":
+        config = dict(part.split(" ", 1) for part in config.split("; ")).get(kernel, "")
     pattern = {"tiles": r"(\d+)x(\d+)", "warps": r"w(\d+)", "stages": r"s(\d+)"}[of]
     found = [m for word in config.split() if (m := re.fullmatch(pattern, word))]
     return "×".join(found[0].groups()) if found else None
@@ -451,24 +459,6 @@ def ladder_failure(docs: Docs, impl: Rung, d: HeadDim = 128, mask: Mask = "full"
     match = dict(impl=impl, head_dim=d, causal=mask == "causal")
     r = render.maybe_one(docs, LADDER, absent_ok=True, **match)
     return r["failure"][:160] if r and "failure" in r else None
-
-
-def backward_config(docs: Docs, impl: Rung, d: HeadDim, mask: Mask) -> str | None:
-    """A backward rung's tiles in words: "dK/dV 64×128, 8 warps, 3 stages; dQ ..."."""
-    text = render.field(rung_row(docs, impl, "backward", d, mask), "config")
-    if text is None:
-        return None
-    said = []
-    for part in text.split("; "):
-        kernel, *rest = part.split()
-        if rest in (["atomic"], ["reduce"]):
-            how = "atomic adds" if rest == ["atomic"] else "TMA reductions"
-            said.append(f"dQ added by the dK/dV kernel with {how}")
-            continue
-        tiles, warps, stages = rest
-        name = {"dkdv": "dK/dV", "dq": "dQ"}[kernel]
-        said.append(f"{name} {tiles.replace('x', '×')}, {warps[1:]} warps, {stages[1:]} stages")
-    return "; ".join(said)
 
 
 VALUES.update(
@@ -483,7 +473,6 @@ VALUES.update(
         "attention.ladder_field": Value(ladder_field, render.count, missing=NOT_MEASURED),
         "attention.ladder_setting": Value(ladder_setting, missing=NOT_MEASURED),
         "attention.ladder_failure": Value(ladder_failure, missing=NOT_MEASURED),
-        "attention.backward_config": Value(backward_config, missing=NOT_MEASURED),
     }
 )
 

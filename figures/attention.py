@@ -17,6 +17,7 @@ value renders as "not measured".
 """
 
 import ast
+import itertools
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -34,7 +35,6 @@ IMPLS = (  # key, legend label, colour role
     ("flex", "FlexAttention (torch.compile)", "compile"),
     ("naive", "naive (N×N scores stored)", "series-5"),
 )
-LABEL = {key: label for key, label, _ in IMPLS}
 N_AT = 4096  # the length at which every peer runs, and the values are read
 NOT_MEASURED = "not measured"  # a peer that did not run, or a device without the data
 
@@ -51,7 +51,7 @@ MemoryN = Literal[1024, 2048, 4096, 8192, 16384]
 # ---- helpers ----------------------------------------------------------------------------
 
 
-def at(docs: Docs, impl: str, direction: str, d: int, mask: str) -> dict | None:
+def at(docs: Docs, impl: Impl, direction: Direction, d: HeadDim, mask: Mask) -> dict | None:
     """The row at N = N_AT, or None where it was not measured (peer skipped, or no
     data yet)."""
     match = dict(impl=impl, direction=direction, head_dim=d, causal=mask == "causal")
@@ -61,11 +61,9 @@ def at(docs: Docs, impl: str, direction: str, d: int, mask: str) -> dict | None:
 # ---- values: at N = 4096, B * N = 16384, H * d = 4096, bf16 --------------------------------
 
 
-def tflops_of(docs: Docs, impl: Impl, direction: Direction, d: HeadDim, mask: Mask) -> float | None:
-    """FLOP/s of ``impl`` (the same FLOP count for every impl: 4 B H N^2 d forward, 2.5
-    times that backward, half with the causal mask)."""
-    row = at(docs, impl, direction, d, mask)
-    return None if row is None else render.flop_rate(row)
+tflops_of = render.row_kind(
+    at, render.flop_rate, "FLOP/s of ``impl`` (one FLOP count for every impl: see FLOPs above)."
+)
 
 
 def vs(docs: Docs, peer: Peer, direction: Direction, d: HeadDim, mask: Mask) -> float | None:
@@ -243,12 +241,6 @@ VALUES["attention.executed_tflops"] = Value(executed_tflops, render.tflops, miss
 
 BASELINE = "sdpa_cudnn"  # the peer every other implementation is measured against
 RATIO_IMPLS = tuple(i for i in IMPLS if i[0] in ("triton", "flex", "sdpa_flash"))
-RATIO_PANES = (  # (direction, causal, panel title)
-    ("forward", False, "forward, full"),
-    ("forward", True, "forward, causal"),
-    ("backward", False, "backward, full"),
-    ("backward", True, "backward, causal"),
-)
 
 
 def fig_vs_baseline(d: int):
@@ -258,7 +250,8 @@ def fig_vs_baseline(d: int):
     def build(docs: Docs) -> dict:
         panes, ns = [], set()
         hover = "N = %{x:,}<br>%{y:.2f}× cuDNN's speed"
-        for direction, causal, title in RATIO_PANES:
+        for direction, (causal, mask) in itertools.product(("forward", "backward"), CAUSAL_PANES):
+            title = f"{direction}, {mask}"
             match = {"direction": direction, "head_dim": d}
             rows = render.rows(docs, BENCH, impl=BASELINE, causal=causal, **match)
             base = {r["n"]: r for r in rows}
@@ -273,7 +266,7 @@ def fig_vs_baseline(d: int):
                 traces.append(render.line([r["n"] for r in rs], points, label, role, hover=hover))
             if base:  # cuDNN itself: the line at 1, drawn first
                 one = render.line(
-                    [min(base), max(base)], [1, 1], f"{LABEL[BASELINE]} (= 1)", "cublas",
+                    [min(base), max(base)], [1, 1], "SDPA cuDNN (= 1)", "cublas",
                     mode="lines", hoverinfo="skip",
                 )  # fmt: skip
                 traces.insert(0, one)

@@ -190,8 +190,10 @@ VALUES = {
 }
 
 
-def bars(name: str, role, labels: list[str], points: list, text: list[str], hover="", **extra):
-    """TFLOP/s bars, labelled with ``text``; ``hover`` follows the rate (``extra``: ``hbar``'s)."""
+def bars(name: str, role, labels: list[str], points: list, hover="", **extra):
+    """TFLOP/s bars, each labelled with its rate; ``hover`` follows the rate (``extra``:
+    ``hbar``'s)."""
+    text = [f"{p[0]:.0f}" for p in points]
     hover = "%{x:.0f} TFLOP/s" + hover
     return render.hbar(labels, points, role, name=name, hover=hover, text=text,
                        textposition="auto", **extra)  # fmt: skip
@@ -203,28 +205,21 @@ def fig_dtypes(docs: Docs) -> dict:
     ieee and tf32, fp16, bf16 and fp8, at the largest square size measured; error bars span the
     20th to 80th percentile."""
     n = largest(docs)
-    labels, ours, roof, text = [], [], [], []
-    for precision, label in PRECISIONS:
-        t, c = best(docs, "triton", precision), best(docs, "cublas", precision)
-        if t is None or c is None:
-            continue  # this GPU could not run it (the data row says why)
-        labels.append(label)
-        ours += render.tflops_points([t])
-        roof += render.tflops_points([c])
-        text.append(f"{ours[-1][0]:.0f}")
-    roles = ["cublas"] * len(labels)
-    roof_labels, roof_text = list(labels), [f"{p[0]:.0f}" for p in roof]
-    fma = docs[BENCH]["ceilings"].get("fma_fp32")
-    if fma is not None:
+    found = [(label, best(docs, "triton", p), best(docs, "cublas", p)) for p, label in PRECISIONS]
+    found = [f for f in found if f[1] and f[2]]  # a GPU that could not run one: its row says why
+    labels = [label for label, _, _ in found]
+    ours = render.tflops_points([t for _, t, _ in found])
+    roof = render.tflops_points([c for _, _, c in found])
+    roof_labels, roles = list(labels), ["cublas"] * len(labels)
+    if (fma := docs[BENCH]["ceilings"].get("fma_fp32")) is not None:
         roof_labels.append(FMA_LABEL)
         roof += render.tflops_points([fma])
-        roof_text.append(f"{roof[-1][0]:.0f}")
         roles.append("ceiling")
     share = [f"{o[0] / r[0]:.0%} of the library" for o, r in zip(ours, roof, strict=False)]
     data = [
-        bars("Triton tile kernel, best config", "triton", labels, ours, text,
-             ", %{customdata}", customdata=share),
-        bars("library (cuBLAS; _scaled_mm for fp8)", roles, roof_labels, roof, roof_text),
+        bars("Triton tile kernel, best config", "triton", labels, ours, ", %{customdata}",
+             customdata=share),
+        bars("library (cuBLAS; _scaled_mm for fp8)", roles, roof_labels, roof),
     ]  # fmt: skip
     return render.bar_chart(data, f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", "inputs")
 

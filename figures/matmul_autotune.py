@@ -310,12 +310,8 @@ def fig_configs(docs: Docs) -> dict:
     (lesson 09's run)."""
     all_rows = render.rows(docs, SWEEP)
     settings = sorted({(r["num_warps"], r["num_stages"]) for r in all_rows})
-    tiles = sorted(
-        {tile(r) for r in all_rows},
-        key=lambda t: (
-            -max((render.flop_rate(r) for r in sweep_ran(docs) if tile(r) == t), default=0)
-        ),
-    )
+    rates = tile_rates(docs)
+    tiles = sorted({tile(r) for r in all_rows}, key=lambda t: -max(rates.get(t, [0])))
     y_of = {t: i for i, t in enumerate(tiles)}
     top = max(render.flop_rate(r) for r in sweep_ran(docs)) / 1e12
 

@@ -314,6 +314,7 @@ FIGURES.update(
 # sentences, chosen on the data (``attention.ladder_plan ... == none``: no ladder data).
 
 LADDER, LADDER_BACKWARD = "attention_ladder", "attention_ladder_backward"
+GQA = "attention_ladder_gqa"
 RUNGS = (  # impl, bar label: the forward's rungs drawn, in order
     ("simple", "lesson 12's kernel (pointer loads)"),
     ("descriptors", "+ tensor descriptors (same tiles)"),
@@ -327,7 +328,16 @@ BACKWARD_RUNGS = (  # impl, bar label
     ("tuned", "+ other tiles, warps, stages"),
     ("reduce", "dQ by TMA reductions, no dQ kernel"),
 )
-LADDERS = {"forward": (LADDER, RUNGS), "backward": (LADDER_BACKWARD, BACKWARD_RUNGS)}
+# ladder=gqa (``attention_ladder_gqa``, no rungs): 32 query heads over 8 key/value heads,
+# N = 4096, d = 128, full and causal, attention_tma on the grouped heads and on k and v
+# repeated, against SDPA's GQA path and cuDNN on the repeated heads; timed head to head,
+# with each call's peak memory. A device without the file renders "not measured".
+LADDERS = {
+    "forward": (LADDER, RUNGS),
+    "backward": (LADDER_BACKWARD, BACKWARD_RUNGS),
+    "gqa": (GQA, ()),
+}
+Ladder = Literal["forward", "backward", "gqa"]
 LADDER_PEERS = (  # impl, bar label, colour role
     ("sdpa_cudnn", "SDPA cuDNN", "cublas"),
     ("flex", "FlexAttention (torch.compile)", "compile"),
@@ -339,16 +349,25 @@ LADDER_SHAPES = ((128, "full"), (128, "causal"), (64, "full"), (64, "causal"))
 # with); gluon_pipelined and gluon_ws: the Gluon kernel's first two steps, told, not drawn
 TmaRung = Literal["simple", "descriptors", "tuned", "warp_specialize", "reduce", "plan"]
 GluonRung = Literal["gluon_pipelined", "gluon_ws", "gluon"]
-Rung = Literal[TmaRung, GluonRung, "sdpa_cudnn", "flex", "sdpa_flash"]
-Field = Literal["n_regs", "n_spills", "consumer_regs", "loader_regs", "ex2_total", "ex2_overlapped"]
+GqaRung = Literal["tma", "tma_repeated", "sdpa_gqa", "sdpa_cudnn_repeated"]
+Rung = Literal[TmaRung, GluonRung, GqaRung, "sdpa_cudnn", "flex", "sdpa_flash"]
+Field = Literal[
+    "n_regs",
+    "n_spills",
+    "consumer_regs",
+    "loader_regs",
+    "ex2_total",
+    "ex2_overlapped",
+    "peak_bytes",
+]
 
 
 def ladder_plan(
-    docs: Docs, direction: Direction = "forward", d: HeadDim = 128, mask: Mask = "full"
+    docs: Docs, ladder: Ladder = "forward", d: HeadDim = 128, mask: Mask = "full"
 ) -> str | None:
     """The rung that ran with plan's config (what attention_tma runs), or None: a device
     without the ladder's data."""
-    bench, rungs = LADDERS[direction]
+    bench, rungs = LADDERS[ladder]
     for impl, _ in rungs:
         row = render.ran(docs, bench, impl=impl, head_dim=d, causal=mask == "causal")
         if row and row.get("plan"):
@@ -357,17 +376,17 @@ def ladder_plan(
 
 
 def rung_row(
-    docs: Docs, impl: Rung, direction: Direction = "forward", d: HeadDim = 128, mask: Mask = "full"
+    docs: Docs, impl: Rung, ladder: Ladder = "forward", d: HeadDim = 128, mask: Mask = "full"
 ) -> dict | None:
     """The ladder's row of ``impl`` that ran, or None. On a device without the ladder's data,
     lesson 12's kernel (``simple``) and the peers from the ``attention`` benchmark."""
-    bench, _ = LADDERS[direction]
+    bench, _ = LADDERS[ladder]
     if bench not in docs:
         impl = "triton" if impl == "simple" else impl
         peers = ("triton", *(peer for peer, _, _ in LADDER_PEERS))
-        row = at(docs, impl, direction, d, mask) if impl in peers else None
+        row = at(docs, impl, ladder, d, mask) if impl in peers else None
         return row if row and "time_s" in row else None
-    impl = ladder_plan(docs, direction, d, mask) if impl == "plan" else impl
+    impl = ladder_plan(docs, ladder, d, mask) if impl == "plan" else impl
     return render.ran(docs, bench, impl=impl, head_dim=d, causal=mask == "causal")
 
 
@@ -379,16 +398,16 @@ def rung_pair(combine: Callable, doc: str) -> Callable:
         docs: Docs,
         of: Rung,
         to: Literal[Rung, "before"],
-        direction: Direction = "forward",
+        ladder: Ladder = "forward",
         d: HeadDim = 128,
         mask: Mask = "full",
     ):
-        bench, rungs = LADDERS[direction]
+        bench, rungs = LADDERS[ladder]
         if to == "before":
             names = [impl for impl, _ in rungs]
-            ran = [n for n in names[: names.index(of)] if rung_row(docs, n, direction, d, mask)]
+            ran = [n for n in names[: names.index(of)] if rung_row(docs, n, ladder, d, mask)]
             to = ran[-1] if ran else None
-        a, b = rung_row(docs, of, direction, d, mask), rung_row(docs, to, direction, d, mask)
+        a, b = rung_row(docs, of, ladder, d, mask), rung_row(docs, to, ladder, d, mask)
         bench = bench if bench in docs else BENCH
         return None if a is None or b is None else combine(docs, bench, a, b)
 
@@ -417,30 +436,31 @@ def ladder_field(
     docs: Docs,
     impl: Rung,
     field: Field,
-    direction: Direction = "forward",
+    ladder: Ladder = "forward",
     d: HeadDim = 128,
     mask: Mask = "full",
 ) -> int | None:
-    """A count the row of a rung records: registers per thread (``n_regs``; for a Gluon
+    """A number the row of a rung records: registers per thread (``n_regs``; for a Gluon
     rung, what it is launched at, and ``consumer_regs``/``loader_regs`` what its partitions
     move them to), registers spilled, and for the Gluon kernel its SASS's exp2 instructions
-    (``ex2_total``) and those issued while a warp-group product still runs."""
-    return render.field(rung_row(docs, impl, direction, d, mask), field)
+    (``ex2_total``) and those issued while a warp-group product still runs; for GQA, the
+    bytes the allocator held at its peak during one call (``peak_bytes``)."""
+    return render.field(rung_row(docs, impl, ladder, d, mask), field)
 
 
 def ladder_setting(
     docs: Docs,
     impl: Rung,
     of: Literal["tiles", "warps", "stages"],
-    direction: Direction = "forward",
+    ladder: Ladder = "forward",
     kernel: Literal["dkdv", "dq"] = "dkdv",
     d: HeadDim = 128,
 ) -> str | None:
     """One setting of the config a rung ran with: its tiles ("128×128"), warps or stages.
     Configs read "128x128 w8 s3" (a Gluon rung's "ws2 128x128 s3 w4"), and for the
     backward one such part per ``kernel``: "dkdv 64x128 w8 s3; dq 128x64 w8 s3"."""
-    config = render.field(rung_row(docs, impl, direction, d, "full"), "config") or ""
-    if config and direction == "backward":
+    config = render.field(rung_row(docs, impl, ladder, d, "full"), "config") or ""
+    if config and ladder == "backward":
         config = dict(part.split(" ", 1) for part in config.split("; ")).get(kernel, "")
     pattern = {"tiles": r"(\d+)x(\d+)", "warps": r"w(\d+)", "stages": r"s(\d+)"}[of]
     found = [m for word in config.split() if (m := re.fullmatch(pattern, word))]
@@ -534,34 +554,4 @@ FIGURES["attention-ladder-backward"] = Figure(
     "SDPA's flash backend; hovering a bar gives its speed as a multiple of cuDNN's; error "
     "bars span the 20th to 80th percentile. A device without the backward ladder's data "
     "shows lesson 12's kernel and the peers from the attention benchmark only.",
-)
-
-
-# ---- grouped-query attention (lesson 12's last quarter) ---------------------------------
-#
-# Data: ``attention_ladder_gqa`` (scripts/bench/benchmarks/attention_ladder.py): 32 query
-# heads over 8 key/value heads, N = 4096, d = 128, bf16, full and causal, timed head to head
-# with each call's peak memory. A device without the file renders "not measured".
-
-GQA = "attention_ladder_gqa"
-GqaImpl = Literal["tma", "tma_repeated", "sdpa_gqa", "sdpa_cudnn_repeated"]
-
-
-def gqa_row(docs: Docs, impl: GqaImpl, mask: Mask = "full") -> dict | None:
-    """The GQA benchmark's row of ``impl`` that ran, or None."""
-    return render.ran(docs, GQA, impl=impl, causal=mask == "causal")
-
-
-gqa_tflops = render.row_kind(gqa_row, render.flop_rate, "FLOP/s of ``impl`` on the GQA shape.")
-gqa_memory = render.row_kind(
-    gqa_row, lambda r: r["peak_bytes"], "Peak bytes the allocator held during one call."
-)
-gqa_compare = render.pair_kind(gqa_row, "impl", render.tie(GQA), "``of`` against ``to`` in words.")
-
-VALUES.update(
-    {
-        "attention.gqa_tflops": Value(gqa_tflops, render.tflops, missing=NOT_MEASURED),
-        "attention.gqa_memory": Value(gqa_memory, render.mib, missing=NOT_MEASURED),
-        "attention.gqa_compare": Value(gqa_compare, missing=NOT_MEASURED),
-    }
 )

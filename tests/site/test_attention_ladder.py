@@ -294,7 +294,7 @@ def backward_sentences(docs: dict) -> list[str]:
     bodies = [
         m.group(1)
         for m in render.PLACEHOLDER.finditer(LESSON)
-        if m.group(1).split()[:1] == ["choose"] and "plan direction=backward" in m.group(1)
+        if m.group(1).split()[:1] == ["choose"] and "plan ladder=backward" in m.group(1)
     ]
     assert len(bodies) == 3
     return [render.choose_text(body, {SLUG: docs}) for body in bodies]

@@ -335,11 +335,10 @@ def fig_configs(docs: Docs) -> dict:
                         hover=hover + "<extra></extra>", width=SETTING_GAP * 0.9,
                         hovertext=[about(r) for r in rs])
         )  # fmt: skip
-    refused = (
+    refused = (  # failure kind, legend name, marker symbol, colour role
         ("shared memory", "refused: shared memory", "x", "ceiling"),
-        ("registers", "refused: registers", "triangle-left",
-         "ceiling-2"),
-    )  # fmt: skip
+        ("registers", "refused: registers", "triangle-left", "ceiling-2"),
+    )
 
     def marks(rs: list[dict], xs: list[float], name: str, role: str, symbol: str, size: int, say):
         """Markers beside the bars of ``rs``, at ``xs``, hovering ``say(row)``."""
@@ -357,20 +356,13 @@ def fig_configs(docs: Docs) -> dict:
         x = render.tflops_points([picked])[0][2] + top * 0.03
         say = lambda r: f"picked by the autotuner<br>{render.config_text(r)}"  # noqa: E731
         traces.append(marks([picked], [x], "the autotuner's pick", "ceiling", "star", 14, say))
-    cublas = sweep_cublas(docs)
-    if cublas is not None:
+    if (cublas := sweep_cublas(docs)) is not None:
         x = render.flop_rate(cublas) / 1e12
-        traces.append(
-            render.line(
-                [x, x],
-                [-0.5, len(tiles) - 0.5],
-                f"cuBLAS, same size: {x:.0f} TFLOP/s",
-                "cublas",
-                dash="dash",
-                mode="lines",
-                hoverinfo="skip",
-            )
+        name, span = f"cuBLAS, same size: {x:.0f} TFLOP/s", [-0.5, len(tiles) - 0.5]
+        line = render.line(
+            [x, x], span, name, "cublas", dash="dash", mode="lines", hoverinfo="skip"
         )
+        traces.append(line)
     size = size_text(docs)
     return render.plot(
         traces,

@@ -388,16 +388,12 @@ def fig_epilogue(docs: Docs) -> dict:
     cuBLAS matmul without epilogue."""
     sizes = sorted({r["m"] for r in render.rows(docs, EPILOGUE)})
     hover = "%{x:.3f}× the cuBLAS matmul's time"
+    base = {n: render.p50(epilogue_row(docs, "cublas", n)) for n in sizes}
+    labels = [f"{n}³" for n in sizes]
     traces = []
     for impl, label, role in EPILOGUE_IMPLS:
-        points = [
-            render.duration(
-                epilogue_row(docs, impl, n)["time_s"], render.p50(epilogue_row(docs, "cublas", n))
-            )
-            for n in sizes
-        ]
+        points = [render.duration(epilogue_row(docs, impl, n)["time_s"], base[n]) for n in sizes]
         text = [f"{p[0]:.2f}×" for p in points]
-        labels = [f"{n}³" for n in sizes]
         traces.append(
             render.hbar(labels, points, role, name=label, hover=hover, text=text, **MID_BAR)
         )

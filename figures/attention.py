@@ -16,11 +16,9 @@ figures show the devices that have run these benchmarks; on a device that has no
 value renders as "not measured".
 """
 
-import ast
 import itertools
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Literal
 
 from scripts.book import render
@@ -200,25 +198,13 @@ ROOFLINE = {
 # ---- the backward's tensor-core work as executed (lesson 12) ----------------------------------
 
 
-def code_constant(path: str, name: str) -> int:
-    """A module-level constant of a repository file, read with ast: the kernel and the
-    benchmark import torch, which the site build does without."""
-    tree = ast.parse((Path(__file__).resolve().parents[1] / path).read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            return ast.literal_eval(node.value)
-    raise KeyError(f"{path} defines no constant {name}")
-
-
 # Tile matmuls per (query block, key block) pair: the count the FLOP convention credits a
 # backward with (FlashAttention-2's 5, 2.5 times the forward's 2) and the count the book's
 # backward runs (7: S and dP each computed in both of its kernels).
-NOMINAL_BACKWARD_MATMULS = code_constant(
+NOMINAL_BACKWARD_MATMULS = render.code_constant(
     "scripts/bench/benchmarks/attention.py", "NOMINAL_BACKWARD_MATMULS"
 )
-EXECUTED_BACKWARD_MATMULS = code_constant("kernels/attention.py", "BACKWARD_TILE_MATMULS")
+EXECUTED_BACKWARD_MATMULS = render.code_constant("kernels/attention.py", "BACKWARD_TILE_MATMULS")
 
 
 def executed_tflops(docs: Docs, d: HeadDim, mask: Mask) -> float | None:

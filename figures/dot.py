@@ -24,16 +24,12 @@ PRECISIONS = (
 NOT_YET = "not yet measured"
 FMA_LABEL = "fp32 FMA ceiling<br>(CUDA cores)"
 
-# The page's worked example, arithmetic: the tile and size of the dot_tf32 benchmark
-# (scripts/bench/benchmarks/dot.py TF32_CONFIG, TF32_N), so its PTX counts can be predicted.
-EXAMPLE = {
-    "block_m": 128,
-    "block_n": 128,
-    "block_k": 32,
-    "num_warps": 8,
-    "size": 4096,
-    "elem_bytes": 4,
-}
+# The page's worked example, arithmetic: the dot_tf32 benchmark's tile, warps and size, read
+# from its code (TF32_CONFIG, TF32_N), so that its PTX counts can be predicted; fp32 inputs.
+TF32_BENCH = "scripts/bench/benchmarks/dot.py"
+TILE = ("block_m", "block_n", "block_k", "num_warps")  # TF32_CONFIG's first four
+EXAMPLE = dict(zip(TILE, render.code_constant(TF32_BENCH, "TF32_CONFIG")[:4], strict=True))
+EXAMPLE.update(size=render.code_constant(TF32_BENCH, "TF32_N"), elem_bytes=4)
 # Hopper's TF32 tensor-core instruction, wgmma.m64n128k8, issued by a warp group of 4 warps.
 WGMMA_TF32 = {"m": 64, "n": 128, "k": 8}
 

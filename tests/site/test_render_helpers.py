@@ -353,3 +353,11 @@ def test_a_choice_may_leave_a_sentence_out():
     assert shown == ["", "many, 3", ""]
     with pytest.raises(render.RenderError, match="is not 'CONDITION => TEXT'"):
         render.choose_text("choose x | toy.n == none", {"x": {"b": {}}}, reg)
+
+
+def test_code_constant_reads_a_files_constant_without_importing_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(render, "ROOT", tmp_path)
+    (tmp_path / "k.py").write_text("import torch\nTILE = (128, 64)\nN: int = 3\n")
+    assert render.code_constant("k.py", "TILE") == (128, 64)
+    with pytest.raises(KeyError, match="k.py defines no constant N"):
+        render.code_constant("k.py", "N")  # annotated assignments are not read

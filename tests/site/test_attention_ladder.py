@@ -236,6 +236,18 @@ def test_the_gluon_story_reads_its_rows(with_gluon):
     assert fa.ladder_plan(with_gluon) == "tuned"  # the Gluon rows are not attention_tma's
 
 
+def test_on_stale_ladder_data_each_paragraph_leaves_its_question_open_once(with_gluon, monkeypatch):
+    """The forward story is four chooses and the Gluon rungs' two: on a stale ladder file
+    the first of each paragraph says the question is left open, the rest say nothing."""
+    why = {"changed": ["kernels/attention_tma.py"], "commit": "abc1234"}
+    ladder = with_gluon[fa.LADDER]
+    monkeypatch.setattr(render, "stale", lambda d: why if d is ladder else None)
+    story, goals = forward_sentences(with_gluon)
+    assert " ".join(story.split()) == render.STALE_WORDS and goals == ""
+    story, goals, overlap = gluon_sentences(with_gluon)
+    assert (story, goals, overlap) == (render.STALE_WORDS, "", render.STALE_WORDS)
+
+
 def test_without_gluon_rows_there_is_no_gluon_story(with_ladder):
     assert gluon_sentences(with_ladder) == ("", "", "")
     assert gluon_sentences(DEVICES[SLUG]) == ("", "", "")

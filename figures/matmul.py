@@ -199,17 +199,8 @@ model_ratio = render.pair_kind(
     model_bytes, "reads", lambda docs, a, b: a / b, "Modelled bytes read, ``of`` over ``to``."
 )
 epilogue_time = render.row_kind(epilogue_row, render.p50, "Median seconds of ``impl`` at n³.")
-epilogue_ratio = render.pair_kind(
-    epilogue_row, "impl", render.divide(render.p50), "``of``'s time over ``to``'s at n³."
-)
-epilogue_extra = render.pair_kind(
-    epilogue_row, "impl", render.divide(render.p50, 1), "How much longer ``of`` takes, a fraction."
-)
-epilogue_vs = render.pair_kind(
-    epilogue_row, "impl", render.tie(EPILOGUE), "``of`` against ``to`` at n³, by the tie rule."
-)
-epilogue_added = render.pair_kind(
-    epilogue_row, "impl", render.difference(render.p50), "``of``'s time minus ``to``'s, seconds."
+epilogue_ratio, epilogue_extra, epilogue_vs, epilogue_added = render.time_pair_kinds(
+    epilogue_row, "impl", EPILOGUE
 )
 
 

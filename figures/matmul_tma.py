@@ -81,14 +81,8 @@ def ws_status(docs: Docs) -> str | None:
     return "ran at " + " and ".join(f"{short[r['dtype']]} {r['m']}³" for r in found)
 
 
-epilogue_ratio = render.pair_kind(
-    epi_row, "impl", render.divide(render.p50), "``of``'s time over ``to``'s at n³."
-)
-epilogue_extra = render.pair_kind(
-    epi_row, "impl", render.divide(render.p50, 1), "How much longer ``of`` takes, a fraction."
-)
-epilogue_vs = render.pair_kind(
-    epi_row, "impl", render.tie(EPI), "``of`` against ``to`` at n³, by the tie rule."
+epilogue_ratio, epilogue_extra, epilogue_vs, epilogue_added = render.time_pair_kinds(
+    epi_row, "impl", EPI
 )
 
 
@@ -100,9 +94,6 @@ def epilogue_config(
     return render.config_text(r).replace(" × ", "×") if r and "block_m" in r else None
 
 
-epilogue_added = render.pair_kind(
-    epi_row, "impl", render.difference(render.p50), "``of``'s median time minus ``to``'s, s."
-)
 rounds = render.pair_kind(
     epi_row,
     "impl",

@@ -2123,3 +2123,16 @@ def code_constant(path: str, name: str):
         ):
             return ast.literal_eval(node.value)
     raise KeyError(f"{path} defines no constant {name}")
+
+
+def time_pair_kinds(choose: Callable, over: str, bench: str) -> tuple[Callable, ...]:
+    """The four ``pair_kind`` uses over ``choose`` that compare two rows' median times, as
+    the matmul families register them for their epilogues: ``of``'s time over ``to``'s;
+    that less 1 (how much longer ``of`` takes); ``of`` against ``to`` in words, by the tie
+    rule of ``bench``; ``of``'s time minus ``to``'s, seconds."""
+    return (
+        pair_kind(choose, over, divide(p50), "``of``'s median time over ``to``'s."),
+        pair_kind(choose, over, divide(p50, 1), "How much longer ``of`` takes, a fraction."),
+        pair_kind(choose, over, tie(bench), "``of`` against ``to`` in words, by the tie rule."),
+        pair_kind(choose, over, difference(p50), "``of``'s median time minus ``to``'s, s."),
+    )

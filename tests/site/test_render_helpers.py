@@ -361,3 +361,19 @@ def test_code_constant_reads_a_files_constant_without_importing_it(tmp_path, mon
     assert render.code_constant("k.py", "TILE") == (128, 64)
     with pytest.raises(KeyError, match="k.py defines no constant N"):
         render.code_constant("k.py", "N")  # annotated assignments are not read
+
+
+def test_time_pair_kinds_compare_two_rows_median_times():
+    a, b = ({"p20": t - 0.1, "p50": t, "p80": t + 0.1, "reps": 10} for t in (3.0, 2.0))
+    rows = [{"impl": "a", "time_s": a}, {"impl": "b", "time_s": b}]
+    docs = {"bench": {"rows": rows, "provenance": {}, "ceilings": {}}}
+
+    def pick(docs: render.Docs, impl: str) -> dict | None:
+        """The made-up row of ``impl``."""
+        return render.maybe_one(docs, "bench", absent_ok=True, impl=impl)
+
+    ratio, extra, vs, added = render.time_pair_kinds(pick, "impl", "bench")
+    assert list(render.parameters(ratio)) == ["of", "to"]
+    assert (ratio(docs, "a", "b"), extra(docs, "a", "b")) == (1.5, 0.5)
+    assert added(docs, "a", "b") == 1.0
+    assert vs(docs, "b", "a") == "faster than" and ratio(docs, "a", "c") is None

@@ -211,10 +211,8 @@ def executed_tflops(docs: Docs, d: HeadDim, mask: Mask) -> float | None:
     """The book's backward in tensor-core FLOP/s executed rather than counted: the row's
     rate (2.5 times the forward's FLOPs) times EXECUTED / NOMINAL (7 / 5). With the causal
     mask both counts are halved alike (the diagonal blocks aside)."""
-    row = at(docs, "triton", "backward", d, mask)
-    if row is None:
-        return None
-    return render.flop_rate(row) * EXECUTED_BACKWARD_MATMULS / NOMINAL_BACKWARD_MATMULS
+    rate = tflops_of(docs, "triton", "backward", d, mask)
+    return None if rate is None else rate * EXECUTED_BACKWARD_MATMULS / NOMINAL_BACKWARD_MATMULS
 
 
 VALUES["attention.executed_tflops"] = Value(executed_tflops, render.tflops, missing=NOT_MEASURED)

@@ -39,9 +39,10 @@ def timed(docs: Docs, impl: str, precision: str) -> list[dict]:
     return [r for r in render.rows(docs, BENCH, impl=impl, precision=precision) if "time_s" in r]
 
 
-def largest(docs: Docs) -> int:
-    """The largest square size in the data: the size the figure and values are at."""
-    return max(r["m"] for r in docs[BENCH]["rows"])
+def largest(docs: Docs) -> int | None:
+    """The largest square size (M = N = K) in the data: the size the figure and the lesson's
+    numbers are at; None without the data."""
+    return max(r["m"] for r in docs[BENCH]["rows"]) if BENCH in docs else None
 
 
 def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | None:
@@ -55,11 +56,6 @@ def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | 
 
 Precision = Literal["ieee", "tf32", "fp16", "bf16", "fp8"]
 Impl = Literal["triton", "cublas"]
-
-
-def size(docs: Docs) -> int | None:
-    """The square size (M = N = K) the lesson's numbers are quoted at: the largest run."""
-    return largest(docs) if BENCH in docs else None
 
 
 def rate_of(docs: Docs, precision: Precision, impl: Impl = "triton") -> float | None:
@@ -170,7 +166,7 @@ def clock_share(docs: Docs) -> float | None:
 
 
 VALUES = {
-    "dot.size": Value(size, render.plain, missing=NOT_YET),
+    "dot.size": Value(largest, render.plain, missing=NOT_YET),
     "dot.tflops": Value(rate_of, render.tflops, missing=NOT_YET),
     "dot.over": Value(over, render.ratio, missing=NOT_YET),
     "dot.of_roof": Value(of_roof, render.percent, missing=NOT_YET),

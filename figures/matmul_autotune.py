@@ -168,11 +168,9 @@ def best_vs_pick(docs: Docs) -> str | None:
     alone (the two do_bench runs' 20th-80th percentiles, no margin); None where the pick
     was refused."""
     p = pick(docs)
-    return (
-        render.compare(chosen(docs, "best")["time_s"], p["time_s"], margin=0.0)
-        if "time_s" in p
-        else None
-    )
+    if "time_s" not in p:
+        return None
+    return render.compare(chosen(docs, "best")["time_s"], p["time_s"], margin=0.0)
 
 
 def tile_rates(docs: Docs) -> dict[str, list[float]]:
@@ -247,12 +245,8 @@ def per_sm(docs: Docs, tile: str, warps: int, stages: int, limit: Limit = "all")
     by = render.limits_by(capability, r["n_regs"], warps)
     if by is None:
         return None
-    by_shared = shared // (r["shared_bytes"] + SHARED_RESERVED)
-    if limit == "registers":
-        return by["registers"]
-    if limit == "shared":
-        return by_shared
-    return min(*by.values(), by_shared)
+    by["shared"] = shared // (r["shared_bytes"] + SHARED_RESERVED)
+    return min(by.values()) if limit == "all" else by[limit]
 
 
 config_regs = render.row_kind(sweep_row, lambda r: r.get("n_regs"), "Registers per thread.")

@@ -352,11 +352,11 @@ def fig_configs(docs: Docs) -> dict:
         traces.append(marks([picked], [x], "the autotuner's pick", "ceiling", "star", 14, say))
     if (cublas := sweep_cublas(docs)) is not None:
         x = render.flop_rate(cublas) / 1e12
-        name, span = f"cuBLAS, same size: {x:.0f} TFLOP/s", [-0.5, len(tiles) - 0.5]
-        line = render.line(
-            [x, x], span, name, "cublas", dash="dash", mode="lines", hoverinfo="skip"
+        name = f"cuBLAS, same size: {x:.0f} TFLOP/s"
+        span = [-0.5, len(tiles) - 0.5]  # the height of every tile's group
+        traces.append(
+            render.line([x, x], span, name, "cublas", dash="dash", mode="lines", hoverinfo="skip")
         )
-        traces.append(line)
     size = size_text(docs)
     return render.plot(
         traces,

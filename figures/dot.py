@@ -24,16 +24,12 @@ PRECISIONS = (
 NOT_YET = "not yet measured"
 FMA_LABEL = "fp32 FMA ceiling<br>(CUDA cores)"
 
-# The page's worked example, arithmetic: the tile and size of the dot_tf32 benchmark
-# (scripts/bench/benchmarks/dot.py TF32_CONFIG, TF32_N), so its PTX counts can be predicted.
-EXAMPLE = {
-    "block_m": 128,
-    "block_n": 128,
-    "block_k": 32,
-    "num_warps": 8,
-    "size": 4096,
-    "elem_bytes": 4,
-}
+# The page's worked example, arithmetic: the dot_tf32 benchmark's tile, warps and size, read
+# from its code (TF32_CONFIG, TF32_N), so that its PTX counts can be predicted; fp32 inputs.
+TF32_BENCH = "scripts/bench/benchmarks/dot.py"
+TILE = ("block_m", "block_n", "block_k", "num_warps")  # TF32_CONFIG's first four
+EXAMPLE = dict(zip(TILE, render.code_constant(TF32_BENCH, "TF32_CONFIG")[:4], strict=True))
+EXAMPLE.update(size=render.code_constant(TF32_BENCH, "TF32_N"), elem_bytes=4)
 # Hopper's TF32 tensor-core instruction, wgmma.m64n128k8, issued by a warp group of 4 warps.
 WGMMA_TF32 = {"m": 64, "n": 128, "k": 8}
 
@@ -43,9 +39,10 @@ def timed(docs: Docs, impl: str, precision: str) -> list[dict]:
     return [r for r in render.rows(docs, BENCH, impl=impl, precision=precision) if "time_s" in r]
 
 
-def largest(docs: Docs) -> int:
-    """The largest square size in the data: the size the figure and values are at."""
-    return max(r["m"] for r in docs[BENCH]["rows"])
+def largest(docs: Docs) -> int | None:
+    """The largest square size (M = N = K) in the data: the size the figure and the lesson's
+    numbers are at; None without the data."""
+    return max(r["m"] for r in docs[BENCH]["rows"]) if BENCH in docs else None
 
 
 def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | None:
@@ -59,11 +56,6 @@ def best(docs: Docs, impl: str, precision: str, n: int | None = None) -> dict | 
 
 Precision = Literal["ieee", "tf32", "fp16", "bf16", "fp8"]
 Impl = Literal["triton", "cublas"]
-
-
-def size(docs: Docs) -> int | None:
-    """The square size (M = N = K) the lesson's numbers are quoted at: the largest run."""
-    return largest(docs) if BENCH in docs else None
 
 
 def rate_of(docs: Docs, precision: Precision, impl: Impl = "triton") -> float | None:
@@ -174,7 +166,7 @@ def clock_share(docs: Docs) -> float | None:
 
 
 VALUES = {
-    "dot.size": Value(size, render.plain, missing=NOT_YET),
+    "dot.size": Value(largest, render.plain, missing=NOT_YET),
     "dot.tflops": Value(rate_of, render.tflops, missing=NOT_YET),
     "dot.over": Value(over, render.ratio, missing=NOT_YET),
     "dot.of_roof": Value(of_roof, render.percent, missing=NOT_YET),
@@ -190,8 +182,10 @@ VALUES = {
 }
 
 
-def bars(name: str, role, labels: list[str], points: list, text: list[str], hover="", **extra):
-    """TFLOP/s bars, labelled with ``text``; ``hover`` follows the rate (``extra``: ``hbar``'s)."""
+def bars(name: str, role, labels: list[str], points: list, hover="", **extra):
+    """TFLOP/s bars, each labelled with its rate; ``hover`` follows the rate (``extra``:
+    ``hbar``'s)."""
+    text = [f"{p[0]:.0f}" for p in points]
     hover = "%{x:.0f} TFLOP/s" + hover
     return render.hbar(labels, points, role, name=name, hover=hover, text=text,
                        textposition="auto", **extra)  # fmt: skip
@@ -203,28 +197,21 @@ def fig_dtypes(docs: Docs) -> dict:
     ieee and tf32, fp16, bf16 and fp8, at the largest square size measured; error bars span the
     20th to 80th percentile."""
     n = largest(docs)
-    labels, ours, roof, text = [], [], [], []
-    for precision, label in PRECISIONS:
-        t, c = best(docs, "triton", precision), best(docs, "cublas", precision)
-        if t is None or c is None:
-            continue  # this GPU could not run it (the data row says why)
-        labels.append(label)
-        ours += render.tflops_points([t])
-        roof += render.tflops_points([c])
-        text.append(f"{ours[-1][0]:.0f}")
-    roles = ["cublas"] * len(labels)
-    roof_labels, roof_text = list(labels), [f"{p[0]:.0f}" for p in roof]
-    fma = docs[BENCH]["ceilings"].get("fma_fp32")
-    if fma is not None:
+    found = [(label, best(docs, "triton", p), best(docs, "cublas", p)) for p, label in PRECISIONS]
+    found = [f for f in found if f[1] and f[2]]  # a GPU that could not run one: its row says why
+    labels = [label for label, _, _ in found]
+    ours = render.tflops_points([t for _, t, _ in found])
+    roof = render.tflops_points([c for _, _, c in found])
+    roof_labels, roles = list(labels), ["cublas"] * len(labels)
+    if (fma := docs[BENCH]["ceilings"].get("fma_fp32")) is not None:
         roof_labels.append(FMA_LABEL)
         roof += render.tflops_points([fma])
-        roof_text.append(f"{roof[-1][0]:.0f}")
         roles.append("ceiling")
     share = [f"{o[0] / r[0]:.0%} of the library" for o, r in zip(ours, roof, strict=False)]
     data = [
-        bars("Triton tile kernel, best config", "triton", labels, ours, text,
-             ", %{customdata}", customdata=share),
-        bars("library (cuBLAS; _scaled_mm for fp8)", roles, roof_labels, roof, roof_text),
+        bars("Triton tile kernel, best config", "triton", labels, ours, ", %{customdata}",
+             customdata=share),
+        bars("library (cuBLAS; _scaled_mm for fp8)", roles, roof_labels, roof),
     ]  # fmt: skip
     return render.bar_chart(data, f"TFLOP/s at {n}³<br>(2·n³ FLOPs per product)", "inputs")
 

@@ -199,17 +199,8 @@ model_ratio = render.pair_kind(
     model_bytes, "reads", lambda docs, a, b: a / b, "Modelled bytes read, ``of`` over ``to``."
 )
 epilogue_time = render.row_kind(epilogue_row, render.p50, "Median seconds of ``impl`` at n³.")
-epilogue_ratio = render.pair_kind(
-    epilogue_row, "impl", render.divide(render.p50), "``of``'s time over ``to``'s at n³."
-)
-epilogue_extra = render.pair_kind(
-    epilogue_row, "impl", render.divide(render.p50, 1), "How much longer ``of`` takes, a fraction."
-)
-epilogue_vs = render.pair_kind(
-    epilogue_row, "impl", render.tie(EPILOGUE), "``of`` against ``to`` at n³, by the tie rule."
-)
-epilogue_added = render.pair_kind(
-    epilogue_row, "impl", render.difference(render.p50), "``of``'s time minus ``to``'s, seconds."
+epilogue_ratio, epilogue_extra, epilogue_vs, epilogue_added = render.time_pair_kinds(
+    epilogue_row, "impl", EPILOGUE
 )
 
 
@@ -388,16 +379,12 @@ def fig_epilogue(docs: Docs) -> dict:
     cuBLAS matmul without epilogue."""
     sizes = sorted({r["m"] for r in render.rows(docs, EPILOGUE)})
     hover = "%{x:.3f}× the cuBLAS matmul's time"
+    base = {n: render.p50(epilogue_row(docs, "cublas", n)) for n in sizes}
+    labels = [f"{n}³" for n in sizes]
     traces = []
     for impl, label, role in EPILOGUE_IMPLS:
-        points = [
-            render.duration(
-                epilogue_row(docs, impl, n)["time_s"], render.p50(epilogue_row(docs, "cublas", n))
-            )
-            for n in sizes
-        ]
+        points = [render.duration(epilogue_row(docs, impl, n)["time_s"], base[n]) for n in sizes]
         text = [f"{p[0]:.2f}×" for p in points]
-        labels = [f"{n}³" for n in sizes]
         traces.append(
             render.hbar(labels, points, role, name=label, hover=hover, text=text, **MID_BAR)
         )

@@ -168,11 +168,9 @@ def best_vs_pick(docs: Docs) -> str | None:
     alone (the two do_bench runs' 20th-80th percentiles, no margin); None where the pick
     was refused."""
     p = pick(docs)
-    return (
-        render.compare(chosen(docs, "best")["time_s"], p["time_s"], margin=0.0)
-        if "time_s" in p
-        else None
-    )
+    if "time_s" not in p:
+        return None
+    return render.compare(chosen(docs, "best")["time_s"], p["time_s"], margin=0.0)
 
 
 def tile_rates(docs: Docs) -> dict[str, list[float]]:
@@ -247,12 +245,8 @@ def per_sm(docs: Docs, tile: str, warps: int, stages: int, limit: Limit = "all")
     by = render.limits_by(capability, r["n_regs"], warps)
     if by is None:
         return None
-    by_shared = shared // (r["shared_bytes"] + SHARED_RESERVED)
-    if limit == "registers":
-        return by["registers"]
-    if limit == "shared":
-        return by_shared
-    return min(*by.values(), by_shared)
+    by["shared"] = shared // (r["shared_bytes"] + SHARED_RESERVED)
+    return min(by.values()) if limit == "all" else by[limit]
 
 
 config_regs = render.row_kind(sweep_row, lambda r: r.get("n_regs"), "Registers per thread.")
@@ -310,12 +304,8 @@ def fig_configs(docs: Docs) -> dict:
     (lesson 09's run)."""
     all_rows = render.rows(docs, SWEEP)
     settings = sorted({(r["num_warps"], r["num_stages"]) for r in all_rows})
-    tiles = sorted(
-        {tile(r) for r in all_rows},
-        key=lambda t: (
-            -max((render.flop_rate(r) for r in sweep_ran(docs) if tile(r) == t), default=0)
-        ),
-    )
+    rates = tile_rates(docs)
+    tiles = sorted({tile(r) for r in all_rows}, key=lambda t: -max(rates.get(t, [0])))
     y_of = {t: i for i, t in enumerate(tiles)}
     top = max(render.flop_rate(r) for r in sweep_ran(docs)) / 1e12
 
@@ -339,11 +329,10 @@ def fig_configs(docs: Docs) -> dict:
                         hover=hover + "<extra></extra>", width=SETTING_GAP * 0.9,
                         hovertext=[about(r) for r in rs])
         )  # fmt: skip
-    refused = (
+    refused = (  # failure kind, legend name, marker symbol, colour role
         ("shared memory", "refused: shared memory", "x", "ceiling"),
-        ("registers", "refused: registers", "triangle-left",
-         "ceiling-2"),
-    )  # fmt: skip
+        ("registers", "refused: registers", "triangle-left", "ceiling-2"),
+    )
 
     def marks(rs: list[dict], xs: list[float], name: str, role: str, symbol: str, size: int, say):
         """Markers beside the bars of ``rs``, at ``xs``, hovering ``say(row)``."""
@@ -361,19 +350,12 @@ def fig_configs(docs: Docs) -> dict:
         x = render.tflops_points([picked])[0][2] + top * 0.03
         say = lambda r: f"picked by the autotuner<br>{render.config_text(r)}"  # noqa: E731
         traces.append(marks([picked], [x], "the autotuner's pick", "ceiling", "star", 14, say))
-    cublas = sweep_cublas(docs)
-    if cublas is not None:
+    if (cublas := sweep_cublas(docs)) is not None:
         x = render.flop_rate(cublas) / 1e12
+        name = f"cuBLAS, same size: {x:.0f} TFLOP/s"
+        span = [-0.5, len(tiles) - 0.5]  # the height of every tile's group
         traces.append(
-            render.line(
-                [x, x],
-                [-0.5, len(tiles) - 0.5],
-                f"cuBLAS, same size: {x:.0f} TFLOP/s",
-                "cublas",
-                dash="dash",
-                mode="lines",
-                hoverinfo="skip",
-            )
+            render.line([x, x], span, name, "cublas", dash="dash", mode="lines", hoverinfo="skip")
         )
     size = size_text(docs)
     return render.plot(

@@ -8,6 +8,7 @@ path (``pointers``), lesson 09's kernel (``lesson09``) and ``cublas``;
 value is None ("not measured") where the row it needs is missing or failed.
 """
 
+import itertools
 from typing import Literal
 
 from scripts.book import render
@@ -53,16 +54,12 @@ compare = render.pair_kind(row, "impl", render.tie(BENCH), "``of`` against ``to`
 def vs_cublas(docs: Docs, impl: Literal["tma", "tma_ws"]) -> str | None:
     """``impl`` against cuBLAS at every shape measured, by the tie rule, as a phrase."""
     groups: dict[str, list[str]] = {}
-    for dtype, short in DTYPES:
-        for n in SIZES:
-            if said := render.tie_words(
-                docs, BENCH, row(docs, impl, dtype, n), row(docs, "cublas", dtype, n)
-            ):
-                groups.setdefault(said, []).append(f"{short} {n}³")
-    if len(groups) == 1:
-        word, shapes = next(iter(groups.items()))
-        if len(shapes) > 1:
-            return f"{word} cuBLAS at all {len(shapes)} shapes measured"
+    for (dtype, short), n in itertools.product(DTYPES, SIZES):
+        ours, theirs = row(docs, impl, dtype, n), row(docs, "cublas", dtype, n)
+        if said := render.tie_words(docs, BENCH, ours, theirs):
+            groups.setdefault(said, []).append(f"{short} {n}³")
+    if len(groups) == 1 and len(shapes := next(iter(groups.values()))) > 1:
+        return f"{next(iter(groups))} cuBLAS at all {len(shapes)} shapes measured"
     parts = [f"{w} cuBLAS at {', '.join(groups[w])}" for w in render.COMPARE_WORDS if w in groups]
     return "; ".join(parts) or None
 
@@ -84,14 +81,8 @@ def ws_status(docs: Docs) -> str | None:
     return "ran at " + " and ".join(f"{short[r['dtype']]} {r['m']}³" for r in found)
 
 
-epilogue_ratio = render.pair_kind(
-    epi_row, "impl", render.divide(render.p50), "``of``'s time over ``to``'s at n³."
-)
-epilogue_extra = render.pair_kind(
-    epi_row, "impl", render.divide(render.p50, 1), "How much longer ``of`` takes, a fraction."
-)
-epilogue_vs = render.pair_kind(
-    epi_row, "impl", render.tie(EPI), "``of`` against ``to`` at n³, by the tie rule."
+epilogue_ratio, epilogue_extra, epilogue_vs, epilogue_added = render.time_pair_kinds(
+    epi_row, "impl", EPI
 )
 
 
@@ -103,9 +94,6 @@ def epilogue_config(
     return render.config_text(r).replace(" × ", "×") if r and "block_m" in r else None
 
 
-epilogue_added = render.pair_kind(
-    epi_row, "impl", render.difference(render.p50), "``of``'s median time minus ``to``'s, s."
-)
 rounds = render.pair_kind(
     epi_row,
     "impl",

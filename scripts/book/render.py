@@ -96,8 +96,8 @@ Stale-aware like the tie words: where any file read to decide is
 stale (see "stale data"), the ``stale`` phrasing is shown, or STALE_WORDS without one,
 and the page's stale note lists the files. The chosen TEXT's whitespace is collapsed to
 single spaces; it may hold Markdown and ``value`` placeholders (one level deep), which
-are filled in as anywhere else. Each kind a condition or a phrasing names counts as used
-(``placeholders``).
+are filled in as anywhere else, or be empty (a sentence the data leaves out). Each kind a
+condition or a phrasing names counts as used (``placeholders``).
 
 **Tables** (``TABLES = {name: Table(reads, cells, head)}``, names ``F`` or ``F-...`` as
 for figures): ``cells(docs)`` gives one device's cells as ``{row label: text}``, a label
@@ -140,6 +140,7 @@ axis ("× cuDNN's speed (higher is faster)"; figures/attention.py, ``fig_vs_base
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import contextvars
 import dataclasses
@@ -1761,7 +1762,7 @@ def parse_choose(body: str) -> tuple[str, list[Case]]:
     device, cases = words[1], []
     for part in parts:
         cond, arrow, text = part.partition("=>")
-        if not arrow or not text.strip():
+        if not arrow:
             raise RenderError(f"choose: {part.strip()!r} is not 'CONDITION => TEXT'")
         text, words = " ".join(text.split()), cond.split()
         if words in (["else"], ["stale"]):
@@ -2109,3 +2110,29 @@ def resident_on_sm(docs: Docs, n_regs: int, warps: int) -> dict | None:
     (``resident``); None where the run's compute capability is not in SM_LIMITS."""
     by = limits_by(provenance(docs).get("compute_capability"), n_regs, warps)
     return None if by is None else {**by, "resident": min(by.values())}
+
+
+def code_constant(path: str, name: str):
+    """A module-level constant of a repository file (``path`` from the root), read with ast:
+    kernels and benchmarks import torch, which the site build does without (lesson 12's
+    tile-matmul counts, lesson 05's worked example)."""
+    tree = ast.parse((ROOT / path).read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise KeyError(f"{path} defines no constant {name}")
+
+
+def time_pair_kinds(choose: Callable, over: str, bench: str) -> tuple[Callable, ...]:
+    """The four ``pair_kind`` uses over ``choose`` that compare two rows' median times, as
+    the matmul families register them for their epilogues: ``of``'s time over ``to``'s;
+    that less 1 (how much longer ``of`` takes); ``of`` against ``to`` in words, by the tie
+    rule of ``bench``; ``of``'s time minus ``to``'s, seconds."""
+    return (
+        pair_kind(choose, over, divide(p50), "``of``'s median time over ``to``'s."),
+        pair_kind(choose, over, divide(p50, 1), "How much longer ``of`` takes, a fraction."),
+        pair_kind(choose, over, tie(bench), "``of`` against ``to`` in words, by the tie rule."),
+        pair_kind(choose, over, difference(p50), "``of``'s median time minus ``to``'s, s."),
+    )

@@ -67,8 +67,37 @@ def with_ladder():
     return docs
 
 
+LESSON = (ROOT / "docs" / "flagship" / "12-flash-attention.md").read_text()
+
+
+def page_sentences(docs: dict, marker: str) -> list[str]:
+    """Lesson 12's chooses on h100 in the paragraph holding ``marker``, rendered from
+    ``docs`` as the device, in page order."""
+    block = next(b for b in LESSON.split("\n\n") if marker in b)
+    bodies = [
+        m.group(1)
+        for m in render.PLACEHOLDER.finditer(block)
+        if m.group(1).split()[:2] == ["choose", "h100"]
+    ]
+    return [render.choose_text(body, {SLUG: docs}) for body in bodies]
+
+
+def forward_sentences(docs: dict) -> tuple[str, str]:
+    """The forward ladder's story (four chooses, joined as on the page) and goals."""
+    *story, goals = page_sentences(docs, "The ladder was timed in a run of its own")
+    assert len(story) == 4
+    return " ".join(story), goals
+
+
+def gluon_sentences(docs: dict) -> tuple[str, str, str]:
+    """The Gluon rungs' story, goals and the sentence on its exp2 instructions."""
+    story, goals = page_sentences(docs, "The same file keeps the two steps before this one")
+    (overlap,) = page_sentences(docs, "That costs most at d = 64")
+    return story, goals, overlap
+
+
 def test_without_ladder_data_the_figure_draws_the_attention_benchmark():
-    fig = fa.fig_ladder(DEVICES[SLUG])
+    fig = fa.fig_ladder("forward")(DEVICES[SLUG])
     names = [t["name"] for t in fig["data"]]
     assert names[0] == fa.RUNGS[0][1] and fa.RUNGS[1][1] not in names
     assert "SDPA cuDNN" in names
@@ -78,10 +107,9 @@ def test_without_ladder_data_the_figure_draws_the_attention_benchmark():
 
 
 def test_without_ladder_data_the_story_reads_the_attention_benchmark():
-    story = render.value_text(SLUG, "attention.ladder_story d=128 mask=full", DEVICES)
+    story, goals = forward_sentences(DEVICES[SLUG])
     assert story.startswith("At N = 4,096, d = 128, full attention, lesson 12's kernel runs")
     assert "TFLOP/s" in story and "not measured" not in story
-    goals = render.value_text(SLUG, "attention.ladder_goals", DEVICES)
     assert "are of lesson 12's kernel, not attention_tma" in goals
     assert goals.count("× (") == 4
 
@@ -91,7 +119,7 @@ def test_the_made_up_file_validates_against_the_schema(with_ladder):
 
 
 def test_every_rung_that_ran_is_drawn_in_order_then_the_peers(with_ladder):
-    fig = fa.fig_ladder(with_ladder)
+    fig = fa.fig_ladder("forward")(with_ladder)
     names = [t["name"] for t in fig["data"]]
     expected = [label for _, label in fa.RUNGS[:3]] + [label for _, label, _ in fa.LADDER_PEERS]
     assert names == expected  # warp_specialize failed: no bars
@@ -103,14 +131,15 @@ def test_every_rung_that_ran_is_drawn_in_order_then_the_peers(with_ladder):
 
 
 def test_ladder_values(with_ladder):
-    assert fa.ladder_vs(with_ladder, "tuned", "sdpa_cudnn") == pytest.approx(0.9)
-    assert fa.ladder_vs(with_ladder, "tuned", "flex") == pytest.approx(1.15)
-    assert fa.ladder_step(with_ladder, "descriptors") == pytest.approx(2.4 / 2.2)
-    assert fa.ladder_step(with_ladder, "simple") is None
-    assert fa.ladder_step(with_ladder, "warp_specialize") is None  # it did not run
-    assert fa.plan_rung(with_ladder) == "tuned"
-    assert fa.ladder_config(with_ladder, "tuned") == "128×64 tiles, 4 warps, 2 stages"
-    assert fa.ladder_regs(with_ladder, "tuned", 64, "causal") == 168
+    assert fa.ladder_gain(with_ladder, "tuned", "sdpa_cudnn") == pytest.approx(0.9)
+    assert fa.ladder_gain(with_ladder, "tuned", "flex") == pytest.approx(1.15)
+    assert fa.ladder_gain(with_ladder, "descriptors", "before") == pytest.approx(2.4 / 2.2)
+    assert fa.ladder_gain(with_ladder, "simple", "before") is None
+    assert fa.ladder_gain(with_ladder, "warp_specialize", "before") is None  # it did not run
+    assert fa.ladder_plan(with_ladder) == "tuned"
+    settings = [fa.ladder_setting(with_ladder, "tuned", of) for of in ("tiles", "warps", "stages")]
+    assert settings == ["128×64", "4", "2"]
+    assert fa.ladder_field(with_ladder, "tuned", "n_regs", d=64, mask="causal") == 168
     assert "NVGPUWarpSpecialization" in fa.ladder_failure(with_ladder, "warp_specialize")
     assert fa.ladder_failure(with_ladder, "tuned") is None
     assert fa.ladder_compare(with_ladder, "tuned", "sdpa_flash") == "faster than"
@@ -118,7 +147,7 @@ def test_ladder_values(with_ladder):
 
 
 def test_the_story_and_the_goals_read_the_ladder(with_ladder):
-    story = fa.ladder_story(with_ladder, 128, "full")
+    story, goals = forward_sentences(with_ladder)
     assert "lesson 12's kernel runs at 458 TFLOP/s" in story
     assert "make it 1.09× as fast" in story
     assert "the same configuration (128×128 tiles, 8 warps, 3 stages), make it" in story
@@ -127,7 +156,6 @@ def test_the_story_and_the_goals_read_the_ladder(with_ladder):
     assert "did not compile (CompilationError" in story
     assert "0.90× (0.89–0.91) cuDNN's speed" in story
     assert "1.15× (1.14–1.16) FlexAttention's" in story
-    goals = fa.ladder_goals(with_ladder)
     assert goals.count("0.90×") == 4 and "d = 64, causal" in goals
     assert ", attention_tma runs at" in goals
 
@@ -182,7 +210,7 @@ def test_the_gluon_rows_validate_against_the_schema(with_gluon):
 
 
 def test_the_gluon_rung_is_drawn_after_the_triton_rungs(with_gluon):
-    fig = fa.fig_ladder(with_gluon)
+    fig = fa.fig_ladder("forward")(with_gluon)
     names = [t["name"] for t in fig["data"]]
     gluon = dict(fa.RUNGS)["gluon"]
     assert names.index(gluon) == 3 and names[4:] == [label for _, label, _ in fa.LADDER_PEERS]
@@ -193,7 +221,7 @@ def test_the_gluon_rung_is_drawn_after_the_triton_rungs(with_gluon):
 
 
 def test_the_gluon_story_reads_its_rows(with_gluon):
-    story = fa.gluon_story(with_gluon, 128, "full")
+    story, goals, overlap = gluon_sentences(with_gluon)
     assert story.startswith("At N = 4,096, d = 128, full attention, the Gluon kernel runs at")
     assert "in one partition of 8 warps that copies and computes (128×128 tiles, 3 stages)" in story
     assert "With a loader warp and one consumer partition of 8 warps, it runs faster than" in story
@@ -202,18 +230,27 @@ def test_the_gluon_story_reads_its_rows(with_gluon):
     assert "168 registers per thread" in story and "240 to each consumer" in story
     assert "faster than attention_tma (1.05× (1.04–1.06) its speed)" in story
     assert "and 0.95× (0.94–0.96) cuDNN's" in story
-    goals = fa.gluon_goals(with_gluon)
     assert goals.count("0.95×") == 4 and "d = 64, causal" in goals
     assert "multiples of attention_tma's: 1.05×" in goals
-    overlap = fa.gluon_overlap(with_gluon, 128, "full")
     assert "Of the 396 exp2 instructions" in overlap and "none is issued while" in overlap
-    assert fa.plan_rung(with_gluon) == "tuned"  # the Gluon rows are not attention_tma's
+    assert fa.ladder_plan(with_gluon) == "tuned"  # the Gluon rows are not attention_tma's
+
+
+def test_on_stale_ladder_data_each_paragraph_leaves_its_question_open_once(with_gluon, monkeypatch):
+    """The forward story is four chooses and the Gluon rungs' two: on a stale ladder file
+    the first of each paragraph says the question is left open, the rest say nothing."""
+    why = {"changed": ["kernels/attention_tma.py"], "commit": "abc1234"}
+    ladder = with_gluon[fa.LADDER]
+    monkeypatch.setattr(render, "stale", lambda d: why if d is ladder else None)
+    story, goals = forward_sentences(with_gluon)
+    assert " ".join(story.split()) == render.STALE_WORDS and goals == ""
+    story, goals, overlap = gluon_sentences(with_gluon)
+    assert (story, goals, overlap) == (render.STALE_WORDS, "", render.STALE_WORDS)
 
 
 def test_without_gluon_rows_there_is_no_gluon_story(with_ladder):
-    assert fa.gluon_story(with_ladder, 128, "full") is None
-    assert fa.gluon_goals(with_ladder) is None
-    assert fa.gluon_story(DEVICES[SLUG], 128, "full") is None
+    assert gluon_sentences(with_ladder) == ("", "", "")
+    assert gluon_sentences(DEVICES[SLUG]) == ("", "", "")
 
 
 # ---- the backward ladder ---------------------------------------------------------------------
@@ -263,23 +300,20 @@ def test_the_made_up_backward_file_validates(with_backward):
     )
 
 
-LESSON = (ROOT / "docs" / "flagship" / "12-flash-attention.md").read_text()
-
-
 def backward_sentences(docs: dict) -> list[str]:
     """Lesson 12's backward ladder sentences, its chooses on the plan's rung (the story at
     d = 128 and at d = 64, full, then the goals), rendered from ``docs`` as the device."""
     bodies = [
         m.group(1)
         for m in render.PLACEHOLDER.finditer(LESSON)
-        if m.group(1).split()[:1] == ["choose"] and "attention.backward_plan" in m.group(1)
+        if m.group(1).split()[:1] == ["choose"] and "plan ladder=backward" in m.group(1)
     ]
     assert len(bodies) == 3
     return [render.choose_text(body, {SLUG: docs}) for body in bodies]
 
 
 def test_without_backward_data_the_figure_draws_the_attention_benchmark():
-    fig = fa.fig_ladder_backward(DEVICES[SLUG])
+    fig = fa.fig_ladder("backward")(DEVICES[SLUG])
     names = [t["name"] for t in fig["data"]]
     assert names[0] == fa.BACKWARD_RUNGS[0][1] and fa.BACKWARD_RUNGS[1][1] not in names
     assert "SDPA cuDNN" in names and "backward TFLOP/s" in json.dumps(fig["layout"])
@@ -291,7 +325,7 @@ def test_without_backward_data_the_figure_draws_the_attention_benchmark():
 
 
 def test_the_backward_figure_draws_every_rung_then_the_peers(with_backward):
-    fig = fa.fig_ladder_backward(with_backward)
+    fig = fa.fig_ladder("backward")(with_backward)
     names = [t["name"] for t in fig["data"]]
     expected = [label for _, label in fa.BACKWARD_RUNGS] + [
         label for _, label, _ in fa.LADDER_PEERS
@@ -315,9 +349,12 @@ def test_the_backward_story_and_goals_read_the_data(with_backward):
     )
     assert "one TMA reduction per tile (five tile matmuls per pair of blocks, not seven), " in story
     assert "runs at 0.80× (0.79–0.81) that speed" in story
-    assert fa.backward_config(with_backward, "reduce", 64, "full") == (
-        "dK/dV 32×128, 4 warps, 3 stages; dQ added by the dK/dV kernel with TMA reductions"
-    )
+
+    def reduce(of: str, kernel: str = "dkdv"):
+        return fa.ladder_setting(with_backward, "reduce", of, "backward", kernel, d=64)
+
+    assert [reduce(of) for of in ("tiles", "warps", "stages")] == ["32×128", "4", "3"]
+    assert reduce("tiles", kernel="dq") is None  # dQ is added by the dK/dV kernel
     assert "with 200 registers per thread" in story
     assert "1.10× (1.09–1.11) cuDNN's speed and 1.30× (1.29–1.31) FlexAttention's" in story
     assert goals.count("1.10×") == 4 and goals.count("FlexAttention") == 4

@@ -3,6 +3,8 @@ their own: points, traces, formats and row arithmetic. No data, no browser."""
 
 from __future__ import annotations
 
+import pytest
+
 from scripts.book import render
 
 SPREAD = {"p20": 1.0, "p50": 2.0, "p80": 4.0, "reps": 10}
@@ -334,3 +336,44 @@ def test_impl_panes_draw_one_trace_per_impl_that_ran_in_each_panel():
         ("full", [("A", "triton", [1, 2]), ("B", "torch", [1, 2])]),
         ("causal", [("A", "triton", [1, 2])]),
     ]
+
+
+def test_a_choice_may_leave_a_sentence_out():
+    """An empty phrasing is a sentence the data leaves out (lesson 12's ladder: a rung that
+    did not run is not told); a case still needs its '=>'."""
+
+    def n(docs: render.Docs) -> int | None:
+        """A made-up count, None where the device lacks it."""
+        return docs["b"].get("n")
+
+    reg = render.Registry(figures={}, values={"toy.n": render.Value(n)})
+    body = "choose x | toy.n == none => | toy.n > 2 => many, {{ value x toy.n }} | else =>"
+    runs = ({}, {"n": 3}, {"n": 1})
+    shown = [render.choose_text(body, {"x": {"b": {"provenance": {}, **b}}}, reg) for b in runs]
+    assert shown == ["", "many, 3", ""]
+    with pytest.raises(render.RenderError, match="is not 'CONDITION => TEXT'"):
+        render.choose_text("choose x | toy.n == none", {"x": {"b": {}}}, reg)
+
+
+def test_code_constant_reads_a_files_constant_without_importing_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(render, "ROOT", tmp_path)
+    (tmp_path / "k.py").write_text("import torch\nTILE = (128, 64)\nN: int = 3\n")
+    assert render.code_constant("k.py", "TILE") == (128, 64)
+    with pytest.raises(KeyError, match="k.py defines no constant N"):
+        render.code_constant("k.py", "N")  # annotated assignments are not read
+
+
+def test_time_pair_kinds_compare_two_rows_median_times():
+    a, b = ({"p20": t - 0.1, "p50": t, "p80": t + 0.1, "reps": 10} for t in (3.0, 2.0))
+    rows = [{"impl": "a", "time_s": a}, {"impl": "b", "time_s": b}]
+    docs = {"bench": {"rows": rows, "provenance": {}, "ceilings": {}}}
+
+    def pick(docs: render.Docs, impl: str) -> dict | None:
+        """The made-up row of ``impl``."""
+        return render.maybe_one(docs, "bench", absent_ok=True, impl=impl)
+
+    ratio, extra, vs, added = render.time_pair_kinds(pick, "impl", "bench")
+    assert list(render.parameters(ratio)) == ["of", "to"]
+    assert (ratio(docs, "a", "b"), extra(docs, "a", "b")) == (1.5, 0.5)
+    assert added(docs, "a", "b") == 1.0
+    assert vs(docs, "b", "a") == "faster than" and ratio(docs, "a", "c") is None

@@ -76,7 +76,7 @@ def reaches_copy(docs: Docs, fraction: float) -> int:
 
 def small_time(docs: Docs, clock: Literal["device", "host"]) -> float:
     """The Triton add's device or host seconds per call at small sizes (n <= 65,536)."""
-    return small_median(docs, "triton", {"device": "time_s", "host": "host_s"}[clock])
+    return small_median(docs, "triton", render.CLOCKS[clock])
 
 
 def floor(docs: Docs) -> float:

@@ -254,7 +254,7 @@ def issue_share(
     if r is None or per_element is None:
         return None
     issued = per_element * r["m"] * r["n"] / r["time_s"]["p50"]
-    return render.quotient(issued, issue_rate_of(docs, CONTROLS))
+    return render.quotient(issued, issue_rate(docs, CONTROLS))
 
 
 control_compare = render.pair_kind(
@@ -262,17 +262,13 @@ control_compare = render.pair_kind(
 )
 
 
-def issue_rate_of(docs: Docs, bench: str) -> float | None:
-    """Thread instructions per second: SMs x 128 x the SM clock after ``bench`` (or max)."""
+def issue_rate(docs: Docs, bench: Literal["fused_activation", "fused_activation_controls"] = BENCH):
+    """Thread instructions the GPU can issue per second in the run of ``bench``: SMs x 128 x
+    the SM clock after it (or its maximum)."""
     prov = render.doc(docs, bench)["provenance"]
     clocks = prov.get("clocks_after") or prov.get("clocks_at_start") or {}
     mhz = clocks.get("sm_mhz") or clocks.get("sm_max_mhz")
     return prov["sm_count"] * ISSUE_PER_SM_CLOCK * mhz * 1e6 if mhz else None
-
-
-def issue_rate(docs: Docs) -> float:
-    """Thread instructions the GPU can issue per second in the fused_activation run."""
-    return issue_rate_of(docs, BENCH)
 
 
 def issue_budget(docs: Docs, bytes_per_element: Literal[4, 6, 12]) -> float:

@@ -282,13 +282,11 @@ def fig_online(docs: Docs) -> dict:
     lo, hi, bw = min(xs) / 1.3, max(xs) * 1.3, render.copy(docs, ONLINE) / 1e12
     panes = []
     for dtype in DTYPES:
-        ceiling = render.copy_ceiling(docs, ONLINE, (lo, hi))
         third = render.hline(2 / 3 * bw, lo, hi, "⅔ of copy: second read from HBM", "ceiling-2")
-        traces = [ceiling, third]
+        traces = [render.copy_ceiling(docs, ONLINE, (lo, hi)), third]
         for per_sm in grids:
-            rs = [r for r in online if (r["dtype"], r["programs_per_sm"]) == (dtype, per_sm)]
-            rs.sort(key=tile_bytes)
-            if rs:
+            mine = (r for r in online if (r["dtype"], r["programs_per_sm"]) == (dtype, per_sm))
+            if rs := sorted(mine, key=tile_bytes):
                 traces.append(
                     sweep_line(
                         rs,

@@ -333,7 +333,7 @@ def fig_block_sweep(docs: Docs) -> dict:
     rs = sweep(docs)
     traces = []
     for i, w in enumerate(sorted({r["num_warps"] for r in rs})):
-        mine = sorted((r for r in rs if r["num_warps"] == w), key=lambda r: r["block"])
+        mine = render.rows_by(docs, SWEEP, "block", num_warps=w)
         hover = "BLOCK = %{x}<br>%{y:.2f} TB/s"
         traces.append(
             render.tbps_line(mine, "block", f"num_warps = {w}", f"series-{i}", hover=hover)
@@ -341,10 +341,8 @@ def fig_block_sweep(docs: Docs) -> dict:
     blocks = [r["block"] for r in rs]
     bw = render.copy(docs, SWEEP) / 1e12
     traces.append(render.copy_ceiling(docs, SWEEP, blocks))
-    control = sorted(
-        (r for r in rs if r["num_warps"] == CONTROL_WARPS and "empty_time_s" in r),
-        key=lambda r: r["block"],
-    )
+    control = render.rows_by(docs, SWEEP, "block", num_warps=CONTROL_WARPS)
+    control = [r for r in control if "empty_time_s" in r]
     if control:
         # The bandwidth the add would show if it took only as long as starting its programs.
         traces.append(

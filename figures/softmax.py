@@ -168,23 +168,15 @@ def dtype_gain(docs: Docs, bf16_tile: int, fp32_tile: int) -> float | None:
     return render.quotient(bf16, fp32)
 
 
-def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:
-    """(tile size, bf16's bandwidth over fp32's) at equal tile ``same``, 65,536 columns."""
-    key = tile_bytes if same == "bytes" else (lambda r: r["block_n"])
-    fp32 = {key(r): r for r in sweep(docs, dtype="float32", cols=LONG, programs_per_sm=1)}
-    bf16 = sweep(docs, dtype="bfloat16", cols=LONG, programs_per_sm=1)
-    return [
-        (key(r), render.bandwidth(r) / render.bandwidth(fp32[key(r)]))
-        for r in bf16
-        if key(r) in fp32
-    ]
-
-
 def tile_spread(docs: Docs, same: Literal["bytes", "elements"]) -> float | None:
     """How far bf16 lies from fp32 at equal bytes or elements per tile: the mean of
     |log(bf16's bandwidth over fp32's)| over the tiles both measured (0: together)."""
-    pairs = bf16_over_fp32(docs, same)
-    return sum(abs(math.log(v)) for _, v in pairs) / len(pairs) if pairs else None
+    tiles = sorted(
+        {r["block_n"] for r in sweep(docs, dtype="bfloat16", cols=LONG, programs_per_sm=1)}
+    )
+    found = [dtype_gain(docs, t, t // 2 if same == "bytes" else t) for t in tiles]
+    gains = [v for v in found if v is not None]
+    return sum(abs(math.log(v)) for v in gains) / len(gains) if gains else None
 
 
 def best(docs: Docs, dtype: Dtype, of: Literal["block_n", "tile_bytes", "programs_per_sm"]):

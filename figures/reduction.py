@@ -102,8 +102,7 @@ def resident(
     docs: Docs, dtype: Dtype = "float32", at: At = "widest", by: By = "programs"
 ) -> int | None:
     """Programs of the Triton sum one SM holds by a limit, or its registers per thread."""
-    r = resident_per_sm(docs, dtype, at)
-    return None if r is None else r[by]
+    return render.field(resident_per_sm(docs, dtype, at), by)
 
 
 def in_flight(docs: Docs, dtype: Dtype = "float32", at: At = "widest") -> int | None:

@@ -64,10 +64,10 @@ def full_peak_benchmark(docs: Docs) -> str | None:
     return max(full, key=lambda name: full[name]["provenance"]["peak_reserved_bytes"])
 
 
-def date(docs: Docs, end: Literal["first", "last"]) -> str:
-    """The first or the last day on which a data file of the full run was measured."""
+def dates(docs: Docs) -> str:
+    """When the full-run data files were measured: "on D" or "between D1 and D2"."""
     days = sorted({d["provenance"]["date"][:10] for d in _full(docs).values()})
-    return days[0] if end == "first" else days[-1]
+    return f"on {days[0]}" if len(days) == 1 else f"between {days[0]} and {days[-1]}"
 
 
 def minutes(v: float) -> str:
@@ -80,5 +80,5 @@ VALUES = {
     "runs.wall": Value(wall, minutes, missing=NOT_YET),
     "runs.peak": Value(peak, render.gib, missing=NOT_YET),
     "runs.full_peak_benchmark": Value(full_peak_benchmark, render.plain, missing=NOT_YET),
-    "runs.date": Value(date),
+    "runs.dates": Value(dates),
 }

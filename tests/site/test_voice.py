@@ -233,7 +233,7 @@ TYPED_ALLOWED: dict[str, list[tuple[str, str]]] = {
             "'N spilled' is a count the data gives (rmsnorm.sweep_field of=n_spills), "
             "whatever it is, not a claim that the kernel spills",
         )
-    ]
+    ],
 }
 
 TYPED_PENDING: set[str] = set()

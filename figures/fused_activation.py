@@ -17,20 +17,22 @@ from scripts.book import render
 from scripts.book.render import Docs, Figure, Value
 
 BENCH = "fused_activation"
-IMPLS = (
-    ("triton", "Triton (kernels/fused_activation.py)"),
-    ("compile", "torch.compile"),
-    ("eager", "eager PyTorch"),
+IMPLS = (  # impl, legend name, colour role in figures.js
+    ("triton", "Triton (kernels/fused_activation.py)", "triton"),
+    ("compile", "torch.compile", "compile"),
+    ("eager", "eager PyTorch", "torch"),
 )
-ROLE = {"triton": "triton", "compile": "compile", "eager": "torch"}  # colours in figures.js
 IN_WORDS = {"triton": "the Triton kernel", "compile": "torch.compile", "eager": "eager"}
 # The cases measured at the largest size: (dtype, approximate, mask) and a short label.
 CASES = {
-    "bf16": (("bfloat16", "none", True), "bf16, exact GELU, mask"),
-    "tanh": (("bfloat16", "tanh", True), "bf16, tanh GELU, mask"),
-    "nomask": (("bfloat16", "none", False), "bf16, exact GELU, no mask"),
-    "fp16": (("float16", "none", True), "fp16, exact GELU, mask"),
-    "fp32": (("float32", "none", True), "fp32, exact GELU, mask"),
+    "bf16": ({"dtype": "bfloat16", "approximate": "none", "mask": True}, "bf16, exact GELU, mask"),
+    "tanh": ({"dtype": "bfloat16", "approximate": "tanh", "mask": True}, "bf16, tanh GELU, mask"),
+    "nomask": (
+        {"dtype": "bfloat16", "approximate": "none", "mask": False},
+        "bf16, exact GELU, no mask",
+    ),
+    "fp16": ({"dtype": "float16", "approximate": "none", "mask": True}, "fp16, exact GELU, mask"),
+    "fp32": ({"dtype": "float32", "approximate": "none", "mask": True}, "fp32, exact GELU, mask"),
 }
 Impl = Literal["triton", "compile", "eager"]
 Case = Literal["bf16", "tanh", "nomask", "fp16", "fp32"]
@@ -43,10 +45,7 @@ NOT_MEASURED = "not measured"
 
 def of(docs: Docs, impl: str, case: str = "bf16") -> list[dict]:
     """Rows of one implementation for one case, by size."""
-    (dtype, approximate, mask), _ = CASES[case]
-    return render.rows_by(
-        docs, BENCH, "m", impl=impl, dtype=dtype, approximate=approximate, mask=mask
-    )
+    return render.rows_by(docs, BENCH, "m", impl=impl, **CASES[case][0])
 
 
 def pick(docs: Docs, impl: str, case: str = "bf16", at: str = "largest") -> dict:
@@ -60,11 +59,6 @@ def pick(docs: Docs, impl: str, case: str = "bf16", at: str = "largest") -> dict
     if not found:
         raise render.RenderError(f"{BENCH} has no row impl={impl} case={case} at={at}")
     return found[-1] if at == "largest" else found[0]
-
-
-def measured(docs: Docs) -> list[tuple[str, str]]:
-    """(impl, legend name) of the implementations this device has rows for."""
-    return [(impl, name) for impl, name in IMPLS if render.rows(docs, BENCH, impl=impl)]
 
 
 def moved(row: dict, chain: str) -> int:
@@ -133,11 +127,12 @@ def tanh_over_exact(docs: Docs, impl: Literal["triton", "compile"]) -> float:
     return time(docs, impl, case="tanh") / time(docs, impl)
 
 
-def reaches(docs: Docs, fraction: float) -> str:
+def reaches(docs: Docs, fraction: float) -> int | None:
     """The smallest swept M at which Triton reaches ``fraction`` of the copy bandwidth."""
     copy = render.copy(docs, BENCH)
-    hits = [r["m"] for r in of(docs, "triton") if render.bandwidth(r) >= fraction * copy]
-    return f"{hits[0]:,}" if hits else "none of the sizes"
+    return next(
+        (r["m"] for r in of(docs, "triton") if render.bandwidth(r) >= fraction * copy), None
+    )
 
 
 def fastest(docs: Docs, clock: Clock) -> str | None:
@@ -224,8 +219,7 @@ ISSUE_PER_SM_CLOCK = 128  # 4 schedulers x 32 thread instructions per clock (H10
 def control_row(docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16):
     """The controls row of one GELU form, keep mask and elements per thread, or None."""
     match = {"approximate": approximate, "keep": keep, "per_thread": per_thread}
-    found = render.rows(docs, CONTROLS, **match) if CONTROLS in docs else []
-    return found[0] if found else None
+    return render.maybe_one(docs, CONTROLS, absent_ok=True, **match)
 
 
 control_regs = render.row_kind(
@@ -260,7 +254,7 @@ def issue_share(
     if r is None or per_element is None:
         return None
     issued = per_element * r["m"] * r["n"] / r["time_s"]["p50"]
-    return render.quotient(issued, issue_rate_of(docs, CONTROLS))
+    return render.quotient(issued, issue_rate(docs, CONTROLS))
 
 
 control_compare = render.pair_kind(
@@ -268,17 +262,13 @@ control_compare = render.pair_kind(
 )
 
 
-def issue_rate_of(docs: Docs, bench: str) -> float | None:
-    """Thread instructions per second: SMs x 128 x the SM clock after ``bench`` (or max)."""
+def issue_rate(docs: Docs, bench: Literal["fused_activation", "fused_activation_controls"] = BENCH):
+    """Thread instructions the GPU can issue per second in the run of ``bench``: SMs x 128 x
+    the SM clock after it (or its maximum)."""
     prov = render.doc(docs, bench)["provenance"]
     clocks = prov.get("clocks_after") or prov.get("clocks_at_start") or {}
     mhz = clocks.get("sm_mhz") or clocks.get("sm_max_mhz")
     return prov["sm_count"] * ISSUE_PER_SM_CLOCK * mhz * 1e6 if mhz else None
-
-
-def issue_rate(docs: Docs) -> float:
-    """Thread instructions the GPU can issue per second in the fused_activation run."""
-    return issue_rate_of(docs, BENCH)
 
 
 def issue_budget(docs: Docs, bytes_per_element: Literal[4, 6, 12]) -> float:
@@ -342,7 +332,7 @@ VALUES = {
     "fused_activation.of_copy": Value(of_copy, render.percent),
     "fused_activation.vs": Value(vs, render.ratio),
     "fused_activation.tanh_over_exact": Value(tanh_over_exact, render.ratio),
-    "fused_activation.reaches": Value(reaches),
+    "fused_activation.reaches": Value(reaches, render.count, missing="none of the sizes"),
     "fused_activation.fastest": Value(fastest, missing=NOT_MEASURED),
     "fused_activation.kernels": Value(kernels, render.plain),
     "fused_activation.widest_load": Value(widest_load),
@@ -383,10 +373,7 @@ def rows_axis(docs: Docs) -> dict:
 
 def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
     """One line per measured implementation over the swept sizes (the bf16 case)."""
-    impls = [(impl, name, ROLE[impl]) for impl, name in measured(docs)]
-    (dtype, approximate, mask), _ = CASES["bf16"]
-    match = {"dtype": dtype, "approximate": approximate, "mask": mask}
-    return render.impl_lines(docs, BENCH, "m", impls, points, hover, **match)
+    return render.impl_lines(docs, BENCH, "m", IMPLS, points, hover, **CASES["bf16"][0])
 
 
 def fig_bandwidth(docs: Docs) -> dict:
@@ -429,21 +416,19 @@ def fig_bytes(docs: Docs) -> dict:
     size (M = 32,768, N = 4,096, bf16), with and without the mask; labels give the kernels per
     call measured with torch.profiler."""
     traces = []
-    for chain, impl, name in (
-        ("eager", "eager", "eager chain"),
-        ("fused", "triton", "fused kernel"),
+    for chain, impl, name, role in (
+        ("eager", "eager", "eager chain", "torch"),
+        ("fused", "triton", "fused kernel", "triton"),
     ):
         gbs, texts, labels = [], [], []
         for case in ("bf16", "nomask"):
             gbs.append(moved(pick(docs, impl, case), chain) / 1e9)
             k = kernels(docs, impl, case)
             texts.append(f"{gbs[-1]:.2f} GB<br>{k} kernel{'' if k == 1 else 's'}")
-            labels.append("with mask" if CASES[case][0][2] else "without mask")
+            labels.append("with mask" if CASES[case][0]["mask"] else "without mask")
         hover = "%{x:.3f} GB per call"
         traces.append(
-            render.hbar(
-                labels, gbs, ROLE[impl], name=name, hover=hover, text=texts, textposition="auto"
-            )
+            render.hbar(labels, gbs, role, name=name, hover=hover, text=texts, textposition="auto")
         )
     return render.bar_chart(traces, "HBM GB per call")
 
@@ -455,10 +440,12 @@ def fig_variants(docs: Docs) -> dict:
     traces, bw = [], render.copy(docs, BENCH) / 1e12
     top = bw
     labels = [label.replace(", ", "<br>", 1) for _, label in CASES.values()]
-    for impl, name in measured(docs):
+    for impl, name, role in IMPLS:
+        if not render.rows(docs, BENCH, impl=impl):
+            continue
         points = render.tbps_points([pick(docs, impl, c) for c in CASES])
         top = max([top] + [p[2] for p in points])
-        traces.append(render.hbar(labels, points, ROLE[impl], name=name, hover="%{x:.2f} TB/s"))
+        traces.append(render.hbar(labels, points, role, name=name, hover="%{x:.2f} TB/s"))
     line_ = {"dash": "dash", "width": 1.5, "color": "#9e9e9e"}
     copy_line = {"type": "line", "xref": "x", "yref": "paper", "x0": bw, "x1": bw, "y0": 0,
                  "y1": 1, "line": line_}  # fmt: skip

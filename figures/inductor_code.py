@@ -46,12 +46,9 @@ def jit_function(text: str) -> list[str]:
     return kept
 
 
-def kernel(docs: Docs, peer: Peer) -> str | None:
-    """The first Triton kernel Inductor generated for the peer, loads and stores highlighted."""
-    found = code_rows(docs, peer)
-    if not found:
-        return None
-    lines = jit_function(found[0]["text"])
+def listing(row: dict) -> str:
+    """A code row's kernel as a Python code block, its loads and stores highlighted."""
+    lines = jit_function(row["text"])
     return block(lines, "python", [i + 1 for i, s in enumerate(lines) if MEMORY.search(s)])
 
 
@@ -65,6 +62,7 @@ def first(docs: Docs, peer: Peer) -> dict | None:
     return next(iter(code_rows(docs, peer)), None)
 
 
+kernel = render.row_kind(first, listing, "The first Triton kernel Inductor generated for the peer.")
 launches = render.row_kind(first, lambda r: r["launches"], "Triton launches per compiled call.")
 name = render.row_kind(first, lambda r: f"`{r['kernel']}`", "The name of Inductor's first kernel.")
 time = render.row_kind(cost, render.p50, "Median seconds of one cost case.")

@@ -76,12 +76,12 @@ def width_compare(docs: Docs, op: Op, cols: int, dtype: Dtype = "float32") -> st
     return render.tie_words(docs, BENCH, render.per_byte(here), render.per_byte(widest_row))
 
 
-def triton_copy_range(docs: Docs) -> str | None:
-    """The Triton kernel's lowest and highest fraction of copy bandwidth, in words."""
+def copy_range(docs: Docs, end: Literal["lowest", "highest"]) -> float | None:
+    """The Triton kernel's lowest or highest fraction of copy bandwidth over every row."""
     if BENCH not in docs:
         return None
-    fractions = [r["copy_fraction"] for r in render.rows(docs, BENCH, impl="triton")]
-    return f"{render.percent(min(fractions))} to {render.percent(max(fractions))}"
+    found = [r["copy_fraction"] for r in render.rows(docs, BENCH, impl="triton")]
+    return min(found) if end == "lowest" else max(found)
 
 
 def ptx(docs: Docs, count: PtxCount, dtype: Dtype = "float32") -> int | None:
@@ -102,8 +102,7 @@ def resident(
     docs: Docs, dtype: Dtype = "float32", at: At = "widest", by: By = "programs"
 ) -> int | None:
     """Programs of the Triton sum one SM holds by a limit, or its registers per thread."""
-    r = resident_per_sm(docs, dtype, at)
-    return None if r is None else r[by]
+    return render.field(resident_per_sm(docs, dtype, at), by)
 
 
 def in_flight(docs: Docs, dtype: Dtype = "float32", at: At = "widest") -> int | None:
@@ -165,7 +164,7 @@ VALUES = {
     "reduction.vs_torch": Value(vs_torch, render.ratio, missing=NOT_MEASURED),
     "reduction.compare": Value(compare_torch, missing=NOT_MEASURED),
     "reduction.width_compare": Value(width_compare, missing=NOT_MEASURED),
-    "reduction.triton_copy_range": Value(triton_copy_range, missing=NOT_MEASURED),
+    "reduction.copy_range": Value(copy_range, render.percent, missing=NOT_MEASURED),
     "reduction.ptx": Value(ptx, render.plain, missing=NOT_MEASURED),
     "reduction.resident": Value(resident, render.count, missing="unknown for this GPU"),
     "reduction.in_flight": Value(in_flight, render.kib, missing="unknown for this GPU"),

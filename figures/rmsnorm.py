@@ -33,7 +33,7 @@ Timed = Literal["autograd", "kernels"]  # through autograd, or the kernels launc
 Part = Literal["autograd", "kernels", "stage2"]  # stage2: the backward's second kernel alone
 Bytes = Literal["tensor", "forward", "backward", "rstd", "partials", "dw_rows"]
 KernelField = Literal["programs", "regs", "regs_per_program", "spills"]
-HostPart = Literal["autograd", "kernels", "host", "host_kernels", "host_noop", "host_rest"]
+HostPart = Literal["autograd", "kernels", "host", "host_kernels", "host_noop"]
 
 
 def row(docs: Docs, direction: str, hidden: int, impl="triton", dtype="bfloat16") -> dict:
@@ -152,10 +152,6 @@ def small_m(
 ) -> float | None:
     """Median seconds at M = 16384: device time, or the host's time and its parts."""
     r = render.one(docs, SMALL, direction=direction, hidden=hidden)
-    if of == "host_rest":
-        if "host_noop_s" not in r:
-            return None
-        return r["host_s"]["p50"] - r["host_kernels_s"]["p50"] - r["host_noop_s"]["p50"]
     field = {"autograd": "autograd_time_s", "kernels": "kernels_time_s"}.get(of, of + "_s")
     return r[field]["p50"] if field in r else None
 

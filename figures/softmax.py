@@ -129,28 +129,16 @@ def compare(
 
 
 def regs(
-    docs: Docs, cols: int, kernel: Literal["wrapper", "control"] = "wrapper",
-    dtype: Dtype = "float32", spilled: bool = False,
+    docs: Docs, cols: int, kernel: Literal["wrapper", "control", "online"] = "wrapper",
+    dtype: Dtype = "float32", spilled: bool = False, tile: int | None = None,
 ):  # fmt: skip
-    """Registers per thread (or spilled) of the wrapper's forward kernel, or of the control."""
-    r = forward(docs, cols, dtype) if kernel == "wrapper" else fastest(docs, "control", dtype, cols)
+    """Registers per thread (or spilled) of the wrapper's forward kernel, of the control, or
+    of the online kernel's fastest ``tile`` at one program per SM."""
+    if kernel == "wrapper":
+        r = forward(docs, cols, dtype)
+    else:
+        r = fastest(docs, kernel, dtype, cols, tile, 1 if kernel == "online" else None)
     return field(r, "n_spills" if spilled else "n_regs")
-
-
-def resources(docs: Docs, cols: int = LONG, tile: int | None = None) -> str | None:
-    """Registers and spills per dtype, in words: the wrapper's kernel, or the online ``tile``."""
-    parts = []
-    for dtype in DTYPES:
-        r = (
-            forward(docs, cols, dtype)
-            if tile is None
-            else fastest(docs, "online", dtype, cols, tile, 1)
-        )
-        if r:
-            parts.append(
-                f"{field(r, 'n_regs')} registers and {field(r, 'n_spills')} spills in {dtype}"
-            )
-    return ", ".join(parts) or None
 
 
 def sweep_bandwidth(
@@ -166,60 +154,36 @@ sweep_ratio = render.pair_kind(
     sweep_bandwidth, "kernel", render.over, "``of``'s best over ``to``'s."
 )
 tile_gain = render.pair_kind(sweep_bandwidth, "tile", render.over, "Tiles of ``of`` over ``to``.")
+grid_gain = render.pair_kind(
+    sweep_bandwidth, "per_sm", render.over, "``of`` programs per SM over ``to``."
+)
 
 
-def bf16_over_fp32(docs: Docs, same: str) -> list[tuple[int, float]]:
-    """(tile size, bf16's bandwidth over fp32's) at equal tile ``same``, 65,536 columns."""
-    key = tile_bytes if same == "bytes" else (lambda r: r["block_n"])
-    fp32 = {key(r): r for r in sweep(docs, dtype="float32", cols=LONG, programs_per_sm=1)}
-    bf16 = sweep(docs, dtype="bfloat16", cols=LONG, programs_per_sm=1)
-    return [
-        (key(r), render.bandwidth(r) / render.bandwidth(fp32[key(r)]))
-        for r in bf16
-        if key(r) in fp32
-    ]
-
-
-def same_tiles(docs: Docs, same: Literal["bytes", "elements"]) -> str | None:
-    """bf16 over fp32 at equal bytes or elements per tile, in words."""
-    pairs = bf16_over_fp32(docs, same)
-    if same == "bytes":
-        return " and ".join(f"{v:.2f}× at {render.kib(n)}" for n, v in pairs) or None
-    return ", ".join(f"{v:.2f}× at {n:,}" for n, v in pairs) or None
+def dtype_gain(docs: Docs, bf16_tile: int, fp32_tile: int) -> float | None:
+    """bf16's bandwidth over fp32's at 65,536 columns, one program per SM, with these tiles."""
+    bf16, fp32 = (
+        sweep_bandwidth(docs, "online", d, LONG, t, 1)
+        for d, t in (("bfloat16", bf16_tile), ("float32", fp32_tile))
+    )
+    return render.quotient(bf16, fp32)
 
 
 def tile_spread(docs: Docs, same: Literal["bytes", "elements"]) -> float | None:
     """How far bf16 lies from fp32 at equal bytes or elements per tile: the mean of
     |log(bf16's bandwidth over fp32's)| over the tiles both measured (0: together)."""
-    pairs = bf16_over_fp32(docs, same)
-    return sum(abs(math.log(v)) for _, v in pairs) / len(pairs) if pairs else None
-
-
-def two_per_sm(docs: Docs) -> str | None:
-    """65,536 columns: two programs per SM over one, per dtype and tile, in words."""
-    parts = []
-    for dtype in DTYPES:
-        found = []
-        for r in sweep(docs, dtype=dtype, cols=LONG, programs_per_sm=1):
-            two = fastest(docs, "online", dtype, LONG, r["block_n"], 2)
-            if two:
-                gain = render.bandwidth(two) / render.bandwidth(r)
-                found.append(f"{gain:.2f}× at {render.kib(tile_bytes(r))}")
-        if found:
-            parts.append(f"{dtype} {', '.join(found)}")
-    return "; ".join(parts) or None
-
-
-def best_where(docs: Docs, dtype: Dtype) -> str | None:
-    """The online kernel's best at 65,536 columns: tile, programs per SM, share of copy."""
-    r = fastest(docs, "online", dtype, LONG)
-    if r is None:
-        return None
-    per_sm, share = r["programs_per_sm"], render.bandwidth(r) / render.copy(docs, ONLINE)
-    return (
-        f"tiles of {r['block_n']:,} ({render.kib(tile_bytes(r))}), {per_sm} program"
-        f"{'s' if per_sm > 1 else ''} per SM: {share:.0%} of copy"
+    tiles = sorted(
+        {r["block_n"] for r in sweep(docs, dtype="bfloat16", cols=LONG, programs_per_sm=1)}
     )
+    found = [dtype_gain(docs, t, t // 2 if same == "bytes" else t) for t in tiles]
+    gains = [v for v in found if v is not None]
+    return sum(abs(math.log(v)) for v in gains) / len(gains) if gains else None
+
+
+def best(docs: Docs, dtype: Dtype, of: Literal["block_n", "tile_bytes", "programs_per_sm"]):
+    """A setting of the online kernel's fastest row at 65,536 columns: its tile in elements
+    or bytes, or its programs per SM."""
+    r = fastest(docs, "online", dtype, LONG)
+    return None if r is None else tile_bytes(r) if of == "tile_bytes" else r[of]
 
 
 def sweep_share(docs: Docs, cols: int, dtype: Dtype = "float32") -> float | None:
@@ -244,12 +208,10 @@ def backward_tile(docs: Docs, dtype: Dtype, tile: int, warps: int) -> float | No
     return render.bandwidth(r) if r else None
 
 
-def backward_best(docs: Docs) -> str | None:
-    """The online backward sweep's fastest tile per dtype, in words."""
-    if BACKWARD not in docs:
-        return None
-    best = [max(render.rows(docs, BACKWARD, dtype=d), key=render.bandwidth) for d in DTYPES]
-    return " and ".join(f"{r['block_n']:,} on {r['num_warps']} warps in {r['dtype']}" for r in best)
+def backward_best(docs: Docs, dtype: Dtype, of: Literal["block_n", "num_warps"]) -> int | None:
+    """The tile or the warps of the online backward sweep's fastest row in ``dtype``."""
+    found = render.rows(docs, BACKWARD, dtype=dtype) if BACKWARD in docs else []
+    return max(found, key=render.bandwidth)[of] if found else None
 
 
 VALUES = {
@@ -262,19 +224,18 @@ VALUES = {
     "softmax.vs": Value(vs, render.ratio3, missing=NOT_MEASURED),
     "softmax.compare": Value(compare, missing=NOT_MEASURED),
     "softmax.regs": Value(regs, render.plain, missing=NOT_MEASURED),
-    "softmax.resources": Value(resources, missing=NOT_MEASURED),
     "softmax.sweep": Value(sweep_bandwidth, render.tbps, missing=NOT_MEASURED),
     "softmax.sweep_ratio": Value(sweep_ratio, render.ratio, missing=NOT_MEASURED),
     "softmax.tile_gain": Value(tile_gain, render.ratio, missing=NOT_MEASURED),
-    "softmax.same_tiles": Value(same_tiles, missing=NOT_MEASURED),
+    "softmax.grid_gain": Value(grid_gain, render.ratio, missing=NOT_MEASURED),
+    "softmax.dtype_gain": Value(dtype_gain, render.ratio, missing=NOT_MEASURED),
     "softmax.tile_spread": Value(tile_spread, missing=NOT_MEASURED),
-    "softmax.two_per_sm": Value(two_per_sm, missing=NOT_MEASURED),
-    "softmax.best_where": Value(best_where, missing=NOT_MEASURED),
+    "softmax.best": Value(best, render.count, missing=NOT_MEASURED),
     "softmax.two_thirds_copy": Value(two_thirds_copy, render.tbps),
     "softmax.sweep_share": Value(sweep_share, render.percent, missing=NOT_MEASURED),
     "softmax.in_flight": Value(in_flight, render.mib),
     "softmax.backward_tile": Value(backward_tile, render.tbps, missing=NOT_MEASURED),
-    "softmax.backward_best": Value(backward_best, missing=NOT_MEASURED),
+    "softmax.backward_best": Value(backward_best, render.count, missing=NOT_MEASURED),
 }
 
 
@@ -313,13 +274,11 @@ def fig_online(docs: Docs) -> dict:
     lo, hi, bw = min(xs) / 1.3, max(xs) * 1.3, render.copy(docs, ONLINE) / 1e12
     panes = []
     for dtype in DTYPES:
-        ceiling = render.copy_ceiling(docs, ONLINE, (lo, hi))
         third = render.hline(2 / 3 * bw, lo, hi, "⅔ of copy: second read from HBM", "ceiling-2")
-        traces = [ceiling, third]
+        traces = [render.copy_ceiling(docs, ONLINE, (lo, hi)), third]
         for per_sm in grids:
-            rs = [r for r in online if (r["dtype"], r["programs_per_sm"]) == (dtype, per_sm)]
-            rs.sort(key=tile_bytes)
-            if rs:
+            mine = (r for r in online if (r["dtype"], r["programs_per_sm"]) == (dtype, per_sm))
+            if rs := sorted(mine, key=tile_bytes):
                 traces.append(
                     sweep_line(
                         rs,

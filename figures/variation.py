@@ -21,18 +21,13 @@ def _machines(rs: list[dict]) -> list[str]:
     return sorted({r["machine"] for r in rs})
 
 
-def _spread(rs: list[dict], n: int) -> float | None:
-    """The widest (max - min) / median of one point's per-run bandwidths on one machine."""
-    widest = None
-    for machine in _machines(rs):
-        for point in sorted({r["point"] for r in rs if r["n"] == n}):
-            bw = [
-                render.bandwidth(r) for r in rs if r["machine"] == machine and r["point"] == point
-            ]
-            if len(bw) >= 2:
-                w = (max(bw) - min(bw)) / render.median(bw)
-                widest = w if widest is None else max(widest, w)
-    return widest
+def _bandwidths(rs: list[dict], n: int) -> dict[tuple[str, str], list[float]]:
+    """Per (machine, point) at ``n`` elements, the bandwidth of each run."""
+    found: dict[tuple[str, str], list[float]] = {}
+    for r in rs:
+        if r["n"] == n:
+            found.setdefault((r["machine"], r["point"]), []).append(render.bandwidth(r))
+    return found
 
 
 def runs(docs: Docs) -> int | None:
@@ -50,7 +45,12 @@ def machines(docs: Docs) -> int | None:
 def spread(docs: Docs, size: Literal["large", "small"]) -> float | None:
     """Widest run-to-run range of bandwidth over the median, at 2^26 or 2^16 elements."""
     rs = _rows(docs)
-    return None if rs is None else _spread(rs, LARGE if size == "large" else SMALL)
+    if rs is None:
+        return None
+    bws = [
+        bw for bw in _bandwidths(rs, LARGE if size == "large" else SMALL).values() if len(bw) > 1
+    ]
+    return max(((max(bw) - min(bw)) / render.median(bw) for bw in bws), default=None)
 
 
 def between_machines(docs: Docs) -> float | None:
@@ -58,18 +58,10 @@ def between_machines(docs: Docs) -> float | None:
     rs = _rows(docs)
     if rs is None or len(_machines(rs)) < 2:
         return None
-    widest = 0.0
-    for point in sorted({r["point"] for r in rs if r["n"] == LARGE}):
-        meds = [
-            render.median(
-                render.bandwidth(r) for r in rs if r["machine"] == m and r["point"] == point
-            )
-            for m in _machines(rs)
-            if any(r["machine"] == m and r["point"] == point for r in rs)
-        ]
-        if len(meds) >= 2:
-            widest = max(widest, max(meds) / min(meds) - 1)
-    return widest
+    medians: dict[str, list[float]] = {}
+    for (_, point), bw in _bandwidths(rs, LARGE).items():
+        medians.setdefault(point, []).append(render.median(bw))
+    return max((max(m) / min(m) - 1 for m in medians.values() if len(m) >= 2), default=0.0)
 
 
 def build(docs: Docs) -> dict:

@@ -76,7 +76,7 @@ def reaches_copy(docs: Docs, fraction: float) -> int:
 
 def small_time(docs: Docs, clock: Literal["device", "host"]) -> float:
     """The Triton add's device or host seconds per call at small sizes (n <= 65,536)."""
-    return small_median(docs, "triton", {"device": "time_s", "host": "host_s"}[clock])
+    return small_median(docs, "triton", render.CLOCKS[clock])
 
 
 def floor(docs: Docs) -> float:
@@ -333,7 +333,7 @@ def fig_block_sweep(docs: Docs) -> dict:
     rs = sweep(docs)
     traces = []
     for i, w in enumerate(sorted({r["num_warps"] for r in rs})):
-        mine = sorted((r for r in rs if r["num_warps"] == w), key=lambda r: r["block"])
+        mine = render.rows_by(docs, SWEEP, "block", num_warps=w)
         hover = "BLOCK = %{x}<br>%{y:.2f} TB/s"
         traces.append(
             render.tbps_line(mine, "block", f"num_warps = {w}", f"series-{i}", hover=hover)
@@ -341,10 +341,8 @@ def fig_block_sweep(docs: Docs) -> dict:
     blocks = [r["block"] for r in rs]
     bw = render.copy(docs, SWEEP) / 1e12
     traces.append(render.copy_ceiling(docs, SWEEP, blocks))
-    control = sorted(
-        (r for r in rs if r["num_warps"] == CONTROL_WARPS and "empty_time_s" in r),
-        key=lambda r: r["block"],
-    )
+    control = render.rows_by(docs, SWEEP, "block", num_warps=CONTROL_WARPS)
+    control = [r for r in control if "empty_time_s" in r]
     if control:
         # The bandwidth the add would show if it took only as long as starting its programs.
         traces.append(

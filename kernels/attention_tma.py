@@ -375,7 +375,7 @@ BACKWARD_CONFIG = {16: ((32, 128, 4, 3), (128, 32, 4, 3)),
                    128: ((64, 128, 8, 2), (128, 64, 8, 3))}  # fmt: skip
 # Where attention without a mask wants other tiles: at d = 128 the dK/dV kernel's third
 # stage, which the causal backward runs 2-3% slower with, makes the full one 2-4% faster
-# (lesson 12's ladder timed both on an H100 and an H200).
+# (lesson 12's ladder data at commit f206636 timed both, on an H100 and an H200).
 BACKWARD_CONFIG_FULL = {128: ((64, 128, 8, 3), (128, 64, 8, 3))}
 PREPROCESS_BLOCK = 64  # rows per program of delta = rowsum(dO * O)
 # On the CPU: small square tiles, so that tiny tests still walk several blocks.

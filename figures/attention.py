@@ -11,7 +11,7 @@ times that for the backward, the same count for every impl: an impl that does mo
 
 Values are at N = 4096 (B * N = 16384, H * d = 4096, bf16) unless an ``n`` says otherwise,
 e.g. ``{{ value h100 attention.tflops impl=flex direction=forward d=128 mask=causal }}`` or
-``{{ value h100 attention.vs peer=sdpa_cudnn direction=backward d=64 mask=full }}``. The
+``{{ value h100 attention.vs of=sdpa_cudnn to=triton direction=backward d=64 mask=full }}``. The
 figures show the devices that have run these benchmarks; on a device that has not, every
 value renders as "not measured".
 """
@@ -37,7 +37,6 @@ N_AT = 4096  # the length at which every peer runs, and the values are read
 NOT_MEASURED = "not measured"  # a peer that did not run, or a device without the data
 
 Impl = Literal["triton", "sdpa_cudnn", "sdpa_flash", "sdpa_efficient", "flex", "naive"]
-Peer = Literal["sdpa_cudnn", "sdpa_flash", "sdpa_efficient", "flex"]
 Direction = Literal["forward", "backward"]
 HeadDim = Literal[64, 128]
 Mask = Literal["full", "causal"]
@@ -64,18 +63,8 @@ tflops_of = render.row_kind(
 )
 
 
-def vs(docs: Docs, peer: Peer, direction: Direction, d: HeadDim, mask: Mask) -> float | None:
-    """``peer``'s median time over the book's (> 1: the book's kernel is faster)."""
-    return render.time_ratio(
-        at(docs, peer, direction, d, mask), at(docs, "triton", direction, d, mask)
-    )
-
-
-def compare(docs: Docs, peer: Peer, direction: Direction, d: HeadDim, mask: Mask) -> str | None:
-    """The book's kernel against ``peer`` in words, by the tie rule (``render.compare``,
-    widened by the run's drift): "faster than", "as fast as" or "slower than"."""
-    mine, theirs = at(docs, "triton", direction, d, mask), at(docs, peer, direction, d, mask)
-    return render.tie_words(docs, BENCH, mine, theirs)
+vs = render.pair_kind(at, "impl", render.divide(render.p50), "``of``'s median time over ``to``'s.")
+compare = render.pair_kind(at, "impl", render.tie(BENCH), "``of`` against ``to``, in words.")
 
 
 def tiles(docs: Docs, d: HeadDim) -> str | None:

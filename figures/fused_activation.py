@@ -48,7 +48,7 @@ def of(docs: Docs, impl: str, case: str = "bf16") -> list[dict]:
     return render.rows_by(docs, BENCH, "m", impl=impl, **CASES[case][0])
 
 
-def pick(docs: Docs, impl: str, case: str = "bf16", at: str = "largest") -> dict:
+def pick(docs: Docs, impl: Impl, case: Case = "bf16", at: At = "largest") -> dict:
     """The row at the largest or smallest size, or the smallest past the L2 (bf16 only)."""
     if at != "largest" and case != "bf16":
         raise render.RenderError(f"{BENCH}: only the bf16 case is swept over sizes, not {case}")
@@ -122,9 +122,7 @@ def vs(docs: Docs, peer: Literal["eager", "compile"], case: AnyCase = "bf16", at
     return worst(lambda c: time(docs, peer, at, case=c) / time(docs, "triton", at, case=c), case)
 
 
-def tanh_over_exact(docs: Docs, impl: Literal["triton", "compile"]) -> float:
-    """``impl``'s time with the tanh GELU over its time with the exact (erf) GELU."""
-    return time(docs, impl, case="tanh") / time(docs, impl)
+case_ratio = render.pair_kind(time, "case", render.over, "``impl``'s time, ``of`` over ``to``.")
 
 
 def reaches(docs: Docs, fraction: float) -> int | None:
@@ -146,11 +144,7 @@ def kernels(docs: Docs, impl: Impl, case: Case = "bf16") -> int | str:
     return pick(docs, impl, case).get("kernels") or NOT_MEASURED
 
 
-def compare(
-    docs: Docs, peer: Literal["eager", "compile"], case: Case = "bf16", impl: Impl = "triton"
-) -> str:
-    """``impl`` against ``peer`` at the largest size, in words by the tie rule."""
-    return render.tie_words(docs, BENCH, pick(docs, impl, case), pick(docs, peer, case))
+compare = render.pair_kind(pick, "impl", render.tie(BENCH), "``of`` against ``to``, in words.")
 
 
 def widest_load(docs: Docs) -> str:
@@ -331,7 +325,7 @@ VALUES = {
     "fused_activation.floor": Value(floor, render.millis(3)),
     "fused_activation.of_copy": Value(of_copy, render.percent),
     "fused_activation.vs": Value(vs, render.ratio),
-    "fused_activation.tanh_over_exact": Value(tanh_over_exact, render.ratio),
+    "fused_activation.case_ratio": Value(case_ratio, render.ratio),
     "fused_activation.reaches": Value(reaches, render.count, missing="none of the sizes"),
     "fused_activation.fastest": Value(fastest, missing=NOT_MEASURED),
     "fused_activation.kernels": Value(kernels, render.plain),

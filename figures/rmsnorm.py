@@ -40,7 +40,7 @@ def row(docs: Docs, direction: str, hidden: int, impl="triton", dtype="bfloat16"
     return render.one(docs, BENCH, impl=impl, direction=direction, dtype=dtype, hidden=hidden)
 
 
-def peer_row(docs: Docs, impl: str, direction: str, hidden: int) -> dict | None:
+def peer_row(docs: Docs, impl: Impl, direction: Direction, hidden: Hidden) -> dict | None:
     """A bf16 row, or None where that impl did not run (Liger-Kernel not installed)."""
     match = {"impl": impl, "direction": direction, "dtype": "bfloat16", "hidden": hidden}
     return render.maybe_one(docs, BENCH, absent_ok=True, **match)
@@ -99,10 +99,7 @@ def vs(docs: Docs, peer: Peer, direction: Step, hidden: Hidden) -> float | None:
     return None if theirs is None else theirs[1]["p50"] / mine[1]["p50"]
 
 
-def compare(docs: Docs, peer: Peer, direction: Direction, hidden: Hidden) -> str | None:
-    """The book's step against ``peer``'s in words, by the tie rule."""
-    theirs = peer_row(docs, peer, direction, hidden)
-    return render.tie_words(docs, BENCH, theirs and row(docs, direction, hidden), theirs)
+compare = render.pair_kind(peer_row, "impl", render.tie(BENCH), "``of`` against ``to``, in words.")
 
 
 def bytes_of(docs: Docs, of: Bytes, hidden: Hidden) -> int:

@@ -119,13 +119,7 @@ def vs(
     return min(ratios) if ratios else None
 
 
-def compare(
-    docs: Docs, peer: Peer, cols: int, direction: Direction = "forward", dtype: Dtype = "float32"
-) -> str | None:
-    """The book's kernel against ``peer``, in words by the tie rule."""
-    theirs = ran(docs, peer, cols, direction, dtype)
-    ours = theirs and row_of(docs, "triton", cols, direction, dtype)
-    return render.tie_words(docs, BENCH, ours, theirs)
+compare = render.pair_kind(ran, "impl", render.tie(BENCH), "``of`` against ``to``, in words.")
 
 
 def regs(

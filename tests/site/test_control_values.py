@@ -426,9 +426,9 @@ def test_the_fused_kernel_against_its_peers_in_words():
     docs = fused_docs({("triton", "bf16"): 2.75e-4, ("compile", "bf16"): 2.60e-4,
                        ("triton", "tanh"): 2.70e-4, ("compile", "tanh"): 2.70e-4,
                        ("eager", "nomask"): 6e-4, ("triton", "nomask"): 2.4e-4})  # fmt: skip
-    assert text(docs, "fused_activation.compare peer=compile") == "slower than"
-    assert text(docs, "fused_activation.compare peer=compile case=tanh") == "as fast as"
-    assert text(docs, "fused_activation.compare peer=eager case=nomask") == "faster than"
+    assert text(docs, "fused_activation.compare of=triton to=compile") == "slower than"
+    assert text(docs, "fused_activation.compare of=triton to=compile case=tanh") == "as fast as"
+    assert text(docs, "fused_activation.compare of=triton to=eager case=nomask") == "faster than"
 
 
 def test_the_issue_budget_and_the_least_times():

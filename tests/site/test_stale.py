@@ -97,7 +97,7 @@ def test_editing_a_kernel_marks_its_figures_and_refuses_its_words(tree, devices)
     assert render.value_text("h100", "vector_add.bandwidth impl=torch", devices, REGISTRY)
     assert "stale" not in figure("softmax-forward", devices)[1]
     assert render.value_text(
-        "h100", "softmax.compare peer=compile cols=4096", devices, REGISTRY
+        "h100", "softmax.compare of=triton to=compile cols=4096", devices, REGISTRY
     ) in (render.COMPARE_WORDS)
 
 

@@ -72,8 +72,7 @@ def parse_tile(text: str) -> tuple[int, int, int]:
     parts = text.split("x")
     if len(parts) != 3 or not all(p.isdigit() for p in parts):
         raise render.RenderError(f"tile={text} is not BLOCK_MxBLOCK_NxBLOCK_K, e.g. 128x256x64")
-    bm, bn, bk = map(int, parts)
-    return bm, bn, bk
+    return tuple(map(int, parts))
 
 
 def sweep_row(docs: Docs, tile: str, warps: int, stages: int) -> dict | None:
@@ -209,6 +208,9 @@ def first_call(docs: Docs, configs: int | None = None, compiled: bool = False) -
     return render.field(cost_row(docs, configs), "tune_only_s" if compiled else "first_call_s")
 
 
+call_ratio = render.pair_kind(first_call, "configs", render.over, "First call, ``of`` over ``to``.")
+
+
 def most_configs(docs: Docs) -> int | None:
     """The largest number of configs the cost benchmark tried."""
     return render.field(cost_row(docs, None), "configs")
@@ -258,11 +260,6 @@ stages_compare = render.pair_kind(
 )
 
 
-def cost_ratio(docs: Docs) -> float | None:
-    """The first call with the most configs over the first call with one."""
-    return render.quotient(first_call(docs), first_call(docs, 1))
-
-
 VALUES = {
     "matmul_autotune.size": Value(size_text),
     "matmul_autotune.configs": Value(configs, render.count),
@@ -285,11 +282,11 @@ VALUES = {
     "matmul_autotune.most_configs": Value(most_configs, missing=NOT_MEASURED),
     "matmul_autotune.per_config": Value(per_config, render.seconds(2), missing=NOT_MEASURED),
     "matmul_autotune.host": Value(host, render.micros(1), missing=NOT_MEASURED),
+    "matmul_autotune.first_call_ratio": Value(call_ratio, render.ratio, missing=NOT_MEASURED),
     "matmul_autotune.per_sm": Value(per_sm, render.count, missing=NOT_MEASURED),
     "matmul_autotune.config_regs": Value(config_regs, render.count, missing=NOT_MEASURED),
     "matmul_autotune.config_shared": Value(config_shared, render.kib, missing=NOT_MEASURED),
     "matmul_autotune.stages_compare": Value(stages_compare, missing=NOT_MEASURED),
-    "matmul_autotune.cost_ratio": Value(cost_ratio, render.ratio, missing=NOT_MEASURED),
 }
 
 

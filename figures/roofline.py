@@ -43,28 +43,23 @@ def build(docs: Docs) -> dict:
     xs = [p["flops"] / p["bytes"] for p in found] + ridges
     x_lo, x_hi = min(xs) / 3, max(max(xs) * 3, max(ridges) * 30)
     highest = max(peak for *_, peak in tops)
+    # The copy-bandwidth slope up to the highest roof, then each roof from its ridge on.
+    memory = f"memory: {bw / 1e12:.2f} TB/s (copy)"
+    segments = [([x_lo, highest / bw], [x_lo * bw, highest], memory, "ceiling")]
+    segments += [([peak / bw, x_hi], [peak, peak], label, role) for label, role, peak in tops]
+    hover = "%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s"
     traces = [
         render.line(
-            [x_lo, highest / bw],
-            [x_lo * bw / 1e12, highest / 1e12],
-            f"memory: {bw / 1e12:.2f} TB/s (copy)",
-            "ceiling",
+            x,
+            [y / 1e12 for y in ys],
+            label,
+            role,
             mode="lines",
-            hover="%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s",
+            hover=hover,
+            dash="dash" if role == "ceiling-2" else None,
         )
+        for x, ys, label, role in segments
     ]
-    for label, role, peak in tops:
-        traces.append(
-            render.line(
-                [peak / bw, x_hi],
-                [peak / 1e12, peak / 1e12],
-                label,
-                role,
-                mode="lines",
-                dash="dash" if role == "ceiling-2" else None,
-                hover="%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s",
-            )
-        )
     # Kernels with the same intensity and nearly the same rate share a point and a label.
     groups: dict[tuple, list[dict]] = {}
     for p in found:

@@ -195,13 +195,10 @@ def dropout_bytes(docs: Docs, keep: Literal["seed", "memory"]) -> int:
     return ((2 if keep == "seed" else 3) * r["m"] + 1) * r["n"] * render.ELEMENT_BYTES[r["dtype"]]
 
 
-def dropout_compare(
-    docs: Docs, of: DropImpl = "triton_seed", to: DropImpl = "triton_mask",
-    approximate: GeluForm = "none", dtype: DropDtype = "bfloat16",
-) -> str | None:  # fmt: skip
-    """``of`` against ``to`` at the largest size, in words by the tie rule."""
-    a, b = (dropout_row(docs, impl, "largest", approximate, dtype) for impl in (of, to))
-    return render.tie_words(docs, DROPOUT, a, b)
+TRITON_KEEPS = ("triton_seed", "triton_mask")  # the default pair: the mask made or read
+dropout_compare = render.pair_kind(
+    dropout_row, "impl", render.tie(DROPOUT), "``of`` against ``to``, in words.", TRITON_KEEPS
+)
 
 
 CONTROLS = "fused_activation_controls"

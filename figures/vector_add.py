@@ -223,11 +223,9 @@ def ragged_slowdown(docs: Docs) -> float:
     return render.speedup(aligned["time_s"], ragged["time_s"])[0]
 
 
-def compare(docs: Docs, dtype: Dtype = "float32") -> str:
-    """The Triton add against torch.add at the largest size, in words."""
-    return render.tie_words(
-        docs, BENCH, largest(docs, "triton", dtype), largest(docs, "torch", dtype)
-    )
+compare = render.pair_kind(
+    largest, "impl", render.tie(BENCH), "``of`` against ``to``, in words.", ("triton", "torch")
+)
 
 
 def copy_compare(docs: Docs, dtype: Dtype = "float32") -> str:

@@ -1916,10 +1916,11 @@ def row_kind(choose: Callable, read: Callable[[dict], object], doc: str) -> Call
     return _kind(compute, list(inspect.signature(choose).parameters.values())[1:], doc)
 
 
-def pair_kind(choose: Callable, over: str, combine: Callable, doc: str) -> Callable:
+def pair_kind(choose: Callable, over: str, combine: Callable, doc: str, default=None) -> Callable:
     """A value kind comparing two rows: ``combine(docs, a, b)`` of the rows ``choose`` picks
     with its parameter ``over`` set to the kind's ``of`` and ``to`` (its other parameters
-    shared), e.g. ``ratio of=triton to=cublas``."""
+    shared), e.g. ``ratio of=triton to=cublas``; ``default``, a pair such as ``("triton",
+    "torch")``, gives ``of`` and ``to`` defaults, so that a page may leave them out."""
 
     def compute(docs: Docs, of, to, **params):
         return combine(
@@ -1928,7 +1929,11 @@ def pair_kind(choose: Callable, over: str, combine: Callable, doc: str) -> Calla
 
     params = []
     for p in list(inspect.signature(choose).parameters.values())[1:]:
-        params += [p.replace(name="of"), p.replace(name="to")] if p.name == over else [p]
+        if p.name == over:
+            of, to = default or (p.default, p.default)
+            params += [p.replace(name="of", default=of), p.replace(name="to", default=to)]
+        else:
+            params.append(p)
     return _kind(compute, params, doc)
 
 

@@ -377,3 +377,21 @@ def test_time_pair_kinds_compare_two_rows_median_times():
     assert (ratio(docs, "a", "b"), extra(docs, "a", "b")) == (1.5, 0.5)
     assert added(docs, "a", "b") == 1.0
     assert vs(docs, "b", "a") == "faster than" and ratio(docs, "a", "c") is None
+
+
+def test_pair_kind_default_lets_a_page_leave_of_and_to_out():
+    a, b = ({"p20": t - 0.1, "p50": t, "p80": t + 0.1, "reps": 10} for t in (3.0, 2.0))
+    rows = [{"impl": "a", "time_s": a}, {"impl": "b", "time_s": b}]
+    docs = {"bench": {"rows": rows, "provenance": {}, "ceilings": {}}}
+
+    def pick(docs: render.Docs, impl: str, scale: int = 1) -> dict | None:
+        """The made-up row of ``impl``."""
+        return render.maybe_one(docs, "bench", absent_ok=True, impl=impl)
+
+    ratio = render.pair_kind(pick, "impl", render.divide(render.p50), "a over b", ("a", "b"))
+    params = render.parameters(ratio)
+    assert list(params) == ["of", "to", "scale"]
+    assert (params["of"].default, params["to"].default) == ("a", "b")
+    assert ratio(docs) == 1.5 and ratio(docs, to="a") == 1.0
+    plain = render.pair_kind(pick, "impl", render.divide(render.p50), "no defaults")
+    assert render.parameters(plain)["of"].required

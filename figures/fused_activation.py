@@ -90,9 +90,7 @@ def bytes_moved(docs: Docs, chain: Chain) -> int:
     return moved(pick(docs, "triton"), chain)
 
 
-def bandwidth_of(docs: Docs, impl: Impl) -> float:
-    """``impl``'s bandwidth (fused bytes over its time) at the largest bf16 size, bytes/s."""
-    return render.bandwidth(pick(docs, impl))
+bandwidth_of = render.row_kind(pick, render.bandwidth, "``impl``'s fused bytes over its time.")
 
 
 time = render.row_kind(timed, render.middle, "``impl``'s median seconds per call on ``clock``.")

@@ -90,6 +90,7 @@ def bytes_moved(docs: Docs, chain: Chain) -> int:
     return moved(pick(docs, "triton"), chain)
 
 
+byte_ratio = render.pair_kind(bytes_moved, "chain", render.over, "Bytes of ``of`` over ``to``'s.")
 bandwidth_of = render.row_kind(pick, render.bandwidth, "``impl``'s fused bytes over its time.")
 
 
@@ -311,10 +312,7 @@ def one_decimal(v: float) -> str:
 VALUES = {
     "fused_activation.shape": Value(shape, render.count),
     "fused_activation.bytes": Value(bytes_moved, render.mb),
-    "fused_activation.byte_ratio": Value(
-        render.pair_kind(bytes_moved, "chain", render.over, "Bytes of ``of`` over ``to``'s."),
-        render.ratio,
-    ),
+    "fused_activation.byte_ratio": Value(byte_ratio, render.ratio),
     "fused_activation.bandwidth": Value(bandwidth_of, render.tbps),
     "fused_activation.time": Value(time, render.millis(3), missing=NOT_MEASURED),
     "fused_activation.floor": Value(floor, render.millis(3)),
@@ -389,12 +387,8 @@ def fig_time(docs: Docs) -> dict:
         ("eager", "eager's counted bytes ÷ copy bandwidth", "ceiling-2"),
         ("fused", "fused bytes ÷ copy bandwidth", "ceiling"),
     ):
-        floors = [moved(r, chain) / bw * 1e6 for r in rs]
-        traces.append(
-            render.line(
-                [r["m"] for r in rs], floors, name, role, dash="dash", mode="lines", hover=hover
-            )
-        )
+        ms, floors = [r["m"] for r in rs], [moved(r, chain) / bw * 1e6 for r in rs]
+        traces.append(render.line(ms, floors, name, role, dash="dash", mode="lines", hover=hover))
     return render.plot(
         traces, xaxis=rows_axis(docs), yaxis=render.axis("time per call (µs)", log=True)
     )

@@ -45,20 +45,12 @@ def build(docs: Docs) -> dict:
     highest = max(peak for *_, peak in tops)
     # The copy-bandwidth slope up to the highest roof, then each roof from its ridge on.
     memory = f"memory: {bw / 1e12:.2f} TB/s (copy)"
-    segments = [([x_lo, highest / bw], [x_lo * bw, highest], memory, "ceiling")]
-    segments += [([peak / bw, x_hi], [peak, peak], label, role) for label, role, peak in tops]
-    hover = "%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s"
+    segments = [([x_lo, highest / bw], [x_lo * bw / 1e12, highest / 1e12], memory, "ceiling")]
+    segments += [([peak / bw, x_hi], [peak / 1e12] * 2, label, role) for label, role, peak in tops]
+    hover, dash = "%{x:.3~g} FLOP/B → %{y:.3~g} TFLOP/s", {"ceiling-2": "dash"}  # fp32's roof
     traces = [
-        render.line(
-            x,
-            [y / 1e12 for y in ys],
-            label,
-            role,
-            mode="lines",
-            hover=hover,
-            dash="dash" if role == "ceiling-2" else None,
-        )
-        for x, ys, label, role in segments
+        render.line(x, y, label, role, mode="lines", hover=hover, dash=dash.get(role))
+        for x, y, label, role in segments
     ]
     # Kernels with the same intensity and nearly the same rate share a point and a label.
     groups: dict[tuple, list[dict]] = {}

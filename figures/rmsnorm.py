@@ -57,7 +57,9 @@ def step(docs: Docs, impl: str, direction: str, hidden: int) -> tuple[int, dict]
     return fwd[0] + bwd[0], {p: fwd[1][p] + bwd[1][p] for p in ("p20", "p50", "p80")}
 
 
-def sweep_best(docs: Docs, hidden: int, per_sm: int | None, prefetch: bool | None) -> dict | None:
+def sweep_best(
+    docs: Docs, hidden: Hidden, per_sm: int | None = None, prefetch: bool | None = None
+) -> dict | None:
     """The fastest sweep row at ``hidden`` with these settings (None: any), or None."""
     found = render.select(docs, SWEEP, hidden=hidden, programs_per_sm=per_sm, prefetch=prefetch)
     if not found and prefetch is None:
@@ -153,12 +155,9 @@ def small_m(
     return r[field]["p50"] if field in r else None
 
 
-def sweep_bandwidth(
-    docs: Docs, hidden: Hidden, per_sm: int | None = None, prefetch: bool | None = None
-) -> float | None:
-    """Best backward bandwidth of the sweep at ``hidden`` (settings left out: any), bytes/s."""
-    b = sweep_best(docs, hidden, per_sm, prefetch)
-    return None if b is None else render.bandwidth(b)
+sweep_bandwidth = render.row_kind(
+    sweep_best, render.bandwidth, "Best backward bytes/s of the sweep at ``hidden`` (none: any)."
+)
 
 
 SweepField = Literal["programs_per_sm", "num_warps", "rows_per_step", "n_regs", "n_spills"]

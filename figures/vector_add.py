@@ -55,7 +55,9 @@ largest_n = render.row_kind(largest, lambda r: r["n"], "The largest size measure
 moved = render.row_kind(largest, lambda r: r["bytes"], "Bytes one add moves at the largest size.")
 
 
-bandwidth_at = render.row_kind(largest, render.bandwidth, "``impl``'s bytes/s, largest size.")
+def bandwidth_at(docs: Docs, impl: Impl, dtype: Dtype = "float32") -> float:
+    """Achieved bandwidth of ``impl`` at the largest size, bytes/s."""
+    return render.bandwidth(largest(docs, impl, dtype))
 
 
 device_time = render.row_kind(largest, render.p50, "Median device seconds at the largest size.")

@@ -39,10 +39,8 @@ def at_width(docs: Docs, impl: str, op: str, dtype: str, at: At | int) -> dict |
     if BENCH not in docs:
         return None
     rs = series(docs, impl, op, dtype)
-    if at == "widest":
-        return rs[-1]
-    if at == "narrowest":
-        return rs[0]
+    if at in ("widest", "narrowest"):
+        return rs[-1 if at == "widest" else 0]
     found = [r for r in rs if r["cols"] == at]
     if not found:
         raise render.RenderError(f"{BENCH} has no {impl} {op} {dtype} row at {at} columns")

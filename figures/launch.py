@@ -255,33 +255,19 @@ def fig_crossover(docs: Docs) -> dict:
             points = render.us_points(rs, field)
             hover = f"n = %{{x:,}}<br>%{{y:.1f}} µs {per}"
             marked = {"rows": rs} if field == "time_s" else {}  # host-bound device times
-            traces.append(
-                render.line(
-                    [r["n"] for r in rs],
-                    points,
-                    f"{label}: {what}",
-                    impl,
-                    dash=dash,
-                    hover=hover,
-                    **marked,
-                )
-            )
+            xs, name = [r["n"] for r in rs], f"{label}: {what}"
+            traces.append(render.line(xs, points, name, impl, dash=dash, hover=hover, **marked))
     ns = [r["n"] for r in by_size(docs, "triton")]
     traces.append(
         render.hline(launch * 1e6, min(ns), max(ns), f"empty Triton launch ({launch * 1e6:.1f} µs)")
     )
     beside = [r for r in by_size(docs, "triton") if "empty_host_s" in r]
     if beside:  # newer runs: the host's speed at each size, an empty launch timed beside it
-        traces.append(
-            render.line(
-                [r["n"] for r in beside],
-                [render.duration(r["empty_host_s"], 1e-6) for r in beside],
-                "empty launch, host time beside each size",
-                "marker",
-                dash="dashdot",
-                hover="n = %{x:,}<br>%{y:.1f} µs per empty launch",
-            )
-        )
+        xs = [r["n"] for r in beside]
+        points = [render.duration(r["empty_host_s"], 1e-6) for r in beside]
+        name = "empty launch, host time beside each size"
+        hover = "n = %{x:,}<br>%{y:.1f} µs per empty launch"
+        traces.append(render.line(xs, points, name, "marker", dash="dashdot", hover=hover))
     # Both marks sit on the plotted lines: the crossing is computed from the dotted
     # device-time line and the dashed launch line; the gap spans from the launch line to a
     # point of the Triton host-time line. The x axis spans the data and nothing else:

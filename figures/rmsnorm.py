@@ -226,15 +226,9 @@ def fig_sweep(docs: Docs) -> dict:
         per_sm = sorted({r["programs_per_sm"] for r in render.rows(docs, SWEEP, hidden=hidden)})
         per_sm_all |= set(per_sm)
         best = [sweep_best(docs, hidden, k, None) for k in per_sm]
-        traces.append(
-            render.tbps_line(
-                best,
-                "programs_per_sm",
-                f"H = {hidden:,}",
-                f"series-{i}",
-                hover=f"H = {hidden:,}, %{{x}} per SM<br>%{{y:.2f}} TB/s (best warps and step)",
-            )
-        )
+        hover = f"H = {hidden:,}, %{{x}} per SM<br>%{{y:.2f}} TB/s (best warps and step)"
+        name, role = f"H = {hidden:,}", f"series-{i}"
+        traces.append(render.tbps_line(best, "programs_per_sm", name, role, hover=hover))
     traces.append(render.copy_ceiling(docs, SWEEP, per_sm_all))
     y = "best backward bandwidth (TB/s)"
     return render.size_chart(traces, "backward programs per SM", per_sm_all, y)

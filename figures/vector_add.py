@@ -343,17 +343,10 @@ def fig_block_sweep(docs: Docs) -> dict:
     control = [r for r in control if "empty_time_s" in r]
     if control:
         # The bandwidth the add would show if it took only as long as starting its programs.
-        traces.append(
-            render.tbps_line(
-                control,
-                "block",
-                f"empty kernel, same grid (num_warps = {CONTROL_WARPS})",
-                "marker",
-                time="empty_time_s",
-                dash="dot",
-                hover="BLOCK = %{x}<br>12·n bytes ÷ empty-kernel time = %{y:.2f} TB/s",
-            )
-        )
+        name = f"empty kernel, same grid (num_warps = {CONTROL_WARPS})"
+        hover = "BLOCK = %{x}<br>12·n bytes ÷ empty-kernel time = %{y:.2f} TB/s"
+        dotted = {"time": "empty_time_s", "dash": "dot", "hover": hover}
+        traces.append(render.tbps_line(control, "block", name, "marker", **dotted))
     top = max(bw, max(r["bytes"] / r["time_s"]["p20"] for r in rs) / 1e12) * 1.1
     return render.plot(
         traces,

@@ -349,13 +349,9 @@ VALUES = {
 def rows_axis(docs: Docs) -> dict:
     """The log x axis over the swept rows, labels tilted counter-clockwise on a phone (the
     last one stays inside the figure)."""
-    return render.axis(
-        f"rows M (x is M × {shape(docs, 'n'):,}, bf16)",
-        log=True,
-        tickvals=[r["m"] for r in of(docs, "triton")],
-        tickformat=",",
-        autotickangles=[0, -30, -90],
-    )
+    title = f"rows M (x is M × {shape(docs, 'n'):,}, bf16)"
+    ms = [r["m"] for r in of(docs, "triton")]
+    return render.axis(title, log=True, tickvals=ms, tickformat=",", autotickangles=[0, -30, -90])
 
 
 def sweep_lines(docs: Docs, points, hover: str) -> list[dict]:
@@ -369,11 +365,8 @@ def fig_bandwidth(docs: Docs) -> dict:
     20th to 80th percentile."""
     traces = sweep_lines(docs, render.tbps_points, "M = %{x:,}<br>%{y:.2f} TB/s")
     traces.append(render.copy_ceiling(docs, BENCH, [r["m"] for r in of(docs, "triton")]))
-    return render.plot(
-        traces,
-        xaxis=rows_axis(docs),
-        yaxis=render.axis("achieved bandwidth (TB/s, fused bytes)", rangemode="tozero"),
-    )
+    yaxis = render.axis("achieved bandwidth (TB/s, fused bytes)", rangemode="tozero")
+    return render.plot(traces, xaxis=rows_axis(docs), yaxis=yaxis)
 
 
 def fig_time(docs: Docs) -> dict:

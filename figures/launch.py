@@ -317,12 +317,9 @@ def fig_crossover(docs: Docs) -> dict:
     ]  # fmt: skip
     pad = (lx(ns[-1]) - lx(ns[0])) * 0.04
     xrange = [lx(ns[0]) - pad, lx(ns[-1]) + pad]
-    return render.plot(
-        traces,
-        xaxis=render.axis("elements n (fp32)", log=True, exponentformat="power", range=xrange),
-        yaxis=render.axis("time per vector add (µs)", log=True),
-        annotations=annotations,
-    )
+    xaxis = render.axis("elements n (fp32)", log=True, exponentformat="power", range=xrange)
+    yaxis = render.axis("time per vector add (µs)", log=True)
+    return render.plot(traces, xaxis=xaxis, yaxis=yaxis, annotations=annotations)
 
 
 FIGURES = {

@@ -337,11 +337,8 @@ def fig_llm(docs: Docs) -> dict:
     ms = sorted({r["m"] for r in render.rows(docs, LLM)})
     top = 2 * max(render.flop_rate(r) / 1e12 for r in render.rows(docs, LLM))
     ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if t <= top]
-    return render.plot(
-        traces,
-        xaxis=render.axis("tokens M", log=True, ticks=ms),
-        yaxis=render.axis("TFLOP/s (2·M·N·K per matmul)", log=True, ticks=ticks),
-    )
+    yaxis = render.axis("TFLOP/s (2·M·N·K per matmul)", log=True, ticks=ticks)
+    return render.plot(traces, xaxis=render.axis("tokens M", log=True, ticks=ms), yaxis=yaxis)
 
 
 def fig_grouped(docs: Docs) -> dict:

@@ -85,12 +85,9 @@ def build(docs: Docs) -> dict:
                 marker={"size": 8, "opacity": 0.75},
             )
         )
-    return render.plot(
-        traces,
-        xaxis=render.axis("point (implementation, fp32 elements)", type="category"),
-        yaxis=render.axis("bandwidth, % of the point's median over all runs"),
-        legend={"orientation": "h", "y": -0.25},
-    )
+    xaxis = render.axis("point (implementation, fp32 elements)", type="category")
+    yaxis = render.axis("bandwidth, % of the point's median over all runs")
+    return render.plot(traces, xaxis=xaxis, yaxis=yaxis, legend={"orientation": "h", "y": -0.25})
 
 
 VARIATION_FIGURE = Figure(

@@ -315,14 +315,9 @@ def fig_bandwidth(docs: Docs) -> dict:
         # above the ramp, left of the marker: clear of the curves
         label = render.note(math.log10(n_l2), bw * 0.9, "x + y + out = L2 size ", font={"size": 11})
         annotations.append({**label, "xanchor": "right", "yanchor": "middle"})
-    return render.plot(
-        traces,
-        xaxis=render.axis(
-            "elements n (fp32; bytes moved = 12·n)", log=True, exponentformat="power"
-        ),
-        yaxis=render.axis("achieved bandwidth (TB/s)", rangemode="tozero"),
-        annotations=annotations,
-    )
+    xaxis = render.axis("elements n (fp32; bytes moved = 12·n)", log=True, exponentformat="power")
+    yaxis = render.axis("achieved bandwidth (TB/s)", rangemode="tozero")
+    return render.plot(traces, xaxis=xaxis, yaxis=yaxis, annotations=annotations)
 
 
 def fig_block_sweep(docs: Docs) -> dict:
@@ -348,14 +343,11 @@ def fig_block_sweep(docs: Docs) -> dict:
         dotted = {"time": "empty_time_s", "dash": "dot", "hover": hover}
         traces.append(render.tbps_line(control, "block", name, "marker", **dotted))
     top = max(bw, max(r["bytes"] / r["time_s"]["p20"] for r in rs) / 1e12) * 1.1
-    return render.plot(
-        traces,
-        xaxis=render.axis(
-            "BLOCK (elements per program)", log=True, dtick=math.log10(2) * 2, tickformat="d"
-        ),
-        # Fixed: the control line leaves the top of the plot once launches stop mattering.
-        yaxis=render.axis("achieved bandwidth (TB/s)", range=[0, top]),
-    )
+    ticks = {"dtick": math.log10(2) * 2, "tickformat": "d"}  # a tick every factor of 4
+    xaxis = render.axis("BLOCK (elements per program)", log=True, **ticks)
+    # Fixed: the control line leaves the top of the plot once launches stop mattering.
+    yaxis = render.axis("achieved bandwidth (TB/s)", range=[0, top])
+    return render.plot(traces, xaxis=xaxis, yaxis=yaxis)
 
 
 FIGURES = {

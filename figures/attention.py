@@ -244,11 +244,8 @@ def fig_vs_baseline(d: int):
                 )  # fmt: skip
                 traces.insert(0, one)
             panes.append((title, traces))
-        return render.panels(
-            panes,
-            render.axis(f"sequence length N (bf16, d = {d})", log=True, ticks=sorted(ns)),
-            render.axis("× cuDNN's speed (higher is faster)"),
-        )
+        xaxis = render.axis(f"sequence length N (bf16, d = {d})", log=True, ticks=sorted(ns))
+        return render.panels(panes, xaxis, render.axis("× cuDNN's speed (higher is faster)"))
 
     return build
 

@@ -354,21 +354,16 @@ def fig_configs(docs: Docs) -> dict:
         traces.append(
             render.line([x, x], span, name, "cublas", dash="dash", mode="lines", hoverinfo="skip")
         )
-    size = size_text(docs)
-    return render.plot(
-        traces,
-        height=820,
-        barmode="overlay",
-        xaxis=render.axis(f"TFLOP/s at {size} (longer is faster)", rangemode="tozero"),
-        yaxis={
-            "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
-            "tickvals": list(range(len(tiles))),
-            "ticktext": tiles,
-            "range": [len(tiles) - 0.5, -0.5],
-            "zeroline": False,
-            "showgrid": False,
-        },
-    )
+    xaxis = render.axis(f"TFLOP/s at {size_text(docs)} (longer is faster)", rangemode="tozero")
+    yaxis = {
+        "title": {"text": "tile BLOCK_M × BLOCK_N × BLOCK_K"},
+        "tickvals": list(range(len(tiles))),
+        "ticktext": tiles,
+        "range": [len(tiles) - 0.5, -0.5],
+        "zeroline": False,
+        "showgrid": False,
+    }
+    return render.plot(traces, height=820, barmode="overlay", xaxis=xaxis, yaxis=yaxis)
 
 
 COST_LINES = (  # field, legend name, role, dash

@@ -91,13 +91,9 @@ def build(docs: Docs) -> dict:
         text = "fp32 CUDA-core roof:<br>not yet measured here"
         paper = {"xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "top"}
         annotations.append(render.note(0.02, 0.98, text, **paper, align="left"))
-    return render.plot(
-        traces,
-        height=360 + 22 * len(traces),
-        xaxis=render.axis("arithmetic intensity (FLOP/B)", log=True),
-        yaxis=render.axis("attainable TFLOP/s", log=True),
-        annotations=annotations,
-    )
+    xaxis = render.axis("arithmetic intensity (FLOP/B)", log=True)
+    yaxis, height = render.axis("attainable TFLOP/s", log=True), 360 + 22 * len(traces)
+    return render.plot(traces, height=height, xaxis=xaxis, yaxis=yaxis, annotations=annotations)
 
 
 FIGURES = {

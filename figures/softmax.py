@@ -301,11 +301,8 @@ def fig_online(docs: Docs) -> dict:
                 )
             )
         panes.append((render.SHORT_DTYPE[dtype], traces))
-    return render.panels(
-        panes,
-        render.axis("bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks),
-        render.axis("bandwidth (TB/s)", rangemode="tozero"),
-    )
+    xaxis = render.axis("bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks)
+    return render.panels(panes, xaxis, render.axis("bandwidth (TB/s)", rangemode="tozero"))
 
 
 FIGURES = {

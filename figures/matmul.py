@@ -317,13 +317,10 @@ def fig_squares(docs: Docs) -> dict:
     bf16 (a panel each), with torch.compile max-autotune at 4096; error bars span the 20th to
     80th percentile."""
     hover, impls = "n = %{x}<br>%{y:.0f} TFLOP/s", (*IMPLS, COMPILE)
-    panes = [
-        (
-            short,
-            render.impl_lines(docs, SQUARES, "m", impls, render.tflops_points, hover, dtype=dtype),
-        )
-        for dtype, short in DTYPES
-    ]
+    panes = []
+    for d, short in DTYPES:
+        lines = render.impl_lines(docs, SQUARES, "m", impls, render.tflops_points, hover, dtype=d)
+        panes.append((short, lines))
     sizes = {r["m"] for r in render.rows(docs, SQUARES)}
     x, y = "square size n (M = N = K = n)", "TFLOP/s (2·n³ per matmul)"
     return render.size_chart(panes, x, sizes, y, panes=True)

@@ -178,16 +178,12 @@ def fig_widths(docs: Docs) -> dict:
     per row, one panel per operation and dtype (sum and max; fp32 and bf16), for the Triton
     kernel of kernels/reduction.py and torch.sum / torch.amax, with the measured copy ceiling;
     error bars span the 20th to 80th percentile."""
-    panes = [
-        (
-            f"{op_name}, {render.SHORT_DTYPE[dtype]}",
-            render.impl_curves(
-                docs, BENCH, (TRITON, ("torch", TORCH_NAME[op], "torch")), op=op, dtype=dtype
-            ),
-        )
-        for op, op_name in OPS
-        for dtype in DTYPES
-    ]
+    panes = []
+    for op, op_name in OPS:
+        impls = (TRITON, ("torch", TORCH_NAME[op], "torch"))
+        for dtype in DTYPES:
+            curves = render.impl_curves(docs, BENCH, impls, op=op, dtype=dtype)
+            panes.append((f"{op_name}, {render.SHORT_DTYPE[dtype]}", curves))
     ws = sorted({r["cols"] for r in render.rows(docs, BENCH)})
     return render.width_panels(docs, BENCH, ws, panes)
 

@@ -236,13 +236,10 @@ VALUES = {
 def fig_widths(direction: str):
     def build(docs: Docs) -> dict:
         ws = sorted({r["cols"] for r in render.rows(docs, BENCH, impl="triton")})
-        panes = [
-            (
-                render.SHORT_DTYPE[d],
-                render.impl_curves(docs, BENCH, IMPLS, direction=direction, dtype=d),
-            )
-            for d in DTYPES
-        ]
+        panes = []
+        for d in DTYPES:
+            curves = render.impl_curves(docs, BENCH, IMPLS, direction=direction, dtype=d)
+            panes.append((render.SHORT_DTYPE[d], curves))
         return render.width_panels(docs, BENCH, ws, panes)
 
     return build

@@ -251,6 +251,12 @@ def sweep_line(rs: list[dict], name: str, role: str, **extra) -> dict:
     return render.line(kib_, render.tbps_points(rs), name, role, **extra)
 
 
+TILE_HOVER = (  # a point of the sweep: its tile, warps, registers, spills and bandwidth
+    "tiles of %{customdata[0]:,} elements, %{x:.0f} KiB<br>%{customdata[1]} warps, "
+    "%{customdata[2]} registers, %{customdata[3]} spilled<br>%{y:.2f} TB/s"
+)
+
+
 def fig_online(docs: Docs) -> dict:
     """Bandwidth of the online softmax kernel on rows of 65,536 columns against the bytes of one
     tile (tile elements × element size), one panel for fp32 and one for bf16, one line per number
@@ -270,32 +276,19 @@ def fig_online(docs: Docs) -> dict:
         for per_sm in grids:
             mine = (r for r in online if (r["dtype"], r["programs_per_sm"]) == (dtype, per_sm))
             if rs := sorted(mine, key=tile_bytes):
-                traces.append(
-                    sweep_line(
-                        rs,
-                        f"{per_sm} program{'s' if per_sm > 1 else ''} per SM",
-                        f"series-{grids.index(per_sm)}",
-                        customdata=[
-                            [r["block_n"], r["num_warps"], field(r, "n_regs"), field(r, "n_spills")]
-                            for r in rs
-                        ],
-                        hover=(
-                            "tiles of %{customdata[0]:,} elements, %{x:.0f} KiB<br>"
-                            "%{customdata[1]} warps, %{customdata[2]} registers, "
-                            "%{customdata[3]} spilled<br>%{y:.2f} TB/s"
-                        ),
-                    )
-                )
+                name = f"{per_sm} program{'s' if per_sm > 1 else ''} per SM"
+                about = [
+                    [r["block_n"], r["num_warps"], field(r, "n_regs"), field(r, "n_spills")]
+                    for r in rs
+                ]
+                role = f"series-{grids.index(per_sm)}"
+                traces.append(sweep_line(rs, name, role, customdata=about, hover=TILE_HOVER))
         if mine := [r for r in controls if r["dtype"] == dtype]:
+            name = "whole row as one tile (control), 32 warps"
+            spills = [[field(r, "n_spills")] for r in mine]
+            hover = "%{x:.0f} KiB<br>%{customdata[0]} spilled<br>%{y:.2f} TB/s"
             traces.append(
-                sweep_line(
-                    mine,
-                    "whole row as one tile (control), 32 warps",
-                    "series-3",
-                    mode="markers",
-                    customdata=[[field(r, "n_spills")] for r in mine],
-                    hover="%{x:.0f} KiB<br>%{customdata[0]} spilled<br>%{y:.2f} TB/s",
-                )
+                sweep_line(mine, name, "series-3", mode="markers", customdata=spills, hover=hover)
             )
         panes.append((render.SHORT_DTYPE[dtype], traces))
     xaxis = render.axis("bytes per tile (KiB), 65,536 columns per row", log=True, ticks=ticks)

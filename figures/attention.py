@@ -111,10 +111,9 @@ def fig_rate(direction: str, d: int):
         draw = lambda rs, label, role: render.tflops_line(rs, "n", label, role, hover=hover)  # noqa: E731
         match = {"direction": direction, "head_dim": d}
         panes, ns = render.impl_panes(docs, BENCH, IMPLS, "causal", CAUSAL_PANES, draw, **match)
+        ceiling = f"bf16 matmul ceiling ({top:.0f} TFLOP/s)"
         for _, traces in panes:
-            traces.append(
-                render.hline(top, min(ns), max(ns), f"bf16 matmul ceiling ({top:.0f} TFLOP/s)")
-            )
+            traces.append(render.hline(top, min(ns), max(ns), ceiling))
         what = f"sequence length N (bf16, d = {d}, B·N = 16,384, H·d = 4,096)"
         return render.size_chart(panes, what, ns, f"{direction} TFLOP/s", panes=True)
 
@@ -127,10 +126,8 @@ def fig_memory(docs: Docs) -> dict:
     attention and SDPA's flash backend, N from 1,024 to 16,384, log scale."""
 
     def draw(rs: list[dict], label: str, role: str) -> dict:
-        gib = [r["peak_bytes"] / 2**30 for r in rs]
-        return render.line(
-            [r["n"] for r in rs], gib, label, role, hover="N = %{x:,}<br>%{y:.3f} GiB"
-        )
+        ns, gib = [r["n"] for r in rs], [r["peak_bytes"] / 2**30 for r in rs]
+        return render.line(ns, gib, label, role, hover="N = %{x:,}<br>%{y:.3f} GiB")
 
     panes, ns = render.impl_panes(docs, MEMORY, IMPLS, "direction", STEP_PANES, draw)
     title = "sequence length N (causal, bf16, B = 1, H = 16, d = 128)"
@@ -485,9 +482,8 @@ def fig_ladder(direction: Direction):
                 for r, c in rows
             ]
             if rows:
-                traces.append(
-                    render.hbar(labels, points, role, name=name, hover=hover, customdata=text)
-                )
+                bars = render.hbar(labels, points, role, name=name, hover=hover, customdata=text)
+                traces.append(bars)
         return render.bar_chart(traces, f"{direction} TFLOP/s (bf16, N = 4,096)")
 
     return build

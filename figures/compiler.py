@@ -77,10 +77,8 @@ def vector_ir(docs: Docs, stage: Literal["ttir", "ttgir"], variant: Variant = "d
 
 def vector_ptx_memory(docs: Docs, variant: Variant) -> str:
     """The global loads and stores in the vector-add kernel's PTX: a code block."""
-    ptx = stage_text(docs, "vector_add", variant, "ptx")
-    return block(
-        [line.strip() for line in ptx.splitlines() if GLOBAL_MEMORY.search(line)], "text", []
-    )
+    ptx = stage_text(docs, "vector_add", variant, "ptx").splitlines()
+    return block([line.strip() for line in ptx if GLOBAL_MEMORY.search(line)], "text", [])
 
 
 # A SASS line as Triton's disassembler prints it: scheduling codes, a tab, the instruction.
@@ -90,9 +88,8 @@ SASS_GLOBAL_MEMORY = re.compile(r"\b(LDG|STG)\.")
 
 def vector_sass_memory(docs: Docs, variant: Variant, lines: int = 4) -> str | None:
     """The first ``lines`` LDG / STG lines of the vector-add kernel's SASS: a code block."""
-    row = render.maybe_one(
-        docs, BENCH, absent_ok=True, kernel="vector_add", variant=variant, stage="sass"
-    )
+    match = {"kernel": "vector_add", "variant": variant, "stage": "sass"}
+    row = render.maybe_one(docs, BENCH, absent_ok=True, **match)
     if row is None:
         return None
     kept = [SASS_CONTROL.sub("", line.strip()) for line in row["text"].splitlines()]

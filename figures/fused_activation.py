@@ -126,10 +126,8 @@ case_ratio = render.pair_kind(time, "case", render.over, "``impl``'s time, ``of`
 
 def reaches(docs: Docs, fraction: float) -> int | None:
     """The smallest swept M at which Triton reaches ``fraction`` of the copy bandwidth."""
-    copy = render.copy(docs, BENCH)
-    return next(
-        (r["m"] for r in of(docs, "triton") if render.bandwidth(r) >= fraction * copy), None
-    )
+    least = fraction * render.copy(docs, BENCH)
+    return next((r["m"] for r in of(docs, "triton") if render.bandwidth(r) >= least), None)
 
 
 def fastest(docs: Docs, clock: Clock) -> str | None:
@@ -271,9 +269,8 @@ def least_time(
 ) -> float | None:
     """Least seconds per call by one limit: bytes at copy speed, or SASS at the issue rate."""
     if limit == "bytes":
-        return dropout_bytes(docs, "memory" if keep == "memory" else "seed") / render.copy(
-            docs, BENCH
-        )
+        moves = dropout_bytes(docs, "memory" if keep == "memory" else "seed")
+        return moves / render.copy(docs, BENCH)
     r, per_element = pick(docs, "triton"), instructions(docs, approximate, keep)
     return None if per_element is None else per_element * r["m"] * r["n"] / issue_rate(docs)
 
@@ -382,9 +379,8 @@ def fig_time(docs: Docs) -> dict:
     ):
         ms, floors = [r["m"] for r in rs], [moved(r, chain) / bw * 1e6 for r in rs]
         traces.append(render.line(ms, floors, name, role, dash="dash", mode="lines", hover=hover))
-    return render.plot(
-        traces, xaxis=rows_axis(docs), yaxis=render.axis("time per call (µs)", log=True)
-    )
+    yaxis = render.axis("time per call (µs)", log=True)
+    return render.plot(traces, xaxis=rows_axis(docs), yaxis=yaxis)
 
 
 def fig_bytes(docs: Docs) -> dict:
@@ -431,9 +427,8 @@ def fig_variants(docs: Docs) -> dict:
     key["line"]["width"] = 1.5
     xaxis = render.axis("achieved bandwidth (TB/s)", range=[0, top * 1.08])
     yaxis = render.label_axis()
-    return render.plot(
-        [*traces, key], barmode="group", xaxis=xaxis, yaxis=yaxis, shapes=[copy_line]
-    )
+    traces.append(key)
+    return render.plot(traces, barmode="group", xaxis=xaxis, yaxis=yaxis, shapes=[copy_line])
 
 
 FIGURES = {

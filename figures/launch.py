@@ -258,9 +258,8 @@ def fig_crossover(docs: Docs) -> dict:
             xs, name = [r["n"] for r in rs], f"{label}: {what}"
             traces.append(render.line(xs, points, name, impl, dash=dash, hover=hover, **marked))
     ns = [r["n"] for r in by_size(docs, "triton")]
-    traces.append(
-        render.hline(launch * 1e6, min(ns), max(ns), f"empty Triton launch ({launch * 1e6:.1f} µs)")
-    )
+    name = f"empty Triton launch ({launch * 1e6:.1f} µs)"
+    traces.append(render.hline(launch * 1e6, min(ns), max(ns), name))
     beside = [r for r in by_size(docs, "triton") if "empty_host_s" in r]
     if beside:  # newer runs: the host's speed at each size, an empty launch timed beside it
         xs = [r["n"] for r in beside]

@@ -73,9 +73,8 @@ def fig_host_cost(docs: Docs) -> dict:
         ("host_s", "wall time per call, loop of calls", "series-0"),
         ("enqueue_s", "host: inside the call (GPU kept busy)", "series-1"),
     )
-    traces, _ = render.clock_bars(
-        rs, labels, clocks, lambda s: f"{s / 1e-6:.1f}", "%{x:.2f} µs per call"
-    )
+    hover = "%{x:.2f} µs per call"
+    traces, _ = render.clock_bars(rs, labels, clocks, lambda s: f"{s / 1e-6:.1f}", hover)
     return render.bar_chart(traces, "µs of host time per call (128 floats)", height=520)
 
 

@@ -349,9 +349,8 @@ def fig_grouped(docs: Docs) -> dict:
         for p, r in zip(points, rs, strict=True)
     ]
     labels = ["row-major<br>(group_m = 1)", "grouped<br>(group_m = 8)"]
-    bars = render.hbar(
-        labels, points, ["series-1", "triton"], hover="%{x:.0f} TFLOP/s", text=text, **MID_BAR
-    )
+    roles, hover = ["series-1", "triton"], "%{x:.0f} TFLOP/s"
+    bars = render.hbar(labels, points, roles, hover=hover, text=text, **MID_BAR)
     title = (
         f"TFLOP/s at 8192³ fp16<br>{cfg['block_m']}×{cfg['block_n']}×{cfg['block_k']} "
         f"tiles<br>{cfg['num_warps']} warps, {cfg['num_stages']} stages"
@@ -379,9 +378,8 @@ def fig_epilogue(docs: Docs) -> dict:
     for impl, label, role in EPILOGUE_IMPLS:
         points = [render.duration(epilogue_row(docs, impl, n)["time_s"], base[n]) for n in sizes]
         text = [f"{p[0]:.2f}×" for p in points]
-        traces.append(
-            render.hbar(labels, points, role, name=label, hover=hover, text=text, **MID_BAR)
-        )
+        bars = render.hbar(labels, points, role, name=label, hover=hover, text=text, **MID_BAR)
+        traces.append(bars)
     title = "time ÷ cuBLAS matmul alone<br>(bf16; lower is faster)"
     return render.bar_chart(traces, title, "M = N = K")
 

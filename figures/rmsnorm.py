@@ -201,9 +201,8 @@ def fig_bandwidth(direction: str, y_title: str):
     def build(docs: Docs) -> dict:
         traces, widths = [], set()
         for impl, label, role in IMPLS:
-            hs = sorted(
-                {r["hidden"] for r in render.rows(docs, BENCH, impl=impl, dtype="bfloat16")}
-            )
+            mine = render.rows(docs, BENCH, impl=impl, dtype="bfloat16")
+            hs = sorted({r["hidden"] for r in mine})
             steps = {h: s for h in hs if (s := step(docs, impl, direction, h))}
             if not steps:
                 continue

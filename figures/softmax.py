@@ -165,9 +165,8 @@ def dtype_gain(docs: Docs, bf16_tile: int, fp32_tile: int) -> float | None:
 def tile_spread(docs: Docs, same: Literal["bytes", "elements"]) -> float | None:
     """How far bf16 lies from fp32 at equal bytes or elements per tile: the mean of
     |log(bf16's bandwidth over fp32's)| over the tiles both measured (0: together)."""
-    tiles = sorted(
-        {r["block_n"] for r in sweep(docs, dtype="bfloat16", cols=LONG, programs_per_sm=1)}
-    )
+    bf16 = sweep(docs, dtype="bfloat16", cols=LONG, programs_per_sm=1)
+    tiles = sorted({r["block_n"] for r in bf16})
     found = [dtype_gain(docs, t, t // 2 if same == "bytes" else t) for t in tiles]
     gains = [v for v in found if v is not None]
     return sum(abs(math.log(v)) for v in gains) / len(gains) if gains else None

@@ -47,9 +47,8 @@ def spread(docs: Docs, size: Literal["large", "small"]) -> float | None:
     rs = _rows(docs)
     if rs is None:
         return None
-    bws = [
-        bw for bw in _bandwidths(rs, LARGE if size == "large" else SMALL).values() if len(bw) > 1
-    ]
+    found = _bandwidths(rs, LARGE if size == "large" else SMALL).values()
+    bws = [bw for bw in found if len(bw) > 1]
     return max(((max(bw) - min(bw)) / render.median(bw) for bw in bws), default=None)
 
 

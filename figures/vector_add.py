@@ -212,9 +212,8 @@ stream_bandwidth = render.row_kind(stream_row, render.bandwidth, "Bytes per seco
 
 def stream_of_copy(docs: Docs, stream: Stream, impl: Impl = "triton") -> float | None:
     """``stream``'s bytes per second over the copy's, both from the same run."""
-    return render.quotient(
-        stream_bandwidth(docs, stream, impl), stream_bandwidth(docs, "copy", "torch")
-    )
+    copy = stream_bandwidth(docs, "copy", "torch")
+    return render.quotient(stream_bandwidth(docs, stream, impl), copy)
 
 
 def ragged_slowdown(docs: Docs) -> float:
@@ -327,10 +326,8 @@ def fig_block_sweep(docs: Docs) -> dict:
     traces = []
     for i, w in enumerate(sorted({r["num_warps"] for r in rs})):
         mine = render.rows_by(docs, SWEEP, "block", num_warps=w)
-        hover = "BLOCK = %{x}<br>%{y:.2f} TB/s"
-        traces.append(
-            render.tbps_line(mine, "block", f"num_warps = {w}", f"series-{i}", hover=hover)
-        )
+        name, hover = f"num_warps = {w}", "BLOCK = %{x}<br>%{y:.2f} TB/s"
+        traces.append(render.tbps_line(mine, "block", name, f"series-{i}", hover=hover))
     blocks = [r["block"] for r in rs]
     bw = render.copy(docs, SWEEP) / 1e12
     traces.append(render.copy_ceiling(docs, SWEEP, blocks))

@@ -277,22 +277,15 @@ def fig_crossover(docs: Docs) -> dict:
     cross = crossover_n(docs)
     gap = gap_point(docs)
     top = gap["host_s"]["p50"]
-    ns = sorted({r["n"] for impl in ("triton", "torch") for r in by_size(docs, impl)})
+    drawn = [r for impl in ("triton", "torch") for r in by_size(docs, impl)]
+    ns = sorted({r["n"] for r in drawn})
     lx, ly = math.log10, lambda s: math.log10(s * 1e6)
 
     def highest(lo: float, hi: float) -> float:
         """The highest time drawn (error bars included) for n in [10^lo, 10^hi]."""
-        return max(
-            [launch]
-            + [
-                r[k]["p80"]
-                for impl in ("triton", "torch")
-                for r in by_size(docs, impl)
-                if lo <= lx(r["n"]) <= hi
-                for k in ("host_s", "time_s", "empty_host_s")
-                if k in r
-            ]
-        )
+        inside = [r for r in drawn if lo <= lx(r["n"]) <= hi]
+        tops = [r[k]["p80"] for r in inside for k in ("host_s", "time_s", "empty_host_s") if k in r]
+        return max([launch] + tops)
 
     # The gap's label: right of its arrow, narrow (three short lines) so that it ends
     # before the crossing's arrow on a phone.

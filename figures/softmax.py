@@ -56,12 +56,9 @@ def forward(docs: Docs, cols: int, dtype: str = "float32") -> dict:
 
 def compared(docs: Docs, impl: str, direction: str, cols: int | None, dtype: str | None):
     """``impl``'s rows at width ``cols`` (None: all up to 16,384) and ``dtype`` (None: both)."""
-    return [
-        r
-        for r in render.rows_by(docs, BENCH, "cols", impl=impl, direction=direction)
-        if (r["cols"] == cols if cols else r["cols"] <= WHOLE_ROW_MAX)
-        and dtype in (None, r["dtype"])
-    ]
+    found = render.rows_by(docs, BENCH, "cols", impl=impl, direction=direction)
+    wide = [r for r in found if (r["cols"] == cols if cols else r["cols"] <= WHOLE_ROW_MAX)]
+    return [r for r in wide if dtype in (None, r["dtype"])]
 
 
 def sweep(docs: Docs, kernel: str = "online", **match) -> list[dict]:
@@ -111,11 +108,9 @@ def vs(
     dtype: Dtype | None = None,
 ) -> float | None:  # fmt: skip
     """Triton's bandwidth over ``peer``'s, the lowest over widths and dtypes left out."""
-    ratios = [
-        render.bandwidth(row_of(docs, "triton", r["cols"], direction, r["dtype"]))
-        / render.bandwidth(r)
-        for r in compared(docs, peer, direction, cols, dtype)
-    ]
+    peers = compared(docs, peer, direction, cols, dtype)
+    ours = [row_of(docs, "triton", r["cols"], direction, r["dtype"]) for r in peers]
+    ratios = [render.bandwidth(o) / render.bandwidth(p) for o, p in zip(ours, peers, strict=True)]
     return min(ratios) if ratios else None
 
 

@@ -221,7 +221,6 @@ def fig_vs_baseline(d: int):
         panes, ns = [], set()
         hover = "N = %{x:,}<br>%{y:.2f}× cuDNN's speed"
         for direction, (causal, mask) in itertools.product(("forward", "backward"), CAUSAL_PANES):
-            title = f"{direction}, {mask}"
             match = {"direction": direction, "head_dim": d}
             rows = render.rows(docs, BENCH, impl=BASELINE, causal=causal, **match)
             base = {r["n"]: r for r in rows}
@@ -240,7 +239,7 @@ def fig_vs_baseline(d: int):
                     mode="lines", hoverinfo="skip",
                 )  # fmt: skip
                 traces.insert(0, one)
-            panes.append((title, traces))
+            panes.append((f"{direction}, {mask}", traces))
         xaxis = render.axis(f"sequence length N (bf16, d = {d})", log=True, ticks=sorted(ns))
         return render.panels(panes, xaxis, render.axis("× cuDNN's speed (higher is faster)"))
 

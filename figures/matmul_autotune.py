@@ -311,10 +311,8 @@ def fig_configs(docs: Docs) -> dict:
         return y_of[tile(r)] + (j - (len(settings) - 1) / 2) * SETTING_GAP
 
     def about(r: dict) -> str:
-        res = ""
-        if "n_regs" in r:
-            res = f"<br>{r['n_regs']} registers a thread, {r.get('n_spills', 0)} spilled"
-        return f"{render.config_text(r)}{res}"
+        regs = f"<br>{r.get('n_regs')} registers a thread, {r.get('n_spills', 0)} spilled"
+        return render.config_text(r) + (regs if "n_regs" in r else "")
 
     traces = []
     for j, (warps, stages) in enumerate(settings):

@@ -246,25 +246,23 @@ def fig_vs_baseline(d: int):
     return build
 
 
-FIGURES.update(
-    {
-        f"attention-vs-cudnn-d{d}": Figure(
-            f"Attention, d = {d}: speed as a multiple of SDPA cuDNN's",
-            (BENCH,),
-            fig_vs_baseline(d),
-            f"Speed of the Triton flash attention, FlexAttention and SDPA's flash backend as "
-            f"a multiple of SDPA's cuDNN backend (its time over theirs; 1 is cuDNN, higher "
-            f"is faster) for N from 1,024 to 16,384 in bf16 at head dim {d} (B·N = 16,384, "
-            "H·d = 4,096), one panel per direction and mask. Where the run timed each pair "
-            "in alternating rounds, a point is the median of the per-round ratios and its "
-            "error bar spans their 20th to 80th percentile; otherwise it is the ratio of "
-            "the median times, its error bar from the two 20th-80th percentile ranges. "
-            "SDPA's memory-efficient backend and the naive attention are left to the "
-            "TFLOP/s figures.",
-        )
-        for d in (128, 64)
-    }
-)
+FIGURES |= {
+    f"attention-vs-cudnn-d{d}": Figure(
+        f"Attention, d = {d}: speed as a multiple of SDPA cuDNN's",
+        (BENCH,),
+        fig_vs_baseline(d),
+        f"Speed of the Triton flash attention, FlexAttention and SDPA's flash backend as "
+        f"a multiple of SDPA's cuDNN backend (its time over theirs; 1 is cuDNN, higher "
+        f"is faster) for N from 1,024 to 16,384 in bf16 at head dim {d} (B·N = 16,384, "
+        "H·d = 4,096), one panel per direction and mask. Where the run timed each pair "
+        "in alternating rounds, a point is the median of the per-round ratios and its "
+        "error bar spans their 20th to 80th percentile; otherwise it is the ratio of "
+        "the median times, its error bar from the two 20th-80th percentile ranges. "
+        "SDPA's memory-efficient backend and the naive attention are left to the "
+        "TFLOP/s figures.",
+    )
+    for d in (128, 64)
+}
 
 
 # ---- the last quarter: the forward and the backward step by step (lesson 12) -----------------
@@ -433,20 +431,18 @@ def ladder_failure(docs: Docs, impl: Rung, d: HeadDim = 128, mask: Mask = "full"
     return r["failure"][:160] if r and "failure" in r else None
 
 
-VALUES.update(
-    {
-        "attention.ladder_plan": Value(ladder_plan, missing=NOT_MEASURED),
-        "attention.ladder_tflops": Value(ladder_tflops, render.tflops, missing=NOT_MEASURED),
-        "attention.ladder_vs": Value(
-            ladder_vs, lambda found: render.ratio_span(*found), missing=NOT_MEASURED
-        ),
-        "attention.ladder_gain": Value(ladder_gain, render.ratio, missing=NOT_MEASURED),
-        "attention.ladder_compare": Value(ladder_compare, missing=NOT_MEASURED),
-        "attention.ladder_field": Value(ladder_field, render.count, missing=NOT_MEASURED),
-        "attention.ladder_setting": Value(ladder_setting, missing=NOT_MEASURED),
-        "attention.ladder_failure": Value(ladder_failure, missing=NOT_MEASURED),
-    }
-)
+VALUES |= {
+    "attention.ladder_plan": Value(ladder_plan, missing=NOT_MEASURED),
+    "attention.ladder_tflops": Value(ladder_tflops, render.tflops, missing=NOT_MEASURED),
+    "attention.ladder_vs": Value(
+        ladder_vs, lambda found: render.ratio_span(*found), missing=NOT_MEASURED
+    ),
+    "attention.ladder_gain": Value(ladder_gain, render.ratio, missing=NOT_MEASURED),
+    "attention.ladder_compare": Value(ladder_compare, missing=NOT_MEASURED),
+    "attention.ladder_field": Value(ladder_field, render.count, missing=NOT_MEASURED),
+    "attention.ladder_setting": Value(ladder_setting, missing=NOT_MEASURED),
+    "attention.ladder_failure": Value(ladder_failure, missing=NOT_MEASURED),
+}
 
 
 RUNG_ROLES = {"simple": "series-4", "descriptors": "series-5", "tuned": "series-6",

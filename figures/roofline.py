@@ -55,10 +55,8 @@ def build(docs: Docs) -> dict:
     # Kernels with the same intensity and nearly the same rate share a point and a label.
     groups: dict[tuple, list[dict]] = {}
     for p in found:
-        key = (
-            round(math.log10(p["flops"] / p["bytes"]), 2),
-            round(math.log10(p["flops"] / p["seconds"]), 1),
-        )
+        intensity, rate = p["flops"] / p["bytes"], p["flops"] / p["seconds"]
+        key = (round(math.log10(intensity), 2), round(math.log10(rate), 1))
         groups.setdefault(key, []).append(p)
     # One legend entry per kernel, no text beside the points (they would overlap).
     for i, ps in enumerate(groups.values()):

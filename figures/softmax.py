@@ -150,11 +150,8 @@ grid_gain = render.pair_kind(
 
 def dtype_gain(docs: Docs, bf16_tile: int, fp32_tile: int) -> float | None:
     """bf16's bandwidth over fp32's at 65,536 columns, one program per SM, with these tiles."""
-    bf16, fp32 = (
-        sweep_bandwidth(docs, "online", d, LONG, t, 1)
-        for d, t in (("bfloat16", bf16_tile), ("float32", fp32_tile))
-    )
-    return render.quotient(bf16, fp32)
+    bf16 = sweep_bandwidth(docs, "online", "bfloat16", LONG, bf16_tile, 1)
+    return render.quotient(bf16, sweep_bandwidth(docs, "online", "float32", LONG, fp32_tile, 1))
 
 
 def tile_spread(docs: Docs, same: Literal["bytes", "elements"]) -> float | None:

@@ -522,9 +522,26 @@ FLAT = {"big_strides": "contiguous tensors only: the offsets are flat indices, i
                        "program id (test_int64_offsets.py)"}  # fmt: skip
 
 # fmt: off
-# The inputs, sizes and variants both attention rows share (lesson 12's kernel and
-# attention_tma take the same q, k, v and causal knob).
+# What both attention rows share (lesson 12's kernel and attention_tma take the same q, k,
+# v and knobs): the inputs, the knobs (causal is a bool or one of the strings
+# CAUSAL_ALIGNMENTS: any other type, a str subclass or bytes included, is a TypeError), the
+# sizes and the variants.
 ATTENTION_CASES = {
+    "shapes": {"q": (1, 2, 9, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)},
+    "tensors": ("q", "k", "v"),
+    "dtype": F16,
+    "autograd": True,
+    "knobs": (
+        Knob("causal", "bool", bad_types=(1, 0, None, np.bool_(True), torch.tensor(True),
+                                          1.0, b"top_left", np.str_("top_left"))),
+        Knob("scale", "number|None", (0, -0.5, NAN, math.inf, 1e39, 10**400),
+             "must be > 0 and finite"),
+    ),  # fmt: skip
+    "choices": tuple(
+        Bad(f"causal-{v!r}", ("causal",), knobs={"causal": v},
+            says="a bool, 'top_left' or 'bottom_right'")
+        for v in ("yes", "True", "TOP_LEFT", "bottom-right", "lower_right", "", "top_left ")
+    ),  # fmt: skip
     # Three heads and three batch entries where those are the far dimension: index 2
     # times the stride passes 2**31 (two would not: index 1 times a stride below it).
     "big_strides": tuple(
@@ -1422,26 +1439,9 @@ ROWS = (
         prefix="attention",
         module=at,
         call=at.attention,
-        shapes={"q": (1, 2, 9, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)},
-        tensors=("q", "k", "v"),
-        dtype=F16,
         dtypes=at.SUPPORTED_DTYPES,
-        autograd=True,
         reference=lambda a: at.reference(
             a["q"], a["k"], a["v"], causal=a.get("causal", False), scale=a.get("scale")
-        ),
-        knobs=(
-            # causal is a bool or one of the strings at.CAUSAL_ALIGNMENTS (see choices):
-            # any other type, a str subclass or bytes included, is a TypeError.
-            Knob("causal", "bool", bad_types=(1, 0, None, np.bool_(True), torch.tensor(True),
-                                              1.0, b"top_left", np.str_("top_left"))),
-            Knob("scale", "number|None", (0, -0.5, NAN, math.inf, 1e39, 10**400),
-                 "must be > 0 and finite"),
-        ),
-        choices=tuple(
-            Bad(f"causal-{v!r}", ("causal",), knobs={"causal": v},
-                says="a bool, 'top_left' or 'bottom_right'")
-            for v in ("yes", "True", "TOP_LEFT", "bottom-right", "lower_right", "", "top_left ")
         ),
         bad_shapes=(
             Bad("q-3d", ("q",), {"q": (2, 9, 16)}),
@@ -1532,24 +1532,9 @@ ROWS = (
         prefix="attention_tma",
         module=atm,
         call=atm.attention_tma,
-        shapes={"q": (1, 2, 9, 16), "k": (1, 2, 11, 16), "v": (1, 2, 11, 16)},
-        tensors=("q", "k", "v"),
-        dtype=F16,
         dtypes=atm.SUPPORTED_DTYPES,
-        autograd=True,
         reference=lambda a: atm.reference(
             a["q"], a["k"], a["v"], causal=a.get("causal", False), scale=a.get("scale")
-        ),
-        knobs=(
-            Knob("causal", "bool", bad_types=(1, 0, None, np.bool_(True), torch.tensor(True),
-                                              1.0, b"top_left", np.str_("top_left"))),
-            Knob("scale", "number|None", (0, -0.5, NAN, math.inf, 1e39, 10**400),
-                 "must be > 0 and finite"),
-        ),
-        choices=tuple(
-            Bad(f"causal-{v!r}", ("causal",), knobs={"causal": v},
-                says="a bool, 'top_left' or 'bottom_right'")
-            for v in ("yes", "True", "TOP_LEFT", "bottom-right", "lower_right", "", "top_left ")
         ),
         bad_shapes=(
             Bad("q-3d", ("q",), {"q": (2, 9, 16)}),

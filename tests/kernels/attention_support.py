@@ -81,6 +81,16 @@ def causal_mask(causal, n_q, n_k):
     return torch.ones(n_q, n_k, dtype=torch.bool, device=DEVICE).tril(diag_of(causal, n_q, n_k))
 
 
+def hide_keys_from(k, v, first_hidden):
+    """Copies of k and v whose keys from ``first_hidden`` on are large (30) and whose values
+    there are larger still (1000): a query that must not see those keys keeps its output to
+    the bit (its probability there is exactly 0); one that sees them changes."""
+    k2, v2 = k.clone(), v.clone()
+    k2[:, :, first_hidden:] = 30.0
+    v2[:, :, first_hidden:] = 1000.0
+    return k2, v2
+
+
 def nan_padded(t, extra=5):
     """A view of ``t`` whose storage continues, past the last row, with ``extra`` NaN rows:
     a kernel that reads one row too many (a missing mask, a descriptor of the wrong shape)

@@ -21,6 +21,7 @@ from tests.kernels.attention_support import (
     causal_mask,
     check,
     diag_of,
+    hide_keys_from,
     nan_padded,
     qkv,
 )
@@ -353,9 +354,7 @@ def test_causal_queries_never_see_later_keys(n_q, n_k, causal, cut):
     assert 0 < first_hidden < n_k
     q, k, v = qkv(1, 2, n_q, n_k, 16, torch.float16)
     do = rand((1, 2, n_q, 16), torch.float16)
-    k2, v2 = k.clone(), v.clone()
-    k2[:, :, first_hidden:] = 30.0
-    v2[:, :, first_hidden:] = 1000.0
+    k2, v2 = hide_keys_from(k, v, first_hidden)
     o1, dq1, _, _ = forward_backward(q, k, v, do, causal)
     o2, dq2, _, _ = forward_backward(q, k2, v2, do, causal)
     assert torch.equal(o1[:, :, :cut], o2[:, :, :cut]), f"a query saw a later key, seed={seed}"

@@ -24,13 +24,14 @@ from tests.kernels.attention_support import (
     CAUSAL,
     CAUSAL_IDS,
     DTYPES,
+    causal_mask,
     check,
     diag_of,
+    hide_keys_from,
     nan_padded,
     qkv,
 )
 from tests.support import (
-    DEVICE,
     ON_GPU,
     LaunchSpy,
     fresh_seed,
@@ -170,7 +171,7 @@ def test_grouped_query_attention_matches_sdpa(n_q, n_k, heads, kv_heads, causal)
 def test_both_alignments_match_sdpa_with_an_explicit_mask(n_q, n_k, causal):
     seed = fresh_seed()
     q, k, v = qkv(1, 2, n_q, n_k, 64, torch.bfloat16)
-    mask = torch.ones(n_q, n_k, dtype=torch.bool, device=DEVICE).tril(diag_of(causal, n_q, n_k))
+    mask = causal_mask(causal, n_q, n_k)
     want = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), attn_mask=mask)
     got = ag.attention_gluon(q, k, v, causal=causal)
     seen = mask.any(-1)  # SDPA gives NaN on a row with no key; the kernel zeros
@@ -189,9 +190,7 @@ def test_causal_queries_never_see_later_keys(n_q, n_k, causal, cut):
     seed = fresh_seed()
     first_hidden = cut + diag_of(causal, n_q, n_k)
     q, k, v = qkv(1, 2, n_q, n_k, 128, torch.float16)
-    k2, v2 = k.clone(), v.clone()
-    k2[:, :, first_hidden:] = 30.0
-    v2[:, :, first_hidden:] = 1000.0
+    k2, v2 = hide_keys_from(k, v, first_hidden)
     o1 = ag.attention_gluon(q, k, v, causal=causal)
     o2 = ag.attention_gluon(q, k2, v2, causal=causal)
     assert torch.equal(o1[:, :, :cut], o2[:, :, :cut]), f"a query saw a later key, seed={seed}"

@@ -29,6 +29,7 @@ from tests.kernels.attention_support import (
     causal_mask,
     check,
     diag_of,
+    hide_keys_from,
     nan_padded,
     qkv,
 )
@@ -163,9 +164,7 @@ def test_causal_queries_never_see_later_keys(n_q, n_k, causal, cut):
     first_hidden = cut + diag_of(causal, n_q, n_k)
     assert 0 < first_hidden < n_k
     q, k, v = qkv(1, 2, n_q, n_k, 16, torch.float16)
-    k2, v2 = k.clone(), v.clone()
-    k2[:, :, first_hidden:] = 30.0
-    v2[:, :, first_hidden:] = 1000.0
+    k2, v2 = hide_keys_from(k, v, first_hidden)
     o1 = at.attention_tma(q, k, v, causal=causal)
     o2 = at.attention_tma(q, k2, v2, causal=causal)
     assert torch.equal(o1[:, :, :cut], o2[:, :, :cut]), f"a query saw a later key, seed={seed}"

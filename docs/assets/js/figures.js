@@ -241,16 +241,53 @@
   const PAD = 4;  // px between a label and the edge of its bar or the end of its whisker
   const FIT_PASSES = 6;
 
-  function fitPasses(el, gd, fig, token, pass) {
+  function fitPasses(el, gd, fig, token, pass, key) {
     if (token !== el.__book.token) return null;  // a newer draw took over
     const changed = pass < FIT_PASSES && fitPlot(gd, fig);
     if (!changed) {
+      if (key && pass < FIT_PASSES) el.__book.fits[key] = fitted(fig);
       el.setAttribute("data-fitted", "true");
       return null;
     }
     return Plotly.react(gd, fig.data, fig.layout, CONFIG).then(function () {
-      return fitPasses(el, gd, fig, token, pass + 1);
+      return fitPasses(el, gd, fig, token, pass + 1, key);
     });
+  }
+
+  // What the passes decided, kept per device and width: drawn again there (the other
+  // palette, a device shown again), a figure starts from it and is drawn once, where a
+  // fresh fit draws it two to four times. The first pass then only confirms it. (Not
+  // while the reader has zoomed in: their ranges change the ticks and the labels.)
+  const FITTED = ["dtick", "tick0", "tickvals", "ticktext", "title", "ticklabelstandoff", "range",
+    "autorange"];
+
+  function fitted(fig) {
+    const layout = { height: fig.layout.height };
+    Object.keys(fig.layout).forEach(function (k) {
+      if (!AXIS.test(k)) return;
+      const ax = fig.layout[k];
+      layout[k] = {};
+      FITTED.forEach(function (f) { if (f in ax) layout[k][f] = ax[f]; });
+      // A range Plotly chose (and wrote back) is chosen again; one set here stays.
+      if (ax.autorange !== false) { delete layout[k].range; delete layout[k].autorange; }
+    });
+    return JSON.parse(JSON.stringify({
+      layout: layout, decades: fig.decades || {},
+      labels: (fig.layout.annotations || []).filter(function (a) { return a.meta === "bar-label"; }),
+      textposition: fig.data.map(function (t) { return Array.isArray(t.textposition) ? t.textposition : null; }),
+    }));
+  }
+
+  function refit(fig, fit) {
+    const pal = PALETTES[scheme()];
+    Object.keys(fit.layout).forEach(function (k) {
+      fig.layout[k] = AXIS.test(k) ? Object.assign({}, fig.layout[k], fit.layout[k]) : fit.layout[k];
+    });
+    fig.decades = Object.assign({}, fit.decades);
+    fig.layout.annotations = (fig.layout.annotations || []).concat(fit.labels.map(function (a) {
+      return Object.assign({}, a, { font: Object.assign({}, a.font, { color: pal.text }) });
+    }));
+    fit.textposition.forEach(function (p, i) { if (p) fig.data[i].textposition = p.slice(); });
   }
 
   function fitPlot(gd, fig) {
@@ -278,7 +315,6 @@
     if (!areas.length) return false;
     const full = gd._fullLayout.height;
     const least = Math.min.apply(null, areas.map(function (a) { return a.height; }));
-    const rows = new Set(areas.map(function (a) { return Math.round(a.top); })).size;
     let want = gd.clientWidth < PHONE_PX ? PLOT_MIN.phone : PLOT_MIN.desktop;
     const bars = fig.data.filter(function (t) { return t.type === "bar" && t.orientation === "h"; });
     if (bars.length) {
@@ -291,7 +327,10 @@
       });
       want = Math.max(4 * BAR_PX, labels.size * grouped * (tall ? 1.6 : 1) * BAR_PX);
     }
-    const height = Math.max(Math.round(full + (want - least) * rows), fig.asked || 0);
+    // The plot areas are fractions of the plot region (stacked panels: less their gaps,
+    // which are fractions too), so the region grows by region/least px per px they lack.
+    const region = gd._fullLayout._size.h;
+    const height = Math.max(Math.round(full + (want - least) * region / least), fig.asked || 0);
     if (Math.abs(height - full) < 2) return false;
     fig.layout.height = height;
     return true;
@@ -501,6 +540,8 @@
     const fig = themed(entry.plot, {
       phone: plotDiv.clientWidth > 0 && plotDiv.clientWidth < PHONE_PX, zoom: state.zoom,
     });
+    const key = fig.zoomed.length ? null : state.index + "@" + plotDiv.clientWidth;
+    if (key && state.fits[key]) refit(fig, state.fits[key]);
     const token = (state.token = (state.token || 0) + 1);
     el.setAttribute("data-fitted", "false");
     el.setAttribute("data-own-dashes", fig.ownDashes ? "true" : "false");
@@ -509,7 +550,7 @@
         plotDiv.__bookZoom = true;
         plotDiv.on("plotly_relayout", function (ev) { remember(el, plotDiv, ev); });
       }
-      return fitPasses(el, plotDiv, fig, token, 0);
+      return fitPasses(el, plotDiv, fig, token, 0, key);
     });
     const caption = el.querySelector(".book-figure__caption");
     // Data measured with code that has changed since: the caption says why on a line of
@@ -533,7 +574,7 @@
     if (el.__book) return;
     const script = el.querySelector("script.book-figure__data");
     const payload = JSON.parse(script.textContent);
-    el.__book = { payload: payload, index: 0, zoom: {} };
+    el.__book = { payload: payload, index: 0, zoom: {}, fits: {} };
     const bar = el.querySelector(".book-figure__devices");
     const label = document.createElement("span");
     label.className = "book-figure__devices-label";

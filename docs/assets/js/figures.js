@@ -25,7 +25,8 @@
  * never on the whisker); an axis title wider than the figure is broken into lines; a
  * y tick label that collides with an x tick label at the corner is moved aside; the
  * figure's height is set from what the plot areas got. When the last pass is done the
- * figure carries data-fitted="true".
+ * figure carries data-fitted="true". Drawn again at a width and device it was fitted at
+ * (the other palette, a device shown again), it starts from what the passes decided.
  */
 (function () {
   "use strict";

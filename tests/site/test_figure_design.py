@@ -17,9 +17,12 @@ every device's data.
   plot.
 - **Zoom kept**: a reader's zoom survives the window getting shorter (a phone's address
   bar) and wider (figures.js draws the figure again).
+- **Drawn again from its fit**: after a palette toggle every figure is drawn once, from
+  what its first draw fitted, and as that first draw fitted it.
 
 Everything is read during the one visit of each page (tests/site/visits.py: ``DESIGN``
-next to the legibility reading, ``zoom``, ``touch``); the checks below only judge.
+next to the legibility reading, ``zoom``, ``touch``, ``fresh``); the checks below only
+judge.
 """
 
 from __future__ import annotations
@@ -299,6 +302,48 @@ def test_a_device_switch_changes_the_figure(built_site):
                 same.append(payload["id"])
     assert nav_pages()
     assert not same, f"a device switch that changes nothing: {same}"
+
+
+# ---- drawn again from its fit -------------------------------------------------------------
+
+TOGGLED = ("dark, after toggling", "light, after toggling back")
+FIT_SLACK = 2.5  # px: Plotly's autorange and margins differ by a pixel or two with history
+
+
+@pytest.mark.parametrize("md", PAGES)
+def test_a_redraw_from_its_fit_is_drawn_once_and_as_a_fresh_fit(visit, md):
+    """A palette toggle draws every figure again at a width and device it was fitted at,
+    and figures.js starts from that fit: each such figure is drawn once (no fitting pass
+    draws it again), and what it draws is what a first draw fits. The dark visit's first
+    draw of each figure (its first device, 1,280 px) and the light visit's figure toggled
+    to dark, same device and width, have plot areas and heights within FIT_SLACK px."""
+    found = []
+    fresh = {(f["figure"], f["device"]): f for f in visit(md, "dark")["fresh"]}
+    assert fresh, f"{md}: the dark visit read no figure"
+    compared = set()
+    for width in WIDTHS:
+        for fig, scheme in visit(md)[f"legible-{width}"]:
+            d = fig["design"]
+            at = where(fig, width, scheme)
+            if scheme in TOGGLED and d["redraws"] != "0":
+                found.append(f"{at}: drawn again {d['redraws']} time(s) after the toggle")
+            first = fresh.get((d["figure"], d["device"]))
+            if width != "desktop" or scheme != TOGGLED[0] or first is None:
+                continue
+            compared.add(d["figure"])
+            svg = fig["svgBox"]
+            height, areas = (
+                svg["y1"] - svg["y0"],
+                [{k: a[k] - svg["x0" if k[0] == "x" else "y0"] for k in a} for a in d["areas"]],
+            )
+            if abs(height - first["height"]) > FIT_SLACK or len(areas) != len(first["areas"]):
+                found.append(f"{at}: {height:.0f} px tall, fresh {first['height']:.0f} px")
+                continue
+            for a, b in zip(areas, first["areas"], strict=True):
+                if any(abs(a[k] - b[k]) > FIT_SLACK for k in a):
+                    found.append(f"{at}: plot area {a}, fresh {b}")
+    assert compared == {f for f, _ in fresh}, f"{md}: compared {sorted(compared)}"
+    assert not found, "\n".join(found)
 
 
 # ---- ratios drawn as ratios: lesson 12's "× cuDNN's speed" -------------------------------

@@ -34,8 +34,9 @@ light and dark, at 390 x 844 on a touch screen (``has_touch``, ``is_mobile``)
                  (tests/site/test_phone_reading.py)
 dark (1280 x 900, ``prefers-color-scheme: dark``)
     ``load`` (to the load event: no check reads this visit's requests), ``figures``,
-    ``axe``, ``diagrams``; the search index is served with no documents (the light
-    visit's ``clean`` loads the real one)
+    ``fresh`` (each figure's plot areas and height as its first draw fitted them), ``axe``,
+    ``diagrams``; the search index is served with no documents (the light visit's
+    ``clean`` loads the real one)
 
 A check reads the steps it needs with ``visit[step]``: a step that raised (a figure drew
 nothing, a timeout) fails every check that needs it, with the step's own error, and the
@@ -219,6 +220,8 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
 
         v.run("load", load)
         v.run("figures", figures, needs=("load",))
+        if scheme != "light":
+            v.run("fresh", lambda: fitted_afresh(pg), needs=("figures",))
         if scheme == "light":
             v.run("clean", clean, needs=("figures",))
         v.run("axe", axe, needs=("figures",))
@@ -364,6 +367,29 @@ COLLECT = r"""
 """
 
 
+# Each figure's plot areas, relative to its drawing, and the drawing's height: what the dark
+# visit's first draw fitted, which tests/site/test_figure_design.py compares with the same
+# figure drawn again from its fit (the light visit's toggle to dark).
+FITTED = r"""
+() => [...document.querySelectorAll(".book-figure")].map((fig) => {
+  const svg = fig.querySelector("svg.main-svg").getBoundingClientRect();
+  const areas = [...fig.querySelectorAll(".draglayer .nsewdrag")].map((a) => {
+    const r = a.getBoundingClientRect();
+    return {x0: r.left - svg.left, y0: r.top - svg.top, x1: r.right - svg.left,
+            y1: r.bottom - svg.top};
+  });
+  return {figure: fig.getAttribute("data-figure"), device: fig.getAttribute("data-device"),
+          height: svg.height, areas: areas};
+})
+"""
+
+
+def fitted_afresh(pg) -> list[dict]:
+    """FITTED's reading once every figure has finished its first draw."""
+    settle(pg)
+    return pg.evaluate(FITTED)
+
+
 # What the design checks read of one drawn figure (tests/site/test_figure_design.py): its
 # plot areas, its traces as Plotly drew them (role, colour, width, dash, marker symbol),
 # the order the scatter traces are drawn in, each axis's ticks, and its toolbar.
@@ -415,6 +441,7 @@ DESIGN = r"""
     devices: fig.querySelectorAll(".book-figure__devices button").length,
     label: (fig.querySelector(".book-figure__devices-label") || {}).textContent || "",
     ownDashes: fig.getAttribute("data-own-dashes") === "true",
+    redraws: fig.getAttribute("data-redraws"),
   };
 }
 """

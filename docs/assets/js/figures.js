@@ -25,8 +25,9 @@
  * never on the whisker); an axis title wider than the figure is broken into lines; a
  * y tick label that collides with an x tick label at the corner is moved aside; the
  * figure's height is set from what the plot areas got. When the last pass is done the
- * figure carries data-fitted="true". Drawn again at a width and device it was fitted at
- * (the other palette, a device shown again), it starts from what the passes decided.
+ * figure carries data-fitted="true" and data-redraws, how many times the passes drew it
+ * again. Drawn again at a width and device it was fitted at (the other palette, a device
+ * shown again), it starts from what the passes decided: drawn once, data-redraws 0.
  */
 (function () {
   "use strict";
@@ -247,6 +248,7 @@
     const changed = pass < FIT_PASSES && fitPlot(gd, fig);
     if (!changed) {
       if (key && pass < FIT_PASSES) el.__book.fits[key] = fitted(fig);
+      el.setAttribute("data-redraws", String(pass));
       el.setAttribute("data-fitted", "true");
       return null;
     }

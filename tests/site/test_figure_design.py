@@ -310,6 +310,18 @@ TOGGLED = ("dark, after toggling", "light, after toggling back")
 FIT_SLACK = 2.5  # px: Plotly's autorange and margins differ by a pixel or two with history
 
 
+def geometry(d: dict) -> tuple[float, list[tuple[float, ...]]]:
+    """A DESIGN reading's drawing height and plot areas (x0, y0, x1, y1) relative to the
+    drawing: what does not move when the page scrolls."""
+    svg = d["svg"]
+    corner = (svg["x0"], svg["y0"], svg["x0"], svg["y0"])
+    areas = [
+        tuple(a[k] - c for k, c in zip(("x0", "y0", "x1", "y1"), corner, strict=True))
+        for a in d["areas"]
+    ]
+    return svg["y1"] - svg["y0"], areas
+
+
 @pytest.mark.parametrize("md", PAGES)
 def test_a_redraw_from_its_fit_is_drawn_once_and_as_a_fresh_fit(visit, md):
     """A palette toggle draws every figure again at a width and device it was fitted at,
@@ -318,7 +330,7 @@ def test_a_redraw_from_its_fit_is_drawn_once_and_as_a_fresh_fit(visit, md):
     draw of each figure (its first device, 1,280 px) and the light visit's figure toggled
     to dark, same device and width, have plot areas and heights within FIT_SLACK px."""
     found = []
-    fresh = {(f["figure"], f["device"]): f for f in visit(md, "dark")["fresh"]}
+    fresh = {(d["figure"], d["device"]): d for d in visit(md, "dark")["fresh"]}
     assert fresh, f"{md}: the dark visit read no figure"
     compared = set()
     for width in WIDTHS:
@@ -331,16 +343,12 @@ def test_a_redraw_from_its_fit_is_drawn_once_and_as_a_fresh_fit(visit, md):
             if width != "desktop" or scheme != TOGGLED[0] or first is None:
                 continue
             compared.add(d["figure"])
-            svg = fig["svgBox"]
-            height, areas = (
-                svg["y1"] - svg["y0"],
-                [{k: a[k] - svg["x0" if k[0] == "x" else "y0"] for k in a} for a in d["areas"]],
-            )
-            if abs(height - first["height"]) > FIT_SLACK or len(areas) != len(first["areas"]):
-                found.append(f"{at}: {height:.0f} px tall, fresh {first['height']:.0f} px")
+            (height, areas), (first_height, first_areas) = geometry(d), geometry(first)
+            if abs(height - first_height) > FIT_SLACK or len(areas) != len(first_areas):
+                found.append(f"{at}: {height:.0f} px tall, fresh {first_height:.0f} px")
                 continue
-            for a, b in zip(areas, first["areas"], strict=True):
-                if any(abs(a[k] - b[k]) > FIT_SLACK for k in a):
+            for a, b in zip(areas, first_areas, strict=True):
+                if any(abs(x - y) > FIT_SLACK for x, y in zip(a, b, strict=True)):
                     found.append(f"{at}: plot area {a}, fresh {b}")
     assert compared == {f for f, _ in fresh}, f"{md}: compared {sorted(compared)}"
     assert not found, "\n".join(found)

@@ -34,7 +34,7 @@ light and dark, at 390 x 844 on a touch screen (``has_touch``, ``is_mobile``)
                  (tests/site/test_phone_reading.py)
 dark (1280 x 900, ``prefers-color-scheme: dark``)
     ``load`` (to the load event: no check reads this visit's requests), ``figures``,
-    ``fresh`` (each figure's plot areas and height as its first draw fitted them), ``axe``,
+    ``fresh`` (``DESIGN``'s reading of each figure as its first draw fitted it), ``axe``,
     ``diagrams``; the search index is served with no documents (the light visit's
     ``clean`` loads the real one)
 
@@ -220,10 +220,10 @@ def visit(browser, site_url: str, md: str, scheme: str) -> Visit:
 
         v.run("load", load)
         v.run("figures", figures, needs=("load",))
-        if scheme != "light":
-            v.run("fresh", lambda: fitted_afresh(pg), needs=("figures",))
         if scheme == "light":
             v.run("clean", clean, needs=("figures",))
+        else:
+            v.run("fresh", lambda: fitted_afresh(pg), needs=("figures",))
         v.run("axe", axe, needs=("figures",))
         legible = scheme == "light" and md in FIGURE_PAGES
         if legible:
@@ -367,27 +367,13 @@ COLLECT = r"""
 """
 
 
-# Each figure's plot areas, relative to its drawing, and the drawing's height: what the dark
-# visit's first draw fitted, which tests/site/test_figure_design.py compares with the same
-# figure drawn again from its fit (the light visit's toggle to dark).
-FITTED = r"""
-() => [...document.querySelectorAll(".book-figure")].map((fig) => {
-  const svg = fig.querySelector("svg.main-svg").getBoundingClientRect();
-  const areas = [...fig.querySelectorAll(".draglayer .nsewdrag")].map((a) => {
-    const r = a.getBoundingClientRect();
-    return {x0: r.left - svg.left, y0: r.top - svg.top, x1: r.right - svg.left,
-            y1: r.bottom - svg.top};
-  });
-  return {figure: fig.getAttribute("data-figure"), device: fig.getAttribute("data-device"),
-          height: svg.height, areas: areas};
-})
-"""
-
-
 def fitted_afresh(pg) -> list[dict]:
-    """FITTED's reading once every figure has finished its first draw."""
+    """DESIGN's reading of every figure once each has finished its first draw: what the
+    dark visit's first draws fitted, which tests/site/test_figure_design.py compares with
+    the same figure drawn again from its fit (the light visit's toggle to dark)."""
     settle(pg)
-    return pg.evaluate(FITTED)
+    figures = pg.locator(".book-figure")
+    return [figures.nth(i).evaluate(DESIGN) for i in range(figures.count())]
 
 
 # What the design checks read of one drawn figure (tests/site/test_figure_design.py): its
@@ -399,6 +385,7 @@ DESIGN = r"""
   const gd = fig.querySelector(".book-figure__plot");
   const areas = [...gd.querySelectorAll(".draglayer .nsewdrag")].map(
     (a) => box(a.getBoundingClientRect()));
+  const svg = box(gd.querySelector("svg.main-svg").getBoundingClientRect());
   const traces = (gd._fullData || []).map((t) => ({
     index: t.index, type: t.type, name: t.name || "", visible: t.visible === true,
     role: (t.meta || {}).role || null, roles: (t.meta || {}).roles || null,
@@ -436,7 +423,7 @@ DESIGN = r"""
   }
   return {
     figure: fig.getAttribute("data-figure"), device: fig.getAttribute("data-device"),
-    width: gd.clientWidth, areas: areas, traces: traces, drawn: drawn, axes: axes,
+    width: gd.clientWidth, svg: svg, areas: areas, traces: traces, drawn: drawn, axes: axes,
     toolbar: toolbar, page: getComputedStyle(document.body).backgroundColor,
     devices: fig.querySelectorAll(".book-figure__devices button").length,
     label: (fig.querySelector(".book-figure__devices-label") || {}).textContent || "",

@@ -204,10 +204,22 @@ PerThread = Literal[8, 16, 32, 64]
 ISSUE_PER_SM_CLOCK = 128  # 4 schedulers x 32 thread instructions per clock (H100, H200)
 
 
-def control_row(docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16):
-    """The controls row of one GELU form, keep mask and elements per thread, or None."""
+Rows = Literal[1, 2, 4]  # rows of the tile: 1 x 2048 and 2 x 1024 both hold 16 per thread
+
+
+def control_row(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16,
+    block_m: Rows | None = None, dtype: DropDtype = "bfloat16",
+) -> dict | None:  # fmt: skip
+    """The controls row of one GELU form, keep mask, elements per thread and dtype, of a
+    tile of ``block_m`` rows (left out: plan()'s tile where two tiles hold as many), or
+    None where not run."""
+    if CONTROLS not in docs:
+        return None
     match = {"approximate": approximate, "keep": keep, "per_thread": per_thread}
-    return render.maybe_one(docs, CONTROLS, absent_ok=True, **match)
+    found = render.select(docs, CONTROLS, **match, block_m=block_m, dtype=dtype)
+    found = [r for r in found if r["planned"]] if len(found) > 1 else found
+    return found[0] if found else None
 
 
 control_regs = render.row_kind(
@@ -216,19 +228,20 @@ control_regs = render.row_kind(
 
 
 def control_of_copy(
-    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16
-) -> float | None:
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16,
+    block_m: Rows | None = None, dtype: DropDtype = "bfloat16",
+) -> float | None:  # fmt: skip
     """The kernel's bandwidth (its own least bytes over its time) as a fraction of copy."""
-    r = control_row(docs, approximate, keep, per_thread)
+    r = control_row(docs, approximate, keep, per_thread, block_m, dtype)
     return None if r is None else render.bandwidth(r) / render.copy(docs, CONTROLS)
 
 
 def instructions(
     docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16,
-    code: Literal["sass", "ptx"] = "sass",
+    code: Literal["sass", "ptx"] = "sass", block_m: Rows | None = None,
 ) -> float | None:  # fmt: skip
     """SASS (or PTX) instructions per element of the compiled kernel."""
-    r = control_row(docs, approximate, keep, per_thread)
+    r = control_row(docs, approximate, keep, per_thread, block_m)
     ops = None if r is None else r[f"{code}_ops"]
     return None if ops is None else sum(ops.values()) / r["per_thread"]
 
@@ -248,6 +261,21 @@ def issue_share(
 control_compare = render.pair_kind(
     control_row, "per_thread", render.tie(CONTROLS), "``of`` elements per thread against ``to``."
 )
+tile_compare = render.pair_kind(
+    control_row, "block_m", render.tie(CONTROLS), "A tile of ``of`` rows against one of ``to``."
+)
+
+
+def last_load(
+    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16,
+    block_m: Rows | None = None, dtype: DropDtype = "bfloat16",
+) -> str | None:  # fmt: skip
+    """Where the kernel's last global load stands in its SASS, counted from 1:
+    'instruction 627 of 736'; None without the SASS."""
+    r = control_row(docs, approximate, keep, per_thread, block_m, dtype)
+    if r is None or not r.get("loads_at") or not r.get("sass_ops"):
+        return None
+    return f"instruction {r['loads_at'][-1] + 1:,} of {sum(r['sass_ops'].values()):,}"
 
 
 def issue_rate(docs: Docs, bench: Literal["fused_activation", "fused_activation_controls"] = BENCH):
@@ -335,6 +363,8 @@ VALUES = {
     "fused_activation.compare": Value(compare),
     "fused_activation.dropout_compare": Value(dropout_compare, missing=NOT_MEASURED),
     "fused_activation.control_compare": Value(control_compare, missing=NOT_MEASURED),
+    "fused_activation.tile_compare": Value(tile_compare, missing=NOT_MEASURED),
+    "fused_activation.last_load": Value(last_load, missing=NOT_MEASURED),
     "fused_activation.issue_rate": Value(issue_rate, per_second_e12),
     "fused_activation.issue_budget": Value(issue_budget, render.whole),
     "fused_activation.least_time": Value(least_time, render.millis(3), missing=NOT_MEASURED),

@@ -99,11 +99,13 @@ def dropout_mask_kernel(keep_ptr, M, N, seed, p, BLOCK_M: tl.constexpr, BLOCK_N:
 
 
 # --8<-- [start:launch]
-def plan(m: int, n: int) -> tuple[int, int]:
-    """The tile ``(block_m, block_n)`` for an (m, n) input when the caller picks none: up
-    to 1024 columns (a row of bias loaded once serves the whole tile) and about 2048
-    elements."""
-    block_n = min(1 << max(n - 1, 0).bit_length(), 1024)  # next power of two >= n
+def plan(m: int, n: int, itemsize: int = 2) -> tuple[int, int]:
+    """The tile ``(block_m, block_n)`` for an (m, n) input of ``itemsize``-byte elements
+    when the caller picks none: up to 4 KiB of a row (2,048 bf16 or fp16 columns, 1,024
+    fp32), so each of the 128 threads of 4 warps holds 32 bytes of one row, and about
+    2,048 elements. A row of bias loaded once serves the whole tile."""
+    widest = min(4096 // itemsize, 2048)
+    block_n = min(1 << max(n - 1, 0).bit_length(), widest)  # next power of two >= n
     block_m = min(max(2048 // block_n, 1), 1 << max(m - 1, 0).bit_length())
     return block_m, block_n
 
@@ -116,7 +118,7 @@ def launch(x, bias, mask=None, out=None, *, approximate="none", p=0.0, seed=None
     keep mask the kernel makes from the seed, and the kept ones scaled by 1 / (1 - p)."""
     M, N = x.shape
     if block_m is None or block_n is None:  # plan() picks what the caller left out
-        auto_m, auto_n = plan(M, N)
+        auto_m, auto_n = plan(M, N, x.element_size())
         block_m = auto_m if block_m is None else block_m
         block_n = auto_n if block_n is None else block_n
     if out is None:
@@ -143,7 +145,7 @@ def launch_dropout_mask(m, n, p, seed, device, *, block_m=None, block_n=None):
     under the interpreter); no checks."""
     keep = torch.empty((m, n), dtype=torch.int8, device=device)
     if m and n:
-        auto_m, auto_n = plan(m, n)
+        auto_m, auto_n = plan(m, n)  # a 16-bit input's tile: any tile makes the same mask
         block_m, block_n = block_m or auto_m, block_n or auto_n
         programs = ((m + block_m - 1) // block_m) * ((n + block_n - 1) // block_n)
         dropout_mask_kernel[(programs,)](keep, m, n, seed, float(p), BLOCK_M=block_m,
@@ -342,7 +344,7 @@ def bias_gelu_mask(
     _check_tensor("bias", bias, ndim=1)
     M, N = x.shape
     if block_m is None or block_n is None:
-        auto_m, auto_n = plan(M, N)
+        auto_m, auto_n = plan(M, N, x.element_size())
         block_m = auto_m if block_m is None else block_m
         block_n = auto_n if block_n is None else block_n
     _check_knobs(block_m, block_n, num_warps)

@@ -1652,7 +1652,7 @@ NOT_WRAPPERS = {
     "LeanAdd, its checked subclass, has a row",
     "ceilings.flops": "arithmetic on two ints",
     "dot.fp8_supported": "a question about a device index",
-    "fused_activation.default_blocks": "arithmetic on two ints",
+    "fused_activation.default_blocks": "arithmetic on ints",
     "matmul.shared_memory_bytes": "arithmetic on a config",
     "matmul.make_config": "builds a triton.Config from ints; launches nothing",
     "matmul.configs_that_fit": "filters configs by shared memory; launches nothing",

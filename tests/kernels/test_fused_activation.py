@@ -87,11 +87,24 @@ def test_every_tile_and_warp_count_covers_all_elements(block_m, block_n, num_war
     assert_matches(out, x, bias, mask, "none", seed)
 
 
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
 @pytest.mark.parametrize("m, n", [(1, 1), (3, 5), (1000, 3), (2, 4096), (5, 100_000), (0, 0)])
-def test_plan_gives_valid_tiles(m, n):
-    block_m, block_n = fa.plan(m, n)
+def test_plan_gives_valid_tiles(m, n, itemsize):
+    block_m, block_n = fa.plan(m, n, itemsize)
     fa._check_knobs(block_m, block_n, 4)  # accepted by the wrapper's own checks
-    assert block_n >= min(n, 1024) and block_m * block_n <= 2048
+    # up to 4 KiB of a row (at most 2,048 columns), the whole row where it is shorter
+    assert block_n * itemsize <= 4096 and block_n >= min(n, 4096 // itemsize, 2048)
+    assert block_m * block_n <= 2048
+
+
+def test_plan_holds_32_bytes_of_a_row_per_thread():
+    """The tiles lesson 08 measures at N = 4,096: one row of 2,048 columns in bf16 and
+    fp16, two rows of 1,024 in fp32; each of 128 threads holds 16 elements."""
+    assert fa.plan(32768, 4096) == fa.plan(32768, 4096, 2) == (1, 2048)
+    assert fa.plan(32768, 4096, 4) == (2, 1024)
+    for itemsize in (2, 4):
+        block_m, block_n = fa.plan(32768, 4096, itemsize)
+        assert block_n * itemsize // 128 == 32 and block_m * block_n // 128 == 16
 
 
 def test_launch_alone_matches_the_reference():
@@ -283,9 +296,10 @@ def assert_dropout_matches(out, x, bias, p, seed, approximate, test_seed):
     return keep
 
 
-# The wide case is ragged on both axes of plan()'s (2, 1024) tile. Under the interpreter 5
-# rows keep that (3 row tiles, the last one row) in 6 programs instead of 38: its 18 cases
-# were most of this test's time on the CI machine. On a GPU, 37 rows as before.
+# The wide case is ragged on both axes of plan()'s fp32 tile (2, 1024), and on the columns
+# of its 16-bit one (1, 2048). Under the interpreter 5 rows keep that (fp32: 3 row tiles,
+# the last one row) in 5 or 6 programs instead of 38: its 18 cases were most of this
+# test's time on the CI machine. On a GPU, 37 rows as before.
 WIDE = (37 if ON_GPU else 5, 1029)
 
 
@@ -472,7 +486,7 @@ def test_dropout_offsets_do_not_wrap_at_32_bits():
             f"seed={test_seed} row={row}: {differ}"
         )
     # the same rows computed again (and as the fused kernel would) agree. plan()'s tile
-    # for 16 x 2**16 is 2 x 1024: 512 programs, 9 s under the interpreter on the CI
+    # for 16 x 2**16 is 1 x 2048: 512 programs, 9 s under the interpreter on the CI
     # machine; there, one of 16 x 4096 (16 programs) makes the same mask (it belongs to
     # the elements: test_dropout_same_seed_same_result_on_any_tile). On a GPU, plan()'s.
     tile = {} if ON_GPU else {"block_m": 16, "block_n": 4096}

@@ -93,6 +93,7 @@ def stubbed(monkeypatch):
     monkeypatch.setattr(bench, "HOST_M", [5])
     monkeypatch.setattr(bench, "LARGEST", 33)
     monkeypatch.setattr(bench, "CONTROL_TILES", [(1, 32, 1), (16, 128, 4)])
+    monkeypatch.setattr(bench, "FP32_TILES", [(1, 32, 1), (16, 128, 4)])
 
     def inputs(m, dtype, with_mask):
         x = torch.randn(m, bench.N, device=DEVICE).to(dtype)
@@ -143,10 +144,15 @@ def test_controls_benchmark_checks_and_rows(stubbed):
     fresh_seed()
     rows = bench.run_controls({})
     validate(rows, "fused_activation_controls")
-    assert len(rows) == 2 * len(bench.KEEPS) * len(bench.CONTROL_TILES)
+    assert len(rows) == 2 * len(bench.KEEPS) * len(bench.CONTROL_TILES) + len(bench.FP32_TILES)
     assert {r["per_thread"] for r in rows} == {1, 16}
-    assert [r["planned"] for r in rows[:2]] == [False, True]  # plan(33, 96) is 16 x 128
+    # plan(33, 96) is 16 x 128 for 2- and 4-byte elements alike
+    assert [r["planned"] for r in rows[:2]] == [False, True]
+    fp32 = [(r["dtype"], r["planned"]) for r in rows[-2:]]
+    assert fp32 == [("float32", False), ("float32", True)]
     assert rows[0]["sass_ops"]["LDG.E.128"] == 2
+    lines = [line for line in SASS.splitlines() if "\t" in line and "NOP" not in line]
+    assert rows[0]["loads_at"] == [i for i, line in enumerate(lines) if "LDG" in line]
 
 
 def peer_inputs():
@@ -255,7 +261,7 @@ def compile_for_sm90(approximate: str, keep: str):
     kernel = fa.bias_gelu_mask_kernel
     flags = {"TANH": approximate == "tanh", "HAS_MASK": keep == "memory",
              "DROPOUT": keep == "seed"}  # fmt: skip
-    constexprs = {"BLOCK_M": 2, "BLOCK_N": 1024, **flags}
+    constexprs = {"BLOCK_M": 1, "BLOCK_N": 2048, **flags}
     signature, attrs = {}, {}
     for i, name in enumerate(kernel.arg_names):
         if name in constexprs:
@@ -285,6 +291,7 @@ def sm90_counts() -> dict:
         out[f"{approximate} {keep}"] = (
             bench.instruction_counts(compiled.asm["ptx"], "ptx"),
             sass and bench.instruction_counts(sass, "sass"),
+            bench.load_positions(sass),
         )
     return out
 
@@ -300,14 +307,17 @@ def test_instruction_counts_of_the_kernel_compiled_for_sm90():
     )
     out = compiled_python(code, "the fused activation kernel for sm_90")
     counts = json.loads(out.strip().splitlines()[-1])
-    per_thread = 2 * 1024 // 128
-    for ptx, sass in counts.values():
+    per_thread = 1 * 2048 // 128
+    for ptx, sass, loads in counts.values():
         assert ptx.get("ld.global.v4.b32", 0) >= 2 and ptx.get("st.global.v4.b32", 0) >= 1
         if sass is not None:
             assert sass.get("LDG.E.128", 0) >= 2 and "NOP" not in sass
+            # one position per load, each within the kernel's instructions
+            assert len(loads) == sum(n for op, n in sass.items() if op.startswith("LDG"))
+            assert loads == sorted(set(loads)) and loads[-1] < sum(sass.values())
 
     def per_element(key):
-        ptx, sass = counts[key]
+        ptx, sass, _ = counts[key]
         return sum((sass or ptx).values()) / per_thread
 
     assert per_element("none seed") > per_element("none none") + 20

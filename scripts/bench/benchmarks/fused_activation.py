@@ -338,10 +338,14 @@ def run_dropout(ceilings: dict) -> list[dict]:
 
 # ---- what limits the fused kernel: fused_activation_controls ------------------------------
 
-# Tiles at the largest size, bf16: 1024 columns on 4 warps and 1, 2, 4 or 8 rows, i.e. 8,
-# 16, 32 or 64 elements per thread (2 x 1024 is plan()'s). Each tile with the exact and
-# the tanh GELU, and with no keep mask, one read from memory or one made from a seed.
-CONTROL_TILES = [(1, 1024, 4), (2, 1024, 4), (4, 1024, 4), (8, 1024, 4)]
+# Tiles at the largest size, bf16, on 4 warps: 8, 16, 32 or 64 elements per thread, with
+# plan()'s one row of 2048 columns (32 bytes of a row per thread) made wider or deeper,
+# and its former tile, two rows of 1024 (16 bytes of each of two rows per thread). Each
+# tile with the exact and the tanh GELU, and with no keep mask, one read from memory or
+# one made from a seed. In fp32 plan() keeps two rows of 1024 (32 bytes of a row per
+# thread): that tile and one row of 2048, exact GELU, keep mask from memory.
+CONTROL_TILES = [(1, 1024, 4), (1, 2048, 4), (2, 1024, 4), (2, 2048, 4), (4, 2048, 4)]
+FP32_TILES = [(2, 1024, 4), (1, 2048, 4)]
 KEEPS = ("none", "memory", "seed")
 
 
@@ -377,49 +381,61 @@ def sass_text(compiled) -> str | None:
         return None
 
 
+def load_positions(sass: str | None) -> list[int] | None:
+    """Where each global load (LDG) stands in the kernel's SASS, counted in instructions
+    as ``instruction_counts`` counts them (no NOPs), from 0; None without SASS."""
+    if sass is None:
+        return None
+    lines = [line.split("\t", 1)[1].strip() for line in sass.splitlines() if "\t" in line]
+    ops = [re.sub(r"^@!?U?P\w+\s+", "", line).split()[0].rstrip(";") for line in lines]
+    return [i for i, op in enumerate(o for o in ops if o != "NOP") if op.startswith("LDG")]
+
+
 def run_controls(ceilings: dict) -> list[dict]:
-    rows, m, dtype, p = [], LARGEST, torch.bfloat16, DROP_P
-    rtol, atol = CHECK_TOL[dtype]
+    rows, m, p = [], LARGEST, DROP_P
     benchlib.warm_up()
-    for approximate in ("none", "tanh"):
-        for keep in KEEPS:
-            x, bias, mask = inputs(m, dtype, with_mask=keep == "memory")
-            out = torch.empty_like(x)
-            drop = {"p": p, "seed": SEED} if keep == "seed" else {}
-            if keep == "seed":
-                expected, _ = seeded_expected(x, bias, p, SEED, approximate)
-            else:
-                expected = fa.reference(x, bias, mask, approximate)
-            found = []
-            with benchlib.head_to_head():  # the tiles checked, then timed in turn
-                for block_m, block_n, warps in CONTROL_TILES:
-                    tile = {"block_m": block_m, "block_n": block_n, "num_warps": warps}
-                    fn = functools.partial(fa.bias_gelu_mask, x, bias, mask,
-                                           approximate=approximate, out=out, **drop,
-                                           **tile)  # fmt: skip
-                    what = (f"fused_activation_controls {approximate} keep={keep} "
-                            f"{block_m}x{block_n}/{warps} warps")  # fmt: skip
-                    name = f"{block_m}x{block_n}w{warps}"
-                    timing = benchlib.check_then_time(fn, expected, what, out=out, exact=False,
-                                                      rtol=rtol, atol=atol, name=name)  # fmt: skip
-                    kernel = compiled_kernel(x, bias, mask, out, approximate, **drop, **tile)
-                    sass = sass_text(kernel)
-                    found.append({
-                        "dtype": DTYPES[dtype], "approximate": approximate, "keep": keep,
-                        "m": m, "n": N, **tile, "per_thread": block_m * block_n // (32 * warps),
-                        "planned": (block_m, block_n) == fa.plan(m, N) and warps == 4,
-                        "bytes": dropout_min_bytes(m, dtype, keep), **timing,
-                        **benchlib.kernel_resources(kernel),
-                        "ptx_ops": instruction_counts(kernel.asm["ptx"], "ptx"),
-                        "sass_ops": None if sass is None else instruction_counts(sass, "sass"),
-                    })  # fmt: skip
-            rows += found
-            for r in found:
-                issued = sum((r["sass_ops"] or r["ptx_ops"]).values()) / r["per_thread"]
-                print(f"  {approximate:<4} keep={keep:<6} {r['per_thread']:>2}/thread: "
-                      f"{r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s, {r['n_regs']} regs, "
-                      f"{issued:.1f} instructions per element")  # fmt: skip
-            del x, bias, mask, out, expected
+    cases = [(torch.bfloat16, a, k, CONTROL_TILES) for a in ("none", "tanh") for k in KEEPS]
+    cases.append((torch.float32, "none", "memory", FP32_TILES))
+    for dtype, approximate, keep, tiles in cases:
+        rtol, atol = CHECK_TOL[dtype]
+        x, bias, mask = inputs(m, dtype, with_mask=keep == "memory")
+        out = torch.empty_like(x)
+        drop = {"p": p, "seed": SEED} if keep == "seed" else {}
+        if keep == "seed":
+            expected, _ = seeded_expected(x, bias, p, SEED, approximate)
+        else:
+            expected = fa.reference(x, bias, mask, approximate)
+        found = []
+        with benchlib.head_to_head():  # the tiles checked, then timed in turn
+            for block_m, block_n, warps in tiles:
+                tile = {"block_m": block_m, "block_n": block_n, "num_warps": warps}
+                fn = functools.partial(fa.bias_gelu_mask, x, bias, mask,
+                                       approximate=approximate, out=out, **drop,
+                                       **tile)  # fmt: skip
+                what = (f"fused_activation_controls {DTYPES[dtype]} {approximate} keep={keep} "
+                        f"{block_m}x{block_n}/{warps} warps")  # fmt: skip
+                name = f"{block_m}x{block_n}w{warps}"
+                timing = benchlib.check_then_time(fn, expected, what, out=out, exact=False,
+                                                  rtol=rtol, atol=atol, name=name)  # fmt: skip
+                kernel = compiled_kernel(x, bias, mask, out, approximate, **drop, **tile)
+                sass = sass_text(kernel)
+                planned = (block_m, block_n) == fa.plan(m, N, x.element_size()) and warps == 4
+                found.append({
+                    "dtype": DTYPES[dtype], "approximate": approximate, "keep": keep,
+                    "m": m, "n": N, **tile, "per_thread": block_m * block_n // (32 * warps),
+                    "planned": planned, "bytes": dropout_min_bytes(m, dtype, keep), **timing,
+                    **benchlib.kernel_resources(kernel),
+                    "ptx_ops": instruction_counts(kernel.asm["ptx"], "ptx"),
+                    "sass_ops": None if sass is None else instruction_counts(sass, "sass"),
+                    "loads_at": load_positions(sass),
+                })  # fmt: skip
+        rows += found
+        for r in found:
+            issued = sum((r["sass_ops"] or r["ptx_ops"]).values()) / r["per_thread"]
+            print(f"  {r['dtype']} {approximate:<4} keep={keep:<6} {r['block_m']}x{r['block_n']}: "
+                  f"{r['bytes'] / r['time_s']['p50'] / 1e12:.2f} TB/s, {r['n_regs']} regs, "
+                  f"{issued:.1f} instructions per element, loads at {r['loads_at']}")  # fmt: skip
+        del x, bias, mask, out, expected
     torch.cuda.empty_cache()
     return rows
 
@@ -464,17 +480,20 @@ BENCHMARKS = [
     ),
     benchlib.Benchmark(
         "fused_activation_controls",
-        "What limits kernels/fused_activation.py at M = 32768, N = 4096, bf16: each of 2 "
+        "What limits kernels/fused_activation.py at M = 32768, N = 4096: in bf16, each of 2 "
         "GELU forms (exact erf, tanh) x 3 keep masks (none; read from memory; made in the "
-        "kernel from a seed, p = 0.1) x 4 tiles (1, 2, 4 or 8 rows of 1024 columns on 4 "
-        "warps: 8, 16, 32 or 64 elements per thread, planned = plan()'s tile), checked "
-        "against the float64 reference and timed (do_bench, L2 flushed). bytes = x read, "
-        "out written, bias read, plus the mask when read from memory. Each row keeps the "
-        "compiled kernel's registers and spills and its instructions by opcode, in the PTX "
-        "and (where cuobjdump runs) in the SASS, predicates dropped and NOPs left out; the "
-        "kernel has no loop, so each instruction runs once per thread and the count over "
-        "per_thread is instructions per element. The controls: elements per thread (bytes "
-        "in flight) and instructions per element (the GELU form, the random numbers).",
+        "kernel from a seed, p = 0.1) x 5 tiles on 4 warps (1 x 1024, 1 x 2048, 2 x 1024, "
+        "2 x 2048, 4 x 2048: 8, 16, 16, 32 or 64 elements per thread); in fp32, the exact "
+        "GELU with a keep mask from memory, 2 x 1024 and 1 x 2048; planned = plan()'s tile "
+        "for the dtype. Each checked against the float64 reference and timed in turn with "
+        "the others of its case (do_bench, L2 flushed). bytes = x read, out written, bias "
+        "read, plus the mask when read from memory. Each row keeps the compiled kernel's "
+        "registers and spills, its instructions by opcode in the PTX and (where cuobjdump "
+        "runs) in the SASS, predicates dropped and NOPs left out, and where in the SASS each "
+        "global load stands (loads_at); the kernel has no loop, so each instruction runs "
+        "once per thread and the count over per_thread is instructions per element. The "
+        "controls: elements per thread (bytes in flight), the shape of a thread's share "
+        "(one row or two), and instructions per element (the GELU form, the random numbers).",
         run_controls,
     ),
 ]

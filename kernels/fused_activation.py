@@ -101,9 +101,10 @@ def dropout_mask_kernel(keep_ptr, M, N, seed, p, BLOCK_M: tl.constexpr, BLOCK_N:
 # --8<-- [start:launch]
 def plan(m: int, n: int, itemsize: int = 2) -> tuple[int, int]:
     """The tile ``(block_m, block_n)`` for an (m, n) input of ``itemsize``-byte elements
-    when the caller picks none: up to 4 KiB of a row (2,048 bf16 or fp16 columns, 1,024
-    fp32), so each of the 128 threads of 4 warps holds 32 bytes of one row, and about
-    2,048 elements. A row of bias loaded once serves the whole tile."""
+    (2 when left out) when the caller picks none: up to 4 KiB of a row (2,048 bf16 or
+    fp16 columns, 1,024 fp32), so each of the 128 threads of 4 warps holds 32 bytes of
+    each row it covers, and about 2,048 elements. A row of bias loaded once serves the
+    whole tile."""
     widest = min(4096 // itemsize, 2048)
     block_n = min(1 << max(n - 1, 0).bit_length(), widest)  # next power of two >= n
     block_m = min(max(2048 // block_n, 1), 1 << max(m - 1, 0).bit_length())

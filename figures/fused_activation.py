@@ -266,16 +266,16 @@ tile_compare = render.pair_kind(
 )
 
 
-def last_load(
-    docs: Docs, approximate: GeluForm, keep: Keep, per_thread: PerThread = 16,
-    block_m: Rows | None = None, dtype: DropDtype = "bfloat16",
-) -> str | None:  # fmt: skip
-    """Where the kernel's last global load stands in its SASS, counted from 1:
-    'instruction 627 of 736'; None without the SASS."""
-    r = control_row(docs, approximate, keep, per_thread, block_m, dtype)
-    if r is None or not r.get("loads_at") or not r.get("sass_ops"):
-        return None
-    return f"instruction {r['loads_at'][-1] + 1:,} of {sum(r['sass_ops'].values()):,}"
+last_load = render.row_kind(
+    control_row,
+    lambda r: (
+        f"instruction {r['loads_at'][-1] + 1:,} of {sum(r['sass_ops'].values()):,}"
+        if r.get("loads_at") and r.get("sass_ops")
+        else None
+    ),
+    "Where the kernel's last global load stands in its SASS, counted from 1: 'instruction "
+    "627 of 736'; None without the SASS.",
+)
 
 
 def issue_rate(docs: Docs, bench: Literal["fused_activation", "fused_activation_controls"] = BENCH):

@@ -243,12 +243,17 @@ def test_the_value_kinds_read_the_rows_the_benchmarks_write(stubbed):
     memory = fig.control_row(docs, "none", "memory", 16)
     assert memory["bytes"] == (3 * 33 * bench.N + bench.N) * 2
     assert fig.control_of_copy(docs, "none", "memory") == memory["bytes"] / 1.1e-3 / copy_bw
+    last = memory["loads_at"][-1] + 1
+    assert fig.last_load(docs, "none", "memory") == f"instruction {last} of {sass}"
+    assert fig.last_load({fig.CONTROLS: {"rows": [{**memory, "loads_at": None}]}},
+                         "none", "memory") is None  # fmt: skip
     # a device whose run predates the two benchmarks: every kind says None
     assert fig.dropout_time({}, "triton_seed") is None
     assert fig.instructions({}, "none", "none") is None
     assert fig.issue_share({}, "none", "none") is None
     assert fig.dropout_compare({}) is None
     assert fig.control_compare({}, "none", "none", 32, 16) is None
+    assert fig.last_load({}, "none", "memory") is None
 
 
 def compile_for_sm90(approximate: str, keep: str):

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import math
@@ -339,22 +340,20 @@ def run_dropout(ceilings: dict) -> list[dict]:
 # ---- what limits the fused kernel: fused_activation_controls ------------------------------
 
 # Tiles at the largest size, bf16, on 4 warps: 8, 16, 32 or 64 elements per thread, with
-# plan()'s one row of 2048 columns (32 bytes of a row per thread) made wider or deeper,
-# and its former tile, two rows of 1024 (16 bytes of each of two rows per thread). Each
+# plan()'s one row of 2048 columns (32 bytes of a row per thread) made narrower, deeper or
+# both, and fp32's shape, two rows of 1024 (16 bytes of each of two rows per thread). Each
 # tile with the exact and the tanh GELU, and with no keep mask, one read from memory or
-# one made from a seed. In fp32 plan() keeps two rows of 1024 (32 bytes of a row per
-# thread): that tile and one row of 2048, exact GELU, keep mask from memory.
+# one made from a seed. In fp32 (plan(): two rows of 1024, 32 bytes of each row a thread
+# covers) that tile and one row of 2048, exact GELU, keep mask from memory.
 CONTROL_TILES = [(1, 1024, 4), (1, 2048, 4), (2, 1024, 4), (2, 2048, 4), (4, 2048, 4)]
 FP32_TILES = [(2, 1024, 4), (1, 2048, 4)]
 KEEPS = ("none", "memory", "seed")
 
 
-def instruction_counts(text: str, kind: str) -> dict[str, int]:
-    """Instructions of each opcode in a kernel's PTX or SASS (``kind``), predicates
-    dropped (``@%p1 ld.global.b32`` counts as ``ld.global.b32``); labels, directives,
-    comments and SASS's NOP padding are not instructions. The kernel has no loop, so
-    each instruction runs once per thread."""
-    counts: dict[str, int] = {}
+def opcodes(text: str, kind: str) -> list[str]:
+    """The opcodes of a kernel's PTX or SASS (``kind``), in order, predicates dropped
+    (``@%p1 ld.global.b32`` is ``ld.global.b32``); labels, directives, comments and SASS's
+    NOP padding are not instructions."""
     if kind == "ptx":
         body = text[text.index("{", text.index(".entry")) :]
         lines = [line.strip() for line in body.splitlines()]
@@ -363,11 +362,14 @@ def instruction_counts(text: str, kind: str) -> dict[str, int]:
     else:  # cuobjdump's SASS as triton.tools.disasm gives it: "<control>\t<instruction>;"
         lines = [line.split("\t", 1)[1].strip() for line in text.splitlines() if "\t" in line]
         guard = r"^@!?U?P\w+\s+"
-    for line in lines:
-        op = re.sub(guard, "", line).split()[0].rstrip(";")
-        if op != "NOP":
-            counts[op] = counts.get(op, 0) + 1
-    return counts
+    ops = [re.sub(guard, "", line).split()[0].rstrip(";") for line in lines]
+    return [op for op in ops if op != "NOP"]
+
+
+def instruction_counts(text: str, kind: str) -> dict[str, int]:
+    """Instructions of each opcode in a kernel's PTX or SASS (``kind``): ``opcodes``
+    counted. The kernel has no loop, so each instruction runs once per thread."""
+    return dict(collections.Counter(opcodes(text, kind)))
 
 
 def sass_text(compiled) -> str | None:
@@ -382,13 +384,11 @@ def sass_text(compiled) -> str | None:
 
 
 def load_positions(sass: str | None) -> list[int] | None:
-    """Where each global load (LDG) stands in the kernel's SASS, counted in instructions
-    as ``instruction_counts`` counts them (no NOPs), from 0; None without SASS."""
+    """Where each global load (LDG) stands among the SASS's ``opcodes``, from 0; None
+    without SASS."""
     if sass is None:
         return None
-    lines = [line.split("\t", 1)[1].strip() for line in sass.splitlines() if "\t" in line]
-    ops = [re.sub(r"^@!?U?P\w+\s+", "", line).split()[0].rstrip(";") for line in lines]
-    return [i for i, op in enumerate(o for o in ops if o != "NOP") if op.startswith("LDG")]
+    return [i for i, op in enumerate(opcodes(sass, "sass")) if op.startswith("LDG")]
 
 
 def run_controls(ceilings: dict) -> list[dict]:

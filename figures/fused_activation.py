@@ -39,7 +39,7 @@ Case = Literal["bf16", "tanh", "nomask", "fp16", "fp32"]
 AnyCase = Literal["bf16", "tanh", "nomask", "fp16", "fp32", "worst"]  # worst: lowest of all
 At = Literal["largest", "smallest", "past_l2"]
 Chain = Literal["fused", "eager"]
-Clock = Literal["device", "host"]
+Clock = Literal["device", "graph", "host"]  # do_bench; the GPU alone (a CUDA graph); the host
 NOT_MEASURED = "not measured"
 
 
@@ -76,7 +76,7 @@ def worst(metric, case: str, *args) -> float:
 def timed(
     docs: Docs, impl: Impl, at: At = "largest", clock: Clock = "device", case: Case = "bf16"
 ) -> dict | None:
-    """The time spread on the device (do_bench) or the host, None where not recorded."""
+    """The time spread on ``clock``, None where not recorded."""
     return pick(docs, impl, case, at).get(render.CLOCKS[clock])
 
 
@@ -95,6 +95,10 @@ bandwidth_of = render.row_kind(pick, render.bandwidth, "``impl``'s fused bytes o
 
 
 time = render.row_kind(timed, render.middle, "``impl``'s median seconds per call on ``clock``.")
+clock_ratio = render.pair_kind(time, "clock", render.over, "``impl``'s time on ``of`` over ``to``.")
+host_bound = render.row_kind(
+    pick, render.host_bound, "Whether the host, not the GPU, set the pace: the hollow points."
+)
 
 
 def floor(docs: Docs, chain: Chain, at: At = "largest") -> float:
@@ -340,6 +344,8 @@ VALUES = {
     "fused_activation.byte_ratio": Value(byte_ratio, render.ratio),
     "fused_activation.bandwidth": Value(bandwidth_of, render.tbps),
     "fused_activation.time": Value(time, render.millis(3), missing=NOT_MEASURED),
+    "fused_activation.clock_ratio": Value(clock_ratio, render.ratio, missing=NOT_MEASURED),
+    "fused_activation.host_bound": Value(host_bound),
     "fused_activation.floor": Value(floor, render.millis(3)),
     "fused_activation.of_copy": Value(of_copy, render.percent),
     "fused_activation.vs": Value(vs, render.ratio),

@@ -90,7 +90,7 @@ def stubbed(monkeypatch):
     and compiled kernels faked, torch.compile left out (the identity)."""
     monkeypatch.setattr(bench, "N", 96)
     monkeypatch.setattr(bench, "SWEEP_M", [5, 33])
-    monkeypatch.setattr(bench, "HOST_M", [5])
+    monkeypatch.setattr(bench, "DROPOUT_HOST_M", [5])
     monkeypatch.setattr(bench, "LARGEST", 33)
     monkeypatch.setattr(bench, "CONTROL_TILES", [(1, 32, 1), (16, 128, 4)])
     monkeypatch.setattr(bench, "FP32_TILES", [(1, 32, 1), (16, 128, 4)])
@@ -107,6 +107,7 @@ def stubbed(monkeypatch):
     monkeypatch.setattr(benchlib, "warm_up", lambda: None)
     monkeypatch.setattr(benchlib, "device_time", lambda fn, **kw: dict(FAKE_SPREAD))
     monkeypatch.setattr(benchlib, "host_time", lambda fn, calls, **kw: dict(FAKE_SPREAD))
+    monkeypatch.setattr(benchlib, "graph_time", lambda fn, **kw: dict(FAKE_SPREAD))
     monkeypatch.setattr(bench, "kernels_per_call", lambda fn: 1)
     monkeypatch.setattr(bench, "compiled_kernel", lambda *a, **kw: FakeCompiled())
     monkeypatch.setattr(bench, "sass_text", lambda kernel: SASS)
@@ -118,6 +119,21 @@ def validate(rows, benchmark):
     envelope = json.loads((ROOT / "figures" / "schema.json").read_text())
     schema = json.loads((ROOT / "figures" / "schemas" / f"{benchmark}.json").read_text())
     jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate(rows)
+
+
+def test_the_sweep_records_every_clock_at_every_size(stubbed):
+    """Each size of the sweep carries the host's time per call and the GPU's with the host
+    taken out, so that a figure can tell a host-bound point at any size; the variants at
+    the largest size carry do_bench's time only."""
+    fresh_seed()
+    rows = bench.run({})
+    validate(rows, "fused_activation")
+    case = ("bfloat16", "none", True)  # the sweep's: bf16, exact GELU, mask
+    sweep = [r for r in rows if (r["dtype"], r["approximate"], r["mask"]) == case]
+    assert {r["m"] for r in sweep} == set(bench.SWEEP_M)
+    assert all("host_s" in r and "graph_time_s" in r for r in sweep)
+    variants = [r for r in rows if r not in sweep]
+    assert variants and not any("host_s" in r or "graph_time_s" in r for r in variants)
 
 
 def test_dropout_benchmark_checks_and_rows(stubbed):
@@ -360,7 +376,7 @@ def test_a_case_is_timed_head_to_head_through_the_real_harness(stubbed, monkeypa
     monkeypatch.setattr(benchlib, "HOST_ROUNDS", 3)
     monkeypatch.setattr(benchlib, "MIN_ROUNDS", 4)
     fresh_seed()
-    rows = bench.run_case(5, torch.bfloat16, "none", True, host=True)
+    rows = bench.run_case(5, torch.bfloat16, "none", True, clocks=True)
     validate(rows, "fused_activation")
     impls = [r["impl"] for r in rows]
     assert impls[:2] == ["triton", "eager"]

@@ -32,9 +32,10 @@ from scripts.bench import benchlib
 N = 4096  # columns: a transformer's hidden size
 SWEEP_M = [256, 1024, 4096, 16384, 32768]  # bf16 x: 2 MiB .. 256 MiB
 LARGEST = SWEEP_M[-1]
-# Below the L2 a call is short enough that its host path may be what do_bench times: at
-# these sizes each row also records the host's time per call (loops of back-to-back calls).
-HOST_M = SWEEP_M[:2]
+# Below the L2 a call is short enough that its host path, not the GPU, may set the pace,
+# and do_bench's events may time that path too. So each size of the sweep also records the
+# GPU's time with the host taken out (graph_time_s: back-to-back calls replayed from a CUDA
+# graph) and the host's time per call (host_s: loops of back-to-back calls).
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 # (dtype, approximate, with mask): the sweep's case, then the variants at the largest size
 SWEEP_CASE = (torch.bfloat16, "none", True)
@@ -114,7 +115,7 @@ def triton_resources(x, bias, mask, out, approximate: str, **launch_kw) -> dict:
 
 
 def run_case(
-    m: int, dtype: torch.dtype, approximate: str, with_mask: bool, host: bool = False
+    m: int, dtype: torch.dtype, approximate: str, with_mask: bool, clocks: bool = False
 ) -> list[dict]:
     dname = DTYPES[dtype]
     x, bias, mask = inputs(m, dtype, with_mask)
@@ -146,9 +147,11 @@ def run_case(
                     exact=False,
                     rtol=rtol,
                     atol=atol,
-                    host=host,
+                    host=clocks,
                     name=impl,
                 )
+                if clocks:  # the GPU's own time: the host's path taken out
+                    timing["graph_time_s"] = benchlib.graph_time(fn)
             except AssertionError:
                 raise  # a wrong answer is a finding, never a skip
             except Exception as exc:  # noqa: BLE001 - e.g. torch.compile failing to build
@@ -197,7 +200,7 @@ def run(ceilings: dict) -> list[dict]:
         rows = []
         benchlib.warm_up()
         for m in SWEEP_M:
-            rows += run_case(m, *SWEEP_CASE, host=m in HOST_M)
+            rows += run_case(m, *SWEEP_CASE, clocks=True)
         for case in VARIANTS:
             rows += run_case(LARGEST, *case)
     torch.cuda.empty_cache()
@@ -210,6 +213,7 @@ SEED = 20240613  # the Triton kernel's dropout seed; the peers draw from torch's
 # At the largest size, besides the bf16 sweep: the tanh GELU (fewer instructions), and
 # float32 (twice the bytes per element for the same instructions).
 DROPOUT_VARIANTS = [(torch.bfloat16, "tanh"), (torch.float32, "none")]
+DROPOUT_HOST_M = SWEEP_M[:2]  # the sizes below the L2 also record the host's time per call
 
 
 def dropout_min_bytes(m: int, dtype: torch.dtype, keep: str) -> int:
@@ -330,7 +334,7 @@ def run_dropout(ceilings: dict) -> list[dict]:
         rows = []
         benchlib.warm_up()
         for m in SWEEP_M:
-            rows += run_dropout_case(m, torch.bfloat16, "none", host=m in HOST_M)
+            rows += run_dropout_case(m, torch.bfloat16, "none", host=m in DROPOUT_HOST_M)
         for dtype, approximate in DROPOUT_VARIANTS:
             rows += run_dropout_case(LARGEST, dtype, approximate, host=False)
     torch.cuda.empty_cache()
@@ -449,8 +453,10 @@ BENCHMARKS = [
         "keep mask (0 or 1/(1-p), p = 0.1). Sweep: bfloat16, exact GELU, with mask, M = "
         "256..32768; at M = 32768 also tanh GELU, no mask, float16 and float32. Each checked "
         "against reference() (float64, rounded once) with rtol/atol per dtype, then timed "
-        "(do_bench, L2 flushed); at M = 256 and 1024 also the host's wall time per call "
-        "(host_s: loops of back-to-back calls, synchronised at the end). Bytes = each input "
+        "(do_bench, L2 flushed); the sweep's sizes also the GPU's time with the host taken "
+        "out (graph_time_s: 20 calls captured in a CUDA graph, replayed 25 times) and the "
+        "host's wall time per call (host_s: loops of back-to-back calls, synchronised at the "
+        "end). Bytes = each input "
         "read once + output written once: "
         "(3 or 2) * M * N * size + N * size for every impl. kernels = CUDA kernels per call "
         "(torch.profiler); Triton rows: n_regs, n_spills and the PTX's global loads of the "

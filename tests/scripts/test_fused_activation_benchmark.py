@@ -121,19 +121,20 @@ def validate(rows, benchmark):
     jsonschema.Draft202012Validator({**schema, "$defs": envelope["$defs"]}).validate(rows)
 
 
-def test_the_sweep_records_every_clock_at_every_size(stubbed):
-    """Each size of the sweep carries the host's time per call and the GPU's with the host
-    taken out, so that a figure can tell a host-bound point at any size; the variants at
-    the largest size carry do_bench's time only."""
+def test_the_small_sizes_record_every_clock(stubbed, monkeypatch):
+    """The sweep's sizes in CLOCK_M carry the host's time per call and the GPU's with the
+    host taken out, so that a figure can tell a host-bound point; the other sizes and the
+    variants at the largest size carry do_bench's time only."""
+    monkeypatch.setattr(bench, "CLOCK_M", [5])
     fresh_seed()
     rows = bench.run({})
     validate(rows, "fused_activation")
-    case = ("bfloat16", "none", True)  # the sweep's: bf16, exact GELU, mask
-    sweep = [r for r in rows if (r["dtype"], r["approximate"], r["mask"]) == case]
-    assert {r["m"] for r in sweep} == set(bench.SWEEP_M)
-    assert all("host_s" in r and "graph_time_s" in r for r in sweep)
-    variants = [r for r in rows if r not in sweep]
-    assert variants and not any("host_s" in r or "graph_time_s" in r for r in variants)
+    clocked = [r for r in rows if "host_s" in r or "graph_time_s" in r]
+    assert clocked and all("host_s" in r and "graph_time_s" in r for r in clocked)
+    assert {(r["m"], r["dtype"], r["approximate"], r["mask"]) for r in clocked} == {
+        (5, "bfloat16", "none", True)
+    }
+    assert {r["impl"] for r in clocked} == {"triton", "eager", "compile"}
 
 
 def test_dropout_benchmark_checks_and_rows(stubbed):

@@ -108,14 +108,15 @@ def floor(docs: Docs, chain: Chain, at: At = "largest") -> float:
 
 def of_copy(
     docs: Docs, impl: Impl = "triton", case: AnyCase = "bf16", at: At = "largest",
-    counted: bool = False,
-) -> float:  # fmt: skip
-    """``impl``'s bandwidth over copy: fused bytes, or eager's counted (``counted``)."""
+    counted: bool = False, clock: Literal["device", "graph"] = "device",
+) -> float | None:  # fmt: skip
+    """``impl``'s bandwidth on ``clock`` over copy: fused bytes, or eager's counted."""
 
-    def fraction(c: str) -> float:
+    def fraction(c: str) -> float | None:
         r = pick(docs, impl, c, at)
         moves = moved(r, "eager") if counted and impl == "eager" else r["bytes"]
-        return moves / r["time_s"]["p50"] / render.copy(docs, BENCH)
+        spread = r.get(render.CLOCKS[clock])
+        return spread and moves / spread["p50"] / render.copy(docs, BENCH)
 
     return worst(fraction, case)
 
@@ -347,7 +348,7 @@ VALUES = {
     "fused_activation.clock_ratio": Value(clock_ratio, render.ratio, missing=NOT_MEASURED),
     "fused_activation.host_bound": Value(host_bound),
     "fused_activation.floor": Value(floor, render.millis(3)),
-    "fused_activation.of_copy": Value(of_copy, render.percent),
+    "fused_activation.of_copy": Value(of_copy, render.percent, missing=NOT_MEASURED),
     "fused_activation.vs": Value(vs, render.ratio),
     "fused_activation.case_ratio": Value(case_ratio, render.ratio),
     "fused_activation.reaches": Value(reaches, render.count, missing="none of the sizes"),

@@ -405,11 +405,16 @@ def fig_bandwidth(docs: Docs) -> dict:
 
 def fig_time(docs: Docs) -> dict:
     """Log-log plot of time per call for Triton, torch.compile and eager PyTorch against the number
-    of rows, with two floors: the fused byte count and the eager chain's counted bytes, each
-    divided by the measured copy bandwidth."""
+    of rows, the Triton kernel's own GPU time (replayed from a CUDA graph) where measured, and two
+    floors: the fused byte count and the eager chain's counted bytes, each divided by the measured
+    copy bandwidth."""
     hover = "M = %{x:,}<br>%{y:.1f} µs"
     traces = sweep_lines(docs, render.us_points, hover)
     rs, bw = of(docs, "triton"), render.copy(docs, BENCH)
+    if graphed := [r for r in rs if "graph_time_s" in r]:
+        points = render.us_points(graphed, "graph_time_s")
+        name = "Triton, the GPU alone (CUDA graph)"
+        traces.append(render.line([r["m"] for r in graphed], points, name, "series-4"))
     for chain, name, role in (
         ("eager", "eager's counted bytes ÷ copy bandwidth", "ceiling-2"),
         ("fused", "fused bytes ÷ copy bandwidth", "ceiling"),

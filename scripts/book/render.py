@@ -117,7 +117,8 @@ spreads were timed head to head (in turn in one comparison, benchlib's ``head_to
 no margin: the figure modules pass spreads as before and get the better interval.
 
 **Host-bound points.** ``host_bound(row)``: the row's host time per call (``host_s``)
-exceeds its GPU time beyond both spreads. ``line(..., rows=...)`` (and ``tbps_line``,
+exceeds its GPU time beyond both spreads, and that GPU time is below the longest host path
+a call could have (``HOST_PATH_LIMIT_S``). ``line(..., rows=...)`` (and ``tbps_line``,
 ``tflops_line``) draws such points hollow, and the figure's caption explains the hollow
 markers once (``HOST_BOUND_NOTE``). A caption also says when a run was power-capped
 (``power_note``, from the power sampled while it ran).
@@ -608,6 +609,11 @@ def compare(
 # spreads and by this share: a GPU-bound call's host loop runs at the GPU's pace, a hair
 # slower than the events' time (the gaps between kernels), and must not be marked for it.
 HOST_BOUND_MARGIN = 0.05
+# Nor is a call with more GPU work than this host-bound, whatever its host loop reads: no
+# call the book times has a longer host path (the longest host time of a clearly host-bound
+# row is about 100 µs, tested against the data), and host loops of GPU-bound calls have run
+# up to 18% slower than the GPU's own time (decode_attention at 131,072 keys on the H100).
+HOST_PATH_LIMIT_S = 150e-6
 HOST_BOUND_NOTE = (
     "Hollow markers: host-bound points, where the host's time per call exceeds the GPU's "
     "time (the GPU waits for the next launch there, so they compare launch paths)"
@@ -623,13 +629,13 @@ def gpu_spread(row: dict) -> Spread | None:
 def host_bound(row: dict) -> bool:
     """Whether the host, not the GPU, set the pace of the row's calls: its host time per
     call (``host_s``, a loop of back-to-back calls) exceeds its GPU time (``gpu_spread``)
-    beyond both spreads, by at least ``HOST_BOUND_MARGIN``. Only rows that record a host
-    time can say so; figures draw such points hollow, and words that rank two rows must
-    say when either is host-bound."""
+    beyond both spreads, by at least ``HOST_BOUND_MARGIN``, and its GPU time is below
+    ``HOST_PATH_LIMIT_S``. Only rows that record a host time can say so; figures draw such
+    points hollow, and words that rank two rows must say when either is host-bound."""
     host, gpu = row.get("host_s"), gpu_spread(row)
     if not (host and gpu) or "p20" not in host or "p80" not in gpu:
         return False
-    return host["p20"] > gpu["p80"] * (1 + HOST_BOUND_MARGIN)
+    return host["p20"] > gpu["p80"] * (1 + HOST_BOUND_MARGIN) and gpu["p50"] < HOST_PATH_LIMIT_S
 
 
 def host_bound_markers(trace: dict, bound: list[bool]) -> dict:
@@ -2021,10 +2027,11 @@ def per_byte(row: dict) -> Spread:
 def graph_host_bound(row: dict) -> bool:
     """Whether the host, not the GPU, set the row's pace by its two controls: its host
     time per call (a loop of back-to-back calls) exceeds its CUDA-graph replay time (the
-    GPU's work alone) beyond both spreads. Only rows that record both can say so (the
-    scoreboard's and lesson 09's reading; ``host_bound`` is the figures' rule)."""
+    GPU's work alone) beyond both spreads, and that work is below ``HOST_PATH_LIMIT_S``.
+    Only rows that record both can say so (the scoreboard's and lesson 09's reading;
+    ``host_bound`` is the figures' rule)."""
     host, graph = row.get("host_s"), row.get("graph_time_s")
-    return bool(host and graph) and host["p20"] > graph["p80"]
+    return bool(host and graph) and host["p20"] > graph["p80"] and graph["p50"] < HOST_PATH_LIMIT_S
 
 
 def config_text(r: dict) -> str:

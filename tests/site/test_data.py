@@ -55,6 +55,25 @@ def test_spreads_are_ordered(path: Path):
     walk(json.loads(path.read_text()))
 
 
+def test_no_host_path_measured_comes_near_the_host_path_limit():
+    """render.HOST_PATH_LIMIT_S says no call with more GPU work than it is host-bound. It
+    holds while every clearly host-bound row (host time over twice its GPU time) has a host
+    time per call well below it; a new run on a slower host that breaks this must move it."""
+    paths = [
+        (r["host_s"]["p50"], f"{path.parent.name}/{path.name} {r.get('impl')}")
+        for path in FILES
+        for r in json.loads(path.read_text()).get("rows", [])
+        if isinstance(r.get("host_s"), dict)
+        and isinstance(render.gpu_spread(r), dict)
+        and r["host_s"]["p50"] > 2 * render.gpu_spread(r)["p50"]
+    ]
+    assert paths, "no host-bound row in the data: nothing to check the limit against"
+    longest, where = max(paths)
+    assert longest * 1.25 < render.HOST_PATH_LIMIT_S, (
+        f"{where}: a host path of {longest * 1e6:.0f} µs, near HOST_PATH_LIMIT_S"
+    )
+
+
 def test_every_device_has_ceilings():
     for slug, docs in DEVICES.items():
         assert "ceilings" in docs, f"{slug}: no ceilings.json"

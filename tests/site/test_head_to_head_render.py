@@ -96,6 +96,10 @@ def test_a_row_is_host_bound_when_its_host_time_exceeds_its_gpu_time():
     # the CUDA-graph time, where a row has it, is the GPU's time
     assert render.host_bound(row(64, 9.0, host_us=8.0, graph_us=2.0))
     assert not render.host_bound(row(64, 3.0, host_us=4.0, graph_us=5.0))
+    # more GPU work than any host path: the host loop's excess is not the host's path
+    assert not render.host_bound(row(1 << 24, 199.0, host_us=234.0))
+    assert not render.graph_host_bound(row(1 << 24, 200.0, host_us=234.0, graph_us=199.0))
+    assert render.graph_host_bound(row(64, 9.0, host_us=8.0, graph_us=2.0))
 
 
 def test_host_bound_points_are_drawn_hollow_point_by_point():

@@ -136,10 +136,10 @@ def test_a_cell_near_one_gets_the_digits_that_show_its_side():
 
 
 def test_host_bound_needs_both_controls():
-    row = {"time_s": spread(1.0), "host_s": spread(2.0), "graph_time_s": spread(0.5)}
+    row = {"time_s": spread(10e-6), "host_s": spread(20e-6), "graph_time_s": spread(5e-6)}
     assert render.graph_host_bound(row)
-    assert not render.graph_host_bound({**row, "host_s": spread(0.5)})
-    assert not render.graph_host_bound({"time_s": spread(1.0), "host_s": spread(2.0)})
+    assert not render.graph_host_bound({**row, "host_s": spread(5e-6)})
+    assert not render.graph_host_bound({"time_s": spread(10e-6), "host_s": spread(20e-6)})
 
 
 # ---- the tables and the page ----------------------------------------------------------------

@@ -611,8 +611,10 @@ def compare(
 HOST_BOUND_MARGIN = 0.05
 # Nor is a call with more GPU work than this host-bound, whatever its host loop reads: no
 # call the book times has a longer host path (the longest host time of a clearly host-bound
-# row is about 100 µs, tested against the data), and host loops of GPU-bound calls have run
-# up to 18% slower than the GPU's own time (decode_attention at 131,072 keys on the H100).
+# row is about 100 µs, tested against the data), and in head-to-head rounds the host loops
+# of GPU-bound calls have read up to 18% slower than the GPU's own time (decode_attention at
+# 131,072 keys on the H100: 234 against 199 µs), though the same call's loops timed alone
+# agreed with its CUDA graph's replay within 3% (190 against 185 µs, a later H100).
 HOST_PATH_LIMIT_S = 150e-6
 HOST_BOUND_NOTE = (
     "Hollow markers: host-bound points, where the host's time per call exceeds the GPU's "

@@ -33,12 +33,13 @@ N = 4096  # columns: a transformer's hidden size
 SWEEP_M = [256, 1024, 4096, 16384, 32768]  # bf16 x: 2 MiB .. 256 MiB
 LARGEST = SWEEP_M[-1]
 # Up to the first size past the L2 a call's GPU work is short enough that the host's path
-# (about 50 µs per call at the smallest size) may set the pace, and do_bench's events may
-# time part of it. So these sizes also record the GPU's time with the host taken out
-# (graph_time_s: back-to-back calls replayed from a CUDA graph) and the host's time per call
-# (host_s: loops of back-to-back calls). From 16,384 rows a call moves 403 MB, over 90 µs of
-# GPU work even at 4.4 TB/s, and do_bench's times there agree within 1% between runs on
-# different hosts; the host's loops there would read the GPU's pace.
+# (50 to 100 µs per call at the smallest size, by the host) may set the pace, and do_bench's
+# events may time part of it. So these sizes also record the GPU's time with the host taken
+# out (graph_time_s: back-to-back calls replayed from a CUDA graph) and the host's time per
+# call (host_s: loops of back-to-back calls). From 16,384 rows a call moves 403 MB, over
+# 90 µs of GPU work even at 4.4 TB/s, and do_bench's times there agree within 1% between
+# runs on different hosts; the host's loops there, timed head to head, read up to 6% slower
+# than the GPU (torch.compile at 32,768 rows), which the host-bound rule would misread.
 CLOCK_M = SWEEP_M[:3]
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 # (dtype, approximate, with mask): the sweep's case, then the variants at the largest size

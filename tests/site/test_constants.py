@@ -382,6 +382,21 @@ CASES = [
     # tuning guide); kernels/softmax.py's register arithmetic assumes the same.
     ("building/10-softmax.md", "An SM has 65,536 registers", "65,536", "Hopper", 65536),
     ("building/11-rmsnorm.md", "an H100 SM has 65,536", "65,536", "Hopper", 65536),
+    # The host-bound rule's margin and its limit on GPU work (scripts/book/render.py).
+    (
+        "appendix/methodology.md",
+        "by more than 5%",
+        "5",
+        "scripts/book/render.py HOST_BOUND_MARGIN",
+        round(module_constant("scripts/book/render.py", "HOST_BOUND_MARGIN") * 100),
+    ),
+    (
+        "appendix/methodology.md",
+        "at least 150 µs of GPU work",
+        "150",
+        "scripts/book/render.py HOST_PATH_LIMIT_S",
+        round(module_constant("scripts/book/render.py", "HOST_PATH_LIMIT_S") * 1e6),
+    ),
 ]
 
 

@@ -153,11 +153,9 @@ llm_ratio = render.pair_kind(
 
 llm_host_bound = render.row_kind(
     llm_row,
-    lambda r: (
-        r.get("host_s") and r.get("graph_time_s") and r["host_s"]["p20"] / r["graph_time_s"]["p80"]
-    ),
-    "``impl``'s host time per call (p20) over its CUDA-graph replay time (p80): above 1, the "
-    "host sets the pace (``render.graph_host_bound``); None where the run lacks either.",
+    render.graph_host_bound,
+    "Whether the host set ``impl``'s pace (``render.graph_host_bound``): False where the run "
+    "lacks the host's or the graph's time.",
 )
 
 
@@ -275,7 +273,7 @@ VALUES = {
     "matmul.llm_floor": Value(llm_floor, render.micros(0)),
     "matmul.llm_programs": Value(llm_programs, render.count),
     "matmul.llm_ratio": Value(llm_ratio, render.percent),
-    "matmul.llm_host_bound": Value(llm_host_bound, render.ratio, missing="not measured"),
+    "matmul.llm_host_bound": Value(llm_host_bound),
     "matmul.order_time": Value(order_time, render.millis(2)),
     "matmul.order_config": Value(order_config),
     "matmul.order_compare": Value(order_compare),

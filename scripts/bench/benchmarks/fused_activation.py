@@ -38,8 +38,9 @@ LARGEST = SWEEP_M[-1]
 # out (graph_time_s: back-to-back calls replayed from a CUDA graph) and the host's time per
 # call (host_s: loops of back-to-back calls). From 16,384 rows a call moves 403 MB, over
 # 90 µs of GPU work even at 4.4 TB/s, and do_bench's times there agree within 1% between
-# runs on different hosts; the host's loops there, timed head to head, read up to 6% slower
-# than the GPU (torch.compile at 32,768 rows), which the host-bound rule would misread.
+# runs on different hosts. The host's loops there, timed head to head, read up to 6% slower
+# than the GPU (torch.compile at 32,768 rows); at 16,384 rows, 95 to 140 µs of GPU work is
+# below render.HOST_PATH_LIMIT_S, and the host-bound rule would read that excess as the host.
 CLOCK_M = SWEEP_M[:3]
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 # (dtype, approximate, with mask): the sweep's case, then the variants at the largest size

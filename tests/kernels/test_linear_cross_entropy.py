@@ -168,6 +168,9 @@ def test_gradient_scaled_by_the_incoming_gradient_and_one_backward_only():
     (g1,) = torch.autograd.grad(loss * 3.0, xg, retain_graph=True)
     _, gx, _, zmax = expected(x, w, t)
     assert_grad(g1, 3 * gx, grad_tol(x, w, zmax), f"3 x grad_x seed={seed}")
+    # and exactly three times the kernel's own gradient: one fp32 multiply, once
+    (plain,) = torch.autograd.grad(lce.linear_cross_entropy(xg, w, t), xg)
+    assert torch.equal(g1, plain * 3), f"seed={seed}"
     with pytest.raises(RuntimeError, match="^linear_cross_entropy: a second backward"):
         torch.autograd.grad(loss * 3.0, xg)
 
